@@ -1,0 +1,64 @@
+package ai
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Class sorts failures for exit codes and the json result's error.class.
+type Class string
+
+// Error classes, as the json output names them.
+const (
+	ClassUsage           Class = "usage"
+	ClassAuth            Class = "auth"
+	ClassQuota           Class = "quota"
+	ClassRateLimit       Class = "rate_limit"
+	ClassOverloaded      Class = "overloaded"
+	ClassServer          Class = "server"
+	ClassNetwork         Class = "network"
+	ClassContextOverflow Class = "context_overflow"
+	ClassTimeout         Class = "timeout"
+	ClassAborted         Class = "aborted"
+	ClassMaxSteps        Class = "max_steps"
+	ClassSession         Class = "session"
+	ClassInternal        Class = "internal"
+)
+
+// ProviderError is a classified failure of a model request.
+type ProviderError struct {
+	Class      Class
+	Status     int           // HTTP status, 0 when none
+	Retryable  bool          // the same request may succeed later
+	RetryAfter time.Duration // the server's hint, 0 when none
+	Message    string        // what the provider said, without credentials
+	Err        error         // underlying cause, may be nil
+}
+
+func (e *ProviderError) Error() string {
+	if e.Status != 0 {
+		return fmt.Sprintf("%s (HTTP %d): %s", e.Class, e.Status, e.Message)
+	}
+	return fmt.Sprintf("%s: %s", e.Class, e.Message)
+}
+
+func (e *ProviderError) Unwrap() error { return e.Err }
+
+// ClassOf returns the class of err: a ProviderError's own, aborted for a
+// cancelled context, timeout for an expired deadline, internal otherwise.
+func ClassOf(err error) Class {
+	var pe *ProviderError
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &pe):
+		return pe.Class
+	case errors.Is(err, context.DeadlineExceeded):
+		return ClassTimeout
+	case errors.Is(err, context.Canceled):
+		return ClassAborted
+	}
+	return ClassInternal
+}

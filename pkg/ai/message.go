@@ -1,0 +1,202 @@
+package ai
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Message roles gopi acts on. pi also writes "bashExecution" and "custom";
+// those are read and written back unchanged (their fields live in Extra).
+const (
+	RoleUser       = "user"
+	RoleAssistant  = "assistant"
+	RoleToolResult = "toolResult"
+)
+
+// StopReason says why an assistant message ended.
+type StopReason string
+
+// The stop reasons of pi's assistant messages.
+const (
+	StopStop    StopReason = "stop"
+	StopLength  StopReason = "length"
+	StopToolUse StopReason = "toolUse"
+	StopError   StopReason = "error"
+	StopAborted StopReason = "aborted"
+)
+
+// Message is a user, assistant or toolResult message, JSON-compatible with
+// pi's. Only the fields of its Role are meaningful; unknown fields are kept
+// in Extra and written back unchanged.
+type Message struct {
+	Role      string
+	Content   []Content
+	Timestamp int64 // unix milliseconds
+
+	// ContentString records that a user message's content arrived as a plain
+	// JSON string (pi accepts both); it is written back the same way.
+	ContentString bool
+
+	// assistant
+	API          string
+	Provider     string
+	Model        string
+	Usage        Usage
+	StopReason   StopReason
+	ErrorMessage string
+
+	// toolResult
+	ToolCallID string
+	ToolName   string
+	Details    json.RawMessage
+	IsError    bool
+
+	Extra map[string]json.RawMessage
+}
+
+// UserText returns a user message with one text block.
+func UserText(text string, ts int64) Message {
+	return Message{Role: RoleUser, Content: []Content{TextContent(text)}, Timestamp: ts}
+}
+
+// Text joins the message's text blocks.
+func (m *Message) Text() string {
+	var parts []string
+	for _, c := range m.Content {
+		if c.Type == TypeText {
+			parts = append(parts, c.Text)
+		}
+	}
+	return strings.Join(parts, "")
+}
+
+// ToolCalls returns the message's toolCall blocks in order.
+func (m *Message) ToolCalls() []Content {
+	var calls []Content
+	for _, c := range m.Content {
+		if c.Type == TypeToolCall {
+			calls = append(calls, c)
+		}
+	}
+	return calls
+}
+
+// Clone returns a deep copy: nothing in it shares memory with m.
+func (m Message) Clone() Message {
+	if m.Content != nil {
+		cs := make([]Content, len(m.Content))
+		for i, c := range m.Content {
+			cs[i] = c.Clone()
+		}
+		m.Content = cs
+	}
+	m.Details = slices.Clone(m.Details)
+	m.Extra = cloneRawMap(m.Extra)
+	return m
+}
+
+// CloneMessages deep-copies a slice of messages.
+func CloneMessages(ms []Message) []Message {
+	if ms == nil {
+		return nil
+	}
+	out := make([]Message, len(ms))
+	for i, m := range ms {
+		out[i] = m.Clone()
+	}
+	return out
+}
+
+var messageKeys = map[string]bool{
+	"role": true, "content": true, "timestamp": true, "api": true,
+	"provider": true, "model": true, "usage": true, "stopReason": true,
+	"errorMessage": true, "toolCallId": true, "toolName": true,
+	"details": true, "isError": true,
+}
+
+// MarshalJSON writes the message in pi's field order.
+func (m Message) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.str("role", m.Role)
+	switch m.Role {
+	case RoleUser:
+		m.writeContent(&w)
+	case RoleAssistant:
+		m.writeContent(&w)
+		w.str("api", m.API)
+		w.str("provider", m.Provider)
+		w.str("model", m.Model)
+		w.value("usage", m.Usage)
+		w.str("stopReason", string(m.StopReason))
+		w.optStr("errorMessage", m.ErrorMessage)
+	case RoleToolResult:
+		w.str("toolCallId", m.ToolCallID)
+		w.str("toolName", m.ToolName)
+		m.writeContent(&w)
+		if len(m.Details) > 0 {
+			w.raw("details", m.Details)
+		}
+		w.value("isError", m.IsError)
+	default:
+		if m.Content != nil {
+			m.writeContent(&w)
+		}
+	}
+	if m.Timestamp != 0 || m.Role == RoleUser || m.Role == RoleAssistant || m.Role == RoleToolResult {
+		w.value("timestamp", m.Timestamp)
+	}
+	w.extra(m.Extra, messageKeys)
+	return w.close()
+}
+
+func (m *Message) writeContent(w *objWriter) {
+	if m.ContentString && len(m.Content) == 1 && m.Content[0].Type == TypeText {
+		w.str("content", m.Content[0].Text)
+		return
+	}
+	content := m.Content
+	if content == nil {
+		content = []Content{}
+	}
+	w.value("content", content)
+}
+
+// UnmarshalJSON reads a message of any role.
+func (m *Message) UnmarshalJSON(b []byte) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return fmt.Errorf("message: %w", err)
+	}
+	*m = Message{}
+	r := fieldReader{m: fields}
+	r.str("role", &m.Role)
+	if raw, ok := r.has("content"); ok {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			m.Content = []Content{TextContent(s)}
+			m.ContentString = true
+		} else {
+			r.into("content", &m.Content)
+		}
+	}
+	r.integer("timestamp", &m.Timestamp)
+	r.str("api", &m.API)
+	r.str("provider", &m.Provider)
+	r.str("model", &m.Model)
+	r.into("usage", &m.Usage)
+	r.into("stopReason", &m.StopReason)
+	r.str("errorMessage", &m.ErrorMessage)
+	r.str("toolCallId", &m.ToolCallID)
+	r.str("toolName", &m.ToolName)
+	if d, ok := r.has("details"); ok && string(d) != "null" {
+		m.Details = slices.Clone(d)
+	}
+	r.boolean("isError", &m.IsError)
+	if r.err != nil {
+		return fmt.Errorf("message: %w", r.err)
+	}
+	m.Extra = extraFields(fields, messageKeys)
+	return nil
+}

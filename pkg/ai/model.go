@@ -1,0 +1,91 @@
+package ai
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+)
+
+// Model streams one assistant response.
+//
+// The sequence Stream returns always ends with exactly one EventDone or
+// EventError whose Message is the complete assistant message; it never
+// panics and never ends without one. A failure (network, provider, a
+// cancelled ctx) ends it with EventError and a message whose StopReason is
+// StopError or StopAborted. A consumer may stop iterating early; the model
+// then releases what it holds (connections, goroutines) before returning.
+type Model interface {
+	Stream(ctx context.Context, req *Request) iter.Seq[Event]
+}
+
+// ThinkingLevel is how much the model may reason before answering.
+type ThinkingLevel string
+
+// Thinking levels, as pi names them.
+const (
+	ThinkingOff     ThinkingLevel = "off"
+	ThinkingMinimal ThinkingLevel = "minimal"
+	ThinkingLow     ThinkingLevel = "low"
+	ThinkingMedium  ThinkingLevel = "medium"
+	ThinkingHigh    ThinkingLevel = "high"
+	ThinkingXHigh   ThinkingLevel = "xhigh"
+)
+
+// ThinkingLevels lists the valid levels, least first.
+var ThinkingLevels = []ThinkingLevel{ThinkingOff, ThinkingMinimal, ThinkingLow, ThinkingMedium, ThinkingHigh, ThinkingXHigh}
+
+// ToolSpec describes a tool to the model.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"` // a JSON schema of type object
+}
+
+// Request is one model request. Models must not modify it.
+type Request struct {
+	SystemPrompt string
+	Messages     []Message
+	Tools        []ToolSpec
+	MaxTokens    int // 0: the model's own limit
+	Thinking     ThinkingLevel
+	Temperature  *float64
+}
+
+// EventType names a stream event.
+type EventType string
+
+// Stream event types, in pi's names.
+const (
+	EventStart         EventType = "start"
+	EventTextStart     EventType = "text_start"
+	EventTextDelta     EventType = "text_delta"
+	EventTextEnd       EventType = "text_end"
+	EventThinkingStart EventType = "thinking_start"
+	EventThinkingDelta EventType = "thinking_delta"
+	EventThinkingEnd   EventType = "thinking_end"
+	EventToolCallStart EventType = "toolcall_start"
+	EventToolCallDelta EventType = "toolcall_delta"
+	EventToolCallEnd   EventType = "toolcall_end"
+	EventDone          EventType = "done"
+	EventError         EventType = "error"
+)
+
+// Event is one step of a streamed response.
+type Event struct {
+	Type EventType
+	// Index is the content block the event belongs to.
+	Index int
+	// Delta is the new text, thinking or tool-argument fragment (*_delta).
+	Delta string
+	// Block is the finished block (*_end), or the block header (*_start of
+	// a toolCall carries its id and name).
+	Block *Content
+	// Message is the final assistant message (done, error). On start it
+	// carries api, provider and model with no content.
+	Message *Message
+	// Err is the classified cause of an error event (often *ProviderError).
+	Err error
+}
+
+// Terminal reports whether the event ends the stream.
+func (e Event) Terminal() bool { return e.Type == EventDone || e.Type == EventError }

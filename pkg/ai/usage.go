@@ -1,0 +1,74 @@
+package ai
+
+// Usage counts the tokens of one model response and what they cost.
+type Usage struct {
+	Input       int64 `json:"input"`
+	Output      int64 `json:"output"`
+	CacheRead   int64 `json:"cacheRead"`
+	CacheWrite  int64 `json:"cacheWrite"`
+	TotalTokens int64 `json:"totalTokens"`
+	Cost        Cost  `json:"cost"`
+}
+
+// Cost is in US dollars.
+type Cost struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead"`
+	CacheWrite float64 `json:"cacheWrite"`
+	Total      float64 `json:"total"`
+}
+
+// Add returns the sum of two usages, costs included.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{
+		Input:       u.Input + o.Input,
+		Output:      u.Output + o.Output,
+		CacheRead:   u.CacheRead + o.CacheRead,
+		CacheWrite:  u.CacheWrite + o.CacheWrite,
+		TotalTokens: u.TotalTokens + o.TotalTokens,
+		Cost: Cost{
+			Input:      u.Cost.Input + o.Cost.Input,
+			Output:     u.Cost.Output + o.Cost.Output,
+			CacheRead:  u.Cost.CacheRead + o.Cost.CacheRead,
+			CacheWrite: u.Cost.CacheWrite + o.Cost.CacheWrite,
+			Total:      u.Cost.Total + o.Cost.Total,
+		},
+	}
+}
+
+// Prices are US dollars per million tokens.
+type Prices struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead"`
+	CacheWrite float64 `json:"cacheWrite"`
+}
+
+// Info describes a model: where it is served and what it can do.
+type Info struct {
+	ID              string `json:"id"`
+	Name            string `json:"name,omitempty"`
+	Provider        string `json:"provider"`
+	API             string `json:"api"`
+	ContextWindow   int    `json:"contextWindow"`
+	MaxOutputTokens int    `json:"maxOutputTokens"`
+	Prices          Prices `json:"prices"`
+	Reasoning       bool   `json:"reasoning"`
+	Images          bool   `json:"images,omitempty"`
+}
+
+// WithCost returns u with its cost computed from the model's prices and its
+// total token count filled in when the provider did not send one.
+func (i Info) WithCost(u Usage) Usage {
+	const perToken = 1.0 / 1_000_000
+	u.Cost.Input = float64(u.Input) * i.Prices.Input * perToken
+	u.Cost.Output = float64(u.Output) * i.Prices.Output * perToken
+	u.Cost.CacheRead = float64(u.CacheRead) * i.Prices.CacheRead * perToken
+	u.Cost.CacheWrite = float64(u.CacheWrite) * i.Prices.CacheWrite * perToken
+	u.Cost.Total = u.Cost.Input + u.Cost.Output + u.Cost.CacheRead + u.Cost.CacheWrite
+	if u.TotalTokens == 0 {
+		u.TotalTokens = u.Input + u.Output + u.CacheRead + u.CacheWrite
+	}
+	return u
+}

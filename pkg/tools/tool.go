@@ -1,0 +1,61 @@
+// Package tools holds the tool registry and the built-in tools (read, write,
+// edit, bash, ls, grep, find). The registry validates a call's arguments
+// against the tool's JSON schema before the tool runs, turns an unknown
+// tool, invalid arguments or a panic into an error result the model can
+// read, and resolves every path against the registry's working directory,
+// never the process's.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+
+	"gopi/pkg/ai"
+)
+
+// Tool is one capability offered to the model.
+type Tool interface {
+	// Spec describes the tool; Parameters is a JSON schema of type object.
+	Spec() ai.ToolSpec
+	// Run executes one validated call. A failure the model can fix is a
+	// Result with IsError; a returned error also becomes an error result
+	// (its text is shown to the model).
+	Run(ctx context.Context, call Call) (Result, error)
+}
+
+// Call is one invocation of a tool.
+type Call struct {
+	ID   string
+	Name string
+	Args json.RawMessage // validated against the tool's schema
+	Env  *Env
+	// Update reports partial output while the tool runs; never nil.
+	Update func(Result)
+}
+
+// Env is what tools see of the world: injected, never read from the process.
+type Env struct {
+	// Cwd is the absolute working directory every relative path resolves against.
+	Cwd string
+	// Environ is the environment for commands (bash); credentials already removed.
+	Environ []string
+	// TempDir is where spilled output goes; "" means os.TempDir().
+	TempDir string
+}
+
+// Result is what a tool returns.
+type Result struct {
+	Content []ai.Content
+	Details any // JSON-serialisable; shown to users, not to the model
+	IsError bool
+}
+
+// TextResult returns a result with one text block.
+func TextResult(text string) Result {
+	return Result{Content: []ai.Content{ai.TextContent(text)}}
+}
+
+// ErrorResult returns an error result with one text block.
+func ErrorResult(text string) Result {
+	return Result{Content: []ai.Content{ai.TextContent(text)}, IsError: true}
+}
