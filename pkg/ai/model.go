@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"iter"
+	"time"
 )
 
 // Model streams one assistant response.
@@ -68,7 +69,23 @@ const (
 	EventToolCallEnd   EventType = "toolcall_end"
 	EventDone          EventType = "done"
 	EventError         EventType = "error"
+
+	// EventRetryStart says the attempt failed and the request will be sent
+	// again after Retry.Delay; the consumer drops what it received of the
+	// failed attempt, and the next attempt begins with a new start event.
+	EventRetryStart EventType = "retry_start"
+	// EventRetryEnd says a retried request ended (Retry.Success tells how).
+	EventRetryEnd EventType = "retry_end"
 )
+
+// RetryInfo describes an automatic retry of a model request.
+type RetryInfo struct {
+	Attempt      int           // the attempt that failed (retry_start) or the last one (retry_end), from 1
+	MaxAttempts  int           // including the first
+	Delay        time.Duration // wait before the next attempt (retry_start)
+	ErrorMessage string        // why the attempt failed
+	Success      bool          // retry_end: the request finally succeeded
+}
 
 // Event is one step of a streamed response.
 type Event struct {
@@ -85,6 +102,8 @@ type Event struct {
 	Message *Message
 	// Err is the classified cause of an error event (often *ProviderError).
 	Err error
+	// Retry describes retry_start and retry_end events.
+	Retry *RetryInfo
 }
 
 // Terminal reports whether the event ends the stream.
