@@ -67,6 +67,8 @@ var contentKeys = map[string]bool{
 	"id": true, "name": true, "arguments": true,
 }
 
+var typeKey = map[string]bool{"type": true}
+
 // MarshalJSON writes the block in pi's shape: type first, then the fields
 // of its type, then unknown fields in sorted order.
 func (c Content) MarshalJSON() ([]byte, error) {
@@ -94,7 +96,9 @@ func (c Content) MarshalJSON() ([]byte, error) {
 		}
 		w.raw("arguments", args)
 	default:
-		w.optStr("text", c.Text)
+		// An unknown block keeps every field in Extra.
+		w.extra(c.Extra, typeKey)
+		return w.close()
 	}
 	w.extra(c.Extra, contentKeys)
 	return w.close()
@@ -124,7 +128,12 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 	if r.err != nil {
 		return fmt.Errorf("content block: %w", r.err)
 	}
-	c.Extra = extraFields(m, contentKeys)
+	switch c.Type {
+	case TypeText, TypeThinking, TypeImage, TypeToolCall:
+		c.Extra = extraFields(m, contentKeys)
+	default:
+		c.Extra = extraFields(m, typeKey)
+	}
 	return nil
 }
 

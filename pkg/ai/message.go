@@ -116,6 +116,8 @@ var messageKeys = map[string]bool{
 	"details": true, "isError": true,
 }
 
+var roleContentKeys = map[string]bool{"role": true, "content": true}
+
 // MarshalJSON writes the message in pi's field order.
 func (m Message) MarshalJSON() ([]byte, error) {
 	var w objWriter
@@ -140,9 +142,12 @@ func (m Message) MarshalJSON() ([]byte, error) {
 		}
 		w.value("isError", m.IsError)
 	default:
+		// Other roles keep every field but content in Extra.
 		if m.Content != nil {
 			m.writeContent(&w)
 		}
+		w.extra(m.Extra, roleContentKeys)
+		return w.close()
 	}
 	if m.Timestamp != 0 || m.Role == RoleUser || m.Role == RoleAssistant || m.Role == RoleToolResult {
 		w.value("timestamp", m.Timestamp)
@@ -197,6 +202,13 @@ func (m *Message) UnmarshalJSON(b []byte) error {
 	if r.err != nil {
 		return fmt.Errorf("message: %w", r.err)
 	}
-	m.Extra = extraFields(fields, messageKeys)
+	switch m.Role {
+	case RoleUser, RoleAssistant, RoleToolResult:
+		m.Extra = extraFields(fields, messageKeys)
+	default:
+		content, str := m.Content, m.ContentString
+		*m = Message{Role: m.Role, Content: content, ContentString: str}
+		m.Extra = extraFields(fields, roleContentKeys)
+	}
 	return nil
 }

@@ -1,0 +1,201 @@
+package ai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+)
+
+// roundTrip decodes src and encodes it again; pi's JSON must come back as it went in.
+func TestMessageJSONRoundTripsPiMessages(t *testing.T) {
+	cases := []struct{ name, src string }{
+		{"user text blocks", `{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1772359201000}`},
+		{"user string content", `{"role":"user","content":"plain","timestamp":1}`},
+		{"user image", `{"role":"user","content":[{"type":"text","text":"see"},{"type":"image","data":"iVBORw0=","mimeType":"image/png"}],"timestamp":2}`},
+		{"assistant full", `{"role":"assistant","content":[{"type":"thinking","thinking":"t","thinkingSignature":"sig"},{"type":"text","text":"Hello!"},{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"a.go"}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":10,"output":3,"cacheRead":0,"cacheWrite":0,"totalTokens":13,"cost":{"input":0.1,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.1}},"stopReason":"toolUse","timestamp":1772359202000}`},
+		{"assistant error", `{"role":"assistant","content":[],"api":"openai-completions","provider":"openai","model":"gpt","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"error","errorMessage":"boom","timestamp":3}`},
+		{"redacted thinking", `{"role":"assistant","content":[{"type":"thinking","thinking":"opaque","redacted":true}],"api":"a","provider":"p","model":"m","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":4}`},
+		{"tool result with details", `{"role":"toolResult","toolCallId":"c1","toolName":"edit","content":[{"type":"text","text":"ok"}],"details":{"diff":"-a\n+b"},"isError":false,"timestamp":5}`},
+		{"unknown fields everywhere", `{"role":"assistant","content":[{"type":"text","text":"x","zz":{"deep":[1,2]}}],"api":"a","provider":"p","model":"m","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":6,"responseId":"r1"}`},
+		{"unknown block type", `{"role":"user","content":[{"type":"audio","data":"AAA","format":"wav"}],"timestamp":7}`},
+		{"bashExecution role", `{"role":"bashExecution","command":"ls","output":"a","exitCode":0,"timestamp":8}`},
+		{"custom role", `{"role":"custom","customType":"note","content":[{"type":"text","text":"n"}],"display":true,"details":{"x":1},"timestamp":9}`},
+		{"custom role string content", `{"role":"custom","customType":"note","content":"n","model":"kept","usage":{"odd":true},"timestamp":9}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var m Message
+			if err := json.Unmarshal([]byte(c.src), &m); err != nil {
+				t.Fatal(err)
+			}
+			out, err := json.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !jsonEqual(t, c.src, string(out)) {
+				t.Fatalf("round trip changed the message:\n in  %s\n out %s", c.src, out)
+			}
+			// A clone encodes the same.
+			again, _ := json.Marshal(m.Clone())
+			if string(again) != string(out) {
+				t.Fatalf("clone encodes differently:\n%s\n%s", out, again)
+			}
+		})
+	}
+}
+
+func jsonEqual(t *testing.T, a, b string) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal([]byte(a), &x); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(b), &y); err != nil {
+		t.Fatal(err)
+	}
+	xb, _ := json.Marshal(x)
+	yb, _ := json.Marshal(y)
+	return string(xb) == string(yb)
+}
+
+func TestMessageFieldOrderIsPis(t *testing.T) {
+	m := UserText("hi", 42)
+	out, _ := json.Marshal(m)
+	if want := `{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":42}`; string(out) != want {
+		t.Fatalf("got %s\nwant %s", out, want)
+	}
+}
+
+func TestCloneSharesNothing(t *testing.T) {
+	var m Message
+	src := `{"role":"toolResult","toolCallId":"c","toolName":"t","content":[{"type":"toolCall","id":"x","name":"n","arguments":{"a":1},"k":1}],"details":{"d":1},"isError":true,"timestamp":1,"extra":[1]}`
+	if err := json.Unmarshal([]byte(src), &m); err != nil {
+		t.Fatal(err)
+	}
+	c := m.Clone()
+	c.Content[0].Arguments[2] = 'X'
+	c.Content[0].Extra["k"][0] = '9'
+	c.Details[2] = 'X'
+	c.Extra["extra"][1] = '7'
+	c.Content[0].Name = "changed"
+	out, _ := json.Marshal(m)
+	if !jsonEqual(t, src, string(out)) {
+		t.Fatalf("changing the clone changed the original: %s", out)
+	}
+}
+
+func TestMalformedJSONIsAnError(t *testing.T) {
+	for _, src := range []string{`{"role":"user","content":7}`, `{"role":1}`, `[1]`, `{"role":"assistant","usage":"x"}`} {
+		var m Message
+		if err := json.Unmarshal([]byte(src), &m); err == nil {
+			t.Errorf("%s: want error", src)
+		}
+	}
+}
+
+func TestWithCostUsesPricesPerMillion(t *testing.T) {
+	info := Info{Prices: Prices{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}}
+	u := info.WithCost(Usage{Input: 1_000_000, Output: 2_000, CacheRead: 10_000, CacheWrite: 100})
+	want := Cost{Input: 3, Output: 0.03, CacheRead: 0.003, CacheWrite: 0.000375}
+	want.Total = want.Input + want.Output + want.CacheRead + want.CacheWrite
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
+	if !near(u.Cost.Input, want.Input) || !near(u.Cost.Output, want.Output) || !near(u.Cost.CacheRead, want.CacheRead) ||
+		!near(u.Cost.CacheWrite, want.CacheWrite) || !near(u.Cost.Total, want.Total) {
+		t.Fatalf("cost %+v, want %+v", u.Cost, want)
+	}
+	if u.TotalTokens != 1_012_100 {
+		t.Fatalf("total tokens %d", u.TotalTokens)
+	}
+	sum := u.Add(u)
+	if sum.Input != 2_000_000 || !near(sum.Cost.Total, 2*want.Total) {
+		t.Fatalf("add: %+v", sum)
+	}
+}
+
+func TestBuilderKeepsPartialOnFailureAndMarksAborted(t *testing.T) {
+	var evs []Event
+	b := NewBuilder(Info{ID: "m", Provider: "p", API: "a"}, 1, func(e Event) bool { evs = append(evs, e); return true })
+	b.Start()
+	i, _ := b.TextStart()
+	b.TextDelta(i, "half")
+	j, _ := b.ToolCallStart("c1", "read")
+	b.ToolCallDelta(j, `{"path":`)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	msg := b.Fail(ctx, context.Canceled)
+	if msg.StopReason != StopAborted || msg.Text() != "half" {
+		t.Fatalf("got %s %q", msg.StopReason, msg.Text())
+	}
+	// Incomplete arguments are kept as _raw so they never run as valid input.
+	if args := string(msg.ToolCalls()[0].Arguments); !strings.Contains(args, InvalidArgumentsKey) {
+		t.Fatalf("incomplete arguments: %s", args)
+	}
+	last := evs[len(evs)-1]
+	if last.Type != EventError || !errors.Is(last.Err, context.Canceled) {
+		t.Fatalf("last event %s %v", last.Type, last.Err)
+	}
+	// A second terminal call emits nothing more.
+	n := len(evs)
+	b.Done(StopStop)
+	if len(evs) != n {
+		t.Fatal("builder emitted after the terminal event")
+	}
+}
+
+func TestBuilderStopsWhenConsumerStops(t *testing.T) {
+	calls := 0
+	b := NewBuilder(Info{}, 1, func(Event) bool { calls++; return false })
+	if b.Start() {
+		t.Fatal("Start should report the consumer stopped")
+	}
+	i, ok := b.TextStart()
+	if ok || b.TextDelta(i, "x") {
+		t.Fatal("builder kept going after the consumer stopped")
+	}
+	if calls != 1 {
+		t.Fatalf("yield called %d times after stop", calls)
+	}
+}
+
+func TestToolArguments(t *testing.T) {
+	cases := map[string]string{
+		"":             `{}`,
+		"  ":           `{}`,
+		`{"a":1}`:      `{"a":1}`,
+		`{"a":`:        `{"_raw":"{\"a\":"}`,
+		`[1,2]`:        `{"_raw":"[1,2]"}`,
+		`null`:         `{"_raw":"null"}`,
+		` {"b":true} `: `{"b":true}`,
+	}
+	for in, want := range cases {
+		if got := string(ToolArguments(in)); got != want {
+			t.Errorf("ToolArguments(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestClassOf(t *testing.T) {
+	pe := &ProviderError{Class: ClassRateLimit, Status: 429, Message: "slow down"}
+	cases := []struct {
+		err  error
+		want Class
+	}{
+		{nil, ""},
+		{pe, ClassRateLimit},
+		{errors.Join(errors.New("x"), pe), ClassRateLimit},
+		{context.Canceled, ClassAborted},
+		{context.DeadlineExceeded, ClassTimeout},
+		{errors.New("other"), ClassInternal},
+	}
+	for _, c := range cases {
+		if got := ClassOf(c.err); got != c.want {
+			t.Errorf("ClassOf(%v) = %q, want %q", c.err, got, c.want)
+		}
+	}
+	if !strings.Contains(pe.Error(), "429") {
+		t.Errorf("error text %q should carry the status", pe.Error())
+	}
+}
