@@ -1,0 +1,87 @@
+package loop
+
+import (
+	"errors"
+	"fmt"
+
+	"gopi/pkg/ai"
+)
+
+// ask makes one model request and returns the complete assistant message,
+// emitting message_start, message_update per stream event and retry events.
+// It never panics: a panicking or broken model becomes an error message.
+func (r *run) ask() (msg ai.Message, err error) {
+	r.res.Steps++
+	req := &ai.Request{
+		SystemPrompt: r.cfg.SystemPrompt,
+		Messages:     r.res.Messages,
+		Tools:        r.specs,
+		MaxTokens:    r.cfg.MaxTokens,
+		Thinking:     r.cfg.Thinking,
+	}
+	started := false
+	start := func(m *ai.Message) {
+		if started {
+			return
+		}
+		started = true
+		head := ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{}, Timestamp: r.now()}
+		if m != nil {
+			head.API, head.Provider, head.Model = m.API, m.Provider, m.Model
+		}
+		r.emit(Event{Type: MessageStart, Message: &head})
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("model panicked: %v", p)
+			msg = r.errorMessage(err)
+			start(nil)
+		}
+	}()
+	var final *ai.Message
+	for e := range r.cfg.Model.Stream(r.ctx, req) {
+		switch e.Type {
+		case ai.EventStart:
+			start(e.Message)
+		case ai.EventRetryStart, ai.EventRetryEnd:
+			r.emitRetry(e)
+		case ai.EventDone, ai.EventError:
+			final, err = e.Message, e.Err
+		default:
+			start(nil)
+			ev := e
+			r.emit(Event{Type: MessageUpdate, Stream: &ev})
+		}
+	}
+	if final == nil {
+		err = errors.New("model stream ended without a result")
+		start(nil)
+		return r.errorMessage(err), err
+	}
+	start(final)
+	msg = *final
+	if msg.Timestamp == 0 {
+		msg.Timestamp = r.now()
+	}
+	if msg.StopReason == ai.StopError && err == nil {
+		err = errors.New(msg.ErrorMessage)
+	}
+	return msg, err
+}
+
+func (r *run) emitRetry(e ai.Event) {
+	info := ai.RetryInfo{}
+	if e.Retry != nil {
+		info = *e.Retry
+	}
+	t := RetryStart
+	if e.Type == ai.EventRetryEnd {
+		t = RetryEnd
+	}
+	r.emit(Event{Type: t, Retry: &info})
+}
+
+func (r *run) errorMessage(err error) ai.Message {
+	return ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{}, StopReason: ai.StopError,
+		ErrorMessage: err.Error(), Timestamp: r.now()}
+}
