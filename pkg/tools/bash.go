@@ -1,0 +1,168 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopi/pkg/ai"
+)
+
+const bashSchema = `{
+  "type": "object",
+  "properties": {
+    "command": {"type": "string", "description": "Bash command to execute"},
+    "timeout": {"type": "number", "description": "Timeout in seconds (optional, default %s)"}
+  },
+  "required": ["command"]
+}`
+
+// DefaultBashTimeout bounds a bash call that names no timeout; pi has none,
+// gopi never lets a command hang a run.
+const DefaultBashTimeout = 120 * time.Second
+
+// BashTool is the built-in bash tool. Each call runs `bash -c` in its own
+// process group with stdin closed and stdout and stderr merged; on timeout
+// or cancellation the whole group is killed and the call returns within a
+// bounded wait. Output is kept as a bounded tail, spilled whole to a temp
+// file when it is over the limits.
+type BashTool struct {
+	shell    string
+	timeout  time.Duration
+	interval time.Duration
+}
+
+// NewBash returns the bash tool.
+func NewBash(opts Options) *BashTool {
+	t := &BashTool{shell: opts.Shell, timeout: opts.BashTimeout, interval: opts.UpdateInterval}
+	if t.shell == "" {
+		t.shell = findShell()
+	}
+	if t.timeout <= 0 {
+		t.timeout = DefaultBashTimeout
+	}
+	if t.interval <= 0 {
+		t.interval = 100 * time.Millisecond
+	}
+	return t
+}
+
+// findShell prefers bash, as pi: /bin/bash, then bash on PATH, then sh.
+func findShell() string {
+	for _, p := range []string{"/bin/bash", "/usr/bin/bash", "/usr/local/bin/bash"} {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p
+		}
+	}
+	if p, err := exec.LookPath("bash"); err == nil {
+		return p
+	}
+	return "/bin/sh"
+}
+
+// BashDetails are the details of a bash result, as pi's.
+type BashDetails struct {
+	Truncation     *Truncation `json:"truncation,omitempty"`
+	FullOutputPath string      `json:"fullOutputPath,omitempty"`
+}
+
+// Spec describes the tool as pi does, with gopi's default timeout.
+func (t *BashTool) Spec() ai.ToolSpec {
+	return ai.ToolSpec{
+		Name: "bash",
+		Description: fmt.Sprintf("Execute a bash command in the current working directory. Returns stdout and stderr. "+
+			"Output is truncated to last %d lines or %dKB (whichever is hit first). If truncated, full output is saved to a temp file. "+
+			"Optionally provide a timeout in seconds.", DefaultMaxLines, DefaultMaxBytes/1024),
+		Parameters: json.RawMessage(fmt.Sprintf(bashSchema, seconds(t.timeout))),
+	}
+}
+
+func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) }
+
+type bashArgs struct {
+	Command string   `json:"command"`
+	Timeout *float64 `json:"timeout"`
+}
+
+// Run executes one command.
+func (t *BashTool) Run(ctx context.Context, call Call) (Result, error) {
+	var a bashArgs
+	if err := decodeArgs(call, &a); err != nil {
+		return Result{}, err
+	}
+	if st, err := os.Stat(call.Env.Cwd); err != nil || !st.IsDir() {
+		return ErrorResult(fmt.Sprintf("Working directory does not exist: %s\nCannot execute bash commands.", call.Env.Cwd)), nil
+	}
+	timeout, label := t.timeout, seconds(t.timeout)
+	if a.Timeout != nil && *a.Timeout > 0 {
+		timeout = time.Duration(*a.Timeout * float64(time.Second))
+		label = strconv.FormatFloat(*a.Timeout, 'f', -1, 64)
+	}
+	sink := newOutputSink(call.Env.tempDir())
+	p := &process{shell: t.shell, env: call.Env, sink: sink, update: t.throttled(call.Update, sink)}
+	end := p.run(ctx, a.Command, timeout)
+	return t.result(sink, end, label), nil
+}
+
+// throttled returns the reader's progress callback: at most one partial
+// result per interval.
+func (t *BashTool) throttled(update func(Result), sink *outputSink) func() {
+	var last time.Time
+	return func() {
+		if now := time.Now(); now.Sub(last) >= t.interval {
+			last = now
+			text, tr, _ := sink.tail()
+			update(Result{Content: textContent(text), Details: bashDetails(sink, tr)})
+		}
+	}
+}
+
+func bashDetails(sink *outputSink, tr Truncation) *BashDetails {
+	d := &BashDetails{FullOutputPath: sink.spillPath()}
+	if tr.Truncated {
+		d.Truncation = &tr
+	}
+	if d.Truncation == nil && d.FullOutputPath == "" {
+		return nil
+	}
+	return d
+}
+
+// result renders the output and how the command ended, as pi does.
+func (t *BashTool) result(sink *outputSink, end ending, timeoutLabel string) Result {
+	text, tr, invalid := sink.tail()
+	if text == "" {
+		text = "(no output)"
+	}
+	var notes []string
+	if tr.Truncated {
+		notes = append(notes, sink.notice(tr))
+	}
+	if invalid {
+		notes = append(notes, "[Output was not valid UTF-8; invalid bytes are shown as U+FFFD]")
+	}
+	if len(notes) > 0 {
+		text += "\n\n" + strings.Join(notes, "\n")
+	}
+	res := Result{Details: bashDetails(sink, tr)}
+	switch {
+	case end.startErr != nil:
+		return ErrorResult(fmt.Sprintf("Cannot run the command: %v", end.startErr))
+	case end.aborted:
+		text += "\n\nCommand aborted"
+	case end.timedOut:
+		text += fmt.Sprintf("\n\nCommand timed out after %s seconds", timeoutLabel)
+	case end.signal != "":
+		text += fmt.Sprintf("\n\nCommand was killed by signal %s", end.signal)
+	case end.code != 0:
+		text += fmt.Sprintf("\n\nCommand exited with code %d", end.code)
+	}
+	res.Content = textContent(text)
+	res.IsError = end.aborted || end.timedOut || end.signal != "" || end.code != 0
+	return res
+}

@@ -1,0 +1,157 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Bounded waits of a bash call.
+const (
+	// drainWait is how long output is still read after the shell exited,
+	// when a background process keeps the pipe open.
+	drainWait = 250 * time.Millisecond
+	// killWait bounds the wait for the process group after SIGKILL.
+	killWait = 2 * time.Second
+)
+
+// ending is how a command ended.
+type ending struct {
+	code     int
+	signal   string
+	timedOut bool
+	aborted  bool
+	startErr error
+}
+
+// process runs one command with its output going to sink.
+type process struct {
+	shell  string
+	env    *Env
+	sink   *outputSink
+	update func()
+}
+
+// run starts the command and waits for it, the timeout or ctx.
+func (p *process) run(ctx context.Context, command string, timeout time.Duration) ending {
+	defer p.sink.close()
+	if ctx.Err() != nil {
+		return ending{aborted: true}
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return ending{startErr: err}
+	}
+	defer r.Close()
+	cmd := exec.Command(p.shell, "-c", command)
+	cmd.Dir = p.env.Cwd
+	cmd.Env = commandEnv(p.env.Environ)
+	cmd.Stdout, cmd.Stderr = w, w // one pipe: output keeps its order
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		return ending{startErr: err}
+	}
+	readDone := make(chan struct{})
+	go p.read(r, readDone)
+	waitDone := make(chan error, 1)
+	go func() { waitDone <- cmd.Wait() }()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var end ending
+	select {
+	case err := <-waitDone:
+		end = exitEnding(err)
+		awaitOrClose(readDone, r, drainWait)
+		return end
+	case <-timer.C:
+		end.timedOut = true
+	case <-ctx.Done():
+		end.aborted = true
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	deadline := time.NewTimer(killWait)
+	defer deadline.Stop()
+	select {
+	case <-waitDone:
+	case <-deadline.C:
+	}
+	awaitOrClose(readDone, r, killWait/4)
+	return end
+}
+
+// read copies the pipe into the sink until EOF or the pipe is closed.
+func (p *process) read(r *os.File, done chan<- struct{}) {
+	defer close(done)
+	buf := make([]byte, readChunk)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			p.sink.write(buf[:n])
+			p.update()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// awaitOrClose waits up to d for the reader to reach EOF; a process that
+// still holds the pipe open then loses it, and the reader stops.
+func awaitOrClose(done <-chan struct{}, r *os.File, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return
+	case <-t.C:
+	}
+	_ = r.Close()
+	<-done
+}
+
+func exitEnding(err error) ending {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		if err != nil {
+			return ending{startErr: err}
+		}
+		return ending{}
+	}
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return ending{signal: ws.Signal().String()}
+	}
+	return ending{code: ee.ExitCode()}
+}
+
+// commandEnv is the environment a command sees: env minus credentials,
+// never the process's own (a nil environ gives an empty environment).
+func commandEnv(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !isSecretName(name) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// secretNames are provider credentials that do not end in _API_KEY.
+var secretNames = map[string]bool{
+	"ANTHROPIC_AUTH_TOKEN":    true,
+	"ANTHROPIC_OAUTH_TOKEN":   true,
+	"CLAUDE_CODE_OAUTH_TOKEN": true,
+	"API_KEY":                 true,
+}
+
+// isSecretName reports a variable that holds a provider credential.
+func isSecretName(name string) bool {
+	up := strings.ToUpper(name)
+	return strings.HasSuffix(up, "_API_KEY") || secretNames[up]
+}

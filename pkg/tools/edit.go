@@ -1,0 +1,248 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"gopi/pkg/ai"
+)
+
+const editSchema = `{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "Path to the file to edit (relative or absolute)"},
+    "oldText": {"type": "string", "description": "Exact text to find and replace (must match exactly)"},
+    "newText": {"type": "string", "description": "New text to replace the old text with"},
+    "edits": {
+      "type": "array",
+      "description": "Several replacements in the same file, applied together or not at all; each oldText must match exactly once in the original file and the matches must not overlap",
+      "items": {
+        "type": "object",
+        "properties": {
+          "oldText": {"type": "string", "description": "Exact text to find and replace (must match exactly)"},
+          "newText": {"type": "string", "description": "New text to replace the old text with"}
+        },
+        "required": ["oldText", "newText"]
+      }
+    }
+  },
+  "required": ["path"]
+}`
+
+// maxEditBytes bounds the size of a file edit will load.
+const maxEditBytes = 32 << 20
+
+// EditTool is the built-in edit tool: it replaces text that occurs exactly
+// once, exactly or after pi's tolerant normalisation, and rewrites only the
+// matched bytes. Line endings and a byte order mark are kept.
+type EditTool struct{}
+
+// NewEdit returns the edit tool.
+func NewEdit() *EditTool { return &EditTool{} }
+
+// EditDetails are the details of an edit result, as pi's.
+type EditDetails struct {
+	// Diff is a unified diff of the change.
+	Diff string `json:"diff"`
+	// FirstChangedLine is the first changed line of the new file (1-based).
+	FirstChangedLine int `json:"firstChangedLine,omitempty"`
+}
+
+// Spec describes the tool as pi does, plus the edits list.
+func (*EditTool) Spec() ai.ToolSpec {
+	return ai.ToolSpec{
+		Name: "edit",
+		Description: "Edit a file by replacing exact text. The oldText must match exactly (including whitespace). " +
+			"Use this for precise, surgical edits. To make several changes to one file at once, pass edits: " +
+			"[{oldText, newText}, ...] instead; they are applied together or not at all.",
+		Parameters: json.RawMessage(editSchema),
+	}
+}
+
+type replacement struct {
+	OldText string `json:"oldText"`
+	NewText string `json:"newText"`
+}
+
+type editArgs struct {
+	Path    string        `json:"path"`
+	OldText *string       `json:"oldText"`
+	NewText *string       `json:"newText"`
+	Edits   []replacement `json:"edits"`
+}
+
+// list gathers the replacements asked for, or says what is missing.
+func (a editArgs) list() ([]replacement, string) {
+	var out []replacement
+	switch {
+	case a.OldText != nil && a.NewText != nil:
+		out = append(out, replacement{*a.OldText, *a.NewText})
+	case a.OldText != nil || a.NewText != nil:
+		return nil, "Provide both oldText and newText (or an edits list)."
+	}
+	out = append(out, a.Edits...)
+	if len(out) == 0 {
+		return nil, "Provide oldText and newText, or edits: [{oldText, newText}, ...]."
+	}
+	return out, ""
+}
+
+// Run applies the edits to one file, all or none.
+func (t *EditTool) Run(ctx context.Context, call Call) (Result, error) {
+	var a editArgs
+	if err := decodeArgs(call, &a); err != nil {
+		return Result{}, err
+	}
+	reps, msg := a.list()
+	if msg != "" {
+		return ErrorResult(msg), nil
+	}
+	if ctx.Err() != nil {
+		return ErrorResult(errAborted), nil
+	}
+	abs := resolvePath(call.Env, a.Path)
+	raw, res, ok := loadForEdit(abs, a.Path)
+	if !ok {
+		return res, nil
+	}
+	bom, text := splitBOM(raw)
+	out, msg := applyEdits(text, reps, a.Path)
+	if msg != "" {
+		return ErrorResult(msg), nil
+	}
+	if ctx.Err() != nil {
+		return ErrorResult(errAborted), nil
+	}
+	if err := overwrite(abs, bom+out); err != nil {
+		return ErrorResult(fmt.Sprintf("Cannot write %s: %v", a.Path, err)), nil
+	}
+	diff, first := unifiedDiff(a.Path, toLF(text), toLF(out))
+	note := "Successfully replaced text in " + a.Path + "."
+	if len(reps) > 1 {
+		note = fmt.Sprintf("Successfully applied %d edits to %s.", len(reps), a.Path)
+	}
+	return Result{Content: textContent(note), Details: EditDetails{Diff: diff, FirstChangedLine: first}}, nil
+}
+
+func loadForEdit(abs, shown string) (string, Result, bool) {
+	st, err := os.Stat(abs)
+	switch {
+	case os.IsNotExist(err):
+		return "", ErrorResult(fmt.Sprintf("File not found: %s. Check the path, or create the file with write.", shown)), false
+	case err != nil:
+		return "", ErrorResult(fmt.Sprintf("Cannot edit %s: %v", shown, err)), false
+	case st.IsDir():
+		return "", ErrorResult(fmt.Sprintf("Cannot edit %s: it is a directory.", shown)), false
+	case st.Size() > maxEditBytes:
+		return "", ErrorResult(fmt.Sprintf("Cannot edit %s: it is %s, over the %s edit limit. Use bash (e.g. sed) instead.",
+			shown, formatSize(int(st.Size())), formatSize(maxEditBytes))), false
+	}
+	b, err := os.ReadFile(abs)
+	if err != nil {
+		return "", ErrorResult(fmt.Sprintf("Cannot edit %s: %v", shown, err)), false
+	}
+	return string(b), Result{}, true
+}
+
+func splitBOM(s string) (bom, rest string) {
+	if strings.HasPrefix(s, "\uFEFF") {
+		return "\uFEFF", s[len("\uFEFF"):]
+	}
+	return "", s
+}
+
+// lineEnding is the file's line ending as pi detects it: CRLF when the
+// first line ends with one.
+func lineEnding(s string) string {
+	if i := strings.IndexByte(s, '\n'); i > 0 && s[i-1] == '\r' {
+		return "\r\n"
+	}
+	return "\n"
+}
+
+// span is one replacement placed in the source.
+type span struct {
+	from, to int
+	text     string
+	index    int
+}
+
+// applyEdits places every replacement in text and splices them in, or
+// returns a message saying why nothing was changed.
+func applyEdits(text string, reps []replacement, path string) (string, string) {
+	src := newSourceText(text)
+	eol := lineEnding(text)
+	spans := make([]span, 0, len(reps))
+	for i, r := range reps {
+		s, msg := placeOne(src, text, r, eol, path)
+		if msg != "" {
+			if len(reps) > 1 {
+				msg = fmt.Sprintf("edits[%d]: %s No edits were applied.", i, msg)
+			}
+			return "", msg
+		}
+		s.index = i
+		spans = append(spans, s)
+	}
+	slices.SortFunc(spans, func(a, b span) int { return a.from - b.from })
+	var out bytes.Buffer
+	last := 0
+	for i, s := range spans {
+		if i > 0 && s.from < spans[i-1].to {
+			return "", fmt.Sprintf("edits[%d] and edits[%d] overlap in %s. Merge them into one edit. No edits were applied.",
+				spans[i-1].index, s.index, path)
+		}
+		out.WriteString(text[last:s.from])
+		out.WriteString(s.text)
+		last = s.to
+	}
+	out.WriteString(text[last:])
+	return out.String(), ""
+}
+
+func placeOne(src *sourceText, text string, r replacement, eol, path string) (span, string) {
+	if r.OldText == "" {
+		return span{}, "oldText must not be empty: give the exact text to replace (to create a file use write)."
+	}
+	if r.OldText == r.NewText {
+		return span{}, fmt.Sprintf("No changes made to %s: oldText and newText are identical.", path)
+	}
+	m := src.find(r.OldText)
+	switch {
+	case m.count == 0:
+		return span{}, fmt.Sprintf("Could not find the exact text in %s (0 occurrences, also none after normalising whitespace, quotes and dashes). "+
+			"The old text must match exactly including all whitespace and newlines.", path)
+	case m.count > 1:
+		return span{}, fmt.Sprintf("Found %d occurrences of the text in %s. The text must be unique. "+
+			"Please provide more context to make it unique.", m.count, path)
+	}
+	repl := toLF(r.NewText)
+	if eol != "\n" {
+		repl = strings.ReplaceAll(repl, "\n", eol)
+	}
+	if text[m.from:m.to] == repl {
+		return span{}, fmt.Sprintf("No changes made to %s. The replacement produced identical content.", path)
+	}
+	return span{from: m.from, to: m.to, text: repl}, ""
+}
+
+// overwrite writes the file in place, so it keeps its mode, owner and links.
+func overwrite(path, content string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	if _, err := f.WriteString(content); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", path, err)
+	}
+	return nil
+}
