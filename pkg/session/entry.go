@@ -1,0 +1,269 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"gopi/pkg/ai"
+)
+
+// Entry types, as pi names them.
+const (
+	TypeMessage             = "message"
+	TypeModelChange         = "model_change"
+	TypeThinkingLevelChange = "thinking_level_change"
+	TypeCompaction          = "compaction"
+	TypeBranchSummary       = "branch_summary"
+	TypeCustom              = "custom"
+	TypeCustomMessage       = "custom_message"
+	TypeLabel               = "label"
+	TypeSessionInfo         = "session_info"
+)
+
+// RootFromID is a branch summary's FromID when it branched from before the
+// first entry.
+const RootFromID = "root"
+
+// Entry is one line of a session file after the header: a node of the tree.
+// Only the fields of its Type are meaningful. Fields gopi does not know, and
+// every field of a type it does not know, are kept in Extra and written
+// back unchanged.
+type Entry struct {
+	Type      string
+	ID        string  // 8 lowercase hex characters
+	ParentID  *string // nil for a root entry (JSON null)
+	Timestamp string  // ISO 8601 as pi writes it: 2026-03-01T10:00:01.000Z
+
+	Message *ai.Message // message
+
+	Provider      string // model_change
+	ModelID       string // model_change
+	ThinkingLevel string // thinking_level_change
+
+	Summary          string          // compaction, branch_summary
+	FirstKeptEntryID string          // compaction
+	TokensBefore     int64           // compaction
+	FromID           string          // branch_summary: the entry branched from, or "root"
+	Details          json.RawMessage // compaction, branch_summary, custom_message; nil when absent
+	FromHook         *bool           // compaction, branch_summary; nil when absent
+
+	CustomType    string          // custom, custom_message
+	Data          json.RawMessage // custom; nil when absent
+	Content       []ai.Content    // custom_message
+	ContentString bool            // custom_message: content was a plain JSON string
+	Display       bool            // custom_message
+
+	TargetID string  // label
+	Label    *string // label; nil clears the label
+	Name     *string // session_info
+
+	Extra map[string]json.RawMessage
+}
+
+// CompactionDetails is what pi keeps in a compaction's details.
+type CompactionDetails struct {
+	ReadFiles     []string `json:"readFiles"`
+	ModifiedFiles []string `json:"modifiedFiles"`
+}
+
+// Ref returns a parent reference: nil for "" (a root), else &id.
+func Ref(id string) *string {
+	if id == "" {
+		return nil
+	}
+	return &id
+}
+
+// Parent returns the parent id, "" for a root entry.
+func (e *Entry) Parent() string {
+	if e.ParentID == nil {
+		return ""
+	}
+	return *e.ParentID
+}
+
+// MessageEntry returns a message entry under parent ("" for a root).
+func MessageEntry(parent string, m ai.Message) Entry {
+	return Entry{Type: TypeMessage, ParentID: Ref(parent), Message: &m}
+}
+
+// ModelChangeEntry returns a model_change entry under parent.
+func ModelChangeEntry(parent, provider, modelID string) Entry {
+	return Entry{Type: TypeModelChange, ParentID: Ref(parent), Provider: provider, ModelID: modelID}
+}
+
+// ThinkingLevelEntry returns a thinking_level_change entry under parent.
+func ThinkingLevelEntry(parent string, level ai.ThinkingLevel) Entry {
+	return Entry{Type: TypeThinkingLevelChange, ParentID: Ref(parent), ThinkingLevel: string(level)}
+}
+
+// CompactionInfo decodes a compaction's details; ok is false when absent
+// or not pi's shape.
+func (e *Entry) CompactionInfo() (d CompactionDetails, ok bool) {
+	if len(e.Details) == 0 || json.Unmarshal(e.Details, &d) != nil {
+		return CompactionDetails{}, false
+	}
+	return d, true
+}
+
+// Clone returns a deep copy of e.
+func (e Entry) Clone() Entry {
+	if e.ParentID != nil {
+		p := *e.ParentID
+		e.ParentID = &p
+	}
+	if e.Message != nil {
+		m := e.Message.Clone()
+		e.Message = &m
+	}
+	e.Details = slices.Clone(e.Details)
+	e.Data = slices.Clone(e.Data)
+	if e.Content != nil {
+		e.Content = ai.Message{Content: e.Content}.Clone().Content
+	}
+	e.FromHook = clonePtr(e.FromHook)
+	e.Label = clonePtr(e.Label)
+	e.Name = clonePtr(e.Name)
+	e.Extra = cloneRaw(e.Extra)
+	return e
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+func cloneRaw(m map[string]json.RawMessage) map[string]json.RawMessage {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]json.RawMessage, len(m))
+	for k, v := range m {
+		out[k] = slices.Clone(v)
+	}
+	return out
+}
+
+func sortedKeys(m map[string]json.RawMessage) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// knownKeys lists, per entry type, the fields gopi reads into typed fields.
+var knownKeys = map[string][]string{
+	TypeMessage:             {"message"},
+	TypeModelChange:         {"provider", "modelId"},
+	TypeThinkingLevelChange: {"thinkingLevel"},
+	TypeCompaction:          {"summary", "firstKeptEntryId", "tokensBefore", "details", "fromHook"},
+	TypeBranchSummary:       {"fromId", "summary", "details", "fromHook"},
+	TypeCustom:              {"customType", "data"},
+	TypeCustomMessage:       {"customType", "content", "display", "details"},
+	TypeLabel:               {"targetId", "label"},
+	TypeSessionInfo:         {"name"},
+}
+
+func isKnownKey(typ, k string) bool {
+	switch k {
+	case "type", "id", "parentId", "timestamp":
+		return true
+	}
+	return slices.Contains(knownKeys[typ], k)
+}
+
+// MarshalJSON writes the entry with pi's field order for its type, then
+// unknown fields in sorted order.
+func (e Entry) MarshalJSON() ([]byte, error) {
+	var w jsonWriter
+	w.str("type", e.Type)
+	switch e.Type {
+	case TypeCustom:
+		w.str("customType", e.CustomType)
+		w.optRaw("data", e.Data)
+	case TypeCustomMessage:
+		if err := e.writeCustomMessage(&w); err != nil {
+			return nil, err
+		}
+	}
+	w.str("id", e.ID)
+	w.nullableStr("parentId", e.ParentID)
+	w.str("timestamp", e.Timestamp)
+	if err := e.writeTyped(&w); err != nil {
+		return nil, fmt.Errorf("entry %s: %w", e.ID, err)
+	}
+	w.extra(e.Extra, func(k string) bool { return isKnownKey(e.Type, k) })
+	return w.close(), nil
+}
+
+func (e *Entry) writeCustomMessage(w *jsonWriter) error {
+	w.str("customType", e.CustomType)
+	if e.ContentString && len(e.Content) == 1 && e.Content[0].Type == ai.TypeText {
+		w.str("content", e.Content[0].Text)
+	} else {
+		content := e.Content
+		if content == nil {
+			content = []ai.Content{}
+		}
+		b, err := json.Marshal(content)
+		if err != nil {
+			return fmt.Errorf("entry %s: content: %w", e.ID, err)
+		}
+		w.raw("content", unescapeHTML(b))
+	}
+	w.bool("display", e.Display)
+	w.optRaw("details", e.Details)
+	return nil
+}
+
+func (e *Entry) writeTyped(w *jsonWriter) error {
+	switch e.Type {
+	case TypeMessage:
+		if e.Message == nil {
+			return nil
+		}
+		b, err := e.Message.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		w.raw("message", unescapeHTML(b))
+	case TypeModelChange:
+		w.str("provider", e.Provider)
+		w.str("modelId", e.ModelID)
+	case TypeThinkingLevelChange:
+		w.str("thinkingLevel", e.ThinkingLevel)
+	case TypeCompaction:
+		w.str("summary", e.Summary)
+		w.str("firstKeptEntryId", e.FirstKeptEntryID)
+		w.int("tokensBefore", e.TokensBefore)
+		w.optRaw("details", e.Details)
+		w.optBool("fromHook", e.FromHook)
+	case TypeBranchSummary:
+		w.str("fromId", e.FromID)
+		w.str("summary", e.Summary)
+		w.optRaw("details", e.Details)
+		w.optBool("fromHook", e.FromHook)
+	case TypeLabel:
+		w.str("targetId", e.TargetID)
+		w.optStr("label", e.Label)
+	case TypeSessionInfo:
+		w.optStr("name", e.Name)
+	}
+	return nil
+}
+
+// UnmarshalJSON reads an entry of any type.
+func (e *Entry) UnmarshalJSON(b []byte) error {
+	d, err := decodeEntry(b)
+	if err != nil {
+		return err
+	}
+	*e = d
+	return nil
+}

@@ -1,0 +1,165 @@
+package session
+
+import (
+	"fmt"
+	"slices"
+
+	"gopi/pkg/ai"
+)
+
+// decodeEntry reads one entry line. Fields that are not known for the
+// entry's type go to Extra unchanged.
+func decodeEntry(b []byte) (Entry, error) {
+	var e Entry
+	ms, null, err := members(b)
+	if err != nil {
+		return e, err
+	}
+	if null {
+		return e, fmt.Errorf("entry is null")
+	}
+	for _, f := range ms {
+		if f.key == "type" {
+			if err := decodeString("type", f.val, &e.Type); err != nil {
+				return Entry{}, err
+			}
+		}
+	}
+	if e.Type == "" {
+		return Entry{}, fmt.Errorf("entry has no type")
+	}
+	for _, f := range ms {
+		if err := e.field(f); err != nil {
+			id := e.ID
+			if id == "" {
+				id = "without id"
+			}
+			return Entry{}, fmt.Errorf("%s entry %s: %w", e.Type, id, err)
+		}
+	}
+	return e, nil
+}
+
+func (e *Entry) field(f member) error {
+	k, v := f.key, f.val
+	if !isKnownKey(e.Type, k) {
+		addExtra(&e.Extra, k, v)
+		return nil
+	}
+	switch k {
+	case "type":
+		return nil
+	case "id":
+		return decodeString(k, v, &e.ID)
+	case "parentId":
+		return decodeRef(k, v, &e.ParentID)
+	case "timestamp":
+		return decodeString(k, v, &e.Timestamp)
+	case "message":
+		return e.decodeMessage(v)
+	case "content":
+		var m ai.Message
+		if err := decodeMessageContent(&m, v); err != nil {
+			return err
+		}
+		e.Content, e.ContentString = m.Content, m.ContentString
+		return nil
+	case "details", "data":
+		dst := &e.Details
+		if k == "data" {
+			dst = &e.Data
+		}
+		*dst = slices.Clone(v)
+		return nil
+	}
+	return e.scalarField(k, v)
+}
+
+func (e *Entry) scalarField(k string, v []byte) error {
+	switch k {
+	case "provider":
+		return decodeString(k, v, &e.Provider)
+	case "modelId":
+		return decodeString(k, v, &e.ModelID)
+	case "thinkingLevel":
+		return decodeString(k, v, &e.ThinkingLevel)
+	case "summary":
+		return decodeString(k, v, &e.Summary)
+	case "firstKeptEntryId":
+		return decodeString(k, v, &e.FirstKeptEntryID)
+	case "tokensBefore":
+		return decodeTokens(v, &e.TokensBefore)
+	case "fromId":
+		return decodeString(k, v, &e.FromID)
+	case "fromHook":
+		return decodeOptBool(k, v, &e.FromHook)
+	case "customType":
+		return decodeString(k, v, &e.CustomType)
+	case "display":
+		return decodeBool(k, v, &e.Display)
+	case "targetId":
+		return decodeString(k, v, &e.TargetID)
+	case "label":
+		return decodeRef(k, v, &e.Label)
+	case "name":
+		return decodeRef(k, v, &e.Name)
+	}
+	return fmt.Errorf("field %s: not handled", k)
+}
+
+func (e *Entry) decodeMessage(v []byte) error {
+	if isNull(v) {
+		e.Message = nil
+		return nil
+	}
+	m, err := decodeMessage(v)
+	if err != nil {
+		return err
+	}
+	e.Message = &m
+	return nil
+}
+
+// decodeRef reads a string or null into a pointer.
+func decodeRef(k string, v []byte, dst **string) error {
+	if isNull(v) {
+		*dst = nil
+		return nil
+	}
+	var s string
+	if err := decodeString(k, v, &s); err != nil {
+		return err
+	}
+	*dst = &s
+	return nil
+}
+
+func decodeOptBool(k string, v []byte, dst **bool) error {
+	if isNull(v) {
+		*dst = nil
+		return nil
+	}
+	var b bool
+	if err := decodeBool(k, v, &b); err != nil {
+		return err
+	}
+	*dst = &b
+	return nil
+}
+
+// decodeTokens accepts any JSON number (pi's estimate is an integer, but a
+// float written by another tool must not make the line unreadable).
+func decodeTokens(v []byte, dst *int64) error {
+	if isNull(v) {
+		return nil
+	}
+	if err := decodeInt("tokensBefore", v, dst); err == nil {
+		return nil
+	}
+	var f float64
+	if _, err := fmt.Sscan(string(v), &f); err != nil || (v[0] != '-' && (v[0] < '0' || v[0] > '9')) {
+		return fmt.Errorf("field tokensBefore: not a number")
+	}
+	*dst = int64(f)
+	return nil
+}

@@ -1,0 +1,232 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// FileStore is a session kept in a JSONL file, open for appending. It holds
+// the file's write lock from open to Close.
+//
+// Each Append is one write(2) of complete lines to a file opened with
+// O_APPEND, followed by fsync unless Options.NoSync. A new session's header
+// is written in the same write as its first entry. After a failed write or
+// fsync the store refuses further appends (ErrBroken): what reached the
+// disk is unknown, and the caller must reopen the file to go on.
+type FileStore struct {
+	*index
+	path     string
+	lock     *fileLock
+	file     WriteFile
+	warnings []Warning
+	created  bool // the file exists on disk
+	newline  bool // the next write must start with "\n"
+	broken   error
+	closed   bool
+}
+
+// Create starts a new session at path for cwd. Nothing is written until the
+// first Append; the lock is held from now. It fails if path exists.
+func Create(path, cwd string, opts Options) (*FileStore, error) {
+	h := Header{Type: "session", Version: CurrentVersion, ID: opts.newUUID(), Timestamp: FormatTime(opts.now()), Cwd: cwd, ParentSession: opts.ParentSession}
+	return create(path, h, opts)
+}
+
+// NewSession starts a new session for cwd under the sessions root, at the
+// path pi would choose (see SessionPath).
+func NewSession(root, cwd string, opts Options) (*FileStore, error) {
+	now := opts.now()
+	h := Header{Type: "session", Version: CurrentVersion, ID: opts.newUUID(), Timestamp: FormatTime(now), Cwd: cwd, ParentSession: opts.ParentSession}
+	return create(SessionPath(root, cwd, now, h.ID), h, opts)
+}
+
+func create(path string, h Header, opts Options) (*FileStore, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create session %s: %w", path, err)
+	}
+	l, err := lock(path, opts.pid())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Lstat(path); err == nil {
+		_ = l.unlock()
+		return nil, fmt.Errorf("create session %s: %w", path, os.ErrExist)
+	}
+	return &FileStore{index: newIndex(h, nil, nil, opts), path: path, lock: l}, nil
+}
+
+// Open opens an existing session file for appending: it takes the lock,
+// reads the file and keeps it open. A missing or invalid header is an
+// error and the file is left untouched. Version 2 files are appended to as
+// they are; version 1 files need migrating first (ErrOldVersion).
+func Open(path string, opts Options) (*FileStore, error) {
+	l, err := lock(path, opts.pid())
+	if err != nil {
+		return nil, err
+	}
+	s, err := openLocked(path, l, opts)
+	if err != nil {
+		_ = l.unlock()
+		return nil, err
+	}
+	return s, nil
+}
+
+func openLocked(path string, l *fileLock, opts Options) (*FileStore, error) {
+	f, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if f.Version < 2 {
+		return nil, fmt.Errorf("open session %s: version %d: %w", path, f.Version, ErrOldVersion)
+	}
+	wf, err := opts.openFile(path, os.O_WRONLY|os.O_APPEND)
+	if err != nil {
+		return nil, fmt.Errorf("open session %s: %w", path, err)
+	}
+	s := &FileStore{index: newIndex(f.Header, f.Entries, f.reserved, opts), path: path, lock: l,
+		file: wf, warnings: f.Warnings, created: true, newline: f.NeedsNewline}
+	return s, nil
+}
+
+// OpenOrCreate opens path if it exists and creates it otherwise.
+func OpenOrCreate(path, cwd string, opts Options) (*FileStore, error) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return Create(path, cwd, opts)
+	}
+	return Open(path, opts)
+}
+
+func (o Options) pid() int {
+	if o.PID != 0 {
+		return o.PID
+	}
+	return os.Getpid()
+}
+
+func (o Options) openFile(name string, flag int) (WriteFile, error) {
+	if o.OpenFile != nil {
+		return o.OpenFile(name, flag, 0o600)
+	}
+	return os.OpenFile(name, flag, 0o600)
+}
+
+// Path returns the session file's path.
+func (s *FileStore) Path() string { return s.path }
+
+// Warnings returns what reading the file reported (torn or corrupt lines,
+// migration).
+func (s *FileStore) Warnings() []Warning { return append([]Warning(nil), s.warnings...) }
+
+// Append implements Store: one write of one line, then fsync.
+func (s *FileStore) Append(_ context.Context, e Entry) (Entry, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closed:
+		return Entry{}, fmt.Errorf("append to session %s: %w", s.path, ErrClosed)
+	case s.broken != nil:
+		return Entry{}, fmt.Errorf("append to session %s: %w: %w", s.path, ErrBroken, s.broken)
+	}
+	e, err := s.prepare(e.Clone())
+	if err != nil {
+		return Entry{}, fmt.Errorf("session %s: %w", s.path, err)
+	}
+	line, err := s.encode(e)
+	if err != nil {
+		return Entry{}, err
+	}
+	if err := s.write(line); err != nil {
+		s.broken = err
+		return Entry{}, fmt.Errorf("append entry %s to session %s: %w", e.ID, s.path, err)
+	}
+	s.commit(e)
+	return e, nil
+}
+
+// encode returns the bytes of one append: a newline after a torn tail,
+// the header before the first entry, then the entry line.
+func (s *FileStore) encode(e Entry) ([]byte, error) {
+	var buf []byte
+	if s.newline {
+		buf = append(buf, '\n')
+	}
+	if !s.created {
+		h, err := s.header.MarshalJSON()
+		if err != nil {
+			return nil, fmt.Errorf("session %s: header: %w", s.path, err)
+		}
+		buf = append(append(buf, h...), '\n')
+	}
+	b, err := e.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("session %s: %w", s.path, err)
+	}
+	return append(append(buf, b...), '\n'), nil
+}
+
+func (s *FileStore) write(line []byte) error {
+	if !s.created {
+		f, err := s.opts.openFile(s.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL)
+		if err != nil {
+			return err
+		}
+		s.file, s.created = f, true
+		if err := s.syncDir(); err != nil {
+			return err
+		}
+	}
+	n, err := s.file.Write(line)
+	if err == nil && n < len(line) {
+		err = fmt.Errorf("short write: %d of %d bytes", n, len(line))
+	}
+	if err != nil {
+		return err
+	}
+	s.newline = false
+	if s.opts.NoSync {
+		return nil
+	}
+	if err := s.file.Sync(); err != nil {
+		return fmt.Errorf("fsync: %w", err)
+	}
+	return nil
+}
+
+// syncDir makes the new file's directory entry durable.
+func (s *FileStore) syncDir() error {
+	if s.opts.NoSync {
+		return nil
+	}
+	d, err := os.Open(filepath.Dir(s.path))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("fsync directory: %w", err)
+	}
+	return nil
+}
+
+// Close closes the file and releases the lock. It is safe to call twice.
+func (s *FileStore) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	var err error
+	if s.file != nil {
+		if cerr := s.file.Close(); cerr != nil {
+			err = fmt.Errorf("close session %s: %w", s.path, cerr)
+		}
+	}
+	return errors.Join(err, s.lock.unlock())
+}
+
+var _ Store = (*FileStore)(nil)

@@ -1,0 +1,346 @@
+package session
+
+import (
+	"fmt"
+	"strconv"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// scanner reads one JSON value in a single pass, validating as strictly as
+// encoding/json does. It exists because encoding/json re-scans nested raw
+// values at every level, which made a 20 MB session take seconds to open.
+type scanner struct {
+	b []byte
+	i int
+}
+
+// maxDepth matches encoding/json's nesting limit.
+const maxDepth = 10000
+
+// syntaxError locates a JSON error within one line.
+type syntaxError struct {
+	off int
+	msg string
+}
+
+func (e *syntaxError) Error() string { return fmt.Sprintf("%s at byte %d", e.msg, e.off) }
+
+func (s *scanner) fail(msg string) error { return &syntaxError{off: s.i, msg: msg} }
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek skips whitespace and returns the next byte without consuming it (0 at the end).
+func (s *scanner) peek() byte {
+	s.ws()
+	if s.i >= len(s.b) {
+		return 0
+	}
+	return s.b[s.i]
+}
+
+// end checks that only whitespace follows the value.
+func (s *scanner) end() error {
+	if s.peek() != 0 || s.i < len(s.b) {
+		return s.fail("unexpected data after value")
+	}
+	return nil
+}
+
+// object iterates the members of an object; field must consume one value.
+// key is the raw content between the quotes; esc says it needs unquoting.
+func (s *scanner) object(field func(key []byte, esc bool) error) error {
+	if s.peek() != '{' {
+		return s.fail("expected object")
+	}
+	s.i++
+	if s.peek() == '}' {
+		s.i++
+		return nil
+	}
+	for {
+		if s.peek() != '"' {
+			return s.fail("expected string key")
+		}
+		key, esc, err := s.strSpan()
+		if err != nil {
+			return err
+		}
+		if s.peek() != ':' {
+			return s.fail("expected colon")
+		}
+		s.i++
+		s.ws()
+		if err := field(key, esc); err != nil {
+			return err
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return nil
+		default:
+			return s.fail("expected comma or end of object")
+		}
+	}
+}
+
+// array iterates the elements of an array; elem must consume one value.
+func (s *scanner) array(elem func() error) error {
+	if s.peek() != '[' {
+		return s.fail("expected array")
+	}
+	s.i++
+	if s.peek() == ']' {
+		s.i++
+		return nil
+	}
+	for {
+		s.ws()
+		if err := elem(); err != nil {
+			return err
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			return nil
+		default:
+			return s.fail("expected comma or end of array")
+		}
+	}
+}
+
+// raw consumes one value and returns its bytes (no surrounding space).
+func (s *scanner) raw() ([]byte, error) {
+	s.ws()
+	start := s.i
+	if err := s.skip(0); err != nil {
+		return nil, err
+	}
+	return s.b[start:s.i], nil
+}
+
+// skip consumes and validates one value.
+func (s *scanner) skip(depth int) error {
+	if depth > maxDepth {
+		return s.fail("exceeded max depth")
+	}
+	switch c := s.peek(); {
+	case c == '{':
+		return s.object(func([]byte, bool) error { return s.skip(depth + 1) })
+	case c == '[':
+		return s.array(func() error { return s.skip(depth + 1) })
+	case c == '"':
+		_, _, err := s.strSpan()
+		return err
+	case c == '-' || (c >= '0' && c <= '9'):
+		return s.number()
+	case c == 't':
+		return s.literal("true")
+	case c == 'f':
+		return s.literal("false")
+	case c == 'n':
+		return s.literal("null")
+	case c == 0:
+		return s.fail("unexpected end of JSON input")
+	}
+	return s.fail(fmt.Sprintf("invalid character %q looking for beginning of value", s.b[s.i]))
+}
+
+func (s *scanner) literal(lit string) error {
+	if len(s.b)-s.i < len(lit) || string(s.b[s.i:s.i+len(lit)]) != lit {
+		return s.fail("invalid literal")
+	}
+	s.i += len(lit)
+	return nil
+}
+
+func (s *scanner) digits() int {
+	n := 0
+	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+		s.i++
+		n++
+	}
+	return n
+}
+
+func (s *scanner) number() error {
+	if s.b[s.i] == '-' {
+		s.i++
+	}
+	if s.i < len(s.b) && s.b[s.i] == '0' {
+		s.i++
+	} else if s.digits() == 0 {
+		return s.fail("invalid number")
+	}
+	if s.i < len(s.b) && s.b[s.i] == '.' {
+		s.i++
+		if s.digits() == 0 {
+			return s.fail("invalid number")
+		}
+	}
+	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
+			s.i++
+		}
+		if s.digits() == 0 {
+			return s.fail("invalid number")
+		}
+	}
+	return nil
+}
+
+// plain marks bytes that need no attention inside a string.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\' && c < utf8.RuneSelf
+	}
+	return t
+}()
+
+// strSpan consumes a string token and returns the bytes between its quotes.
+// esc reports escapes or non-ASCII bytes, i.e. that unquote must do work.
+func (s *scanner) strSpan() (span []byte, esc bool, err error) {
+	s.i++
+	start := s.i
+	b := s.b
+	for {
+		for s.i < len(b) && plain[b[s.i]] {
+			s.i++
+		}
+		if s.i >= len(b) {
+			return nil, false, s.fail("unterminated string")
+		}
+		switch c := b[s.i]; {
+		case c == '"':
+			s.i++
+			return b[start : s.i-1], esc, nil
+		case c == '\\':
+			esc = true
+			if err := s.escape(); err != nil {
+				return nil, false, err
+			}
+		case c < 0x20:
+			return nil, false, s.fail("invalid control character in string")
+		default:
+			esc = true
+			s.i++
+		}
+	}
+}
+
+func (s *scanner) escape() error {
+	if s.i+1 >= len(s.b) {
+		return s.fail("unterminated string")
+	}
+	switch s.b[s.i+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		s.i += 2
+		return nil
+	case 'u':
+		if s.i+6 > len(s.b) {
+			return s.fail("invalid escape")
+		}
+		for _, h := range s.b[s.i+2 : s.i+6] {
+			if !isHex(h) {
+				return s.fail("invalid escape")
+			}
+		}
+		s.i += 6
+		return nil
+	}
+	return s.fail("invalid escape")
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+// str consumes a string token and returns its value.
+func (s *scanner) str() (string, error) {
+	span, esc, err := s.strSpan()
+	if err != nil {
+		return "", err
+	}
+	return unquote(span, esc), nil
+}
+
+// unquote decodes a validated string body exactly as encoding/json does:
+// invalid UTF-8 and lone surrogates become U+FFFD.
+func unquote(span []byte, esc bool) string {
+	if !esc || (utf8.Valid(span) && !hasBackslash(span)) {
+		return string(span)
+	}
+	out := make([]byte, 0, len(span)+2*utf8.UTFMax)
+	for r := 0; r < len(span); {
+		c := span[r]
+		switch {
+		case c == '\\':
+			r = unescapeAt(span, r, &out)
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			r++
+		default:
+			rr, size := utf8.DecodeRune(span[r:])
+			out = utf8.AppendRune(out, rr)
+			r += size
+		}
+	}
+	return string(out)
+}
+
+func hasBackslash(b []byte) bool {
+	for _, c := range b {
+		if c == '\\' {
+			return true
+		}
+	}
+	return false
+}
+
+var simpleEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// unescapeAt decodes the escape at span[r] into out and returns the next index.
+func unescapeAt(span []byte, r int, out *[]byte) int {
+	if c := simpleEscapes[span[r+1]]; c != 0 {
+		*out = append(*out, c)
+		return r + 2
+	}
+	rr := getu4(span[r:])
+	r += 6
+	if utf16.IsSurrogate(rr) {
+		if dec := utf16.DecodeRune(rr, getu4(span[r:])); dec != unicode.ReplacementChar {
+			*out = utf8.AppendRune(*out, dec)
+			return r + 6
+		}
+		rr = unicode.ReplacementChar
+	}
+	*out = utf8.AppendRune(*out, rr)
+	return r
+}
+
+// getu4 decodes \uXXXX at the start of b, or returns -1.
+func getu4(b []byte) rune {
+	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
+		return -1
+	}
+	v, err := strconv.ParseUint(string(b[2:6]), 16, 32)
+	if err != nil {
+		return -1
+	}
+	return rune(v)
+}

@@ -1,0 +1,149 @@
+package session
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// SessionDir returns the folder of cwd's sessions under root, named as pi
+// names it: "--" + cwd without its leading slash, with / \ : replaced by
+// "-", + "--".
+func SessionDir(root, cwd string) string {
+	safe := cwd
+	if strings.HasPrefix(safe, "/") || strings.HasPrefix(safe, `\`) {
+		safe = safe[1:]
+	}
+	safe = strings.NewReplacer("/", "-", `\`, "-", ":", "-").Replace(safe)
+	return filepath.Join(root, "--"+safe+"--")
+}
+
+// SessionPath returns where a session started at t with id lives:
+// <SessionDir>/<ISO time with : and . replaced by ->_<id>.jsonl.
+func SessionPath(root, cwd string, t time.Time, id string) string {
+	ts := strings.NewReplacer(":", "-", ".", "-").Replace(FormatTime(t))
+	return filepath.Join(SessionDir(root, cwd), ts+"_"+id+".jsonl")
+}
+
+// Info describes a session file found on disk.
+type Info struct {
+	Path    string
+	Header  Header
+	ModTime time.Time
+	Size    int64
+}
+
+// List returns cwd's sessions under root, most recently modified first.
+// Only headers are read, without locks; files whose header is invalid are
+// skipped. A missing folder is an empty list.
+func List(root, cwd string) ([]Info, error) {
+	dir := SessionDir(root, cwd)
+	des, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list sessions in %s: %w", dir, err)
+	}
+	var out []Info
+	for _, de := range des {
+		if de.IsDir() || !strings.HasSuffix(de.Name(), ".jsonl") {
+			continue
+		}
+		if info, err := statSession(filepath.Join(dir, de.Name())); err == nil {
+			out = append(out, info)
+		}
+	}
+	slices.SortFunc(out, func(a, b Info) int {
+		if c := b.ModTime.Compare(a.ModTime); c != 0 {
+			return c
+		}
+		return strings.Compare(b.Path, a.Path)
+	})
+	return out, nil
+}
+
+// Latest returns cwd's most recently modified session, or ErrNotFound.
+func Latest(root, cwd string) (Info, error) {
+	list, err := List(root, cwd)
+	if err != nil {
+		return Info{}, err
+	}
+	if len(list) == 0 {
+		return Info{}, fmt.Errorf("no session for %s under %s: %w", cwd, root, ErrNotFound)
+	}
+	return list[0], nil
+}
+
+// ReadHeader reads only line 1 of a session file.
+func ReadHeader(path string) (Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Header{}, fmt.Errorf("open session %s: %w", path, err)
+	}
+	defer f.Close()
+	line, err := bufio.NewReader(f).ReadBytes('\n')
+	if len(line) == 0 && err != nil {
+		return Header{}, fmt.Errorf("session %s: %w: the file is empty", path, ErrInvalidHeader)
+	}
+	h, err := decodeHeader(line)
+	if err != nil {
+		return Header{}, fmt.Errorf("session %s:1: %w: %v", path, ErrInvalidHeader, err)
+	}
+	return h, nil
+}
+
+func statSession(path string) (Info, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return Info{}, err
+	}
+	h, err := ReadHeader(path)
+	if err != nil {
+		return Info{}, err
+	}
+	return Info{Path: path, Header: h, ModTime: st.ModTime(), Size: st.Size()}, nil
+}
+
+// Resolve finds a session by path or by a prefix of its id. A ref naming
+// an existing file is that file; otherwise every session under root whose
+// id starts with ref matches. No match is ErrNotFound, several are
+// ErrAmbiguous with the candidates listed.
+func Resolve(root, ref string) (string, error) {
+	if ref == "" {
+		return "", fmt.Errorf("resolve session: empty id: %w", ErrNotFound)
+	}
+	if st, err := os.Stat(ref); err == nil && !st.IsDir() {
+		return ref, nil
+	}
+	matches, err := filepath.Glob(filepath.Join(root, "*", "*_"+escapeGlob(ref)+"*.jsonl"))
+	if err != nil {
+		return "", fmt.Errorf("resolve session %s: %w", ref, err)
+	}
+	var found []string
+	for _, m := range matches {
+		base := strings.TrimSuffix(filepath.Base(m), ".jsonl")
+		if i := strings.LastIndexByte(base, '_'); i >= 0 && strings.HasPrefix(base[i+1:], ref) {
+			found = append(found, m)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", fmt.Errorf("no session with id %s under %s: %w", ref, root, ErrNotFound)
+	case 1:
+		return found[0], nil
+	}
+	slices.Sort(found)
+	return "", fmt.Errorf("session id %s matches %d sessions (%s); give more characters: %w",
+		ref, len(found), strings.Join(found, ", "), ErrAmbiguous)
+}
+
+func escapeGlob(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`).Replace(s)
+}

@@ -1,0 +1,100 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// The write lock of a session file is an exclusive flock on a sidecar file,
+// <session>.lock, that holds the pid of its holder as decimal text. Readers
+// never touch it. The holder removes it on close; because another process
+// may have opened the old file in between, a process that gets the lock
+// checks that the path still names the file it locked, and retries if not.
+
+// LockPath returns the lock file of a session file.
+func LockPath(session string) string { return session + ".lock" }
+
+type fileLock struct {
+	f    *os.File
+	path string
+}
+
+const lockRetries = 10
+
+func lock(session string, pid int) (*fileLock, error) {
+	path := LockPath(session)
+	for range lockRetries {
+		l, retry, err := tryLock(session, path, pid)
+		if !retry {
+			return l, err
+		}
+	}
+	return nil, fmt.Errorf("lock session %s: lock file keeps changing", session)
+}
+
+func tryLock(session, path string, pid int) (l *fileLock, retry bool, err error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, false, fmt.Errorf("lock session %s: %w", session, err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		holder := readPID(f)
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, false, &LockedError{Path: session, PID: holder}
+		}
+		return nil, false, fmt.Errorf("lock session %s: %w", session, err)
+	}
+	if !sameFile(f, path) {
+		f.Close()
+		return nil, true, nil
+	}
+	if err := writePID(f, pid); err != nil {
+		f.Close()
+		return nil, false, fmt.Errorf("lock session %s: write pid: %w", session, err)
+	}
+	return &fileLock{f: f, path: path}, false, nil
+}
+
+func sameFile(f *os.File, path string) bool {
+	a, err1 := f.Stat()
+	b, err2 := os.Stat(path)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
+}
+
+func writePID(f *os.File, pid int) error {
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	_, err := f.WriteAt([]byte(strconv.Itoa(pid)+"\n"), 0)
+	return err
+}
+
+func readPID(f *os.File) int {
+	buf := make([]byte, 32)
+	n, _ := f.ReadAt(buf, 0)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(buf[:n])))
+	if err != nil {
+		return 0
+	}
+	return pid
+}
+
+// unlock removes the lock file while still holding the lock, then releases it.
+func (l *fileLock) unlock() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	rmErr := os.Remove(l.path)
+	err := l.f.Close()
+	l.f = nil
+	if rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
+		return fmt.Errorf("remove lock %s: %w", l.path, rmErr)
+	}
+	return err
+}

@@ -1,0 +1,171 @@
+package session
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Warning kinds.
+const (
+	WarnTornLine    = "torn_line"    // the last line is incomplete; ignored
+	WarnCorruptLine = "corrupt_line" // a line in the middle is not an entry; skipped
+	WarnGap         = "gap"          // a path reaches an entry that was lost
+	WarnDuplicateID = "duplicate_id" // two entries share an id; the first one counts
+	WarnCycle       = "cycle"        // a parent chain loops
+	WarnMigrated    = "migrated"     // an old format version was migrated in memory
+)
+
+// Warning is a problem that did not stop a read or a path walk. Warnings
+// are returned, never printed: the caller decides where they go.
+type Warning struct {
+	Kind    string
+	File    string
+	Line    int   // 1-based; 0 when not about a line
+	Offset  int64 // byte offset of the line; -1 when not about a line
+	EntryID string
+	Message string
+}
+
+func (w Warning) String() string {
+	switch {
+	case w.Line > 0:
+		return fmt.Sprintf("%s:%d: %s", w.File, w.Line, w.Message)
+	case w.File != "":
+		return fmt.Sprintf("%s: %s", w.File, w.Message)
+	}
+	return w.Message
+}
+
+// File is a session file as read: its header, its entries in file order
+// (migrated to the current version in memory) and what went wrong on the way.
+type File struct {
+	Path     string
+	Header   Header
+	Version  int // the version found on disk, before migration
+	Entries  []Entry
+	Warnings []Warning
+
+	// Size is the number of bytes read, torn tail included.
+	Size int64
+	// NeedsNewline is true when the file does not end with "\n": the next
+	// append must begin with one so it never fuses with the torn tail.
+	NeedsNewline bool
+
+	reserved []string // ids seen in an ignored torn line
+}
+
+// ReadFile reads a session file without taking its lock. A missing or
+// invalid header is an error wrapping ErrInvalidHeader; bad lines after it
+// are warnings. The file is never modified.
+func ReadFile(path string) (*File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open session %s: %w", path, err)
+	}
+	defer f.Close()
+	return Read(f, path)
+}
+
+// Read reads a session from r; name is used in warnings and errors.
+func Read(r io.Reader, name string) (*File, error) {
+	rd := lineReader{br: bufio.NewReaderSize(r, 256<<10)}
+	out := &File{Path: name}
+	if err := out.readHeader(&rd); err != nil {
+		return nil, err
+	}
+	for {
+		line, start, err := rd.next()
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("read session %s: %w", name, err)
+		}
+		if len(line) > 0 {
+			out.addLine(line, rd.n, start, errors.Is(err, io.EOF))
+		}
+		if err != nil {
+			break
+		}
+	}
+	out.Size = rd.off
+	out.migrate()
+	return out, nil
+}
+
+func (f *File) readHeader(rd *lineReader) error {
+	line, _, err := rd.next()
+	if err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("read session %s: %w", f.Path, err)
+	}
+	if len(bytes.TrimSpace(line)) == 0 {
+		return fmt.Errorf("session %s: %w: the file is empty", f.Path, ErrInvalidHeader)
+	}
+	h, herr := decodeHeader(line)
+	if herr != nil {
+		return fmt.Errorf("session %s:1: %w: %v", f.Path, ErrInvalidHeader, herr)
+	}
+	f.Header = h
+	f.Version = max(h.Version, 1)
+	f.NeedsNewline = line[len(line)-1] != '\n'
+	f.Size = rd.off
+	return nil
+}
+
+// addLine decodes one entry line; atEOF says it is the last bytes of the file.
+func (f *File) addLine(line []byte, lineNo int, off int64, atEOF bool) {
+	complete := line[len(line)-1] == '\n'
+	f.NeedsNewline = !complete
+	if len(bytes.TrimSpace(line)) == 0 {
+		return
+	}
+	e, err := decodeEntry(line)
+	if err == nil && e.ID == "" && f.Version >= 2 {
+		err = errors.New("entry has no id")
+	}
+	switch {
+	case atEOF && (!complete || err != nil):
+		msg := "torn last line (no newline at end of file), ignored"
+		if err != nil {
+			msg = fmt.Sprintf("torn last line, ignored: %v", err)
+		} else if e.ID != "" {
+			f.reserved = append(f.reserved, e.ID)
+		}
+		f.warn(WarnTornLine, lineNo, off, msg)
+	case err != nil:
+		f.warn(WarnCorruptLine, lineNo, off, fmt.Sprintf("corrupt line skipped: %v", err))
+	default:
+		f.Entries = append(f.Entries, e)
+	}
+}
+
+func (f *File) warn(kind string, line int, off int64, msg string) {
+	f.Warnings = append(f.Warnings, Warning{Kind: kind, File: f.Path, Line: line, Offset: off, Message: msg})
+}
+
+// lineReader returns whole lines of any length, with their newline.
+type lineReader struct {
+	br  *bufio.Reader
+	buf []byte
+	n   int   // number of the line last returned, from 1
+	off int64 // offset after the line last returned
+}
+
+// next returns the next line (valid until the following call) and its
+// offset; err is io.EOF with the final bytes of a file.
+func (r *lineReader) next() ([]byte, int64, error) {
+	start := r.off
+	line, err := r.br.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		r.buf = append(r.buf[:0], line...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			line, err = r.br.ReadSlice('\n')
+			r.buf = append(r.buf, line...)
+		}
+		line = r.buf
+	}
+	r.n++
+	r.off += int64(len(line))
+	return line, start, err
+}
