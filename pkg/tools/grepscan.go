@@ -47,7 +47,7 @@ func (s *searcher) file(ctx context.Context, abs, shown string) error {
 		if n%4096 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		line, _, more, err := readLine(r, grepMaxLineBytes)
+		line, _, more, err := readLine(r, grepMaxLineBytes, maxScanBytes)
 		if err != nil {
 			return nil
 		}

@@ -41,7 +41,12 @@ func scanWindow(ctx context.Context, r *bufio.Reader, start, limit int) (*window
 		if inSel && !w.stopped {
 			keep = DefaultMaxBytes + 1
 		}
-		line, size, more, err := readLine(r, keep)
+		line, size, more, err := readLine(r, keep, maxScanBytes-consumed)
+		if errors.Is(err, errScanBudget) {
+			w.capped = true
+			w.selOpenAtStop = inSel || limit < 0 || idx < start+limit
+			return w, nil
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -88,10 +93,17 @@ func (w *window) take(line []byte, size int) {
 	w.outBytes += add
 }
 
+// errScanBudget stops a line longer than the bytes left to scan.
+var errScanBudget = errors.New("scan budget exhausted")
+
 // readLine reads one line without its '\n', keeping at most keep bytes of
-// it; size is the whole line's length and more says a '\n' ended it.
-func readLine(r *bufio.Reader, keep int) (line []byte, size int, more bool, err error) {
+// it; size is the whole line's length and more says a '\n' ended it. A
+// line longer than budget ends in errScanBudget.
+func readLine(r *bufio.Reader, keep, budget int) (line []byte, size int, more bool, err error) {
 	for {
+		if size > budget {
+			return line, size, false, errScanBudget
+		}
 		chunk, err := r.ReadSlice('\n')
 		n := len(chunk)
 		if err == nil {

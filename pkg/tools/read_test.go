@@ -1,0 +1,163 @@
+package tools
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"gopi/pkg/ai"
+)
+
+func numbered(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	return b.String()
+}
+
+func TestRead(t *testing.T) {
+	env := testEnv(t)
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(env.Cwd, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("small.txt", "alpha\nbeta\ngamma")
+	write("big.txt", numbered(2500))
+	write("wide.txt", strings.Repeat(strings.Repeat("x", 99)+"\n", 1000)) // 100 KB
+	write("longline.txt", "short\n"+strings.Repeat("y", 60*1024)+"\nafter")
+	write("nul.bin", "abc\x00def")
+	write("latin1.txt", strings.Repeat("caf\xe9 ", 100))
+	write("crlf.txt", "a\r\nb\r\n")
+	write("bad-utf8-sparse.txt", "ok \xff line\nnext\n")
+	os.Mkdir(filepath.Join(env.Cwd, "dir"), 0o755)
+	tests := []struct {
+		name    string
+		args    map[string]any
+		wantErr bool
+		want    []string
+		exact   string
+	}{
+		{name: "whole file", args: map[string]any{"path": "small.txt"}, exact: "alpha\nbeta\ngamma"},
+		{name: "offset limit", args: map[string]any{"path": "small.txt", "offset": 2, "limit": 1}, exact: "beta\n\n[1 more lines in file. Use offset=3 to continue.]"},
+		{name: "offset to end", args: map[string]any{"path": "small.txt", "offset": 3}, exact: "gamma"},
+		{name: "offset past end", args: map[string]any{"path": "small.txt", "offset": 4}, wantErr: true, want: []string{"Offset 4 is beyond end of file (3 lines total)"}},
+		{name: "line limit notice", args: map[string]any{"path": "big.txt"}, want: []string{"line 2000\n\n[Showing lines 1-2000 of 2501. Use offset=2001 to continue.]"}},
+		{name: "continue", args: map[string]any{"path": "big.txt", "offset": 2001}, want: []string{"line 2001\n", "line 2500\n"}},
+		{name: "byte limit notice", args: map[string]any{"path": "wide.txt"}, want: []string{"[Showing lines 1-512 of 1001 (50.0KB limit). Use offset=513 to continue.]"}},
+		{name: "long first line", args: map[string]any{"path": "longline.txt", "offset": 2}, want: []string{"[Line 2 is 60.0KB, exceeds 50.0KB limit. Use bash: sed -n '2p' longline.txt | head -c 51200]"}},
+		{name: "long later line", args: map[string]any{"path": "longline.txt"}, want: []string{"short\n\n[Showing lines 1-1 of 3 (50.0KB limit). Use offset=2 to continue.]"}},
+		{name: "crlf kept", args: map[string]any{"path": "crlf.txt"}, exact: "a\r\nb\r\n"},
+		{name: "nul binary", args: map[string]any{"path": "nul.bin"}, wantErr: true, want: []string{"binary file", "NUL"}},
+		{name: "latin1 binary", args: map[string]any{"path": "latin1.txt"}, wantErr: true, want: []string{"binary file", "UTF-8"}},
+		{name: "few bad bytes replaced", args: map[string]any{"path": "bad-utf8-sparse.txt"}, exact: "ok \uFFFD line\nnext\n"},
+		{name: "missing", args: map[string]any{"path": "nope.txt"}, wantErr: true, want: []string{"File not found: nope.txt"}},
+		{name: "directory", args: map[string]any{"path": "dir"}, wantErr: true, want: []string{"is a directory"}},
+		{name: "absolute path", args: map[string]any{"path": filepath.Join(env.Cwd, "small.txt"), "limit": 1}, want: []string{"alpha\n\n[2 more lines"}},
+		{name: "at prefix", args: map[string]any{"path": "@small.txt"}, exact: "alpha\nbeta\ngamma"},
+		{name: "tilde is HOME", args: map[string]any{"path": "~/small.txt"}, exact: "alpha\nbeta\ngamma"},
+		{name: "missing path arg", args: map[string]any{}, wantErr: true, want: []string{"Invalid arguments for tool read", "path"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := runTool(t, env, NewRead(), tc.args)
+			if res.IsError != tc.wantErr {
+				t.Fatalf("IsError = %v: %s", res.IsError, clip(text(res)))
+			}
+			if tc.exact != "" && text(res) != tc.exact {
+				t.Errorf("got %q, want %q", clip(text(res)), tc.exact)
+			}
+			wantContains(t, text(res), tc.want...)
+		})
+	}
+}
+
+func TestReadImages(t *testing.T) {
+	env := testEnv(t)
+	tests := []struct{ name, data, mime string }{
+		{"a.png", "\x89PNG\r\n\x1a\n\x00\x00rest", "image/png"},
+		{"a.jpg", "\xff\xd8\xff\xe0\x00\x10JFIF", "image/jpeg"},
+		{"a.gif", "GIF89a\x01\x00", "image/gif"},
+		{"a.webp", "RIFF\x10\x00\x00\x00WEBPVP8 ", "image/webp"},
+		{"png-named.txt", "\x89PNG\r\n\x1a\nxyz", "image/png"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			os.WriteFile(filepath.Join(env.Cwd, tc.name), []byte(tc.data), 0o644)
+			res := runTool(t, env, NewRead(), map[string]any{"path": tc.name})
+			if res.IsError || len(res.Content) != 2 {
+				t.Fatalf("result %+v", res)
+			}
+			img := res.Content[1]
+			if res.Content[0].Text != "Read image file ["+tc.mime+"]" || img.Type != ai.TypeImage || img.MimeType != tc.mime {
+				t.Errorf("content %+v", res.Content)
+			}
+			if got, _ := base64.StdEncoding.DecodeString(img.Data); string(got) != tc.data {
+				t.Errorf("data round trip failed")
+			}
+		})
+	}
+}
+
+// TestReadBounded pins that read never loads a whole huge file or device.
+func TestReadBounded(t *testing.T) {
+	env := testEnv(t)
+	sparse := filepath.Join(env.Cwd, "sparse.txt")
+	if err := os.WriteFile(sparse, []byte(numbered(3000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(sparse, 200<<20); err != nil {
+		t.Fatal(err)
+	}
+	allZero := filepath.Join(env.Cwd, "zeros")
+	f, _ := os.Create(allZero)
+	f.Truncate(200 << 20)
+	f.Close()
+	tests := []struct {
+		name, path string
+		wantErr    bool
+		want       []string
+	}{
+		{"dev zero", "/dev/zero", true, []string{"binary"}},
+		{"sparse zeros", "zeros", true, []string{"binary"}},
+		{"sparse text head", "sparse.txt", false, []string{"line 2000\n\n[Showing lines 1-2000 of more than", "Use offset=2001 to continue.]"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			start := time.Now()
+			res := runTool(t, env, NewRead(), map[string]any{"path": tc.path})
+			runtime.ReadMemStats(&after)
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("took %v", d)
+			}
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 20<<20 {
+				t.Errorf("allocated %d MB", grew>>20)
+			}
+			if res.IsError != tc.wantErr {
+				t.Fatalf("IsError = %v: %s", res.IsError, clip(text(res)))
+			}
+			wantContains(t, text(res), tc.want...)
+		})
+	}
+}
+
+func TestReadCancelled(t *testing.T) {
+	env := testEnv(t)
+	os.WriteFile(filepath.Join(env.Cwd, "a.txt"), []byte("x"), 0o644)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res := runToolCtx(t, ctx, env, NewRead(), map[string]any{"path": "a.txt"}, nil)
+	if !res.IsError || text(res) != errAborted {
+		t.Fatalf("got %+v", res)
+	}
+}
