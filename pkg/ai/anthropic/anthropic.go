@@ -1,0 +1,141 @@
+// Package anthropic is the model adapter for Anthropic's Messages API
+// (POST {base}/v1/messages with "stream": true) on net/http.
+//
+// It streams text, thinking (signatures and redacted thinking kept for
+// replay) and tool calls through ai.Builder, so it emits the common event
+// grammar; marks the system prompt and the last user message for prompt
+// caching; maps thinking levels to budgets (or adaptive effort on models
+// that have it); and retries failed requests under a provider.Policy. A
+// stream that ends without message_stop is a truncation, never a success.
+// The API key is sent in x-api-key and never appears in an error.
+package anthropic
+
+import (
+	"bytes"
+	"context"
+	"iter"
+	"net/http"
+	"strings"
+	"time"
+
+	"gopi/pkg/ai"
+	"gopi/pkg/ai/provider"
+	"gopi/pkg/ai/sse"
+)
+
+// Wire constants.
+const (
+	API            = "anthropic-messages"
+	DefaultBaseURL = "https://api.anthropic.com"
+	Version        = "2023-06-01"
+)
+
+// DefaultBetas are sent in anthropic-beta when Config.Betas is nil.
+var DefaultBetas = []string{"fine-grained-tool-streaming-2025-05-14"}
+
+// interleavedBeta lets budget-thinking models think between tool calls;
+// adaptive models do so without it.
+const interleavedBeta = "interleaved-thinking-2025-05-14"
+
+// Config describes one Anthropic model endpoint.
+type Config struct {
+	Info       ai.Info
+	APIKey     string
+	BaseURL    string            // default DefaultBaseURL; "/v1/messages" is appended
+	HTTPClient *http.Client      // default http.DefaultClient
+	Headers    map[string]string // extra request headers
+	Retry      provider.Policy
+	// IdleTimeout ends a stream that sends no byte for this long (default 120s).
+	IdleTimeout time.Duration
+	Now         func() time.Time                                 // default time.Now
+	Sleep       func(ctx context.Context, d time.Duration) error // default provider.SleepContext
+	// Betas are the anthropic-beta features; nil means DefaultBetas.
+	Betas []string
+	// NoCache leaves out the cache_control markers.
+	NoCache bool
+}
+
+// Model streams responses of one Anthropic model. It is safe for
+// concurrent use.
+type Model struct {
+	cfg Config
+}
+
+// New returns a Model; unset Config fields take their defaults.
+func New(cfg Config) *Model {
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultBaseURL
+	}
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = http.DefaultClient
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = provider.DefaultIdleTimeout
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Info.API == "" {
+		cfg.Info.API = API
+	}
+	if cfg.Betas == nil {
+		cfg.Betas = DefaultBetas
+	}
+	return &Model{cfg: cfg}
+}
+
+// Info describes the model.
+func (m *Model) Info() ai.Info { return m.cfg.Info }
+
+// Stream sends req and streams the answer; see ai.Model.
+func (m *Model) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Event] {
+	r := provider.Runner{
+		Info: m.cfg.Info, Policy: m.cfg.Retry, Now: m.cfg.Now, Sleep: m.cfg.Sleep,
+		Secrets: []string{m.cfg.APIKey},
+	}
+	body, thinking, err := buildBody(m.cfg, req)
+	return r.Stream(ctx, func(ctx context.Context, b *ai.Builder) (ai.StopReason, error) {
+		if err != nil {
+			return "", &ai.ProviderError{Class: ai.ClassInternal, Message: err.Error(), Err: err}
+		}
+		return m.attempt(ctx, body, thinking, b)
+	})
+}
+
+func (m *Model) attempt(ctx context.Context, body []byte, thinking bool, b *ai.Builder) (ai.StopReason, error) {
+	hreq, err := http.NewRequest(http.MethodPost, m.cfg.BaseURL+"/v1/messages", bytes.NewReader(body))
+	if err != nil {
+		return "", &ai.ProviderError{Class: ai.ClassUsage, Message: "bad base URL " + m.cfg.BaseURL, Err: err}
+	}
+	m.setHeaders(hreq.Header, thinking)
+	conn, err := provider.Open(ctx, m.cfg.HTTPClient, hreq, m.cfg.IdleTimeout)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	if conn.Resp.StatusCode != http.StatusOK {
+		return "", statusError(conn, m.cfg.Now())
+	}
+	d := &decoder{b: b, info: m.cfg.Info, blocks: map[int]*openBlock{}}
+	return d.run(sse.NewReader(conn.Body), conn)
+}
+
+func (m *Model) setHeaders(h http.Header, thinking bool) {
+	h.Set("content-type", "application/json")
+	h.Set("accept", "text/event-stream")
+	h.Set("anthropic-version", Version)
+	betas := m.cfg.Betas
+	if thinking && !adaptive(m.cfg.Info.ID) {
+		betas = append(betas[:len(betas):len(betas)], interleavedBeta)
+	}
+	if len(betas) > 0 {
+		h.Set("anthropic-beta", strings.Join(betas, ","))
+	}
+	for k, v := range m.cfg.Headers {
+		h.Set(k, v)
+	}
+	if m.cfg.APIKey != "" {
+		h.Set("x-api-key", m.cfg.APIKey)
+	}
+}

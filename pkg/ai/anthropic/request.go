@@ -1,0 +1,198 @@
+package anthropic
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"gopi/pkg/ai"
+	"gopi/pkg/ai/provider"
+)
+
+// request is the body of POST /v1/messages.
+type request struct {
+	Model        string          `json:"model"`
+	MaxTokens    int             `json:"max_tokens"`
+	System       []*textBlock    `json:"system,omitempty"`
+	Messages     []message       `json:"messages"`
+	Tools        []tool          `json:"tools,omitempty"`
+	Thinking     *thinkingParam  `json:"thinking,omitempty"`
+	OutputConfig *outputConfig   `json:"output_config,omitempty"`
+	Temperature  *float64        `json:"temperature,omitempty"`
+	Stream       bool            `json:"stream"`
+}
+
+type message struct {
+	Role    string `json:"role"`
+	Content []any  `json:"content"`
+}
+
+type cacheControl struct {
+	Type string `json:"type"`
+}
+
+type textBlock struct {
+	Type         string        `json:"type"`
+	Text         string        `json:"text"`
+	CacheControl *cacheControl `json:"cache_control,omitempty"`
+}
+
+type imageSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
+}
+
+type imageBlock struct {
+	Type         string        `json:"type"`
+	Source       imageSource   `json:"source"`
+	CacheControl *cacheControl `json:"cache_control,omitempty"`
+}
+
+type thinkingBlock struct {
+	Type      string `json:"type"`
+	Thinking  string `json:"thinking"`
+	Signature string `json:"signature"`
+}
+
+type redactedBlock struct {
+	Type string `json:"type"`
+	Data string `json:"data"`
+}
+
+type toolUseBlock struct {
+	Type  string          `json:"type"`
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+}
+
+type toolResultBlock struct {
+	Type         string        `json:"type"`
+	ToolUseID    string        `json:"tool_use_id"`
+	Content      []any         `json:"content,omitempty"`
+	IsError      bool          `json:"is_error,omitempty"`
+	CacheControl *cacheControl `json:"cache_control,omitempty"`
+}
+
+type tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+type thinkingParam struct {
+	Type         string `json:"type"` // enabled | adaptive
+	BudgetTokens int    `json:"budget_tokens,omitempty"`
+}
+
+type outputConfig struct {
+	Effort string `json:"effort"`
+}
+
+// buildBody encodes the request; thinking reports whether thinking is on.
+func buildBody(cfg Config, req *ai.Request) (body []byte, thinking bool, err error) {
+	r := request{Model: cfg.Info.ID, Stream: true, MaxTokens: baseMaxTokens(cfg.Info, req.MaxTokens)}
+	var cc *cacheControl
+	if !cfg.NoCache {
+		cc = &cacheControl{Type: "ephemeral"}
+	}
+	if req.SystemPrompt != "" {
+		r.System = []*textBlock{{Type: "text", Text: req.SystemPrompt, CacheControl: cc}}
+	}
+	r.Messages = convertMessages(provider.Normalize(req.Messages, cfg.Info))
+	if cc != nil {
+		markLastUser(r.Messages, cc)
+	}
+	for _, t := range req.Tools {
+		r.Tools = append(r.Tools, tool{Name: t.Name, Description: t.Description, InputSchema: schema(t.Parameters)})
+	}
+	applyThinking(&r, cfg.Info, req)
+	if r.Thinking == nil {
+		r.Temperature = req.Temperature // the API rejects a temperature with thinking on
+	}
+	body, err = json.Marshal(r)
+	if err != nil {
+		return nil, false, fmt.Errorf("encode anthropic request: %w", err)
+	}
+	return body, r.Thinking != nil, nil
+}
+
+func schema(p json.RawMessage) json.RawMessage {
+	if len(p) == 0 || string(p) == "null" {
+		return json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	return p
+}
+
+// baseMaxTokens is the requested output limit, or the model's (at most 32000).
+func baseMaxTokens(info ai.Info, asked int) int {
+	if asked > 0 {
+		return asked
+	}
+	if info.MaxOutputTokens > 0 {
+		return min(info.MaxOutputTokens, 32000)
+	}
+	return 16384
+}
+
+// Thinking budgets per level (pi's defaults); xhigh gets high's budget.
+var budgets = map[ai.ThinkingLevel]int{
+	ai.ThinkingMinimal: 1024,
+	ai.ThinkingLow:     2048,
+	ai.ThinkingMedium:  8192,
+	ai.ThinkingHigh:    16384,
+	ai.ThinkingXHigh:   16384,
+}
+
+// minBudget is the smallest budget the API accepts.
+const minBudget = 1024
+
+func applyThinking(r *request, info ai.Info, req *ai.Request) {
+	budget, ok := budgets[req.Thinking]
+	if !ok || !info.Reasoning {
+		return
+	}
+	if adaptive(info.ID) {
+		r.Thinking = &thinkingParam{Type: "adaptive"}
+		r.OutputConfig = &outputConfig{Effort: effort(req.Thinking, info.ID)}
+		return
+	}
+	maxTokens := r.MaxTokens + budget
+	if info.MaxOutputTokens > 0 {
+		maxTokens = min(maxTokens, info.MaxOutputTokens)
+	}
+	if maxTokens <= budget {
+		budget = maxTokens - minBudget
+	}
+	if budget < minBudget {
+		return
+	}
+	r.MaxTokens = maxTokens
+	r.Thinking = &thinkingParam{Type: "enabled", BudgetTokens: budget}
+}
+
+// adaptive reports whether the model decides its own thinking budget
+// (Opus 4.6, Sonnet 4.6), taking an effort instead of budget_tokens.
+func adaptive(id string) bool {
+	for _, s := range []string{"opus-4-6", "opus-4.6", "sonnet-4-6", "sonnet-4.6"} {
+		if strings.Contains(id, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func effort(level ai.ThinkingLevel, id string) string {
+	switch level {
+	case ai.ThinkingMinimal, ai.ThinkingLow:
+		return "low"
+	case ai.ThinkingMedium:
+		return "medium"
+	case ai.ThinkingXHigh:
+		if strings.Contains(id, "opus-4-6") || strings.Contains(id, "opus-4.6") {
+			return "max"
+		}
+	}
+	return "high"
+}

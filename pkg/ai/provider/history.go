@@ -1,0 +1,105 @@
+package provider
+
+import (
+	"strings"
+
+	"gopi/pkg/ai"
+)
+
+// NoResultText is the content of a tool result synthesised for a tool call
+// that has none in the history.
+const NoResultText = "No result provided"
+
+// Normalize prepares a conversation for a request to the model described
+// by info, without modifying msgs:
+//   - assistant messages that ended in error or were aborted are dropped
+//     (their partial output is not an answer and some APIs reject it);
+//   - thinking from another model becomes plain text, and its redacted
+//     thinking is dropped (signatures only verify for the model that made
+//     them); thinking of the same model is kept as it is;
+//   - a tool call without a result gets an error result, and a result
+//     without a call is dropped, because both APIs reject unpaired ones.
+func Normalize(msgs []ai.Message, info ai.Info) []ai.Message {
+	out := make([]ai.Message, 0, len(msgs))
+	var pending []ai.Content // tool calls of the last assistant message
+	answered := map[string]bool{}
+	flush := func() {
+		for _, c := range pending {
+			if !answered[c.ID] {
+				out = append(out, synthResult(c))
+			}
+		}
+		pending, answered = nil, map[string]bool{}
+	}
+	for _, m := range msgs {
+		switch m.Role {
+		case ai.RoleAssistant:
+			flush()
+			if m.StopReason == ai.StopError || m.StopReason == ai.StopAborted {
+				continue
+			}
+			m = convertForeign(m, info)
+			pending = m.ToolCalls()
+			out = append(out, m)
+		case ai.RoleToolResult:
+			if !isPending(pending, m.ToolCallID) || answered[m.ToolCallID] {
+				continue
+			}
+			answered[m.ToolCallID] = true
+			out = append(out, m.Clone())
+		case ai.RoleUser:
+			flush()
+			out = append(out, m.Clone())
+		default:
+			// Other roles (pi's bashExecution, custom) are projected into
+			// user or assistant messages by the layers above; an adapter
+			// cannot send them.
+		}
+	}
+	flush()
+	return out
+}
+
+func isPending(calls []ai.Content, id string) bool {
+	for _, c := range calls {
+		if c.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func synthResult(call ai.Content) ai.Message {
+	return ai.Message{
+		Role: ai.RoleToolResult, ToolCallID: call.ID, ToolName: call.Name,
+		Content: []ai.Content{ai.TextContent(NoResultText)}, IsError: true,
+	}
+}
+
+// SameModel reports whether m was produced by the model info describes.
+func SameModel(m ai.Message, info ai.Info) bool {
+	return m.Provider == info.Provider && m.API == info.API && m.Model == info.ID
+}
+
+func convertForeign(m ai.Message, info ai.Info) ai.Message {
+	m = m.Clone()
+	if SameModel(m, info) {
+		return m
+	}
+	content := make([]ai.Content, 0, len(m.Content))
+	for _, c := range m.Content {
+		switch c.Type {
+		case ai.TypeThinking:
+			if c.Redacted || strings.TrimSpace(c.Thinking) == "" {
+				continue
+			}
+			content = append(content, ai.TextContent(c.Thinking))
+		case ai.TypeText:
+			content = append(content, ai.TextContent(c.Text))
+		default:
+			content = append(content, c)
+		}
+	}
+	m.Content = content
+	return m
+}

@@ -1,0 +1,104 @@
+// Package provider holds what the HTTP model adapters (anthropic, openai)
+// share: the retry policy and the attempt loop that turns failed attempts
+// into retry events, the per-attempt connection with its stream idle
+// timeout, the classification of provider errors into ai.Class values,
+// credential scrubbing, and the normalisation of a conversation's history
+// before it is sent.
+//
+// Guarantees: only the model request is ever repeated; a failed attempt is
+// followed by retry_start and its partial output is never part of the
+// final message; every stream ends with exactly one done or error event;
+// no configured secret appears in an error, event or message.
+package provider
+
+import (
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Retry policy defaults.
+const (
+	DefaultMaxAttempts   = 3
+	DefaultBaseDelay     = 2 * time.Second
+	DefaultMaxDelay      = 30 * time.Second
+	DefaultMaxRetryAfter = 60 * time.Second
+	DefaultIdleTimeout   = 120 * time.Second
+)
+
+// Policy says how often and how patiently a failed model request is retried.
+// The zero value means the defaults.
+type Policy struct {
+	// MaxAttempts counts the first attempt too; 1 disables retries.
+	MaxAttempts int
+	// BaseDelay is the wait after the first failure; it doubles per attempt.
+	BaseDelay time.Duration
+	// MaxDelay caps the exponential backoff.
+	MaxDelay time.Duration
+	// MaxRetryAfter is the longest server-requested wait (retry-after)
+	// honoured; a server asking for more fails the request at once.
+	MaxRetryAfter time.Duration
+	// Rand returns a number in [0, 1) for jitter; nil uses math/rand/v2.
+	Rand func() float64
+}
+
+// WithDefaults fills unset fields.
+func (p Policy) WithDefaults() Policy {
+	if p.MaxAttempts <= 0 {
+		p.MaxAttempts = DefaultMaxAttempts
+	}
+	if p.BaseDelay <= 0 {
+		p.BaseDelay = DefaultBaseDelay
+	}
+	if p.MaxDelay <= 0 {
+		p.MaxDelay = DefaultMaxDelay
+	}
+	if p.MaxRetryAfter <= 0 {
+		p.MaxRetryAfter = DefaultMaxRetryAfter
+	}
+	if p.Rand == nil {
+		p.Rand = rand.Float64
+	}
+	return p
+}
+
+// Backoff returns the wait after failed attempt n (from 1): BaseDelay
+// doubled per attempt, capped at MaxDelay, with "equal jitter" (half fixed,
+// half random) so that clients failing together do not retry together.
+func (p Policy) Backoff(n int) time.Duration {
+	p = p.WithDefaults()
+	d := p.BaseDelay
+	for i := 1; i < n && d < p.MaxDelay; i++ {
+		d *= 2
+	}
+	d = min(d, p.MaxDelay)
+	half := d / 2
+	return half + time.Duration(p.Rand()*float64(d-half))
+}
+
+// RetryAfter reads the server's wait hint: retry-after-ms (milliseconds),
+// then retry-after (seconds or an HTTP date, relative to now). It returns 0
+// when there is none.
+func RetryAfter(h http.Header, now time.Time) time.Duration {
+	if v := strings.TrimSpace(h.Get("retry-after-ms")); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	v := strings.TrimSpace(h.Get("retry-after"))
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if s <= 0 {
+			return 0
+		}
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}

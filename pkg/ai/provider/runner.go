@@ -1,0 +1,166 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"time"
+
+	"gopi/pkg/ai"
+)
+
+// Attempt sends the request once and streams the response into b. It
+// returns the stop reason when the response ended with its terminal event,
+// or an error (ideally an *ai.ProviderError) without ending b: the Runner
+// decides whether to retry or to fail. When a Builder method returns false
+// the consumer has stopped; the attempt should return promptly, with any
+// error.
+type Attempt func(ctx context.Context, b *ai.Builder) (ai.StopReason, error)
+
+// Runner runs attempts under a retry policy and emits one stream.
+type Runner struct {
+	Info    ai.Info
+	Policy  Policy
+	Now     func() time.Time                                 // nil: time.Now
+	Sleep   func(ctx context.Context, d time.Duration) error // nil: a timer honouring ctx
+	Secrets []string                                         // scrubbed from every error text
+}
+
+// Stream returns the event sequence of one model request: start, content
+// events and done, with retry_start before every further attempt and
+// retry_end before the terminal event when a retry happened.
+func (r Runner) Stream(ctx context.Context, attempt Attempt) iter.Seq[ai.Event] {
+	return func(yield func(ai.Event) bool) {
+		stopped := false
+		y := func(e ai.Event) bool {
+			if stopped {
+				return false
+			}
+			stopped = !yield(e)
+			return !stopped
+		}
+		r.run(ctx, attempt, y, &stopped)
+	}
+}
+
+func (r Runner) run(ctx context.Context, attempt Attempt, y func(ai.Event) bool, stopped *bool) {
+	p := r.Policy.WithDefaults()
+	for n := 1; ; n++ {
+		b := ai.NewBuilder(r.Info, r.now().UnixMilli(), y)
+		if !b.Start() {
+			return
+		}
+		reason, err := attempt(ctx, b)
+		if *stopped {
+			return
+		}
+		if err == nil {
+			if n > 1 && !y(retryEnd(n, p, true, "")) {
+				return
+			}
+			b.Done(reason)
+			return
+		}
+		err = r.settle(ctx, err)
+		delay, retry := r.next(p, n, err)
+		if !retry {
+			if n > 1 && !y(retryEnd(n, p, false, err.Error())) {
+				return
+			}
+			b.Fail(ctx, err)
+			return
+		}
+		info := &ai.RetryInfo{Attempt: n, MaxAttempts: p.MaxAttempts, Delay: delay, ErrorMessage: err.Error()}
+		if !y(ai.Event{Type: ai.EventRetryStart, Retry: info}) {
+			return
+		}
+		if serr := r.sleep(ctx, delay); serr != nil {
+			cerr := r.settle(ctx, serr)
+			if !y(retryEnd(n, p, false, cerr.Error())) {
+				return
+			}
+			fb := ai.NewBuilder(r.Info, r.now().UnixMilli(), y)
+			if fb.Start() {
+				fb.Fail(ctx, cerr)
+			}
+			return
+		}
+	}
+}
+
+func retryEnd(n int, p Policy, ok bool, msg string) ai.Event {
+	return ai.Event{Type: ai.EventRetryEnd, Retry: &ai.RetryInfo{
+		Attempt: n, MaxAttempts: p.MaxAttempts, Success: ok, ErrorMessage: msg,
+	}}
+}
+
+// next decides whether failed attempt n is retried and after how long.
+// A server-requested wait beyond MaxRetryAfter fails at once, and err's
+// message then names the delay.
+func (r Runner) next(p Policy, n int, err error) (time.Duration, bool) {
+	var pe *ai.ProviderError
+	if !errors.As(err, &pe) || !pe.Retryable || n >= p.MaxAttempts {
+		return 0, false
+	}
+	if pe.RetryAfter > p.MaxRetryAfter {
+		pe.Message += fmt.Sprintf(" (the server asked to retry after %s, more than the %s gopi waits)",
+			pe.RetryAfter.Round(time.Second), p.MaxRetryAfter)
+		return 0, false
+	}
+	if pe.RetryAfter > 0 {
+		return pe.RetryAfter, true
+	}
+	return p.Backoff(n), true
+}
+
+// settle makes err a scrubbed *ai.ProviderError: the caller's
+// cancellation becomes aborted (or timeout for an expired deadline) and is
+// never retried, whatever the attempt reported.
+func (r Runner) settle(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return &ai.ProviderError{Class: ai.ClassOf(cerr), Message: "request " + reasonOf(cerr), Err: cerr}
+	}
+	var pe *ai.ProviderError
+	if !errors.As(err, &pe) {
+		pe = &ai.ProviderError{Class: ai.ClassInternal, Message: err.Error(), Err: err}
+	} else {
+		cp := *pe
+		pe = &cp
+	}
+	pe.Message = Scrub(pe.Message, r.Secrets...)
+	return pe
+}
+
+func reasonOf(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "deadline exceeded"
+	}
+	return "cancelled"
+}
+
+func (r Runner) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r Runner) sleep(ctx context.Context, d time.Duration) error {
+	if r.Sleep != nil {
+		return r.Sleep(ctx, d)
+	}
+	return SleepContext(ctx, d)
+}
+
+// SleepContext waits for d or until ctx ends.
+func SleepContext(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
