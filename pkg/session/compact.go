@@ -1,0 +1,240 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"gopi/pkg/ai"
+)
+
+// Compaction defaults, as pi's.
+const (
+	DefaultReserveTokens    = 16384
+	DefaultKeepRecentTokens = 20000
+)
+
+// CompactOptions tune Compact. The zero value gives pi's defaults.
+type CompactOptions struct {
+	KeepRecentTokens   int    // recent tokens kept verbatim; default 20,000
+	ReserveTokens      int    // the summary may use 80% of this; default 16,384
+	CustomInstructions string // appended to the prompt as "Additional focus: …"
+	Reasoning          bool   // ask a reasoning model to think hard (pi: "high")
+	// Estimate counts a message's tokens; default EstimateTokens.
+	Estimate func(ai.Message) int
+	Now      func() time.Time // timestamp of the summary request; default time.Now
+}
+
+func (o CompactOptions) withDefaults() CompactOptions {
+	if o.KeepRecentTokens <= 0 {
+		o.KeepRecentTokens = DefaultKeepRecentTokens
+	}
+	if o.ReserveTokens <= 0 {
+		o.ReserveTokens = DefaultReserveTokens
+	}
+	if o.Estimate == nil {
+		o.Estimate = EstimateTokens
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// plan is pi's CompactionPreparation.
+type plan struct {
+	firstKept       string
+	toSummarize     []ai.Message
+	turnPrefix      []ai.Message
+	splitTurn       bool
+	tokensBefore    int
+	previousSummary string
+	files           fileOps
+}
+
+// Compact summarizes the part of path before a cut point that keeps about
+// KeepRecentTokens of recent messages (never cutting at a tool result), and
+// returns a compaction entry under the path's leaf for the caller to
+// append. A previous compaction's summary is updated rather than lost, and
+// its file lists carried over. It fails with ErrNothingToCompact when there
+// is nothing before the cut point.
+func Compact(ctx context.Context, model ai.Model, path []Entry, opts CompactOptions) (Entry, error) {
+	opts = opts.withDefaults()
+	p, err := prepare(path, opts)
+	if err != nil {
+		return Entry{}, err
+	}
+	summary, err := summarize(ctx, model, p, opts)
+	if err != nil {
+		return Entry{}, err
+	}
+	readFiles, modifiedFiles := p.files.lists()
+	summary += formatFileOperations(readFiles, modifiedFiles)
+	details, err := json.Marshal(CompactionDetails{ReadFiles: readFiles, ModifiedFiles: modifiedFiles})
+	if err != nil {
+		return Entry{}, fmt.Errorf("compaction details: %w", err)
+	}
+	return Entry{
+		Type: TypeCompaction, ParentID: Ref(path[len(path)-1].ID),
+		Summary: summary, FirstKeptEntryID: p.firstKept, TokensBefore: int64(p.tokensBefore),
+		Details: unescapeHTML(details),
+	}, nil
+}
+
+func prepare(path []Entry, opts CompactOptions) (*plan, error) {
+	if len(path) == 0 || path[len(path)-1].Type == TypeCompaction {
+		return nil, fmt.Errorf("compact: the path ends with a compaction: %w", ErrNothingToCompact)
+	}
+	prev := -1
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].Type == TypeCompaction {
+			prev = i
+			break
+		}
+	}
+	start := prev + 1
+	cut := findCutPoint(path, start, opts)
+	p := &plan{firstKept: path[cut.firstKept].ID, splitTurn: cut.splitTurn,
+		files: fileOps{read: map[string]bool{}, modified: map[string]bool{}}}
+	p.tokensBefore = estimateContext(path[max(prev, 0):], opts.Estimate)
+	historyEnd := cut.firstKept
+	if cut.splitTurn {
+		historyEnd = cut.turnStart
+		p.turnPrefix = pathMessages(path[cut.turnStart:cut.firstKept])
+	}
+	p.toSummarize = pathMessages(path[start:historyEnd])
+	if prev >= 0 {
+		p.previousSummary = path[prev].Summary
+		p.files.carry(path[prev])
+	}
+	for _, m := range append(p.toSummarize, p.turnPrefix...) {
+		p.files.add(m)
+	}
+	if len(p.toSummarize) == 0 && len(p.turnPrefix) == 0 {
+		return nil, fmt.Errorf("compact: everything after the last compaction fits in %d recent tokens: %w",
+			opts.KeepRecentTokens, ErrNothingToCompact)
+	}
+	return p, nil
+}
+
+// carry takes over the file lists of a previous pi-made compaction.
+func (f *fileOps) carry(prev Entry) {
+	if prev.FromHook != nil && *prev.FromHook {
+		return
+	}
+	d, ok := prev.CompactionInfo()
+	if !ok {
+		return
+	}
+	for _, p := range d.ReadFiles {
+		f.read[p] = true
+	}
+	for _, p := range d.ModifiedFiles {
+		f.modified[p] = true
+	}
+}
+
+// pathMessages converts entries to the messages the model would see.
+func pathMessages(es []Entry) []ai.Message {
+	var out []ai.Message
+	for _, e := range es {
+		if m, ok := entryMessage(e); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// estimateContext is pi's estimateContextTokens: the last valid assistant
+// usage plus estimates of the messages after it.
+func estimateContext(es []Entry, est func(ai.Message) int) int {
+	ms := pathMessages(es)
+	total := 0
+	for i := len(ms) - 1; i >= 0; i-- {
+		m := ms[i]
+		if m.Role == ai.RoleAssistant && m.StopReason != ai.StopAborted && m.StopReason != ai.StopError {
+			u := m.Usage
+			used := u.TotalTokens
+			if used == 0 {
+				used = u.Input + u.Output + u.CacheRead + u.CacheWrite
+			}
+			if used > 0 {
+				return int(used) + total
+			}
+		}
+		total += est(m)
+	}
+	return total
+}
+
+// summarize asks the model for the history summary and, for a split turn,
+// the turn prefix summary (concurrently, as pi does), and merges them.
+func summarize(ctx context.Context, model ai.Model, p *plan, opts CompactOptions) (string, error) {
+	if !p.splitTurn || len(p.turnPrefix) == 0 {
+		return historySummary(ctx, model, p, opts)
+	}
+	var history, prefix string
+	var herr, perr error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		history = "No prior history."
+		if len(p.toSummarize) > 0 {
+			history, herr = historySummary(ctx, model, p, opts)
+		}
+	})
+	wg.Go(func() {
+		text := "<conversation>\n" + serializeConversation(p.turnPrefix) + "\n</conversation>\n\n" + turnPrefixPrompt
+		prefix, perr = ask(ctx, model, text, opts.ReserveTokens/2, false, opts)
+	})
+	wg.Wait()
+	if err := errors.Join(herr, perr); err != nil {
+		return "", err
+	}
+	return history + "\n\n---\n\n**Turn Context (split turn):**\n\n" + prefix, nil
+}
+
+func historySummary(ctx context.Context, model ai.Model, p *plan, opts CompactOptions) (string, error) {
+	prompt := summarizationPrompt
+	if p.previousSummary != "" {
+		prompt = updateSummarizationPrompt
+	}
+	if opts.CustomInstructions != "" {
+		prompt += "\n\nAdditional focus: " + opts.CustomInstructions
+	}
+	text := "<conversation>\n" + serializeConversation(p.toSummarize) + "\n</conversation>\n\n"
+	if p.previousSummary != "" {
+		text += "<previous-summary>\n" + p.previousSummary + "\n</previous-summary>\n\n"
+	}
+	return ask(ctx, model, text+prompt, opts.ReserveTokens*8/10, opts.Reasoning, opts)
+}
+
+// ask sends one summary request and returns the answer's text blocks
+// joined by newlines.
+func ask(ctx context.Context, model ai.Model, text string, maxTokens int, reasoning bool, opts CompactOptions) (string, error) {
+	req := &ai.Request{
+		SystemPrompt: SummarizationSystemPrompt,
+		Messages:     []ai.Message{ai.UserText(text, opts.Now().UnixMilli())},
+		MaxTokens:    maxTokens,
+	}
+	if reasoning {
+		req.Thinking = ai.ThinkingHigh
+	}
+	msg, err := ai.Collect(model.Stream(ctx, req))
+	if err == nil && (msg.StopReason == ai.StopError || msg.StopReason == ai.StopAborted) {
+		err = errors.New(msg.ErrorMessage)
+	}
+	if err != nil {
+		return "", fmt.Errorf("summarization failed: %w", err)
+	}
+	var parts []string
+	for _, c := range msg.Content {
+		if c.Type == ai.TypeText {
+			parts = append(parts, c.Text)
+		}
+	}
+	return strings.Join(parts, "\n"), nil
+}

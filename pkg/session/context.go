@@ -1,0 +1,226 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"gopi/pkg/ai"
+)
+
+// pi's wrappers around summaries (packages/coding-agent/src/core/messages.ts).
+const (
+	CompactionSummaryPrefix = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+	CompactionSummarySuffix = "\n</summary>"
+	BranchSummaryPrefix     = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+	BranchSummarySuffix     = "</summary>"
+)
+
+// Budget bounds the context sent to a model. A zero ContextWindow means no
+// limit.
+type Budget struct {
+	ContextWindow int // the model's whole context, in tokens
+	ReserveOutput int // tokens kept free for the answer
+	SafetyMargin  int // tokens kept free for estimation error
+	// Estimate counts a message's tokens; default EstimateTokens (chars/4).
+	Estimate func(ai.Message) int
+}
+
+// Limit is the number of tokens the messages may use; 0 means no limit.
+func (b Budget) Limit() int {
+	if b.ContextWindow <= 0 {
+		return 0
+	}
+	return max(b.ContextWindow-b.ReserveOutput-b.SafetyMargin, 1)
+}
+
+// Context is what BuildContext gives the model, and what it left out.
+type Context struct {
+	Messages []ai.Message
+	// Sources[i] is the id of the entry Messages[i] came from.
+	Sources []string
+	Tokens  int // estimated tokens of Messages
+	// Dropped describes the oldest turns left out to fit the budget.
+	Dropped Dropped
+	// Over is true when even the newest turn alone exceeds the budget
+	// (it is kept; the caller should compact or fail).
+	Over bool
+}
+
+// Dropped reports turns BuildContext left out.
+type Dropped struct {
+	Turns    int
+	Messages int
+	Tokens   int
+	EntryIDs []string // the entries whose messages were dropped, oldest first
+}
+
+// BuildContext returns the messages for the model from a path (root first,
+// as PathTo returns it), following pi's buildSessionContext: with a
+// compaction on the path, the last one's summary comes first as a user
+// message, then the entries from its firstKeptEntryId up to it, then all
+// after it. Messages, custom messages and non-empty branch summaries reach
+// the model; labels, custom entries, session info and settings changes do
+// not. When the messages exceed the budget, the oldest whole turns are
+// dropped (a leading compaction summary is kept); a tool call is never
+// separated from its result.
+func BuildContext(path []Entry, b Budget) Context {
+	var ctx Context
+	entries, compacted := contextEntries(path)
+	for _, e := range entries {
+		if m, ok := entryMessage(e); ok {
+			ctx.Messages = append(ctx.Messages, m)
+			ctx.Sources = append(ctx.Sources, e.ID)
+		}
+	}
+	pinned := 0
+	if compacted {
+		pinned = 1
+	}
+	ctx.fit(b, pinned)
+	for i := range ctx.Messages {
+		ctx.Messages[i] = ctx.Messages[i].Clone()
+	}
+	return ctx
+}
+
+// contextEntries selects the entries of a path whose messages pi sends.
+func contextEntries(path []Entry) ([]Entry, bool) {
+	ci := -1
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].Type == TypeCompaction {
+			ci = i
+			break
+		}
+	}
+	if ci < 0 {
+		return path, false
+	}
+	comp := path[ci]
+	out := []Entry{comp}
+	kept := false
+	for _, e := range path[:ci] {
+		kept = kept || e.ID == comp.FirstKeptEntryID
+		if kept {
+			out = append(out, e)
+		}
+	}
+	return append(out, path[ci+1:]...), true
+}
+
+// entryMessage converts an entry to the message the model sees, as pi's
+// buildSessionContext and convertToLlm do together.
+func entryMessage(e Entry) (ai.Message, bool) {
+	ts := parseMillis(e.Timestamp)
+	switch e.Type {
+	case TypeMessage:
+		if e.Message == nil {
+			return ai.Message{}, false
+		}
+		return llmMessage(*e.Message)
+	case TypeCustomMessage:
+		return ai.Message{Role: ai.RoleUser, Content: e.Content, Timestamp: ts}, true
+	case TypeBranchSummary:
+		if e.Summary == "" {
+			return ai.Message{}, false
+		}
+		return ai.UserText(BranchSummaryPrefix+e.Summary+BranchSummarySuffix, ts), true
+	case TypeCompaction:
+		return ai.UserText(CompactionSummaryPrefix+e.Summary+CompactionSummarySuffix, ts), true
+	}
+	return ai.Message{}, false
+}
+
+// llmMessage is pi's convertToLlm for one stored message.
+func llmMessage(m ai.Message) (ai.Message, bool) {
+	switch m.Role {
+	case ai.RoleUser, ai.RoleAssistant, ai.RoleToolResult:
+		return m, true
+	case "custom":
+		return ai.Message{Role: ai.RoleUser, Content: m.Content, Timestamp: m.Timestamp}, true
+	case "bashExecution":
+		if extraBool(m.Extra, "excludeFromContext") {
+			return ai.Message{}, false
+		}
+		return ai.UserText(bashExecutionText(m.Extra), m.Timestamp), true
+	case "branchSummary":
+		return ai.UserText(BranchSummaryPrefix+extraString(m.Extra, "summary")+BranchSummarySuffix, m.Timestamp), true
+	case "compactionSummary":
+		return ai.UserText(CompactionSummaryPrefix+extraString(m.Extra, "summary")+CompactionSummarySuffix, m.Timestamp), true
+	}
+	return ai.Message{}, false
+}
+
+// bashExecutionText is pi's bashExecutionToText.
+func bashExecutionText(x map[string]json.RawMessage) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Ran `%s`\n", extraString(x, "command"))
+	if out := extraString(x, "output"); out != "" {
+		fmt.Fprintf(&sb, "```\n%s\n```", out)
+	} else {
+		sb.WriteString("(no output)")
+	}
+	var code *float64
+	_ = json.Unmarshal(x["exitCode"], &code)
+	if extraBool(x, "cancelled") {
+		sb.WriteString("\n\n(command cancelled)")
+	} else if code != nil && *code != 0 {
+		fmt.Fprintf(&sb, "\n\nCommand exited with code %s", formatJSNumber(*code))
+	}
+	if p := extraString(x, "fullOutputPath"); extraBool(x, "truncated") && p != "" {
+		fmt.Fprintf(&sb, "\n\n[Output truncated. Full output: %s]", p)
+	}
+	return sb.String()
+}
+
+func formatJSNumber(f float64) string {
+	b, _ := json.Marshal(f)
+	return string(b)
+}
+
+func extraString(x map[string]json.RawMessage, k string) string {
+	var s string
+	_ = json.Unmarshal(x[k], &s)
+	return s
+}
+
+func extraBool(x map[string]json.RawMessage, k string) bool {
+	var b bool
+	_ = json.Unmarshal(x[k], &b)
+	return b
+}
+
+// parseMillis is JavaScript's new Date(iso).getTime(), 0 when invalid.
+func parseMillis(ts string) int64 {
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// Settings are what a resumed session continues with.
+type Settings struct {
+	Provider      string // "" when the path names no model
+	ModelID       string
+	ThinkingLevel ai.ThinkingLevel // "off" when the path sets none
+}
+
+// ResumeSettings returns the model and thinking level of a path, as pi
+// does: the last model_change or assistant message names the model, the
+// last thinking_level_change the level.
+func ResumeSettings(path []Entry) Settings {
+	s := Settings{ThinkingLevel: ai.ThinkingOff}
+	for _, e := range path {
+		switch {
+		case e.Type == TypeThinkingLevelChange:
+			s.ThinkingLevel = ai.ThinkingLevel(e.ThinkingLevel)
+		case e.Type == TypeModelChange:
+			s.Provider, s.ModelID = e.Provider, e.ModelID
+		case e.Type == TypeMessage && e.Message != nil && e.Message.Role == ai.RoleAssistant:
+			s.Provider, s.ModelID = e.Message.Provider, e.Message.Model
+		}
+	}
+	return s
+}
