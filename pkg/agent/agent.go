@@ -1,0 +1,256 @@
+// Package agent is the stateful Agent: it owns the transcript between
+// runs, allows one active run at a time, derives a State from events with
+// a pure reducer, dispatches events to subscribers in FIFO order (also
+// events raised from inside a subscriber), and hands out only deep copies.
+// Abort cancels only the current run; steering and follow-up messages enter
+// the run at the loop's boundaries and never leak into a later run.
+package agent
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"gopi/pkg/ai"
+	"gopi/pkg/loop"
+)
+
+// QueueMode says how many queued messages the loop takes at a boundary.
+type QueueMode string
+
+// Queue modes, as pi names them.
+const (
+	OneAtATime QueueMode = "one-at-a-time"
+	All        QueueMode = "all"
+)
+
+// Options configure an Agent. Model is required.
+type Options struct {
+	Model        ai.Model
+	SystemPrompt string
+	Tools        loop.Executor
+	MaxSteps     int
+	MaxTokens    int
+	Thinking     ai.ThinkingLevel
+	// Messages is the initial transcript (deep-copied).
+	Messages     []ai.Message
+	SteeringMode QueueMode // default OneAtATime
+	FollowUpMode QueueMode // default OneAtATime
+	Now          func() time.Time
+}
+
+// Agent runs prompts against a model with tools, keeping the transcript.
+// It is safe for concurrent use.
+type Agent struct {
+	mu         sync.Mutex
+	opts       Options
+	transcript []ai.Message // authoritative history between runs
+	active     *activeRun
+	last       *activeRun // the most recent run, for WaitForIdle
+	nextRunID  int
+	dispatcher
+}
+
+// activeRun is what one run owns while it is active.
+type activeRun struct {
+	id        int
+	cancel    context.CancelFunc
+	steering  []ai.Message
+	followUps []ai.Message
+	accepting bool
+	done      chan struct{}
+}
+
+// New returns an idle Agent.
+func New(opts Options) *Agent {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.SteeringMode == "" {
+		opts.SteeringMode = OneAtATime
+	}
+	if opts.FollowUpMode == "" {
+		opts.FollowUpMode = OneAtATime
+	}
+	a := &Agent{opts: opts, transcript: ai.CloneMessages(opts.Messages)}
+	a.opts.Messages = nil
+	a.state = State{Status: Idle, Messages: ai.CloneMessages(a.transcript)}
+	return a
+}
+
+// Configure changes the options used by the next run (not the current
+// one): model, system prompt, tools, limits, thinking and queue modes. The
+// transcript is not touched.
+func (a *Agent) Configure(change func(*Options)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	msgs := a.opts.Messages
+	change(&a.opts)
+	a.opts.Messages = msgs
+}
+
+// Messages returns a deep copy of the transcript as the next run will see it.
+func (a *Agent) Messages() []ai.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return ai.CloneMessages(a.transcript)
+}
+
+// PromptText runs a prompt given as text.
+func (a *Agent) PromptText(ctx context.Context, text string) (loop.Result, error) {
+	return a.Prompt(ctx, ai.UserText(text, a.opts.Now().UnixMilli()))
+}
+
+// Prompt adds the messages to the transcript and runs until the model
+// stops. It fails at once with ErrBusy while another run is active. The
+// result is a deep copy; a run that fails or is aborted is a result with
+// that reason, not an error.
+func (a *Agent) Prompt(ctx context.Context, msgs ...ai.Message) (loop.Result, error) {
+	if len(msgs) == 0 {
+		return loop.Result{}, ErrEmptyPrompt
+	}
+	return a.start(ctx, ai.CloneMessages(msgs), nil)
+}
+
+// Continue runs from the existing transcript without a new prompt. The
+// last message must be a user message or a tool result: a model request
+// after the model's own answer would have no input to answer.
+func (a *Agent) Continue(ctx context.Context) (loop.Result, error) {
+	return a.start(ctx, nil, func(history []ai.Message) error {
+		if len(history) == 0 {
+			return ErrNothingToContinue
+		}
+		if last := history[len(history)-1]; last.Role == ai.RoleAssistant {
+			return fmt.Errorf("%w: the last message is the assistant's", ErrNothingToContinue)
+		}
+		return nil
+	})
+}
+
+func (a *Agent) start(ctx context.Context, prompts []ai.Message, check func([]ai.Message) error) (loop.Result, error) {
+	a.mu.Lock()
+	if a.active != nil {
+		a.mu.Unlock()
+		return loop.Result{}, ErrBusy
+	}
+	if check != nil {
+		if err := check(a.transcript); err != nil {
+			a.mu.Unlock()
+			return loop.Result{}, err
+		}
+	}
+	a.nextRunID++
+	runCtx, cancel := context.WithCancel(ctx)
+	run := &activeRun{id: a.nextRunID, cancel: cancel, accepting: true, done: make(chan struct{})}
+	a.active, a.last = run, run
+	history := ai.CloneMessages(a.transcript)
+	opts := a.opts
+	a.mu.Unlock()
+
+	res := a.execute(runCtx, run, opts, history, prompts)
+	cancel()
+	a.finish(run, res)
+	return res.Clone(), nil
+}
+
+// execute runs the loop; a panic outside the loop's own recovery still
+// completes the lifecycle with an error message.
+func (a *Agent) execute(ctx context.Context, run *activeRun, opts Options, history, prompts []ai.Message) (res loop.Result) {
+	emit := func(e loop.Event) { a.onLoopEvent(run, e) }
+	defer func() {
+		if p := recover(); p != nil {
+			res = a.lifecycleAfterPanic(run, history, prompts, p)
+		}
+	}()
+	return loop.Run(ctx, loop.Config{
+		Model: opts.Model, SystemPrompt: opts.SystemPrompt, Tools: opts.Tools,
+		MaxSteps: opts.MaxSteps, MaxTokens: opts.MaxTokens, Thinking: opts.Thinking, Now: opts.Now,
+		Emit:     emit,
+		Steering: func() []ai.Message { return a.takeSteering(run) },
+		FollowUp: func() []ai.Message { return a.takeFollowUp(run) },
+	}, history, prompts)
+}
+
+func (a *Agent) lifecycleAfterPanic(run *activeRun, history, prompts []ai.Message, p any) loop.Result {
+	msg := ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{}, StopReason: ai.StopError,
+		ErrorMessage: fmt.Sprintf("agent run failed: %v", p), Timestamp: a.opts.Now().UnixMilli()}
+	res := loop.Result{Reason: loop.ReasonError, Err: fmt.Errorf("agent run failed: %v", p), Start: len(history)}
+	res.Messages = append(append(history, prompts...), msg)
+	for _, t := range []loop.Event{{Type: loop.MessageStart, Message: &msg}, {Type: loop.MessageEnd, Message: &msg},
+		{Type: loop.TurnEnd, Message: &msg}, {Type: loop.AgentEnd, Messages: res.New()}} {
+		a.emit(Event{RunID: run.id, Event: t})
+	}
+	return res
+}
+
+// onLoopEvent tags a loop event with its run and dispatches it. Once the
+// run's outcome is settled (a failed or aborted turn, or agent_end) the run
+// stops accepting queued input.
+func (a *Agent) onLoopEvent(run *activeRun, e loop.Event) {
+	closing := e.Type == loop.AgentEnd ||
+		(e.Type == loop.TurnEnd && e.Message != nil && (e.Message.StopReason == ai.StopError || e.Message.StopReason == ai.StopAborted))
+	if closing {
+		a.mu.Lock()
+		run.accepting = false
+		a.mu.Unlock()
+	}
+	a.emit(Event{RunID: run.id, Event: e})
+}
+
+// finish releases the run (only if it is still the active one), records
+// the transcript and emits run_end.
+func (a *Agent) finish(run *activeRun, res loop.Result) {
+	a.mu.Lock()
+	dropped := len(run.steering) + len(run.followUps)
+	run.steering, run.followUps, run.accepting = nil, nil, false
+	a.transcript = ai.CloneMessages(res.Messages)
+	if a.active == run {
+		a.active = nil
+	}
+	a.mu.Unlock()
+	if dropped > 0 {
+		a.diagnose(fmt.Sprintf("run %d ended (%s) with %d queued message(s) not delivered", run.id, res.Reason, dropped))
+	}
+	r := res.Clone()
+	a.emit(Event{RunID: run.id, Event: loop.Event{Type: RunEnd}, Result: &r})
+	close(run.done)
+}
+
+// Abort cancels the current run, if any. The run ends with reason aborted
+// once the model and the tools have seen the cancellation.
+func (a *Agent) Abort() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.active != nil {
+		a.active.cancel()
+	}
+}
+
+// WaitForIdle returns once no run is active and the last run's run_end
+// has been emitted, or when ctx ends. Do not call it from a subscriber:
+// the run it waits for is waiting for that subscriber.
+func (a *Agent) WaitForIdle(ctx context.Context) error {
+	for {
+		a.mu.Lock()
+		run := a.active
+		if run == nil {
+			run = a.last
+		}
+		a.mu.Unlock()
+		if run == nil {
+			return nil
+		}
+		select {
+		case <-run.done:
+			a.mu.Lock()
+			idle := a.active == nil
+			a.mu.Unlock()
+			if idle {
+				return nil
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}

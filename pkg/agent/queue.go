@@ -1,0 +1,76 @@
+package agent
+
+import (
+	"gopi/pkg/ai"
+)
+
+// Steer queues a message for the current run: the loop takes it after the
+// running tool batch (or after a text answer) and the model sees it on its
+// next request. It fails with ErrNotRunning when no run is active or the
+// run has already settled its outcome.
+func (a *Agent) Steer(msg ai.Message) error { return a.enqueue(msg, false) }
+
+// FollowUp queues a message for when the current run would otherwise
+// stop; the same run then goes on with it.
+func (a *Agent) FollowUp(msg ai.Message) error { return a.enqueue(msg, true) }
+
+// SteerText and FollowUpText queue text as a user message.
+func (a *Agent) SteerText(text string) error {
+	return a.Steer(ai.UserText(text, a.opts.Now().UnixMilli()))
+}
+
+// FollowUpText queues text as a follow-up user message.
+func (a *Agent) FollowUpText(text string) error {
+	return a.FollowUp(ai.UserText(text, a.opts.Now().UnixMilli()))
+}
+
+func (a *Agent) enqueue(msg ai.Message, followUp bool) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	run := a.active
+	if run == nil || !run.accepting {
+		return ErrNotRunning
+	}
+	if followUp {
+		run.followUps = append(run.followUps, msg.Clone())
+	} else {
+		run.steering = append(run.steering, msg.Clone())
+	}
+	return nil
+}
+
+// take removes the messages a boundary takes from q, as mode says.
+func take(q *[]ai.Message, mode QueueMode) []ai.Message {
+	if len(*q) == 0 {
+		return nil
+	}
+	n := 1
+	if mode == All {
+		n = len(*q)
+	}
+	out := (*q)[:n:n]
+	*q = (*q)[n:]
+	return out
+}
+
+func (a *Agent) takeSteering(run *activeRun) []ai.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return take(&run.steering, a.opts.SteeringMode)
+}
+
+// takeFollowUp is asked when the run would stop. Steering that arrived
+// since the last look still wins; when both queues are empty the run stops
+// accepting input, so nothing queued later can be lost silently.
+func (a *Agent) takeFollowUp(run *activeRun) []ai.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if msgs := take(&run.steering, a.opts.SteeringMode); len(msgs) > 0 {
+		return msgs
+	}
+	if msgs := take(&run.followUps, a.opts.FollowUpMode); len(msgs) > 0 {
+		return msgs
+	}
+	run.accepting = false
+	return nil
+}

@@ -1,0 +1,114 @@
+package agent
+
+import (
+	"slices"
+
+	"gopi/pkg/ai"
+	"gopi/pkg/loop"
+)
+
+// RunEnd is the Agent's own last event of a run, emitted after the run
+// released the Agent: a subscriber may start the next run from it.
+const RunEnd loop.EventType = "run_end"
+
+// Event is a loop event tagged with the run it belongs to, or RunEnd.
+type Event struct {
+	RunID int
+	loop.Event
+	// Result is set on RunEnd.
+	Result *loop.Result
+}
+
+// Clone returns a deep copy.
+func (e Event) Clone() Event {
+	e.Event = e.Event.Clone()
+	if e.Result != nil {
+		r := e.Result.Clone()
+		e.Result = &r
+	}
+	return e
+}
+
+// Status is idle or running.
+type Status string
+
+// Agent statuses.
+const (
+	Idle    Status = "idle"
+	Running Status = "running"
+)
+
+// State is a snapshot of the Agent for displays. It is derived from
+// events by Reduce; the Agent hands out deep copies.
+type State struct {
+	Status Status
+	// RunID is the current run, or the last one when idle (0: none yet).
+	RunID    int
+	Messages []ai.Message
+	// LastReason is why the last run ended.
+	LastReason loop.Reason
+	// StreamingText is the text of the assistant message being streamed.
+	StreamingText string
+	// PendingToolCalls are the ids of tool calls running now.
+	PendingToolCalls []string
+	// ErrorMessage is the error of the last failed turn, cleared by the next run.
+	ErrorMessage string
+	// Diagnostics records subscriber panics and dropped queued input.
+	Diagnostics []string
+}
+
+// Clone returns a deep copy.
+func (s State) Clone() State {
+	s.Messages = ai.CloneMessages(s.Messages)
+	s.PendingToolCalls = slices.Clone(s.PendingToolCalls)
+	s.Diagnostics = slices.Clone(s.Diagnostics)
+	return s
+}
+
+// Reduce derives the next state from an event. It is pure: it neither
+// keeps nor changes s or e (what it stores is copied). Loop events and
+// RunEnd of a run other than the current one are ignored, so late events
+// of an older run never overwrite a newer run's state.
+func Reduce(s State, e Event) State {
+	if e.Type == loop.AgentStart {
+		s = s.Clone()
+		s.Status, s.RunID = Running, e.RunID
+		s.StreamingText, s.PendingToolCalls, s.ErrorMessage = "", nil, ""
+		return s
+	}
+	if e.RunID != s.RunID {
+		return s
+	}
+	switch e.Type {
+	case loop.MessageStart:
+		s.StreamingText = ""
+	case loop.MessageUpdate:
+		if e.Stream != nil && e.Stream.Type == ai.EventTextDelta {
+			s.StreamingText += e.Stream.Delta
+		}
+		if e.Stream != nil && e.Stream.Type == ai.EventStart {
+			s.StreamingText = ""
+		}
+	case loop.RetryStart:
+		s.StreamingText = ""
+	case loop.MessageEnd:
+		s.Messages = append(slices.Clip(s.Messages), e.Message.Clone())
+		s.StreamingText = ""
+	case loop.ToolStart:
+		s.PendingToolCalls = append(slices.Clip(s.PendingToolCalls), e.ToolCallID)
+	case loop.ToolEnd:
+		s.PendingToolCalls = slices.DeleteFunc(slices.Clone(s.PendingToolCalls), func(id string) bool { return id == e.ToolCallID })
+	case loop.TurnEnd:
+		if e.Message != nil && e.Message.StopReason == ai.StopError {
+			s.ErrorMessage = e.Message.ErrorMessage
+		}
+	case RunEnd:
+		s.Status = Idle
+		s.StreamingText, s.PendingToolCalls = "", nil
+		if e.Result != nil {
+			s.Messages = ai.CloneMessages(e.Result.Messages)
+			s.LastReason = e.Result.Reason
+		}
+	}
+	return s
+}
