@@ -11,15 +11,15 @@ import (
 
 // request is the body of POST /v1/messages.
 type request struct {
-	Model        string          `json:"model"`
-	MaxTokens    int             `json:"max_tokens"`
-	System       []*textBlock    `json:"system,omitempty"`
-	Messages     []message       `json:"messages"`
-	Tools        []tool          `json:"tools,omitempty"`
-	Thinking     *thinkingParam  `json:"thinking,omitempty"`
-	OutputConfig *outputConfig   `json:"output_config,omitempty"`
-	Temperature  *float64        `json:"temperature,omitempty"`
-	Stream       bool            `json:"stream"`
+	Model        string         `json:"model"`
+	MaxTokens    int            `json:"max_tokens"`
+	System       []*textBlock   `json:"system,omitempty"`
+	Messages     []message      `json:"messages"`
+	Tools        []tool         `json:"tools,omitempty"`
+	Thinking     *thinkingParam `json:"thinking,omitempty"`
+	OutputConfig *outputConfig  `json:"output_config,omitempty"`
+	Temperature  *float64       `json:"temperature,omitempty"`
+	Stream       bool           `json:"stream"`
 }
 
 type message struct {

@@ -36,16 +36,14 @@ type Server struct {
 	mu       sync.Mutex
 	handlers []http.HandlerFunc
 	requests []Request
-	stop     chan struct{}
 }
 
 // New starts a server answering the i-th request with handlers[i].
 func New(t testing.TB, handlers ...http.HandlerFunc) *Server {
 	t.Helper()
-	s := &Server{t: t, handlers: handlers, stop: make(chan struct{})}
+	s := &Server{t: t, handlers: handlers}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(func() {
-		close(s.stop)
 		s.Close()
 		if n := len(s.Requests()); n < len(handlers) {
 			t.Errorf("providertest: %d scripted responses, only %d requested", len(handlers), n)
@@ -74,9 +72,6 @@ func (s *Server) Requests() []Request {
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.requests...)
 }
-
-// Stop is closed when the test ends; Stall handlers return on it.
-func (s *Server) Stop() <-chan struct{} { return s.stop }
 
 // File reads a testdata file or fails the test.
 func File(t testing.TB, path string) string {
@@ -133,9 +128,9 @@ func writeChunkedHead(w *bufio.Writer, prefix string) {
 	_ = w.Flush()
 }
 
-// Stall sends prefix and then nothing until the client goes away or the
-// test ends.
-func (s *Server) Stall(prefix string) http.HandlerFunc {
+// Stall sends prefix and then nothing until the client goes away (or ten
+// seconds pass, so a broken client cannot hang the test server).
+func Stall(prefix string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
@@ -143,7 +138,7 @@ func (s *Server) Stall(prefix string) http.HandlerFunc {
 		_ = http.NewResponseController(w).Flush()
 		select {
 		case <-r.Context().Done():
-		case <-s.stop:
+		case <-time.After(10 * time.Second):
 		}
 	}
 }
