@@ -138,7 +138,7 @@ func (r *Registry) validate(name string, args json.RawMessage) string {
 	if err == nil {
 		return ""
 	}
-	return fmt.Sprintf("Invalid arguments for tool %s: %s\nReceived: %s", name, strings.TrimSpace(err.Error()), preview(string(args)))
+	return fmt.Sprintf("Invalid arguments for tool %s: %s\nReceived: %s", name, preview(strings.TrimSpace(err.Error())), preview(string(args)))
 }
 
 func preview(s string) string {

@@ -27,7 +27,7 @@ type outputSink struct {
 }
 
 func newOutputSink(tempDir string) *outputSink {
-	return &outputSink{ring: make([]byte, 0, ringCap), tempDir: tempDir}
+	return &outputSink{tempDir: tempDir} // the ring grows as output arrives
 }
 
 // write takes one chunk of output (at most readChunk bytes).
