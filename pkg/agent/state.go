@@ -65,8 +65,9 @@ func (s State) Clone() State {
 	return s
 }
 
-// Reduce derives the next state from an event. It is pure: it neither
-// keeps nor changes s or e (what it stores is copied). Loop events and
+// Reduce derives the next state from an event. It never changes what s
+// or e show and keeps no reference into e (what it stores is copied);
+// reduce a given state once (see MessageEnd). Loop events and
 // RunEnd of a run other than the current one are ignored, so late events
 // of an older run never overwrite a newer run's state.
 func Reduce(s State, e Event) State {
@@ -92,7 +93,10 @@ func Reduce(s State, e Event) State {
 	case loop.RetryStart:
 		s.StreamingText = ""
 	case loop.MessageEnd:
-		s.Messages = append(slices.Clip(s.Messages), e.Message.Clone())
+		// Amortised append: s's visible messages are never changed, but two
+		// states reduced from the same s would share storage. The Agent
+		// reduces each state exactly once.
+		s.Messages = append(s.Messages, e.Message.Clone())
 		s.StreamingText = ""
 	case loop.ToolStart:
 		s.PendingToolCalls = append(slices.Clip(s.PendingToolCalls), e.ToolCallID)

@@ -31,7 +31,9 @@ func (f fnTool) Spec() ai.ToolSpec {
 		Parameters: json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer"},"text":{"type":"string"}},"additionalProperties":false}`)}
 }
 
-func (f fnTool) Run(ctx context.Context, call tools.Call) (tools.Result, error) { return f.run(ctx, call) }
+func (f fnTool) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
+	return f.run(ctx, call)
+}
 
 // sleeper waits args.ms (or until cancelled) and answers args.text.
 func sleeper(name string) fnTool {
