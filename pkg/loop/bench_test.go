@@ -33,7 +33,9 @@ type noopTool struct{}
 func (noopTool) Spec() ai.ToolSpec {
 	return ai.ToolSpec{Name: "noop", Parameters: json.RawMessage(`{"type":"object"}`)}
 }
-func (noopTool) Run(context.Context, tools.Call) (tools.Result, error) { return tools.TextResult("ok"), nil }
+func (noopTool) Run(context.Context, tools.Call) (tools.Result, error) {
+	return tools.TextResult("ok"), nil
+}
 
 // BenchmarkLoopStep measures one step (model turn + one tool call) of the
 // loop with a model and a tool that cost nothing. Reported: ns and allocs

@@ -122,6 +122,18 @@ func decodeMessage(b []byte) (ai.Message, error) {
 			return ai.Message{}, fmt.Errorf("message: %w", err)
 		}
 	}
+	switch m.Role {
+	case ai.RoleUser, ai.RoleAssistant, ai.RoleToolResult:
+		return m, nil
+	}
+	// Other roles (pi's bashExecution, custom) keep every field but role
+	// and content in Extra.
+	m = ai.Message{Role: m.Role, Content: m.Content, ContentString: m.ContentString}
+	for _, f := range ms {
+		if f.key != "role" && f.key != "content" {
+			addExtra(&m.Extra, f.key, f.val)
+		}
+	}
 	return m, nil
 }
 
@@ -227,6 +239,17 @@ func decodeContent(b []byte) (ai.Content, error) {
 	for _, f := range ms {
 		if err := contentField(&c, f); err != nil {
 			return ai.Content{}, fmt.Errorf("content block: %w", err)
+		}
+	}
+	switch c.Type {
+	case ai.TypeText, ai.TypeThinking, ai.TypeImage, ai.TypeToolCall:
+		return c, nil
+	}
+	// An unknown block keeps every field but type in Extra.
+	c.Extra = nil
+	for _, f := range ms {
+		if f.key != "type" {
+			addExtra(&c.Extra, f.key, f.val)
 		}
 	}
 	return c, nil
