@@ -38,6 +38,13 @@ type Options struct {
 	SteeringMode QueueMode // default OneAtATime
 	FollowUpMode QueueMode // default OneAtATime
 	Now          func() time.Time
+	// Commit, when set, is called with every message a run adds, in order,
+	// before its message_end reaches any subscriber (a store writes it
+	// here, so nothing is reported before it is durable). An error stops
+	// the run at once (no further model request or tool call); the run ends
+	// with reason error and that cause, and later messages of the run are
+	// not committed.
+	Commit func(ai.Message) error
 }
 
 // Agent runs prompts against a model with tools, keeping the transcript.
@@ -55,7 +62,8 @@ type Agent struct {
 // activeRun is what one run owns while it is active.
 type activeRun struct {
 	id        int
-	cancel    context.CancelFunc
+	cancel    context.CancelCauseFunc
+	commitErr error // the first Commit failure; later messages are not committed
 	steering  []ai.Message
 	followUps []ai.Message
 	accepting bool
@@ -141,7 +149,7 @@ func (a *Agent) start(ctx context.Context, prompts []ai.Message, check func([]ai
 		}
 	}
 	a.nextRunID++
-	runCtx, cancel := context.WithCancel(ctx)
+	runCtx, cancel := context.WithCancelCause(ctx)
 	run := &activeRun{id: a.nextRunID, cancel: cancel, accepting: true, done: make(chan struct{})}
 	a.active, a.last = run, run
 	history := ai.CloneMessages(a.transcript)
@@ -149,7 +157,10 @@ func (a *Agent) start(ctx context.Context, prompts []ai.Message, check func([]ai
 	a.mu.Unlock()
 
 	res := a.execute(runCtx, run, opts, history, prompts)
-	cancel()
+	cancel(nil)
+	if run.commitErr != nil {
+		res.Reason, res.Err = loop.ReasonError, run.commitErr
+	}
 	a.finish(run, res)
 	return res.Clone(), nil
 }
@@ -157,7 +168,7 @@ func (a *Agent) start(ctx context.Context, prompts []ai.Message, check func([]ai
 // execute runs the loop; a panic outside the loop's own recovery still
 // completes the lifecycle with an error message.
 func (a *Agent) execute(ctx context.Context, run *activeRun, opts Options, history, prompts []ai.Message) (res loop.Result) {
-	emit := func(e loop.Event) { a.onLoopEvent(run, e) }
+	emit := func(e loop.Event) { a.onLoopEvent(run, opts.Commit, e) }
 	defer func() {
 		if p := recover(); p != nil {
 			res = a.lifecycleAfterPanic(run, history, prompts, p)
@@ -187,7 +198,13 @@ func (a *Agent) lifecycleAfterPanic(run *activeRun, history, prompts []ai.Messag
 // onLoopEvent tags a loop event with its run and dispatches it. Once the
 // run's outcome is settled (a failed or aborted turn, or agent_end) the run
 // stops accepting queued input.
-func (a *Agent) onLoopEvent(run *activeRun, e loop.Event) {
+func (a *Agent) onLoopEvent(run *activeRun, commit func(ai.Message) error, e loop.Event) {
+	if e.Type == loop.MessageEnd && commit != nil && run.commitErr == nil {
+		if err := commit(e.Message.Clone()); err != nil {
+			run.commitErr = err
+			run.cancel(err)
+		}
+	}
 	closing := e.Type == loop.AgentEnd ||
 		(e.Type == loop.TurnEnd && e.Message != nil && (e.Message.StopReason == ai.StopError || e.Message.StopReason == ai.StopAborted))
 	if closing {
@@ -223,7 +240,7 @@ func (a *Agent) Abort() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.active != nil {
-		a.active.cancel()
+		a.active.cancel(nil)
 	}
 }
 

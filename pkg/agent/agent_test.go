@@ -511,3 +511,36 @@ func TestConfigureAppliesToNextRun(t *testing.T) {
 		t.Fatalf("second run: %q", f.Text())
 	}
 }
+
+func TestCommitRunsBeforeSubscribersAndFailureStopsTheRun(t *testing.T) {
+	m := faux.New(callResp(call("c1", "w", `{"ms":1}`)), faux.Text("never"))
+	var committed []string
+	var seenAtEnd []int
+	failOn := 3 // user, assistant(call), then the tool result fails
+	a := New(Options{Model: m, Tools: registry(t, waitTool("w")), Commit: func(msg ai.Message) error {
+		if len(committed)+1 == failOn {
+			return errors.New("disk full")
+		}
+		committed = append(committed, msg.Role)
+		return nil
+	}})
+	a.Subscribe(func(e Event) {
+		if e.Type == loop.MessageEnd {
+			seenAtEnd = append(seenAtEnd, len(committed))
+		}
+	})
+	res := mustPrompt(t, a, "go")
+	if res.Reason != loop.ReasonError || res.Err == nil || res.Err.Error() != "disk full" {
+		t.Fatalf("reason %s err %v", res.Reason, res.Err)
+	}
+	if len(m.Requests()) != 1 {
+		t.Fatalf("a model request after the failed commit: %d requests", len(m.Requests()))
+	}
+	if strings.Join(committed, ",") != "user,assistant" {
+		t.Fatalf("committed %v", committed)
+	}
+	// Each message_end reached subscribers after its commit.
+	if len(seenAtEnd) < 2 || seenAtEnd[0] != 1 || seenAtEnd[1] != 2 {
+		t.Fatalf("commits seen at message_end: %v", seenAtEnd)
+	}
+}
