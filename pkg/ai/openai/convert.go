@@ -1,0 +1,128 @@
+package openai
+
+import (
+	"strings"
+
+	"gopi/pkg/ai"
+)
+
+// reasoningFields are the delta fields servers stream reasoning in. The
+// field a thinking block came from is kept as its signature, so it can be
+// sent back the same way.
+var reasoningFields = []string{"reasoning_content", "reasoning"}
+
+func convertMessages(msgs []ai.Message, q Quirks) []message {
+	var out []message
+	for _, m := range msgs {
+		switch m.Role {
+		case ai.RoleUser:
+			if c := userContent(m.Content); c != nil {
+				out = append(out, message{Role: "user", Content: c})
+			}
+		case ai.RoleAssistant:
+			if am, ok := assistant(m, q); ok {
+				out = append(out, am)
+			}
+		case ai.RoleToolResult:
+			out = append(out, toolResult(m, q)...)
+		}
+	}
+	return out
+}
+
+// userContent is a plain string when the message is only text (what every
+// server accepts), parts when it has images, nil when it is empty.
+func userContent(cs []ai.Content) any {
+	var texts []string
+	var parts []part
+	images := false
+	for _, c := range cs {
+		switch c.Type {
+		case ai.TypeText:
+			texts = append(texts, c.Text)
+			parts = append(parts, part{Type: "text", Text: c.Text})
+		case ai.TypeImage:
+			images = true
+			parts = append(parts, imagePart(c))
+		}
+	}
+	if images {
+		return parts
+	}
+	if s := strings.Join(texts, "\n"); strings.TrimSpace(s) != "" {
+		return s
+	}
+	return nil
+}
+
+func imagePart(c ai.Content) part {
+	return part{Type: "image_url", ImageURL: &imageURL{URL: "data:" + c.MimeType + ";base64," + c.Data}}
+}
+
+func assistant(m ai.Message, q Quirks) (message, bool) {
+	out := message{Role: "assistant"}
+	var texts, thoughts []string
+	field := ""
+	for _, c := range m.Content {
+		switch c.Type {
+		case ai.TypeText:
+			if strings.TrimSpace(c.Text) != "" {
+				texts = append(texts, c.Text)
+			}
+		case ai.TypeThinking:
+			if c.Redacted || strings.TrimSpace(c.Thinking) == "" {
+				continue
+			}
+			thoughts = append(thoughts, c.Thinking)
+			if field == "" {
+				field = c.ThinkingSignature
+			}
+		case ai.TypeToolCall:
+			out.ToolCalls = append(out.ToolCalls, toolCall{ID: c.ID, Type: "function",
+				Function: functionCall{Name: c.Name, Arguments: string(ai.ToolArguments(string(c.Arguments)))}})
+		}
+	}
+	if len(thoughts) > 0 {
+		switch {
+		case q.ThinkingAsText:
+			texts = append([]string{"<thinking>\n" + strings.Join(thoughts, "\n") + "\n</thinking>"}, texts...)
+		case field == reasoningFields[0]:
+			out.ReasoningContent = strings.Join(thoughts, "\n")
+		case field == reasoningFields[1]:
+			out.Reasoning = strings.Join(thoughts, "\n")
+		}
+	}
+	if len(texts) > 0 {
+		out.Content = strings.Join(texts, "")
+	}
+	return out, out.Content != nil || len(out.ToolCalls) > 0
+}
+
+// toolResult is a tool message with the result's text; images, which tool
+// messages cannot carry, follow in a user message.
+func toolResult(m ai.Message, q Quirks) []message {
+	var texts []string
+	var images []part
+	for _, c := range m.Content {
+		switch c.Type {
+		case ai.TypeText:
+			texts = append(texts, c.Text)
+		case ai.TypeImage:
+			images = append(images, imagePart(c))
+		}
+	}
+	text := strings.Join(texts, "\n")
+	if text == "" && len(images) > 0 {
+		text = "(see attached image)"
+	}
+	tm := message{Role: "tool", Content: text, ToolCallID: m.ToolCallID}
+	if q.ToolResultName {
+		tm.Name = m.ToolName
+	}
+	out := []message{tm}
+	if len(images) > 0 {
+		parts := append([]part{{Type: "text", Text: "Attached image(s) from tool result:"}}, images...)
+		out = append(out, message{Role: "user", Content: parts})
+	}
+	return out
+}

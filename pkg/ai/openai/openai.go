@@ -1,0 +1,158 @@
+// Package openai is the model adapter for OpenAI's Chat Completions API
+// (POST {base}/chat/completions with "stream": true) and the many servers
+// that speak it: OpenAI itself, Ollama, vLLM, llama.cpp, LM Studio,
+// OpenRouter, Groq, DeepSeek, Mistral.
+//
+// It streams text, reasoning text (reasoning_content or reasoning deltas,
+// as thinking blocks), and tool calls whose id, name and arguments arrive
+// in fragments interleaved by index; asks for usage in the final chunk;
+// and retries failed requests under a provider.Policy. A stream that ends
+// with neither a finish_reason nor [DONE] is a truncation, never a success.
+// Differences between servers are Quirks, defaulted from the base URL.
+// The API key is sent as a bearer token and never appears in an error.
+package openai
+
+import (
+	"bytes"
+	"context"
+	"iter"
+	"net/http"
+	"strings"
+	"time"
+
+	"gopi/pkg/ai"
+	"gopi/pkg/ai/provider"
+	"gopi/pkg/ai/sse"
+)
+
+// Wire constants.
+const (
+	API            = "openai-completions"
+	DefaultBaseURL = "https://api.openai.com/v1"
+)
+
+// Quirks are the differences between Chat Completions servers.
+type Quirks struct {
+	// MaxTokensField names the output limit: "max_completion_tokens"
+	// (OpenAI) or "max_tokens" (most other servers).
+	MaxTokensField string
+	// SystemRole is the role of the system prompt: "developer" (OpenAI) or
+	// "system".
+	SystemRole string
+	// ToolResultName adds the tool's name to tool messages (Mistral).
+	ToolResultName bool
+	// ReasoningEffort sends reasoning_effort to reasoning models.
+	ReasoningEffort bool
+	// ThinkingAsText replays earlier thinking as <thinking> text instead
+	// of the reasoning field the server sent it in (Mistral).
+	ThinkingAsText bool
+}
+
+// DefaultQuirks returns the quirks of a known server, by base URL, and
+// the most widely accepted choices for any other.
+func DefaultQuirks(baseURL string) Quirks {
+	u := strings.ToLower(baseURL)
+	switch {
+	case u == "" || strings.Contains(u, "api.openai.com"):
+		return Quirks{MaxTokensField: "max_completion_tokens", SystemRole: "developer", ReasoningEffort: true}
+	case strings.Contains(u, "mistral.ai"):
+		return Quirks{MaxTokensField: "max_tokens", SystemRole: "system", ToolResultName: true, ThinkingAsText: true}
+	case strings.Contains(u, "api.x.ai"):
+		return Quirks{MaxTokensField: "max_completion_tokens", SystemRole: "system"}
+	case strings.Contains(u, "api.groq.com"):
+		return Quirks{MaxTokensField: "max_completion_tokens", SystemRole: "system", ReasoningEffort: true}
+	}
+	return Quirks{MaxTokensField: "max_tokens", SystemRole: "system", ReasoningEffort: true}
+}
+
+// Config describes one Chat Completions model endpoint.
+type Config struct {
+	Info       ai.Info
+	APIKey     string            // may be empty for local servers
+	BaseURL    string            // default DefaultBaseURL; "/chat/completions" is appended
+	HTTPClient *http.Client      // default http.DefaultClient
+	Headers    map[string]string // extra request headers
+	Retry      provider.Policy
+	// IdleTimeout ends a stream that sends no byte for this long (default 120s).
+	IdleTimeout time.Duration
+	Now         func() time.Time                                 // default time.Now
+	Sleep       func(ctx context.Context, d time.Duration) error // default provider.SleepContext
+	// Quirks of the server; nil means DefaultQuirks(BaseURL).
+	Quirks *Quirks
+}
+
+// Model streams responses of one Chat Completions model. It is safe for
+// concurrent use.
+type Model struct {
+	cfg    Config
+	quirks Quirks
+}
+
+// New returns a Model; unset Config fields take their defaults.
+func New(cfg Config) *Model {
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultBaseURL
+	}
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = http.DefaultClient
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = provider.DefaultIdleTimeout
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Info.API == "" {
+		cfg.Info.API = API
+	}
+	q := DefaultQuirks(cfg.BaseURL)
+	if cfg.Quirks != nil {
+		q = *cfg.Quirks
+	}
+	return &Model{cfg: cfg, quirks: q}
+}
+
+// Info describes the model.
+func (m *Model) Info() ai.Info { return m.cfg.Info }
+
+// Stream sends req and streams the answer; see ai.Model.
+func (m *Model) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Event] {
+	r := provider.Runner{
+		Info: m.cfg.Info, Policy: m.cfg.Retry, Now: m.cfg.Now, Sleep: m.cfg.Sleep,
+		Secrets: []string{m.cfg.APIKey},
+	}
+	body, err := buildBody(m.cfg.Info, m.quirks, req)
+	return r.Stream(ctx, func(ctx context.Context, b *ai.Builder) (ai.StopReason, error) {
+		if err != nil {
+			return "", &ai.ProviderError{Class: ai.ClassInternal, Message: err.Error(), Err: err}
+		}
+		return m.attempt(ctx, body, b)
+	})
+}
+
+func (m *Model) attempt(ctx context.Context, body []byte, b *ai.Builder) (ai.StopReason, error) {
+	hreq, err := http.NewRequest(http.MethodPost, m.cfg.BaseURL+"/chat/completions", bytes.NewReader(body))
+	if err != nil {
+		return "", &ai.ProviderError{Class: ai.ClassUsage, Message: "bad base URL " + m.cfg.BaseURL, Err: err}
+	}
+	h := hreq.Header
+	h.Set("content-type", "application/json")
+	h.Set("accept", "text/event-stream")
+	for k, v := range m.cfg.Headers {
+		h.Set(k, v)
+	}
+	if m.cfg.APIKey != "" {
+		h.Set("authorization", "Bearer "+m.cfg.APIKey)
+	}
+	conn, err := provider.Open(ctx, m.cfg.HTTPClient, hreq, m.cfg.IdleTimeout)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	if conn.Resp.StatusCode != http.StatusOK {
+		return "", statusError(conn, m.cfg.Now())
+	}
+	d := newDecoder(b, m.cfg.Info)
+	return d.run(ctx, sse.NewReader(conn.Body), conn)
+}
