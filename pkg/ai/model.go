@@ -76,7 +76,23 @@ const (
 	EventRetryStart EventType = "retry_start"
 	// EventRetryEnd says a retried request ended (Retry.Success tells how).
 	EventRetryEnd EventType = "retry_end"
+
+	// EventCompactionStart and EventCompactionEnd come from a model
+	// wrapper that compacts the context before (or, after an overflow,
+	// instead of) a request; Compaction describes them.
+	EventCompactionStart EventType = "compaction_start"
+	EventCompactionEnd   EventType = "compaction_end"
 )
+
+// CompactionInfo describes an automatic compaction of the context.
+type CompactionInfo struct {
+	Reason           string // "threshold" or "overflow"
+	Summary          string // end: the new summary ("" when it failed)
+	FirstKeptEntryID string // end
+	TokensBefore     int    // end
+	WillRetry        bool   // end: the failed request is sent again
+	ErrorMessage     string // end: why compaction failed
+}
 
 // RetryInfo describes an automatic retry of a model request.
 type RetryInfo struct {
@@ -104,6 +120,8 @@ type Event struct {
 	Err error
 	// Retry describes retry_start and retry_end events.
 	Retry *RetryInfo
+	// Compaction describes compaction_start and compaction_end events.
+	Compaction *CompactionInfo
 }
 
 // Terminal reports whether the event ends the stream.

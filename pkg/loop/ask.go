@@ -45,6 +45,8 @@ func (r *run) ask() (msg ai.Message, err error) {
 			start(e.Message)
 		case ai.EventRetryStart, ai.EventRetryEnd:
 			r.emitRetry(e)
+		case ai.EventCompactionStart, ai.EventCompactionEnd:
+			r.emitCompaction(e)
 		case ai.EventDone, ai.EventError:
 			final, err = e.Message, e.Err
 		default:
@@ -84,4 +86,16 @@ func (r *run) emitRetry(e ai.Event) {
 func (r *run) errorMessage(err error) ai.Message {
 	return ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{}, StopReason: ai.StopError,
 		ErrorMessage: err.Error(), Timestamp: r.now()}
+}
+
+func (r *run) emitCompaction(e ai.Event) {
+	info := ai.CompactionInfo{}
+	if e.Compaction != nil {
+		info = *e.Compaction
+	}
+	t := CompactionStart
+	if e.Type == ai.EventCompactionEnd {
+		t = CompactionEnd
+	}
+	r.emit(Event{Type: t, Compaction: &info})
 }

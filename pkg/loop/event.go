@@ -26,6 +26,10 @@ const (
 	RetryStart EventType = "auto_retry_start"
 	// RetryEnd says a retried model request ended.
 	RetryEnd EventType = "auto_retry_end"
+	// CompactionStart and CompactionEnd bracket an automatic compaction
+	// of the context before a model request.
+	CompactionStart EventType = "auto_compaction_start"
+	CompactionEnd   EventType = "auto_compaction_end"
 )
 
 // Event is one step of a run. Which fields are set depends on Type:
@@ -38,6 +42,7 @@ const (
 //	turn_end                     Message (the assistant), ToolResults
 //	agent_end                    Messages (this run's new messages)
 //	auto_retry_start|end         Retry
+//	auto_compaction_start|end    Compaction
 type Event struct {
 	Type        EventType
 	Message     *ai.Message
@@ -50,6 +55,7 @@ type Event struct {
 	ToolResults []ai.Message
 	Messages    []ai.Message
 	Retry       *ai.RetryInfo
+	Compaction  *ai.CompactionInfo
 }
 
 // ToolOutput is a tool's (partial or final) output as events carry it.
@@ -78,6 +84,10 @@ func (e Event) Clone() Event {
 			r := *s.Retry
 			s.Retry = &r
 		}
+		if s.Compaction != nil {
+			c := *s.Compaction
+			s.Compaction = &c
+		}
 		e.Stream = &s
 	}
 	if e.Args != nil {
@@ -101,6 +111,10 @@ func (e Event) Clone() Event {
 	if e.Retry != nil {
 		r := *e.Retry
 		e.Retry = &r
+	}
+	if e.Compaction != nil {
+		c := *e.Compaction
+		e.Compaction = &c
 	}
 	return e
 }
@@ -135,6 +149,10 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		if !e.Retry.Success {
 			out["finalError"] = e.Retry.ErrorMessage
 		}
+	case CompactionStart:
+		out["reason"] = e.Compaction.Reason
+	case CompactionEnd:
+		compactionEndJSON(out, e.Compaction)
 	}
 	return json.Marshal(out)
 }
@@ -169,4 +187,13 @@ func nonNil(ms []ai.Message) []ai.Message {
 		return []ai.Message{}
 	}
 	return ms
+}
+
+func compactionEndJSON(out map[string]any, c *ai.CompactionInfo) {
+	out["aborted"], out["willRetry"] = false, c.WillRetry
+	if c.ErrorMessage != "" {
+		out["errorMessage"] = c.ErrorMessage
+		return
+	}
+	out["result"] = map[string]any{"summary": c.Summary, "firstKeptEntryId": c.FirstKeptEntryID, "tokensBefore": c.TokensBefore}
 }

@@ -550,6 +550,11 @@ func TestEventJSONShapes(t *testing.T) {
 		{Event{Type: AgentEnd}, `{"messages":[],"type":"agent_end"}`},
 		{Event{Type: RetryStart, Retry: &ai.RetryInfo{Attempt: 1, MaxAttempts: 3, Delay: 1500 * time.Millisecond, ErrorMessage: "busy"}},
 			`{"attempt":1,"delayMs":1500,"errorMessage":"busy","maxAttempts":3,"type":"auto_retry_start"}`},
+		{Event{Type: CompactionStart, Compaction: &ai.CompactionInfo{Reason: "threshold"}}, `{"reason":"threshold","type":"auto_compaction_start"}`},
+		{Event{Type: CompactionEnd, Compaction: &ai.CompactionInfo{Summary: "s", FirstKeptEntryID: "ab12cd34", TokensBefore: 9000}},
+			`{"aborted":false,"result":{"firstKeptEntryId":"ab12cd34","summary":"s","tokensBefore":9000},"type":"auto_compaction_end","willRetry":false}`},
+		{Event{Type: CompactionEnd, Compaction: &ai.CompactionInfo{ErrorMessage: "no", WillRetry: false}},
+			`{"aborted":false,"errorMessage":"no","type":"auto_compaction_end","willRetry":false}`},
 	}
 	for _, c := range cases {
 		b, err := json.Marshal(c.ev)
