@@ -12,7 +12,7 @@ import (
 // merged), thinking is replayed with its signature, redacted thinking as
 // redacted_thinking, and empty messages are left out.
 func convertMessages(msgs []ai.Message) []message {
-	var out []message
+	out := []message{}
 	for i := 0; i < len(msgs); i++ {
 		m := msgs[i]
 		var content []any

@@ -68,7 +68,7 @@ type functionSpec struct {
 }
 
 func buildBody(info ai.Info, q Quirks, req *ai.Request) ([]byte, error) {
-	r := request{Model: info.ID, Stream: true, StreamOptions: &streamOptions{IncludeUsage: true}, Temperature: req.Temperature}
+	r := request{Model: info.ID, Stream: true, StreamOptions: &streamOptions{IncludeUsage: true}, Temperature: req.Temperature, Messages: []message{}}
 	if req.SystemPrompt != "" {
 		role := q.SystemRole
 		if role == "" {

@@ -95,6 +95,7 @@ var overflowPhrases = []string{
 	"maximum context length",
 	"context length",
 	"context window",
+	"context size",
 	"too many tokens",
 	"input is too long",
 	"request_too_large",
