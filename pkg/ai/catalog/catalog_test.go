@@ -1,0 +1,76 @@
+package catalog
+
+import (
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"gopi/pkg/ai"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestBuiltinParses(t *testing.T) {
+	if _, err := Parse(builtinJSON); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(ForProvider("anthropic")); n < 5 {
+		t.Errorf("%d anthropic models", n)
+	}
+	if n := len(ForProvider("openai")); n < 5 {
+		t.Errorf("%d openai models", n)
+	}
+}
+
+func TestLookupAndDefaults(t *testing.T) {
+	m, ok := Lookup("anthropic", "claude-sonnet-4-5")
+	if !ok || m.ContextWindow != 200000 || m.Prices.Input != 3 || m.Prices.CacheWrite != 3.75 || !m.Reasoning || m.API != "anthropic-messages" {
+		t.Errorf("claude-sonnet-4-5 = %+v, %v", m, ok)
+	}
+	for _, p := range []string{"anthropic", "openai"} {
+		d, ok := Default(p)
+		if !ok || d.Provider != p {
+			t.Errorf("default of %s = %+v, %v", p, d, ok)
+		}
+	}
+	if _, ok := Lookup("openai", "claude-sonnet-4-5"); ok {
+		t.Error("a model was found under another provider")
+	}
+}
+
+func TestResolveUnknownModel(t *testing.T) {
+	info, known := Resolve("openai", "qwen3-coder:30b")
+	want := ai.Info{ID: "qwen3-coder:30b", Name: "qwen3-coder:30b", Provider: "openai", API: "openai-completions",
+		ContextWindow: 128000, MaxOutputTokens: 16384}
+	if known || info != want {
+		t.Errorf("Resolve = %+v, %v; want %+v, false", info, known, want)
+	}
+	if info, known := Resolve("ollama", "llama3"); known || info.API != "" || info.ContextWindow != DefaultContextWindow {
+		t.Errorf("unknown provider: %+v, %v", info, known)
+	}
+}
+
+func TestCopiesAreIndependent(t *testing.T) {
+	all := All()
+	all[0].ID = "changed"
+	if All()[0].ID == "changed" {
+		t.Error("All shares its slice with the catalog")
+	}
+}
+
+func TestParseRejectsBadData(t *testing.T) {
+	tests := map[string]string{
+		"unknown provider": `{"providers":[],"models":[{"id":"m","provider":"x","contextWindow":1,"maxOutputTokens":1}]}`,
+		"zero limits":      `{"providers":[{"name":"p","api":"a","defaultModel":"m"}],"models":[{"id":"m","provider":"p","api":"a"}]}`,
+		"missing default":  `{"providers":[{"name":"p","api":"a","defaultModel":"nope"}],"models":[]}`,
+		"duplicate": `{"providers":[{"name":"p","api":"a","defaultModel":"m"}],"models":[
+			{"id":"m","provider":"p","api":"a","contextWindow":1,"maxOutputTokens":1},{"id":"m","provider":"p","api":"a","contextWindow":1,"maxOutputTokens":1}]}`,
+		"not json": `{`,
+	}
+	for name, data := range tests {
+		if _, err := Parse([]byte(data)); err == nil || !strings.HasPrefix(err.Error(), "model catalog") {
+			t.Errorf("%s: err = %v", name, err)
+		}
+	}
+}
