@@ -96,6 +96,7 @@ var overflowPhrases = []string{
 	"context length",
 	"context window",
 	"context size",
+	"context limit",
 	"too many tokens",
 	"input is too long",
 	"request_too_large",
