@@ -139,3 +139,5 @@ func (m *Model) setHeaders(h http.Header, thinking bool) {
 		h.Set("x-api-key", m.cfg.APIKey)
 	}
 }
+
+var _ ai.Model = (*Model)(nil)

@@ -156,3 +156,5 @@ func (m *Model) attempt(ctx context.Context, body []byte, b *ai.Builder) (ai.Sto
 	d := newDecoder(b, m.cfg.Info)
 	return d.run(ctx, sse.NewReader(conn.Body), conn)
 }
+
+var _ ai.Model = (*Model)(nil)
