@@ -26,7 +26,9 @@ type Content struct {
 
 	Thinking          string // thinking
 	ThinkingSignature string // thinking: replayed to the provider
-	Redacted          bool   // thinking: Thinking holds opaque provider data
+	// Redacted marks thinking the provider encrypted: as pi stores it, the
+	// opaque data is in ThinkingSignature and Thinking is a placeholder.
+	Redacted bool
 
 	Data     string // image: base64
 	MimeType string // image

@@ -118,7 +118,7 @@ func (b *Builder) ThinkingDelta(idx int, s string) bool {
 }
 
 // ThinkingEnd closes a thinking block with its signature (may be empty).
-// A redacted block keeps the provider's opaque data as its thinking text.
+// A redacted block carries the provider's opaque data as its signature.
 func (b *Builder) ThinkingEnd(idx int, signature string, redacted bool) bool {
 	return b.end(idx, EventThinkingEnd, func(c *Content, acc string) {
 		c.Thinking = acc
