@@ -1,0 +1,134 @@
+package runtime
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"gopi/pkg/ai"
+	"gopi/pkg/ai/faux"
+	"gopi/pkg/loop"
+	"gopi/pkg/session"
+)
+
+// longSession is a session of turns long enough to need compaction.
+func longSession(t *testing.T, turns int) (*session.MemoryStore, string) {
+	t.Helper()
+	s := store(t)
+	parent := ""
+	for i := range turns {
+		for _, m := range []ai.Message{ai.UserText(fmt.Sprintf("question %d %s", i, strings.Repeat("q", 400)), 1), assistant(fmt.Sprintf("answer %d %s", i, strings.Repeat("a", 400)))} {
+			e, err := s.Append(t.Context(), session.MessageEntry(parent, m))
+			if err != nil {
+				t.Fatal(err)
+			}
+			parent = e.ID
+		}
+	}
+	return s, parent
+}
+
+func compactionEvents(r *Runtime) *[]string {
+	var evs []string
+	r.Control().Subscribe(func(e agentEvent) {
+		switch e.Type {
+		case loop.CompactionStart:
+			evs = append(evs, "start:"+e.Compaction.Reason)
+		case loop.CompactionEnd:
+			evs = append(evs, fmt.Sprintf("end:%s:retry=%v:err=%s", e.Compaction.Reason, e.Compaction.WillRetry, e.Compaction.ErrorMessage))
+		}
+	})
+	return &evs
+}
+
+func TestAutoCompactionAtThreshold(t *testing.T) {
+	s, leafID := longSession(t, 10) // ~2,000 tokens
+	m := faux.New(faux.Text("## Goal\nSUMMARY OF EARLIER WORK"), faux.Text("the answer"))
+	cfg := Config{ActiveLeaf: leaf(leafID), Model: ai.Info{ID: "m", Provider: "faux", ContextWindow: 2400},
+		Compaction: Compaction{ReserveTokens: 800, KeepRecentTokens: 300}}
+	r, err := New(cfg, Deps{Model: m, Session: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := compactionEvents(r)
+	res, err := r.Prompt(t.Context(), ai.UserText("next question", 2))
+	if err != nil || res.Reason != loop.ReasonStop {
+		t.Fatalf("%v %s", err, res.Reason)
+	}
+	if !slices.Equal(*evs, []string{"start:threshold", "end:threshold:retry=false:err="}) {
+		t.Fatalf("events %v", *evs)
+	}
+	var comp *session.Entry
+	for _, e := range s.Entries() {
+		if e.Type == session.TypeCompaction {
+			comp = &e
+		}
+	}
+	if comp == nil || !strings.Contains(comp.Summary, "SUMMARY OF EARLIER WORK") {
+		t.Fatalf("no compaction entry persisted")
+	}
+	reqs := m.Requests()
+	answerReq := reqs[len(reqs)-1] // after the summary request(s)
+	if first := answerReq.Messages[0].Text(); !strings.Contains(first, "SUMMARY OF EARLIER WORK") {
+		t.Fatalf("the answer's request does not start with the summary: %q", first[:min(80, len(first))])
+	}
+	if last := answerReq.Messages[len(answerReq.Messages)-1].Text(); last != "next question" {
+		t.Fatalf("last message %q", last)
+	}
+	// The compaction sits on the path: the new messages hang below it.
+	path := r.Path()
+	if !slices.ContainsFunc(path, func(e session.Entry) bool { return e.Type == session.TypeCompaction }) {
+		t.Fatal("compaction not on the active path")
+	}
+}
+
+func TestOverflowCompactsAndRetriesOnce(t *testing.T) {
+	s, leafID := longSession(t, 6)
+	m := faux.New(
+		faux.Response{Error: "prompt is too long", ErrorClass: string(ai.ClassContextOverflow)},
+		faux.Text("SUMMARY"),
+		faux.Text("answer after compaction"))
+	cfg := Config{ActiveLeaf: leaf(leafID), Model: ai.Info{ID: "m", Provider: "faux", ContextWindow: 1_000_000},
+		Compaction: Compaction{KeepRecentTokens: 200}}
+	r, err := New(cfg, Deps{Model: m, Session: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := compactionEvents(r)
+	res, err := r.Prompt(t.Context(), ai.UserText("q", 2))
+	if err != nil || res.Reason != loop.ReasonStop {
+		t.Fatalf("%v %s", err, res.Reason)
+	}
+	if f, _ := res.Final(); f.Text() != "answer after compaction" {
+		t.Fatalf("final %q", f.Text())
+	}
+	if !slices.Equal(*evs, []string{"start:overflow", "end:overflow:retry=true:err="}) {
+		t.Fatalf("events %v", *evs)
+	}
+	// A second overflow is not retried again.
+	m.Push(faux.Response{Error: "prompt is too long", ErrorClass: string(ai.ClassContextOverflow)},
+		faux.Text("SUMMARY 2"),
+		faux.Response{Error: "still too long", ErrorClass: string(ai.ClassContextOverflow)})
+	res2, _ := r.Prompt(t.Context(), ai.UserText("q2", 3))
+	if res2.Reason != loop.ReasonError || ai.ClassOf(res2.Err) != ai.ClassContextOverflow {
+		t.Fatalf("second overflow: %s %v", res2.Reason, res2.Err)
+	}
+}
+
+func TestCompactionDisabledSendsWhatFits(t *testing.T) {
+	s, leafID := longSession(t, 10)
+	m := faux.New(faux.Text("answer"))
+	cfg := Config{ActiveLeaf: leaf(leafID), Model: ai.Info{ID: "m", Provider: "faux", ContextWindow: 1200}, Compaction: Compaction{Disabled: true}}
+	r, err := New(cfg, Deps{Model: m, Session: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Prompt(t.Context(), ai.UserText("q", 2)); err != nil {
+		t.Fatal(err)
+	}
+	req := m.Requests()[0]
+	if len(req.Messages) >= 21 || req.Messages[len(req.Messages)-1].Text() != "q" {
+		t.Fatalf("the oldest turns were not dropped: %d messages", len(req.Messages))
+	}
+}

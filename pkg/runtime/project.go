@@ -1,0 +1,206 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+
+	"gopi/pkg/ai"
+	"gopi/pkg/session"
+)
+
+// projector is the model the Agent sees: every request is rebuilt from the
+// persisted path plus the run's not-yet-persisted suffix, read at the
+// moment of the request (never captured once), within the budget.
+type projector struct {
+	r     *Runtime
+	inner ai.Model
+}
+
+// tempID is the id prefix of suffix messages in a projection; they are
+// never written and never collide with the path's ids.
+const tempID = "__runtime_context_"
+
+// snapshot returns the active path and how many transcript messages it holds.
+func (r *Runtime) snapshot() ([]session.Entry, int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]session.Entry(nil), r.path...), r.persisted
+}
+
+// project builds the messages of one request from the transcript the
+// loop sends (persisted prefix + suffix).
+func (r *Runtime) project(transcript []ai.Message) (session.Context, error) {
+	path, persisted := r.snapshot()
+	if persisted > len(transcript) {
+		return session.Context{}, fmt.Errorf("runtime: %d persisted messages but a transcript of %d", persisted, len(transcript))
+	}
+	taken := map[string]bool{}
+	for _, e := range path {
+		taken[e.ID] = true
+	}
+	parent := ""
+	if len(path) > 0 {
+		parent = path[len(path)-1].ID
+	}
+	for i, m := range transcript[persisted:] {
+		id := fmt.Sprintf("%s%d", tempID, i)
+		for taken[id] {
+			id = "_" + id
+		}
+		taken[id] = true
+		e := session.MessageEntry(parent, m)
+		e.ID = id
+		path = append(path, e)
+		parent = id
+	}
+	return session.BuildContext(path, r.budget()), nil
+}
+
+func (r *Runtime) budget() session.Budget {
+	b := r.cfg.Budget
+	if b.ContextWindow == 0 {
+		b.ContextWindow = r.cfg.Model.ContextWindow
+	}
+	if b.ReserveOutput == 0 {
+		b.ReserveOutput = r.cfg.MaxTokens
+	}
+	return b
+}
+
+// overThreshold reports that the whole projected context (what was
+// dropped to fit included) passes window − reserve.
+func (r *Runtime) overThreshold(c session.Context) bool {
+	window := r.budget().ContextWindow
+	if r.cfg.Compaction.Disabled || window <= 0 {
+		return false
+	}
+	reserve := r.cfg.Compaction.ReserveTokens
+	if reserve <= 0 {
+		reserve = session.DefaultReserveTokens
+	}
+	return c.Tokens+c.Dropped.Tokens > window-reserve
+}
+
+// Stream projects the request, compacting first when the context passes
+// the threshold, and compacts and retries once on a context overflow.
+func (p *projector) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Event] {
+	return func(yield func(ai.Event) bool) {
+		r := p.r
+		c, err := r.project(req.Messages)
+		if err == nil && r.overThreshold(c) {
+			// A failed threshold compaction is reported in its end event;
+			// the request then goes out with the oldest turns dropped.
+			var ok bool
+			if c, ok, err = p.compact(ctx, req, "threshold", false, yield); !ok {
+				return
+			}
+			if err != nil {
+				c, err = r.project(req.Messages)
+			}
+		}
+		if err != nil {
+			failStream(ctx, r.cfg.Model, r.deps.Now().UnixMilli(), err, yield)
+			return
+		}
+		for retried := false; ; retried = true {
+			out := *req
+			out.Messages = c.Messages
+			overflow, cont := p.forward(ctx, &out, !retried && !r.cfg.Compaction.Disabled, yield)
+			if !cont || overflow == nil {
+				return
+			}
+			var ok bool
+			if c, ok, err = p.compact(ctx, req, "overflow", true, yield); !ok {
+				return
+			}
+			if err != nil {
+				yield(*overflow)
+				return
+			}
+		}
+	}
+}
+
+// forward streams one request. With catchOverflow, a context-overflow
+// error is held back and returned instead of forwarded.
+func (p *projector) forward(ctx context.Context, req *ai.Request, catchOverflow bool, yield func(ai.Event) bool) (*ai.Event, bool) {
+	for e := range p.inner.Stream(ctx, req) {
+		if catchOverflow && e.Type == ai.EventError && ai.ClassOf(e.Err) == ai.ClassContextOverflow {
+			held := e
+			return &held, true
+		}
+		if !yield(e) {
+			return nil, false
+		}
+	}
+	return nil, true
+}
+
+// compact summarises the path, persists the compaction entry and
+// re-projects. ok is false when the consumer stopped. A failed compaction
+// returns err; the caller decides whether that ends the stream.
+func (p *projector) compact(ctx context.Context, req *ai.Request, reason string, willRetry bool, yield func(ai.Event) bool) (session.Context, bool, error) {
+	r := p.r
+	if !yield(ai.Event{Type: ai.EventCompactionStart, Compaction: &ai.CompactionInfo{Reason: reason}}) {
+		return session.Context{}, false, nil
+	}
+	entry, err := r.compactPath(ctx)
+	end := &ai.CompactionInfo{Reason: reason}
+	if err != nil {
+		end.ErrorMessage = err.Error()
+	} else {
+		end.Summary, end.FirstKeptEntryID, end.TokensBefore = entry.Summary, entry.FirstKeptEntryID, int(entry.TokensBefore)
+		end.WillRetry = willRetry
+	}
+	if !yield(ai.Event{Type: ai.EventCompactionEnd, Compaction: end}) {
+		return session.Context{}, false, nil
+	}
+	var perr *PoisonError
+	if errors.As(err, &perr) {
+		failStream(ctx, r.cfg.Model, r.deps.Now().UnixMilli(), err, yield)
+		return session.Context{}, false, nil
+	}
+	if err != nil {
+		return session.Context{}, true, err
+	}
+	c, err := r.project(req.Messages)
+	return c, true, err
+}
+
+// compactPath compacts the persisted path and appends the entry.
+func (r *Runtime) compactPath(ctx context.Context) (session.Entry, error) {
+	path, _ := r.snapshot()
+	if len(path) == 0 {
+		return session.Entry{}, session.ErrNothingToCompact
+	}
+	entry, err := session.Compact(ctx, r.deps.Model, path, session.CompactOptions{
+		KeepRecentTokens: r.cfg.Compaction.KeepRecentTokens,
+		ReserveTokens:    r.cfg.Compaction.ReserveTokens,
+		Estimate:         r.cfg.Budget.Estimate,
+		Now:              r.deps.Now,
+		Reasoning:        r.cfg.Model.Reasoning,
+	})
+	if err != nil {
+		return session.Entry{}, err
+	}
+	return r.appendEntry(entry, false)
+}
+
+// failStream ends a stream that never reached the model with an error.
+func failStream(ctx context.Context, info ai.Info, now int64, err error, yield func(ai.Event) bool) {
+	b := ai.NewBuilder(info, now, yield)
+	if b.Start() {
+		b.Fail(ctx, classify(err))
+	}
+}
+
+// classify marks session failures so they map to the session exit code.
+func classify(err error) error {
+	var perr *PoisonError
+	if errors.As(err, &perr) {
+		return &ai.ProviderError{Class: ai.ClassSession, Message: err.Error(), Err: err}
+	}
+	return err
+}

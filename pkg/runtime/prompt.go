@@ -1,0 +1,203 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+
+	"gopi/pkg/agent"
+	"gopi/pkg/ai"
+	"gopi/pkg/loop"
+	"gopi/pkg/session"
+)
+
+// Result is the outcome of one Prompt.
+type Result struct {
+	loop.Result
+	// Leaf is the newest persisted entry after the prompt: what the next
+	// run continues from.
+	Leaf string
+}
+
+// Prompt queues one operation: it runs the Agent with msgs and returns
+// only after the last message of the run is in the store. Concurrent
+// calls run one after another in arrival order. A run that fails or is
+// aborted is a Result with that reason; an error means the Runtime is
+// disposed or poisoned (the partial Result is still returned).
+func (r *Runtime) Prompt(ctx context.Context, msgs ...ai.Message) (Result, error) {
+	prev, done, err := r.accept()
+	if err != nil {
+		return Result{}, err
+	}
+	defer close(done)
+	<-prev
+	if err := r.poisoned(); err != nil {
+		return Result{Leaf: r.Leaf()}, err
+	}
+	if err := r.recordSettings(); err != nil {
+		return Result{Leaf: r.Leaf()}, err
+	}
+	res, err := r.agent.Prompt(ctx, msgs...)
+	out := Result{Result: res, Leaf: r.Leaf()}
+	if err != nil {
+		return out, err
+	}
+	if perr := r.poisoned(); perr != nil {
+		out.Reason, out.Err = loop.ReasonError, perr
+		return out, perr
+	}
+	return out, nil
+}
+
+// accept enters the operation queue: it returns the channel to wait on
+// (the previous operation) and the one to close when this one ends.
+func (r *Runtime) accept() (prev <-chan struct{}, done chan struct{}, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.disposed {
+		return nil, nil, ErrDisposed
+	}
+	if r.poison != nil {
+		return nil, nil, r.poison
+	}
+	p := r.tail
+	if p == nil {
+		c := make(chan struct{})
+		close(c)
+		p = c
+	}
+	done = make(chan struct{})
+	r.tail = done
+	r.accepted++
+	return p, done, nil
+}
+
+func (r *Runtime) poisoned() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.poison
+}
+
+// commit writes one message as an entry under the current leaf. The leaf
+// advances only after the store accepted the entry; a failure poisons
+// the Runtime with that cause.
+func (r *Runtime) commit(m ai.Message) error {
+	_, err := r.appendEntry(session.MessageEntry("", m), true)
+	return err
+}
+
+// appendEntry stores e under the current leaf and advances the leaf.
+func (r *Runtime) appendEntry(e session.Entry, isMessage bool) (session.Entry, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.poison != nil {
+		return session.Entry{}, r.poison
+	}
+	e.ParentID = session.Ref(r.leaf)
+	stored, err := r.deps.Session.Append(context.WithoutCancel(context.Background()), e)
+	if err != nil {
+		r.poison = &PoisonError{Err: err}
+		return session.Entry{}, r.poison
+	}
+	r.path = append(r.path, stored.Clone())
+	r.leaf = stored.ID
+	if isMessage {
+		r.persisted++
+	}
+	return stored, nil
+}
+
+// PoisonError is the cause every Prompt and Flush returns after a failed
+// write to the session store.
+type PoisonError struct{ Err error }
+
+func (e *PoisonError) Error() string { return fmt.Sprintf("session write failed: %v", e.Err) }
+func (e *PoisonError) Unwrap() error { return e.Err }
+
+// recordSettings writes model_change and thinking_level_change entries
+// when the path does not already name the model and level in use, so
+// that a resumed session knows what answered it.
+func (r *Runtime) recordSettings() error {
+	r.mu.Lock()
+	cur := session.ResumeSettings(r.path)
+	r.mu.Unlock()
+	info := r.cfg.Model
+	if info.Provider != "" && (cur.Provider != info.Provider || cur.ModelID != info.ID) {
+		if _, err := r.appendEntry(session.ModelChangeEntry("", info.Provider, info.ID), false); err != nil {
+			return err
+		}
+	}
+	level := r.cfg.Thinking
+	if level == "" {
+		level = ai.ThinkingOff
+	}
+	if cur.ThinkingLevel != level {
+		if _, err := r.appendEntry(session.ThinkingLevelEntry("", level), false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Flush waits for every accepted operation, then reports the poison
+// cause, if any. It starts no work.
+func (r *Runtime) Flush(ctx context.Context) error {
+	r.mu.Lock()
+	tail := r.tail
+	r.mu.Unlock()
+	if tail != nil {
+		select {
+		case <-tail:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return r.poisoned()
+}
+
+// Dispose refuses new prompts at once and waits for the accepted ones.
+// Calling it again waits for the same completion.
+func (r *Runtime) Dispose(ctx context.Context) error {
+	r.mu.Lock()
+	if !r.disposed {
+		r.disposed = true
+		r.disposing = make(chan struct{})
+		tail := r.tail
+		go func() {
+			if tail != nil {
+				<-tail
+			}
+			close(r.disposing)
+		}()
+	}
+	done := r.disposing
+	r.mu.Unlock()
+	select {
+	case <-done:
+		return r.poisoned()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Control is what a user interface may do to a running Runtime: watch it
+// and steer it. New runs only start through Runtime.Prompt, so that no
+// run skips the session.
+type Control struct{ a *agent.Agent }
+
+// Control returns the Runtime's control surface.
+func (r *Runtime) Control() Control { return Control{a: r.agent} }
+
+// State returns a deep copy of the Agent's state.
+func (c Control) State() agent.State { return c.a.State() }
+
+// Subscribe registers fn for every later event; see agent.Agent.Subscribe.
+func (c Control) Subscribe(fn func(agent.Event)) (unsubscribe func()) { return c.a.Subscribe(fn) }
+
+// Steer queues a message for the running run.
+func (c Control) Steer(m ai.Message) error { return c.a.Steer(m) }
+
+// FollowUp queues a message for when the running run would stop.
+func (c Control) FollowUp(m ai.Message) error { return c.a.FollowUp(m) }
+
+// Abort cancels the running run.
+func (c Control) Abort() { c.a.Abort() }

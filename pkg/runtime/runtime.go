@@ -1,0 +1,216 @@
+// Package runtime is the composition root: it restores one Agent from an
+// explicitly chosen leaf of a session, rebuilds every model request from
+// the persisted path plus the run's not-yet-persisted suffix (within the
+// model's token budget, compacting when the context grows too large),
+// wraps the tools with the extension host, serialises prompts through one
+// operation queue, and writes every message of a run to the session store
+// as soon as it is complete, before it is reported anywhere. A failed
+// write poisons the Runtime: nothing more reaches the model or the store.
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"gopi/pkg/agent"
+	"gopi/pkg/ai"
+	"gopi/pkg/loop"
+	"gopi/pkg/session"
+)
+
+// Config is what a Runtime is asked to do.
+type Config struct {
+	// ActiveLeaf is the entry the conversation continues from. nil is
+	// allowed only for an empty session; a non-empty session must name one.
+	ActiveLeaf *string
+	// SystemPrompt is the base prompt (configured or built-in, with any
+	// appended text); the resources' context follows it.
+	SystemPrompt string
+	MaxSteps     int
+	MaxTokens    int
+	Thinking     ai.ThinkingLevel
+	// Model describes Deps.Model: its provider and id are recorded in the
+	// session, its context window bounds the budget.
+	Model ai.Info
+	// Budget bounds every request's context; a zero ContextWindow takes
+	// the model's.
+	Budget       session.Budget
+	Compaction   Compaction
+	SteeringMode agent.QueueMode
+	FollowUpMode agent.QueueMode
+}
+
+// Compaction configures automatic compaction.
+type Compaction struct {
+	Disabled bool
+	// ReserveTokens: compact when the context passes window − reserve
+	// (default session.DefaultReserveTokens).
+	ReserveTokens    int
+	KeepRecentTokens int
+}
+
+// Resources supplies the project context that follows the base prompt.
+type Resources interface {
+	ContextPrompt() string
+}
+
+// Extensions wraps the tool executor with hooks.
+type Extensions interface {
+	Wrap(next loop.Executor) loop.Executor
+}
+
+// Observer, when the extension host implements it, sees every event.
+type Observer interface {
+	Observe(runID int, e loop.Event)
+}
+
+// Deps are the objects a Runtime is built from. The Runtime uses them
+// as given (same identity) and does not close the store.
+type Deps struct {
+	Model      ai.Model
+	Tools      loop.Executor // nil: no tools
+	Session    session.Store
+	Resources  Resources  // may be nil
+	Extensions Extensions // may be nil
+	Now        func() time.Time
+}
+
+// Errors of the Runtime.
+var (
+	ErrDisposed = errors.New("runtime is disposed: it accepts no new prompts")
+	// ErrNoLeaf: a non-empty session without a chosen leaf.
+	ErrNoLeaf = errors.New("the session is not empty: choose the entry to continue from (--leaf ID, or -c for the newest)")
+	// ErrUnknownLeaf: a leaf for an empty session.
+	ErrUnknownLeaf = errors.New("unknown leaf: the session has no entries")
+)
+
+// Runtime runs prompts against one session.
+type Runtime struct {
+	cfg   Config
+	deps  Deps
+	agent *agent.Agent
+
+	mu        sync.Mutex // guards the fields below
+	path      []session.Entry
+	leaf      string
+	persisted int // message entries on path = the persisted transcript prefix
+	warnings  []session.Warning
+	poison    error
+	tail      chan struct{} // closed when the last accepted operation ends
+	accepted  int           // operations accepted so far
+	disposed  bool
+	disposing chan struct{}
+}
+
+// New restores the chosen path into one Agent. An unknown leaf, or no
+// leaf for a non-empty session, is an error.
+func New(cfg Config, deps Deps) (*Runtime, error) {
+	if deps.Model == nil || deps.Session == nil {
+		return nil, errors.New("runtime: a model and a session store are required")
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	r := &Runtime{cfg: cfg, deps: deps}
+	if err := r.restore(); err != nil {
+		return nil, err
+	}
+	var msgs []ai.Message
+	for _, e := range r.path {
+		if e.Type == session.TypeMessage && e.Message != nil {
+			msgs = append(msgs, e.Message.Clone())
+		}
+	}
+	r.persisted = len(msgs)
+	tools := deps.Tools
+	if deps.Extensions != nil && tools != nil {
+		tools = deps.Extensions.Wrap(tools)
+	}
+	r.agent = agent.New(agent.Options{
+		Model: &projector{r: r, inner: deps.Model}, SystemPrompt: r.systemPrompt(), Tools: tools,
+		MaxSteps: cfg.MaxSteps, MaxTokens: cfg.MaxTokens, Thinking: cfg.Thinking, Messages: msgs,
+		SteeringMode: cfg.SteeringMode, FollowUpMode: cfg.FollowUpMode, Now: deps.Now, Commit: r.commit,
+	})
+	if obs, ok := deps.Extensions.(Observer); ok {
+		r.agent.Subscribe(func(e agent.Event) { obs.Observe(e.RunID, e.Event) })
+	}
+	return r, nil
+}
+
+// restore applies the four cases of an explicit leaf.
+func (r *Runtime) restore() error {
+	entries := r.deps.Session.Entries()
+	leaf := r.cfg.ActiveLeaf
+	switch {
+	case len(entries) == 0 && leaf == nil:
+		return nil
+	case len(entries) == 0:
+		return fmt.Errorf("%w (asked for %q)", ErrUnknownLeaf, *leaf)
+	case leaf == nil:
+		return ErrNoLeaf
+	}
+	path, warnings, err := session.PathTo(entries, *leaf)
+	if err != nil {
+		return err
+	}
+	r.path, r.warnings = path, warnings
+	r.leaf = path[len(path)-1].ID
+	return nil
+}
+
+func (r *Runtime) systemPrompt() string {
+	parts := []string{}
+	if s := strings.TrimSpace(r.cfg.SystemPrompt); s != "" {
+		parts = append(parts, r.cfg.SystemPrompt)
+	}
+	if r.deps.Resources != nil {
+		if s := r.deps.Resources.ContextPrompt(); strings.TrimSpace(s) != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// SystemPrompt returns the assembled system prompt.
+func (r *Runtime) SystemPrompt() string { return r.systemPrompt() }
+
+// Session returns the store the Runtime writes to.
+func (r *Runtime) Session() session.Store { return r.deps.Session }
+
+// Resources returns the resources the Runtime was given.
+func (r *Runtime) Resources() Resources { return r.deps.Resources }
+
+// Extensions returns the extension host the Runtime was given.
+func (r *Runtime) Extensions() Extensions { return r.deps.Extensions }
+
+// Leaf returns the id of the newest persisted entry of the active path
+// ("" for an empty session): what the next run continues from.
+func (r *Runtime) Leaf() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.leaf
+}
+
+// Path returns a copy of the active path.
+func (r *Runtime) Path() []session.Entry {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]session.Entry, len(r.path))
+	for i, e := range r.path {
+		out[i] = e.Clone()
+	}
+	return out
+}
+
+// Warnings returns what restoring the path reported (gaps, torn lines).
+func (r *Runtime) Warnings() []session.Warning {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]session.Warning(nil), r.warnings...)
+}
+
+// Messages returns a deep copy of the Agent's transcript.
+func (r *Runtime) Messages() []ai.Message { return r.agent.Messages() }
