@@ -1,0 +1,23 @@
+// Package resources finds what a project tells the agent — context files
+// (AGENTS.md, CLAUDE.md), a replacement or appended system prompt, skills
+// and prompt templates — and turns them into the system prompt text and
+// the expansion of `/skill:name` and `/template` prompts.
+//
+// Guarantees:
+//   - Nothing is read from the process: the working directory, the home
+//     folder, GOPI_HOME, the clock and the filesystem are all injected
+//     through Options, so the same inputs always give the same prompt.
+//   - Load never fails because of a project's content: an unreadable file,
+//     invalid frontmatter or a name collision becomes an entry in
+//     Catalog.Skipped or Catalog.Warnings that says what is wrong and
+//     where; only an unusable Options value is an error.
+//   - Bare mode and the No* switches discover nothing of their kind; what
+//     was switched off is listed in Catalog.Skipped.
+//   - Expansion is a single pass: text that arguments bring in is never
+//     expanded again, and a prompt that names no known skill or template
+//     is returned exactly as typed.
+//
+// Behaviour follows upstream pi (packages/coding-agent/src/core:
+// resource-loader, system-prompt, skills, prompt-templates), except that a
+// project's skill or template wins a name collision with a user-wide one.
+package resources

@@ -1,0 +1,103 @@
+package resources
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+)
+
+// Template is a prompt template: `/name args` expands to Content with the
+// arguments substituted.
+type Template struct {
+	Name        string
+	Description string // from frontmatter, else the body's first line
+	Content     string // the body, frontmatter removed
+	Path        string
+	Source      string // "project" or "user"
+}
+
+// maxDescriptionPreview bounds a description taken from the first line.
+const maxDescriptionPreview = 60
+
+// loadTemplates reads the .md files of the project's prompts folder, then
+// the user's; a project's template wins a name collision.
+func (l *loader) loadTemplates() {
+	dirs := []skillDir{{path.Join(l.opts.Cwd, ProjectDir, "prompts"), "project"}}
+	if l.opts.GopiHome != "" {
+		dirs = append(dirs, skillDir{path.Join(l.opts.GopiHome, "prompts"), "user"})
+	}
+	byName := map[string]string{}
+	for _, d := range dirs {
+		for _, t := range l.templatesIn(d.dir, d.source) {
+			if prev, dup := byName[t.Name]; dup {
+				l.skip(KindTemplate, t.Path, fmt.Sprintf("name %q is already taken by %s, which wins (project templates before user templates); rename one of them", t.Name, prev))
+				continue
+			}
+			byName[t.Name] = t.Path
+			l.cat.Templates = append(l.cat.Templates, t)
+			l.found(KindTemplate, t.Path, t.Name, t.Source)
+		}
+	}
+}
+
+// templatesIn reads the .md files directly in dir (not its subfolders).
+func (l *loader) templatesIn(dir, source string) []Template {
+	if !l.isDir(dir) {
+		return nil
+	}
+	entries, err := fs.ReadDir(l.fsys, rel(dir))
+	if err != nil {
+		l.skip(KindTemplate, dir, fmt.Sprintf("folder cannot be read (%v)", err))
+		return nil
+	}
+	var out []Template
+	for _, e := range entries {
+		p := path.Join(dir, e.Name())
+		if !strings.HasSuffix(e.Name(), ".md") || !l.isFile(p) {
+			continue
+		}
+		t, err := l.templateAt(p, source)
+		if err != nil {
+			l.skip(KindTemplate, p, err.Error())
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func (l *loader) templateAt(p, source string) (Template, error) {
+	text, err := l.readText(p)
+	if err != nil {
+		return Template{}, fmt.Errorf("cannot be read (%w)", err)
+	}
+	fm, body, err := parseFrontmatter(text)
+	if err != nil {
+		return Template{}, fmt.Errorf("%w; fix the header between the --- lines", err)
+	}
+	desc, err := fm.str("description")
+	if err != nil {
+		return Template{}, err
+	}
+	if desc == "" {
+		desc = firstLine(body)
+	}
+	name := strings.TrimSuffix(path.Base(p), ".md")
+	return Template{Name: name, Description: desc, Content: body, Path: p, Source: source}, nil
+}
+
+// firstLine is the first non-blank line, shortened as pi shortens it.
+func firstLine(body string) string {
+	for line := range strings.SplitSeq(body, "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		r := []rune(line)
+		if len(r) > maxDescriptionPreview {
+			return string(r[:maxDescriptionPreview]) + "..."
+		}
+		return line
+	}
+	return ""
+}
