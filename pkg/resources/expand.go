@@ -15,6 +15,11 @@ const skillPrefix = "/skill:"
 // template name, its arguments substituted). Any other prompt, and one
 // naming no known skill or template, is returned exactly as typed. The
 // error is for a skill file that can no longer be read.
+//
+// A template's arguments are read from the first line only; the lines
+// after it follow the expansion verbatim after a blank line, so that text
+// piped after `gopi run "/review"` arrives unchanged (pi parses the whole
+// text as arguments, collapsing its white space).
 func (c *Catalog) Expand(prompt string) (string, error) {
 	if !strings.HasPrefix(prompt, "/") {
 		return prompt, nil
@@ -27,20 +32,28 @@ func (c *Catalog) Expand(prompt string) (string, error) {
 		return prompt, nil
 	}
 	for _, t := range c.Templates {
-		if t.Name == name {
-			return SubstituteArgs(t.Content, ParseArgs(rest)), nil
+		if t.Name != name {
+			continue
 		}
+		line, more, _ := strings.Cut(rest, "\n")
+		out := SubstituteArgs(t.Content, ParseArgs(line))
+		if more = strings.TrimSpace(more); more != "" {
+			out += "\n\n" + more
+		}
+		return out, nil
 	}
 	return prompt, nil
 }
 
-// splitCommand cuts "name args" at the first white space. pi cuts at the
-// first space only; gopi also cuts at a line break, so that a piped
-// prompt appended after `/name` becomes its arguments.
+// splitCommand cuts "name args" at the first white space (pi cuts at the
+// first space only, so "/name" followed by a line break was not found).
 func splitCommand(s string) (name, rest string) {
 	i := strings.IndexFunc(s, unicode.IsSpace)
 	if i < 0 {
 		return s, ""
+	}
+	if s[i] == '\n' {
+		return s[:i], s[i:]
 	}
 	return s[:i], s[i+1:]
 }

@@ -12,7 +12,7 @@ import (
 type Template struct {
 	Name        string
 	Description string // from frontmatter, else the body's first line
-	Content     string // the body, frontmatter removed
+	Content     string // the body, frontmatter and trailing white space removed
 	Path        string
 	Source      string // "project" or "user"
 }
@@ -84,7 +84,7 @@ func (l *loader) templateAt(p, source string) (Template, error) {
 		desc = firstLine(body)
 	}
 	name := strings.TrimSuffix(path.Base(p), ".md")
-	return Template{Name: name, Description: desc, Content: body, Path: p, Source: source}, nil
+	return Template{Name: name, Description: desc, Content: strings.TrimRight(body, " \t\n"), Path: p, Source: source}, nil
 }
 
 // firstLine is the first non-blank line, shortened as pi shortens it.
