@@ -131,7 +131,7 @@ func (m Message) MarshalJSON() ([]byte, error) {
 		w.str("provider", m.Provider)
 		w.str("model", m.Model)
 		w.value("usage", m.Usage)
-		w.str("stopReason", string(m.StopReason))
+		w.optStr("stopReason", string(m.StopReason)) // empty only in a partial message
 		w.optStr("errorMessage", m.ErrorMessage)
 	case RoleToolResult:
 		w.str("toolCallId", m.ToolCallID)

@@ -28,6 +28,9 @@ func (r *run) ask() (msg ai.Message, err error) {
 		head := ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{}, Timestamp: r.now()}
 		if m != nil {
 			head.API, head.Provider, head.Model = m.API, m.Provider, m.Model
+			if m.Timestamp != 0 {
+				head.Timestamp = m.Timestamp
+			}
 		}
 		r.emit(Event{Type: MessageStart, Message: &head})
 	}

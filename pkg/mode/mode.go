@@ -1,0 +1,197 @@
+// Package mode encodes what a Runtime did: print writes the answer,
+// json one result object, events the session header, every Agent event and
+// the result object, one JSON object per line. A mode never creates a
+// Runtime and calls Prompt exactly once; an output write failure is
+// returned as it is, and the session is not rolled back.
+package mode
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"gopi/pkg/agent"
+	"gopi/pkg/ai"
+	"gopi/pkg/runtime"
+	"gopi/pkg/session"
+)
+
+// Mode is an output encoding.
+type Mode string
+
+// The modes of gopi run.
+const (
+	Print  Mode = "print"
+	JSON   Mode = "json"
+	Events Mode = "events"
+)
+
+// Parse checks a --mode value.
+func Parse(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case Print, JSON, Events:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown mode %q: use print, json or events", s)
+}
+
+// IO is where a mode writes.
+type IO struct {
+	Out io.Writer
+	Err io.Writer
+	// ErrTerminal enables progress lines on Err (a spinner, retries).
+	ErrTerminal bool
+}
+
+// Header is the first line of events output: the session header with the
+// file, the leaf the run continues from, the model and the active tools.
+type Header struct {
+	session.Header
+	File   string   `json:"-"`
+	LeafID string   `json:"-"` // "" for a new session
+	Model  ai.Info  `json:"-"`
+	Tools  []string `json:"-"`
+}
+
+// MarshalJSON writes the session header line with gopi's fields added.
+func (h Header) MarshalJSON() ([]byte, error) {
+	raw, err := json.Marshal(h.Header)
+	if err != nil {
+		return nil, err
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, err
+	}
+	add := func(k string, v any) {
+		b, _ := json.Marshal(v)
+		obj[k] = b
+	}
+	add("file", h.File)
+	var leaf any
+	if h.LeafID != "" {
+		leaf = h.LeafID
+	}
+	add("leafId", leaf)
+	add("model", map[string]string{"provider": h.Model.Provider, "id": h.Model.ID})
+	tools := h.Tools
+	if tools == nil {
+		tools = []string{}
+	}
+	add("tools", tools)
+	return json.Marshal(obj)
+}
+
+// Options configure one Run.
+type Options struct {
+	Mode    Mode
+	Session *SessionInfo // nil: not shown; LeafID is filled in after the run
+	Header  Header       // events only
+	Start   time.Time    // when the invocation began, for durationMs
+	Now     func() time.Time
+}
+
+// Outcome is what a Run produced.
+type Outcome struct {
+	Result runtime.Result
+	Err    error    // the Runtime refused or was poisoned
+	Class  ai.Class // "" for success
+}
+
+// Run calls rt.Prompt once and encodes the run. The returned error is an
+// output write failure only; the run's own failure is in the Outcome.
+func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, opts Options) (Outcome, error) {
+	if _, err := Parse(string(opts.Mode)); err != nil {
+		return Outcome{}, err
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	w := &lineWriter{w: out.Out}
+	var unsub func()
+	switch opts.Mode {
+	case Events:
+		w.json(opts.Header)
+		unsub = rt.Control().Subscribe(func(e agent.Event) {
+			if e.Type != agent.RunEnd {
+				w.json(e.Event)
+			}
+		})
+	case Print:
+		if out.ErrTerminal {
+			p := newProgress(out.Err, opts.Now)
+			unsub = rt.Control().Subscribe(p.event)
+			defer p.stop()
+		}
+	}
+	res, err := rt.Prompt(ctx, prompt...)
+	if unsub != nil {
+		unsub()
+	}
+	o := Outcome{Result: res, Err: err, Class: Classify(&res, err)}
+	if opts.Session != nil {
+		opts.Session.LeafID = res.Leaf
+	}
+	obj := NewResultObject(&res, err, opts.Session, opts.Now().Sub(opts.Start).Milliseconds())
+	switch opts.Mode {
+	case Print:
+		if obj.Text != "" {
+			w.text(obj.Text)
+		}
+	default:
+		w.json(obj)
+	}
+	if obj.Error != nil {
+		fmt.Fprintf(out.Err, "gopi: %s: %s\n", obj.Error.Class, obj.Error.Message)
+	}
+	return o, w.err
+}
+
+// WriteFailure reports an invocation that failed before its run: json
+// and events write the result object; every mode says why on Err.
+func WriteFailure(out IO, m Mode, class ai.Class, err error, info *SessionInfo, durationMs int64) error {
+	w := &lineWriter{w: out.Out}
+	if m == JSON || m == Events {
+		w.json(FailureObject(class, err, info, durationMs))
+	}
+	fmt.Fprintf(out.Err, "gopi: %s\n", err)
+	return w.err
+}
+
+// lineWriter writes whole lines and keeps the first error.
+type lineWriter struct {
+	mu  sync.Mutex
+	w   io.Writer
+	err error
+}
+
+func (l *lineWriter) json(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(map[string]string{"type": "encoding_error", "message": err.Error()})
+	}
+	l.line(b)
+}
+
+func (l *lineWriter) text(s string) {
+	if !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err == nil {
+		_, l.err = io.WriteString(l.w, s)
+	}
+}
+
+func (l *lineWriter) line(b []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err == nil {
+		_, l.err = l.w.Write(append(b, '\n'))
+	}
+}

@@ -1,0 +1,115 @@
+package mode
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"gopi/pkg/agent"
+	"gopi/pkg/loop"
+)
+
+// progress draws one status line on a terminal's stderr: the running
+// tool with its key argument and elapsed time, and retry notices.
+type progress struct {
+	mu      sync.Mutex
+	w       io.Writer
+	now     func() time.Time
+	line    string
+	since   time.Time
+	ticker  *time.Ticker
+	done    chan struct{}
+	stopped bool
+}
+
+var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+func newProgress(w io.Writer, now func() time.Time) *progress {
+	p := &progress{w: w, now: now, ticker: time.NewTicker(120 * time.Millisecond), done: make(chan struct{})}
+	go p.tick()
+	return p
+}
+
+func (p *progress) tick() {
+	frame := 0
+	for {
+		select {
+		case <-p.done:
+			return
+		case <-p.ticker.C:
+			frame++
+			p.mu.Lock()
+			if p.line != "" {
+				fmt.Fprintf(p.w, "\r\033[K%s %s (%.1fs)", spinner[frame%len(spinner)], p.line, p.now().Sub(p.since).Seconds())
+			}
+			p.mu.Unlock()
+		}
+	}
+}
+
+func (p *progress) set(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.line != "" && line == "" {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+	p.line, p.since = line, p.now()
+}
+
+func (p *progress) event(e agent.Event) {
+	switch e.Type {
+	case loop.ToolStart:
+		p.set(e.ToolName + keyArgument(e.Args))
+	case loop.ToolEnd:
+		p.set("")
+	case loop.MessageStart:
+		if e.Message != nil && e.Message.Role == "assistant" {
+			p.set("thinking")
+		}
+	case loop.MessageEnd:
+		p.set("")
+	case loop.RetryStart:
+		p.set("")
+		p.mu.Lock()
+		fmt.Fprintf(p.w, "gopi: model request failed (%s); retry %d of %d in %.1fs\n",
+			e.Retry.ErrorMessage, e.Retry.Attempt, e.Retry.MaxAttempts-1, e.Retry.Delay.Seconds())
+		p.mu.Unlock()
+	case loop.CompactionStart:
+		p.set("compacting the context")
+	case loop.CompactionEnd:
+		p.set("")
+	}
+}
+
+// keyArgument shows the argument that says most about a call.
+func keyArgument(args json.RawMessage) string {
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return ""
+	}
+	for _, k := range []string{"command", "path", "pattern"} {
+		if v, ok := m[k].(string); ok {
+			if len(v) > 60 {
+				v = v[:57] + "..."
+			}
+			return ": " + v
+		}
+	}
+	return ""
+}
+
+func (p *progress) stop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return
+	}
+	p.stopped = true
+	p.ticker.Stop()
+	close(p.done)
+	if p.line != "" {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}

@@ -1,0 +1,135 @@
+package mode
+
+import (
+	"context"
+	"errors"
+
+	"gopi/pkg/ai"
+	"gopi/pkg/loop"
+	"gopi/pkg/runtime"
+)
+
+// SessionInfo names the session a run wrote to.
+type SessionInfo struct {
+	ID     string `json:"id"`
+	File   string `json:"file,omitempty"` // "" with --no-session
+	LeafID string `json:"leafId"`
+}
+
+// ResultObject is the last line of json and events output, and the one
+// line of json output.
+type ResultObject struct {
+	Type       string       `json:"type"` // "result"
+	Reason     string       `json:"reason"`
+	IsError    bool         `json:"isError"`
+	Text       string       `json:"text"`
+	Steps      int          `json:"steps"`
+	Messages   []ai.Message `json:"messages"`
+	Session    *SessionInfo `json:"session,omitempty"`
+	Usage      ai.Usage     `json:"usage"`
+	DurationMs int64        `json:"durationMs"`
+	Error      *ErrorInfo   `json:"error,omitempty"`
+}
+
+// ErrorInfo is the error of a failed invocation.
+type ErrorInfo struct {
+	Class   ai.Class `json:"class"`
+	Message string   `json:"message"`
+}
+
+// Reason names how an invocation ended in the result object.
+func Reason(res *runtime.Result, err error) string {
+	switch {
+	case err != nil && res.Reason == "":
+		return "error"
+	case err != nil:
+		return string(loop.ReasonError)
+	}
+	return string(res.Reason)
+}
+
+// Classify returns the error class of a finished run, "" for success.
+// A run stopped by the context is aborted (SIGINT) or timeout (the
+// --timeout deadline); a stop at the step limit is max_steps.
+func Classify(res *runtime.Result, err error) ai.Class {
+	if err != nil {
+		var perr *runtime.PoisonError
+		if errors.As(err, &perr) {
+			return ai.ClassSession
+		}
+		return ai.ClassOf(err)
+	}
+	switch res.Reason {
+	case loop.ReasonStop, loop.ReasonLength:
+		return ""
+	case loop.ReasonMaxSteps:
+		return ai.ClassMaxSteps
+	case loop.ReasonAborted:
+		if errors.Is(res.Err, context.DeadlineExceeded) {
+			return ai.ClassTimeout
+		}
+		return ai.ClassAborted
+	}
+	if res.Err == nil {
+		return ai.ClassInternal
+	}
+	var perr *runtime.PoisonError
+	if errors.As(res.Err, &perr) {
+		return ai.ClassSession
+	}
+	return ai.ClassOf(res.Err)
+}
+
+// errorMessage says what went wrong with a finished run.
+func errorMessage(res *runtime.Result, err error, class ai.Class) string {
+	switch {
+	case err != nil:
+		return err.Error()
+	case class == ai.ClassMaxSteps:
+		return "the run reached its step limit (--max-steps) before the model finished"
+	case class == ai.ClassAborted:
+		return "the run was interrupted"
+	case class == ai.ClassTimeout && res.Err != nil && errors.Is(res.Err, context.DeadlineExceeded):
+		return "the run did not finish before its deadline (--timeout)"
+	case res.Err != nil:
+		return res.Err.Error()
+	}
+	if f, ok := res.Final(); ok && f.ErrorMessage != "" {
+		return f.ErrorMessage
+	}
+	return string(class)
+}
+
+// FinalText is the answer: the last assistant message's text, only when
+// the run ended with one (stop or length). A failed run has no answer.
+func FinalText(res *runtime.Result, err error) string {
+	if err != nil || (res.Reason != loop.ReasonStop && res.Reason != loop.ReasonLength) {
+		return ""
+	}
+	f, ok := res.Final()
+	if !ok {
+		return ""
+	}
+	return f.Text()
+}
+
+// NewResultObject builds the result object of a finished run.
+func NewResultObject(res *runtime.Result, err error, info *SessionInfo, durationMs int64) ResultObject {
+	class := Classify(res, err)
+	obj := ResultObject{Type: "result", Reason: Reason(res, err), IsError: class != "", Text: FinalText(res, err),
+		Steps: res.Steps, Session: info, Usage: res.Usage, DurationMs: durationMs, Messages: []ai.Message{}}
+	if res.Messages != nil {
+		obj.Messages = res.New()
+	}
+	if class != "" {
+		obj.Error = &ErrorInfo{Class: class, Message: errorMessage(res, err, class)}
+	}
+	return obj
+}
+
+// FailureObject is the result object of an invocation that failed before
+// the run: reason error, no messages, the session only if one was opened.
+func FailureObject(class ai.Class, err error, info *SessionInfo, durationMs int64) ResultObject {
+	return ResultObject{Type: "result", Reason: "error", IsError: true, Messages: []ai.Message{},
+		Session: info, DurationMs: durationMs, Error: &ErrorInfo{Class: class, Message: err.Error()}}
+}
