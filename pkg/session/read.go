@@ -72,7 +72,7 @@ func ReadFile(path string) (*File, error) {
 
 // Read reads a session from r; name is used in warnings and errors.
 func Read(r io.Reader, name string) (*File, error) {
-	rd := lineReader{br: bufio.NewReaderSize(r, 256<<10)}
+	rd := lineReader{br: bufio.NewReaderSize(r, 64<<10)}
 	out := &File{Path: name}
 	if err := out.readHeader(&rd); err != nil {
 		return nil, err
