@@ -1,0 +1,130 @@
+package extension
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"time"
+
+	"gopi/pkg/tools"
+)
+
+// DefaultHookTimeout bounds a command hook without its own timeout.
+const DefaultHookTimeout = 30 * time.Second
+
+// HooksConfig is the "hooks" object of a settings file:
+//
+//	{"hooks":{"beforeTool":[{"matcher":"bash","command":"./policy.sh","timeout":30}],"afterTool":[...]}}
+//
+// The CLI decodes each settings file into it (project hooks after global
+// ones) and calls Host.AddCommandHooks.
+type HooksConfig struct {
+	BeforeTool []CommandHook `json:"beforeTool,omitempty"`
+	AfterTool  []CommandHook `json:"afterTool,omitempty"`
+}
+
+// CommandHook is one external command run around matching tool calls.
+type CommandHook struct {
+	// Matcher is a regular expression that must match the whole tool
+	// name ("bash", "edit|write"); "" or "*" matches every tool.
+	Matcher string `json:"matcher,omitempty"`
+	// Command is run with `sh -c` in the working directory.
+	Command string `json:"command"`
+	// Timeout in seconds; 0 means DefaultHookTimeout.
+	Timeout float64 `json:"timeout,omitempty"`
+}
+
+// CommandEnv is what command hooks see of the world, injected by the CLI.
+type CommandEnv struct {
+	// Cwd is the session's working directory: hooks run there and get it
+	// as "cwd" and as GOPI_PROJECT_DIR and CLAUDE_PROJECT_DIR.
+	Cwd string
+	// Environ is the hooks' environment; variables holding provider
+	// credentials are removed again here, whatever the caller passed.
+	Environ []string
+	// SessionID returns the session's id for "session_id"; nil sends "".
+	SessionID func() string
+	// Shell runs the command as Shell -c COMMAND; "" means /bin/sh.
+	Shell string
+	// Source names where the hooks were declared (a settings file), for
+	// error messages and hook names.
+	Source string
+}
+
+// AddCommandHooks registers cfg's command hooks, before-hooks and
+// after-hooks each in order, after the hooks already registered. A hook
+// without a command, with a matcher that does not compile or with a
+// negative timeout is an error, and then none of cfg is registered.
+func (h *Host) AddCommandHooks(cfg HooksConfig, env CommandEnv) error {
+	before, err := compileHooks(cfg.BeforeTool, "beforeTool", env)
+	if err != nil {
+		return err
+	}
+	after, err := compileHooks(cfg.AfterTool, "afterTool", env)
+	if err != nil {
+		return err
+	}
+	for _, c := range before {
+		h.BeforeTool(c.name, c.before)
+	}
+	for _, c := range after {
+		h.AfterTool(c.name, c.after)
+	}
+	return nil
+}
+
+// commandHook is one validated CommandHook.
+type commandHook struct {
+	name    string
+	command string
+	match   *regexp.Regexp // nil: every tool
+	timeout time.Duration
+	env     CommandEnv
+}
+
+func compileHooks(hooks []CommandHook, field string, env CommandEnv) ([]*commandHook, error) {
+	out := make([]*commandHook, 0, len(hooks))
+	for i, hk := range hooks {
+		where := fmt.Sprintf("hooks.%s[%d]", field, i)
+		if env.Source != "" {
+			where = env.Source + ": " + where
+		}
+		if hk.Command == "" {
+			return nil, fmt.Errorf("%s: no command: add \"command\": \"<program to run>\"", where)
+		}
+		if hk.Timeout < 0 {
+			return nil, fmt.Errorf("%s: timeout %v is negative: give seconds, or leave it out for %v", where, hk.Timeout, DefaultHookTimeout)
+		}
+		c := &commandHook{name: fmt.Sprintf("%q", hk.Command), command: hk.Command, timeout: DefaultHookTimeout, env: env}
+		if hk.Timeout > 0 {
+			c.timeout = time.Duration(hk.Timeout * float64(time.Second))
+		}
+		if hk.Matcher != "" && hk.Matcher != "*" {
+			re, err := regexp.Compile("^(?:" + hk.Matcher + ")$")
+			if err != nil {
+				return nil, fmt.Errorf("%s: matcher %q is not a valid regular expression: %w", where, hk.Matcher, err)
+			}
+			c.match = re
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func (c *commandHook) matches(tool string) bool { return c.match == nil || c.match.MatchString(tool) }
+
+func (c *commandHook) before(ctx context.Context, call Call) Decision {
+	if !c.matches(call.Name) {
+		return Allow()
+	}
+	run := c.run(ctx, c.input(eventPre, call, nil))
+	return preDecision(run)
+}
+
+func (c *commandHook) after(ctx context.Context, call Call, res tools.Result) (tools.Result, bool) {
+	if !c.matches(call.Name) {
+		return res, false
+	}
+	run := c.run(ctx, c.input(eventPost, call, &res))
+	return postOutcome(run, call, c.name, res)
+}
