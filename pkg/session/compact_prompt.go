@@ -156,7 +156,7 @@ func serializeAssistant(m ai.Message) []string {
 
 // formatArgs writes k=JSON(v) pairs in the arguments' own key order.
 func formatArgs(args json.RawMessage) string {
-	ms, _, err := members(args)
+	ms, _, err := members(args, false)
 	if err != nil {
 		return ""
 	}

@@ -66,8 +66,8 @@ type Dropped struct {
 // dropped (a leading compaction summary is kept); a tool call is never
 // separated from its result.
 func BuildContext(path []Entry, b Budget) Context {
-	var ctx Context
 	entries, compacted := contextEntries(path)
+	ctx := Context{Messages: make([]ai.Message, 0, len(entries)), Sources: make([]string, 0, len(entries))}
 	for _, e := range entries {
 		if m, ok := entryMessage(e); ok {
 			ctx.Messages = append(ctx.Messages, m)

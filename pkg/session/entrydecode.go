@@ -11,7 +11,7 @@ import (
 // entry's type go to Extra unchanged.
 func decodeEntry(b []byte) (Entry, error) {
 	var e Entry
-	ms, null, err := members(b)
+	ms, null, err := members(b, false)
 	if err != nil {
 		return e, err
 	}
@@ -112,7 +112,7 @@ func (e *Entry) decodeMessage(v []byte) error {
 		e.Message = nil
 		return nil
 	}
-	m, err := decodeMessage(v)
+	m, err := decodeValidMessage(v)
 	if err != nil {
 		return err
 	}

@@ -52,7 +52,7 @@ func (h *Header) UnmarshalJSON(b []byte) error {
 
 func decodeHeader(b []byte) (Header, error) {
 	var h Header
-	ms, null, err := members(b)
+	ms, null, err := members(b, false)
 	if err != nil {
 		return h, err
 	}

@@ -1,19 +1,23 @@
 package session
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // scanner reads one JSON value in a single pass, validating as strictly as
 // encoding/json does. It exists because encoding/json re-scans nested raw
 // values at every level, which made a 20 MB session take seconds to open.
 type scanner struct {
-	b []byte
-	i int
+	b       []byte
+	i       int
+	trusted bool // b was validated before: skip strings fast
 }
 
 // maxDepth matches encoding/json's nesting limit.
@@ -214,11 +218,19 @@ var plain = func() (t [256]bool) {
 
 // strSpan consumes a string token and returns the bytes between its quotes.
 // esc reports escapes or non-ASCII bytes, i.e. that unquote must do work.
+// A trusted scanner (re-reading bytes already validated) only looks for
+// the closing quote.
 func (s *scanner) strSpan() (span []byte, esc bool, err error) {
 	s.i++
+	if s.trusted {
+		return s.trustedStrSpan()
+	}
 	start := s.i
 	b := s.b
 	for {
+		for s.i+8 <= len(b) && !specialWord(binary.LittleEndian.Uint64(b[s.i:])) {
+			s.i += 8
+		}
 		for s.i < len(b) && plain[b[s.i]] {
 			s.i++
 		}
@@ -239,6 +251,41 @@ func (s *scanner) strSpan() (span []byte, esc bool, err error) {
 		default:
 			esc = true
 			s.i++
+		}
+	}
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// specialWord reports whether any of 8 bytes is a control character, a
+// quote, a backslash or non-ASCII (SWAR; exact for existence).
+func specialWord(x uint64) bool {
+	lt20 := (x - 0x20*ones) & ^x
+	q := x ^ ('"' * ones)
+	q = (q - ones) & ^q
+	bs := x ^ ('\\' * ones)
+	bs = (bs - ones) & ^bs
+	return (lt20|q|bs|x)&highs != 0
+}
+
+func (s *scanner) trustedStrSpan() ([]byte, bool, error) {
+	start := s.i
+	for {
+		j := bytes.IndexByte(s.b[s.i:], '"')
+		if j < 0 {
+			return nil, false, s.fail("unterminated string")
+		}
+		pos := s.i + j
+		n := 0
+		for k := pos - 1; k >= start && s.b[k] == '\\'; k-- {
+			n++
+		}
+		s.i = pos + 1
+		if n%2 == 0 {
+			return s.b[start:pos], true, nil
 		}
 	}
 }
@@ -282,15 +329,27 @@ func (s *scanner) str() (string, error) {
 // unquote decodes a validated string body exactly as encoding/json does:
 // invalid UTF-8 and lone surrogates become U+FFFD.
 func unquote(span []byte, esc bool) string {
-	if !esc || (utf8.Valid(span) && !hasBackslash(span)) {
+	if !esc {
 		return string(span)
 	}
-	out := make([]byte, 0, len(span)+2*utf8.UTFMax)
+	valid := utf8.Valid(span)
+	if valid && bytes.IndexByte(span, '\\') < 0 {
+		return string(span)
+	}
+	out := make([]byte, 0, len(span))
 	for r := 0; r < len(span); {
 		c := span[r]
 		switch {
 		case c == '\\':
 			r = unescapeAt(span, r, &out)
+		case valid:
+			// Copy up to the next escape in one go.
+			j := bytes.IndexByte(span[r:], '\\')
+			if j < 0 {
+				j = len(span) - r
+			}
+			out = append(out, span[r:r+j]...)
+			r += j
 		case c < utf8.RuneSelf:
 			out = append(out, c)
 			r++
@@ -300,16 +359,9 @@ func unquote(span []byte, esc bool) string {
 			r += size
 		}
 	}
-	return string(out)
-}
-
-func hasBackslash(b []byte) bool {
-	for _, c := range b {
-		if c == '\\' {
-			return true
-		}
-	}
-	return false
+	// out is never written again: share its bytes rather than copy a tool
+	// output's worth of text once more.
+	return unsafe.String(unsafe.SliceData(out), len(out))
 }
 
 var simpleEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}

@@ -21,31 +21,43 @@ type member struct {
 
 // members splits one JSON object into its members, in file order. A value
 // of null for the whole object yields no members and isNull.
-func members(b []byte) (ms []member, isNull bool, err error) {
-	s := scanner{b: b}
+// trusted says b was validated before (see scanner.trusted).
+func members(b []byte, trusted bool) (ms []member, isNull bool, err error) {
+	s := scanner{b: b, trusted: trusted}
 	if s.peek() == 'n' {
 		if err := s.literal("null"); err != nil {
 			return nil, false, err
 		}
 		return nil, true, s.end()
 	}
-	err = s.object(func(key []byte, esc bool) error {
+	if ms, err = s.membersAt(nil); err != nil {
+		return nil, false, err
+	}
+	return ms, false, s.end()
+}
+
+// membersAt reads the object (or null) at the scanner's position into ms.
+func (s *scanner) membersAt(ms []member) ([]member, error) {
+	if s.peek() == 'n' {
+		return ms, s.literal("null")
+	}
+	err := s.object(func(key []byte, esc bool) error {
 		v, err := s.raw()
 		if err != nil {
 			return err
 		}
-		ms = append(ms, member{key: unquote(key, esc), val: v})
+		ms = append(ms, member{key: keyString(key, esc), val: v})
 		return nil
 	})
-	if err != nil {
-		return nil, false, err
-	}
-	return lastWins(ms), false, s.end()
+	return lastWins(ms), err
 }
 
 // lastWins drops all but the last member of each key, as encoding/json
 // does when it decodes an object into a map.
 func lastWins(ms []member) []member {
+	if len(ms) <= 16 {
+		return lastWinsSmall(ms)
+	}
 	seen := make(map[string]int, len(ms))
 	out := ms[:0]
 	for _, m := range ms {
@@ -59,6 +71,45 @@ func lastWins(ms []member) []member {
 	return out
 }
 
+func lastWinsSmall(ms []member) []member {
+	out := ms[:0]
+next:
+	for _, m := range ms {
+		for i := range out {
+			if out[i].key == m.key {
+				out[i].val = m.val
+				continue next
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// knownKeyNames interns the keys of pi's JSON, so reading a session does
+// not allocate a string per field.
+var knownKeyNames = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range []string{"type", "id", "parentId", "timestamp", "message", "role", "content", "text",
+		"thinking", "thinkingSignature", "textSignature", "redacted", "data", "mimeType", "name", "arguments",
+		"api", "provider", "model", "usage", "stopReason", "errorMessage", "toolCallId", "toolName", "details",
+		"isError", "modelId", "thinkingLevel", "summary", "firstKeptEntryId", "tokensBefore", "fromHook",
+		"fromId", "customType", "display", "targetId", "label", "input", "output", "cacheRead", "cacheWrite",
+		"totalTokens", "cost", "total", "path"} {
+		m[k] = k
+	}
+	return m
+}()
+
+func keyString(key []byte, esc bool) string {
+	if !esc {
+		if k, ok := knownKeyNames[string(key)]; ok {
+			return k
+		}
+	}
+	return unquote(key, esc)
+}
+
 func isNull(v []byte) bool { return string(v) == "null" }
 
 // decodeString reads a JSON string value; null leaves dst unchanged.
@@ -66,15 +117,11 @@ func decodeString(k string, v []byte, dst *string) error {
 	if isNull(v) {
 		return nil
 	}
-	if len(v) == 0 || v[0] != '"' {
+	if len(v) < 2 || v[0] != '"' {
 		return fmt.Errorf("field %s: not a string", k)
 	}
-	s := scanner{b: v}
-	str, err := s.str()
-	if err != nil {
-		return fmt.Errorf("field %s: %w", k, err)
-	}
-	*dst = str
+	// v is one validated string token: its body needs no scanning.
+	*dst = unquote(v[1:len(v)-1], true)
 	return nil
 }
 
@@ -112,8 +159,20 @@ func addExtra(m *map[string]json.RawMessage, k string, v []byte) {
 
 // decodeMessage mirrors ai.Message.UnmarshalJSON.
 func decodeMessage(b []byte) (ai.Message, error) {
+	s := scanner{b: b}
+	if err := s.skip(0); err != nil {
+		return ai.Message{}, fmt.Errorf("message: %w", err)
+	}
+	if err := s.end(); err != nil {
+		return ai.Message{}, fmt.Errorf("message: %w", err)
+	}
+	return decodeValidMessage(b)
+}
+
+// decodeValidMessage decodes a message whose bytes were validated.
+func decodeValidMessage(b []byte) (ai.Message, error) {
 	var m ai.Message
-	ms, _, err := members(b)
+	ms, _, err := members(b, true)
 	if err != nil {
 		return m, fmt.Errorf("message: %w", err)
 	}
@@ -213,13 +272,14 @@ func decodeBlocks(v []byte) ([]ai.Content, error) {
 		return nil, fmt.Errorf("not an array")
 	}
 	out := []ai.Content{}
-	s := scanner{b: v}
+	s := scanner{b: v, trusted: true}
+	var ms []member
 	err := s.array(func() error {
-		raw, err := s.raw()
-		if err != nil {
-			return err
+		var err error
+		if ms, err = s.membersAt(ms[:0]); err != nil {
+			return fmt.Errorf("content block: %w", err)
 		}
-		c, err := decodeContent(raw)
+		c, err := decodeContent(ms)
 		if err != nil {
 			return err
 		}
@@ -229,13 +289,9 @@ func decodeBlocks(v []byte) ([]ai.Content, error) {
 	return out, err
 }
 
-// decodeContent mirrors ai.Content.UnmarshalJSON.
-func decodeContent(b []byte) (ai.Content, error) {
+// decodeContent mirrors ai.Content.UnmarshalJSON on a block's members.
+func decodeContent(ms []member) (ai.Content, error) {
 	var c ai.Content
-	ms, _, err := members(b)
-	if err != nil {
-		return c, fmt.Errorf("content block: %w", err)
-	}
 	for _, f := range ms {
 		if err := contentField(&c, f); err != nil {
 			return ai.Content{}, fmt.Errorf("content block: %w", err)

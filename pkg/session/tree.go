@@ -23,8 +23,8 @@ func PathTo(entries []Entry, ref string) ([]Entry, []Warning, error) {
 		return nil, nil, err
 	}
 	var warns []Warning
-	var rev []Entry
-	seen := make(map[string]bool)
+	rev := make([]Entry, 0, pathLen(entries, byID, id))
+	seen := make(map[string]bool, cap(rev))
 	for cur := id; cur != ""; {
 		i, ok := byID[cur]
 		if !ok {
@@ -45,6 +45,19 @@ func PathTo(entries []Entry, ref string) ([]Entry, []Warning, error) {
 	}
 	slices.Reverse(rev)
 	return rev, warns, nil
+}
+
+// pathLen counts the entries from id to its root (bounded, for cycles).
+func pathLen(entries []Entry, byID map[string]int, id string) int {
+	n := 0
+	for cur := id; cur != "" && n <= len(entries); n++ {
+		i, ok := byID[cur]
+		if !ok {
+			break
+		}
+		cur = entries[i].Parent()
+	}
+	return n
 }
 
 // indexByID maps ids to the index of their last entry and reports ids
