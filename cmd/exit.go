@@ -1,0 +1,94 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"gopi/pkg/ai"
+)
+
+// Exit codes: the contract scripts and CI rely on.
+const (
+	ExitOK          = 0
+	ExitInternal    = 1
+	ExitUsage       = 2
+	ExitProvider    = 3
+	ExitAuth        = 4
+	ExitSession     = 5
+	ExitMaxSteps    = 6
+	ExitTimeout     = 7
+	ExitInterrupted = 130
+)
+
+// exitCodesHelp is shown in gopi run --help.
+const exitCodesHelp = `Exit codes:
+  0    the model stopped with an answer
+  1    internal error
+  2    usage or input error (nothing was sent to a model, no file was changed)
+  3    the model or provider failed (after retries)
+  4    authentication or quota refused
+  5    the session could not be read or written (locked, disk full)
+  6    max steps reached
+  7    --timeout expired
+  130  interrupted (SIGINT/SIGTERM)`
+
+// exitCode maps an error class to the exit code. A provider's own stall
+// timeout is a provider failure; only the --timeout deadline exits 7.
+func exitCode(class ai.Class, err error) int {
+	switch class {
+	case "":
+		return ExitOK
+	case ai.ClassUsage:
+		return ExitUsage
+	case ai.ClassAuth, ai.ClassQuota:
+		return ExitAuth
+	case ai.ClassRateLimit, ai.ClassOverloaded, ai.ClassServer, ai.ClassNetwork, ai.ClassContextOverflow:
+		return ExitProvider
+	case ai.ClassTimeout:
+		var pe *ai.ProviderError
+		if errors.As(err, &pe) {
+			return ExitProvider
+		}
+		return ExitTimeout
+	case ai.ClassAborted:
+		return ExitInterrupted
+	case ai.ClassMaxSteps:
+		return ExitMaxSteps
+	case ai.ClassSession:
+		return ExitSession
+	}
+	return ExitInternal
+}
+
+// classedError is a failure before the run, with its class.
+type classedError struct {
+	class ai.Class
+	err   error
+}
+
+func (e *classedError) Error() string { return e.err.Error() }
+func (e *classedError) Unwrap() error { return e.err }
+
+func usageErr(format string, a ...any) error {
+	return &classedError{class: ai.ClassUsage, err: fmt.Errorf(format, a...)}
+}
+
+func sessionErr(err error) error { return &classedError{class: ai.ClassSession, err: err} }
+
+// classOf returns the class of a failure before the run.
+func classOf(err error) ai.Class {
+	var ce *classedError
+	if errors.As(err, &ce) {
+		return ce.class
+	}
+	if errors.Is(err, context.Canceled) {
+		return ai.ClassAborted
+	}
+	return ai.ClassOf(err)
+}
+
+// reported is an error whose output was already written; Main only exits.
+type reported struct{ code int }
+
+func (r *reported) Error() string { return fmt.Sprintf("exit %d", r.code) }

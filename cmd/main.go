@@ -1,0 +1,101 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Main runs gopi with args and returns the exit code.
+func Main(args []string, sys System) int {
+	ctx, stop := signalContext(&sys)
+	defer stop()
+	root := newRootCmd(&sys)
+	root.SetArgs(args)
+	root.SetIn(sys.Stdin)
+	root.SetOut(sys.Stdout)
+	root.SetErr(sys.Stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	var rep *reported
+	if errors.As(err, &rep) {
+		return rep.code
+	}
+	fmt.Fprintf(sys.Stderr, "gopi: %v\n", err)
+	return exitCode(classOf(err), err)
+}
+
+// signalContext cancels on the first SIGINT or SIGTERM (the run aborts
+// and the session stays consistent); a second one exits at once.
+func signalContext(sys *System) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	if !sys.Signals {
+		return ctx, cancel
+	}
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case <-ch:
+			fmt.Fprintln(sys.Stderr, "gopi: interrupted again: exiting at once")
+			exit := sys.Exit
+			if exit == nil {
+				exit = os.Exit
+			}
+			exit(ExitInterrupted)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel()
+	}
+}
+
+func newRootCmd(sys *System) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "gopi",
+		Short:         "A headless coding agent in one binary",
+		Long:          "gopi sends a prompt to a model that reads, edits and runs things through tools,\nand records every run in a session that later runs can resume from any entry.",
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageErr("%v (see gopi %s --help)", err, strings.TrimPrefix(c.CommandPath(), "gopi "))
+	})
+	root.AddCommand(newRunCmd(sys), newVersionCmd(sys), newModelsCmd(sys), newSessionCmd(sys))
+	return root
+}
+
+// wantsJSON reports whether the raw arguments ask for json or events
+// output, so that even a flag error is reported as a result object.
+func wantsJSON(args []string) (string, bool) {
+	for i, a := range args {
+		switch {
+		case a == "--json":
+			return "json", true
+		case a == "--mode=json" || a == "--mode=events":
+			return strings.TrimPrefix(a, "--mode="), true
+		case a == "--mode" && i+1 < len(args) && slices.Contains([]string{"json", "events"}, args[i+1]):
+			return args[i+1], true
+		}
+	}
+	return "", false
+}

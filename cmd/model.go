@@ -1,0 +1,206 @@
+package cmd
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"gopi/pkg/ai"
+	"gopi/pkg/ai/anthropic"
+	"gopi/pkg/ai/catalog"
+	"gopi/pkg/ai/faux"
+	"gopi/pkg/ai/openai"
+	"gopi/pkg/ai/provider"
+)
+
+// customProvider is a provider declared in settings.json:
+//
+//	"providers": {"local": {"api": "openai", "baseUrl": "http://localhost:8080/v1",
+//	  "apiKeyEnv": "LOCAL_KEY", "models": [{"id": "qwen", "contextWindow": 32768}]}}
+type customProvider struct {
+	API       string    `json:"api"` // "anthropic" or "openai"
+	BaseURL   string    `json:"baseUrl"`
+	APIKeyEnv string    `json:"apiKeyEnv"`
+	Models    []ai.Info `json:"models"`
+}
+
+// retrySettings is the "retry" setting.
+type retrySettings struct {
+	MaxAttempts   int   `json:"maxAttempts"`
+	BaseDelayMs   int64 `json:"baseDelayMs"`
+	MaxDelayMs    int64 `json:"maxDelayMs"`
+	IdleTimeoutMs int64 `json:"idleTimeoutMs"`
+}
+
+// modelChoice is the resolved model of a run.
+type modelChoice struct {
+	info  ai.Info
+	model ai.Model
+	note  string // said on stderr (an id the catalog does not know)
+}
+
+var builtinKeyEnv = map[string]string{"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+
+// splitModel accepts "provider/id" in --model.
+func splitModel(prov, model string) (string, string) {
+	if p, id, ok := strings.Cut(model, "/"); ok && prov == "" && p != "" && !strings.ContainsAny(p, ".\\") {
+		return p, id
+	}
+	return prov, model
+}
+
+// chooseModel resolves provider and model from flags, environment and
+// settings, and builds the adapter. It sends nothing.
+func chooseModel(sys *System, c *config, apiKeyFlag string) (modelChoice, error) {
+	prov, id := splitModel(c.str("provider"), c.str("model"))
+	customs := map[string]customProvider{}
+	if err := c.decode("providers", &customs); err != nil {
+		return modelChoice{}, err
+	}
+	if prov == "" {
+		prov = inferProvider(sys)
+		if prov == "" {
+			return modelChoice{}, usageErr("no model provider: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --provider " +
+				"(--provider faux runs offline with a scripted model)")
+		}
+	}
+	var retry retrySettings
+	if err := c.decode("retry", &retry); err != nil {
+		return modelChoice{}, err
+	}
+	switch {
+	case prov == "faux":
+		return fauxModel(id)
+	case customs[prov].API != "":
+		return customModel(sys, c, prov, id, customs[prov], apiKeyFlag, retry)
+	case prov == "anthropic" || prov == "openai":
+		return builtinModel(sys, c, prov, id, apiKeyFlag, retry)
+	}
+	known := []string{"anthropic", "openai", "faux"}
+	for name := range customs {
+		known = append(known, name)
+	}
+	sort.Strings(known[3:])
+	return modelChoice{}, usageErr("unknown provider %q: use one of %s, or declare it under \"providers\" in settings.json", prov, strings.Join(known, ", "))
+}
+
+func inferProvider(sys *System) string {
+	for _, p := range []string{"anthropic", "openai"} {
+		if sys.getenv(builtinKeyEnv[p]) != "" {
+			return p
+		}
+	}
+	return ""
+}
+
+func fauxModel(id string) (modelChoice, error) {
+	info := faux.Info
+	switch {
+	case id == "" || id == faux.DemoName:
+		info.ID = faux.DemoName
+		return modelChoice{info: info, model: faux.Demo().WithInfo(info)}, nil
+	}
+	if _, err := os.Stat(id); err != nil {
+		return modelChoice{}, usageErr("faux model %q: not %q and no such script file (%v)", id, faux.DemoName, err)
+	}
+	m, err := faux.Load(id)
+	if err != nil {
+		return modelChoice{}, usageErr("%v", err)
+	}
+	info.ID = "script"
+	return modelChoice{info: info, model: m.WithInfo(info)}, nil
+}
+
+func builtinModel(sys *System, c *config, prov, id, keyFlag string, retry retrySettings) (modelChoice, error) {
+	p, _ := catalog.Builtin().Provider(prov)
+	if id == "" {
+		id = p.DefaultModel
+	}
+	info, known := catalog.Resolve(prov, id)
+	ch := modelChoice{info: info}
+	if !known {
+		ch.note = fmt.Sprintf("gopi: model %q is not in the catalog of %s: using a %d-token context, %d output tokens and no prices",
+			id, prov, info.ContextWindow, info.MaxOutputTokens)
+	}
+	baseURL := firstNonEmpty(c.str("baseUrl"), sys.getenv(strings.ToUpper(prov)+"_BASE_URL"))
+	key := firstNonEmpty(keyFlag, sys.getenv(builtinKeyEnv[prov]))
+	local := prov == "openai" && baseURL != "" && !strings.Contains(baseURL, "api.openai.com")
+	if key == "" && !local {
+		return modelChoice{}, usageErr("no API key for %s: set %s or pass --api-key", prov, builtinKeyEnv[prov])
+	}
+	ch.model = adapter(info, prov, key, baseURL, retry)
+	return ch, nil
+}
+
+func customModel(sys *System, c *config, name, id string, cp customProvider, keyFlag string, retry retrySettings) (modelChoice, error) {
+	if cp.API != "anthropic" && cp.API != "openai" {
+		return modelChoice{}, usageErr("provider %q in settings: api must be \"anthropic\" or \"openai\", not %q", name, cp.API)
+	}
+	if id == "" && len(cp.Models) > 0 {
+		id = cp.Models[0].ID
+	}
+	if id == "" {
+		return modelChoice{}, usageErr("provider %q: name a model with --model", name)
+	}
+	info, known := catalog.Resolve(cp.API, id)
+	info.Provider, info.ID = name, id
+	if i := slices.IndexFunc(cp.Models, func(m ai.Info) bool { return m.ID == id }); i >= 0 {
+		known = true
+		info = mergeInfo(info, cp.Models[i])
+	}
+	ch := modelChoice{info: info}
+	if !known {
+		ch.note = fmt.Sprintf("gopi: model %q is not declared for provider %s: using a %d-token context and no prices", id, name, info.ContextWindow)
+	}
+	key := keyFlag
+	if key == "" && cp.APIKeyEnv != "" {
+		key = sys.getenv(cp.APIKeyEnv)
+		if key == "" {
+			return modelChoice{}, usageErr("no API key for provider %s: set %s or pass --api-key", name, cp.APIKeyEnv)
+		}
+	}
+	ch.model = adapter(info, cp.API, key, firstNonEmpty(c.str("baseUrl"), cp.BaseURL), retry)
+	return ch, nil
+}
+
+func mergeInfo(base, over ai.Info) ai.Info {
+	if over.ContextWindow > 0 {
+		base.ContextWindow = over.ContextWindow
+	}
+	if over.MaxOutputTokens > 0 {
+		base.MaxOutputTokens = over.MaxOutputTokens
+	}
+	if over.Prices != (ai.Prices{}) {
+		base.Prices = over.Prices
+	}
+	base.Reasoning = base.Reasoning || over.Reasoning
+	if over.Name != "" {
+		base.Name = over.Name
+	}
+	return base
+}
+
+func adapter(info ai.Info, api, key, baseURL string, r retrySettings) ai.Model {
+	policy := provider.Policy{MaxAttempts: r.MaxAttempts, BaseDelay: ms(r.BaseDelayMs), MaxDelay: ms(r.MaxDelayMs)}
+	idle := ms(r.IdleTimeoutMs)
+	if api == "anthropic" {
+		info.API = "anthropic-messages"
+		return anthropic.New(anthropic.Config{Info: info, APIKey: key, BaseURL: baseURL, Retry: policy, IdleTimeout: idle})
+	}
+	info.API = "openai-completions"
+	return openai.New(openai.Config{Info: info, APIKey: key, BaseURL: baseURL, Retry: policy, IdleTimeout: idle})
+}
+
+func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}

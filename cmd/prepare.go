@@ -1,0 +1,214 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"gopi/pkg/ai"
+	"gopi/pkg/extension"
+	"gopi/pkg/mode"
+	"gopi/pkg/resources"
+	"gopi/pkg/runtime"
+	"gopi/pkg/session"
+	"gopi/pkg/tools"
+)
+
+// runSettings are the validated plain values of one run.
+type runSettings struct {
+	cwd      string
+	cfg      *config
+	thinking ai.ThinkingLevel
+	maxSteps int
+	maxTok   int
+	timeout  time.Duration
+	tools    []string
+	noSync   bool
+}
+
+// prepareRun validates everything and builds the Runtime. Nothing is sent
+// to a model and no file is written here; on error the returned prepared
+// (possibly nil) says which session was opened.
+func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions, m mode.Mode) (*prepared, error) {
+	if _, err := mode.Parse(string(m)); err != nil {
+		return nil, usageErr("--mode: %v", err)
+	}
+	s, err := readSettings(sys, c, o)
+	if err != nil {
+		return nil, err
+	}
+	choice, err := chooseModel(sys, s.cfg, o.apiKey)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := loadResources(sys, s, o)
+	if err != nil {
+		return nil, err
+	}
+	if o.printSP {
+		_, err := fmt.Fprintln(sys.Stdout, cat.SystemPrompt())
+		return &prepared{done: true}, err
+	}
+	text, err := readPrompt(ctx, sys, o.args, o.noStdin)
+	if err != nil {
+		return nil, err
+	}
+	if text, err = cat.Expand(text); err != nil {
+		return nil, usageErr("%v", err)
+	}
+	if choice.note != "" {
+		fmt.Fprintln(sys.Stderr, choice.note)
+	}
+	p := &prepared{model: choice.info, tools: s.tools, timeout: s.timeout,
+		prompt: []ai.Message{ai.UserText(text, sys.Now().UnixMilli())}}
+	if err := openSession(sys, s, o, p); err != nil {
+		return p, err
+	}
+	return p, buildRuntime(sys, s, choice, cat, p)
+}
+
+func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, error) {
+	cwd, err := resolveCwd(sys, o.cwd)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := loadConfig(sys, c.Flags(), cwd, o.bare)
+	if err != nil {
+		return nil, err
+	}
+	s := &runSettings{cwd: cwd, cfg: cfg}
+	if t := cfg.str("thinking"); t != "" {
+		if !slices.Contains(ai.ThinkingLevels, ai.ThinkingLevel(t)) {
+			return nil, usageErr("--thinking %q: use off, minimal, low, medium, high or xhigh", t)
+		}
+		s.thinking = ai.ThinkingLevel(t)
+	}
+	if s.maxSteps = cfg.v.GetInt("maxSteps"); s.maxSteps <= 0 {
+		return nil, usageErr("--max-steps %q: give a whole number above 0", cfg.str("maxSteps"))
+	}
+	if s.maxTok = cfg.v.GetInt("maxTokens"); s.maxTok < 0 {
+		return nil, usageErr("--max-tokens %q: give a whole number, 0 for the model's limit", cfg.str("maxTokens"))
+	}
+	if t := cfg.str("timeout"); t != "" && t != "0s" && t != "0" {
+		d, err := time.ParseDuration(t)
+		if err != nil || d <= 0 {
+			return nil, usageErr("--timeout %q: give a duration such as 90s or 10m", t)
+		}
+		s.timeout = d
+	}
+	switch f := cfg.str("fsync"); f {
+	case "", "always":
+	case "never":
+		s.noSync = true
+	default:
+		return nil, usageErr("--fsync %q: use always or never", f)
+	}
+	if !o.noTools {
+		s.tools = cfg.list("tools")
+		for _, name := range s.tools {
+			if !slices.Contains(tools.AllNames, name) {
+				return nil, usageErr("--tools: unknown tool %q: choose from %s", name, strings.Join(tools.AllNames, ","))
+			}
+		}
+	}
+	return s, nil
+}
+
+func loadResources(sys *System, s *runSettings, o *runOptions) (*resources.Catalog, error) {
+	cat, err := resources.Load(resources.Options{
+		Cwd: s.cwd, Home: sys.getenv("HOME"), GopiHome: s.cfg.home, Now: sys.Now,
+		SystemPrompt: s.cfg.str("systemPrompt"), AppendSystemPrompt: s.cfg.str("appendSystemPrompt"),
+		ActiveTools: s.tools, NoSkills: o.noSkills, NoTemplates: o.noTempl, NoContextFiles: o.noContext, Bare: o.bare,
+	})
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	for _, w := range cat.Warnings {
+		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
+	}
+	for _, sk := range cat.Skipped {
+		fmt.Fprintf(sys.Stderr, "gopi: skipped %s\n", sk)
+	}
+	return cat, nil
+}
+
+// buildRuntime assembles tools, hooks and the Runtime.
+func buildRuntime(sys *System, s *runSettings, choice modelChoice, cat *resources.Catalog, p *prepared) error {
+	env := tools.Env{Cwd: s.cwd, Environ: scrubEnv(sys.Environ), TempDir: os.TempDir()}
+	builtins, err := tools.Builtins(tools.Options{}, s.tools...)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if len(s.tools) == 0 {
+		builtins = nil
+	}
+	reg, err := tools.NewRegistry(env, builtins...)
+	if err != nil {
+		return err
+	}
+	var ext runtime.Extensions
+	var hooks extension.HooksConfig
+	if err := s.cfg.decode("hooks", &hooks); err != nil {
+		return err
+	}
+	if len(hooks.BeforeTool)+len(hooks.AfterTool) > 0 {
+		host := extension.NewHost(extension.Options{Report: func(d extension.Diagnostic) { fmt.Fprintf(sys.Stderr, "gopi: hook: %s\n", d) }})
+		id := p.store.Header().ID
+		if err := host.AddCommandHooks(hooks, extension.CommandEnv{Cwd: s.cwd, Environ: env.Environ, SessionID: func() string { return id }, Source: "settings"}); err != nil {
+			return usageErr("hooks: %v", err)
+		}
+		ext = host
+	}
+	rt, err := runtime.New(runtime.Config{
+		ActiveLeaf: leafRef(p.leaf), SystemPrompt: cat.SystemPrompt(), MaxSteps: s.maxSteps, MaxTokens: s.maxTok,
+		Thinking: s.thinking, Model: choice.info,
+	}, runtime.Deps{Model: choice.model, Tools: reg, Session: p.store, Extensions: ext, Now: sys.Now})
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	p.rt = rt
+	return nil
+}
+
+func leafRef(id string) *string {
+	if id == "" {
+		return nil
+	}
+	return &id
+}
+
+// scrubEnv removes credentials from the environment tools and hooks see.
+func scrubEnv(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if isSecretName(name) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+func isSecretName(name string) bool {
+	u := strings.ToUpper(name)
+	for _, suffix := range []string{"_API_KEY", "_AUTH_TOKEN", "_OAUTH_TOKEN", "_SECRET_KEY"} {
+		if strings.HasSuffix(u, suffix) {
+			return true
+		}
+	}
+	return u == "API_KEY"
+}
+
+func openStore(sys *System, s *runSettings, path string, create bool) (*session.FileStore, error) {
+	opts := session.Options{Now: sys.Now, NoSync: s.noSync}
+	if create {
+		return session.OpenOrCreate(path, s.cwd, opts)
+	}
+	return session.Open(path, opts)
+}

@@ -1,0 +1,190 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"gopi/pkg/ai"
+	"gopi/pkg/loop"
+	"gopi/pkg/mode"
+	"gopi/pkg/runtime"
+	"gopi/pkg/session"
+	"gopi/pkg/tools"
+)
+
+// runOptions are gopi run's flags.
+type runOptions struct {
+	mode       string
+	json       bool
+	session    string
+	leaf       string
+	cont       bool
+	noSession  bool
+	apiKey     string
+	noTools    bool
+	cwd        string
+	bare       bool
+	noStdin    bool
+	noSkills   bool
+	noTempl    bool
+	noContext  bool
+	printSP    bool
+	args       []string
+}
+
+func newRunCmd(sys *System) *cobra.Command {
+	o := &runOptions{}
+	c := &cobra.Command{
+		Use:   "run [flags] [PROMPT...]",
+		Short: "Run one prompt, then exit",
+		Long: `Run one prompt through the model and its tools, record it in a session, and exit.
+
+The prompt is the words of PROMPT joined by spaces. When stdin is not a terminal
+it is read to its end: alone it is the prompt; with PROMPT it is appended after a
+blank line (git diff | gopi run "review this").`,
+		Example: `  gopi run --provider faux "look around"
+  gopi run --json "fix the failing test" | jq -r .session.leafId
+  gopi run --session SESSION --leaf LEAF "and now the docs"`,
+		RunE: func(c *cobra.Command, args []string) error {
+			o.args = args
+			return runRun(c.Context(), sys, c, o)
+		},
+	}
+	c.SetUsageTemplate(c.UsageTemplate() + "\n" + exitCodesHelp + "\n")
+	f := c.Flags()
+	f.StringVar(&o.mode, "mode", "print", "output: print (the answer), json (one result object) or events (a JSON line per event)")
+	f.BoolVar(&o.json, "json", false, "same as --mode json")
+	f.StringVar(&o.session, "session", "", "session file, or the prefix of a session id, to resume or create")
+	f.StringVar(&o.leaf, "leaf", "", "continue from this entry id (or a unique prefix); a new branch when it is not the newest")
+	f.BoolVarP(&o.cont, "continue", "c", false, "continue from the newest entry (without --session: the newest session of this folder)")
+	f.BoolVar(&o.noSession, "no-session", false, "keep nothing on disk")
+	f.String("provider", "", "model provider: anthropic, openai, faux, or one declared in settings")
+	f.String("model", "", "model id, or provider/id")
+	f.String("base-url", "", "the provider's API address (local and compatible servers)")
+	f.StringVar(&o.apiKey, "api-key", "", "API key (default: the provider's environment variable)")
+	f.String("system-prompt", "", "system prompt text, or a file holding it")
+	f.String("append-system-prompt", "", "text (or a file) appended to the system prompt")
+	f.StringSlice("tools", tools.DefaultNames, "tools to offer: read,write,edit,bash,grep,find,ls")
+	f.BoolVar(&o.noTools, "no-tools", false, "offer no tools")
+	f.Int("max-steps", loop.DefaultMaxSteps, "most model requests in one run")
+	f.Int("max-tokens", 0, "most output tokens per answer (default: the model's)")
+	f.Duration("timeout", 0, "deadline for the whole run, e.g. 10m (exit 7 when it expires)")
+	f.String("thinking", "", "thinking level: off, minimal, low, medium, high, xhigh")
+	f.String("fsync", "always", "sync the session file after each entry: always or never")
+	f.StringVar(&o.cwd, "cwd", "", "working directory for tools and sessions (default: the current one)")
+	f.BoolVar(&o.bare, "bare", false, "discover nothing: no settings files, context files, skills, templates or hooks")
+	f.BoolVar(&o.noStdin, "no-stdin", false, "do not read stdin")
+	f.BoolVar(&o.noSkills, "no-skills", false, "do not load skills")
+	f.BoolVar(&o.noTempl, "no-prompt-templates", false, "do not expand prompt templates")
+	f.BoolVar(&o.noContext, "no-context-files", false, "do not load AGENTS.md or CLAUDE.md files")
+	f.BoolVar(&o.printSP, "print-system-prompt", false, "print the assembled system prompt and exit")
+	return c
+}
+
+// runRun is gopi run: every failure is reported here, in the mode asked
+// for, and returned as an exit code.
+func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) error {
+	start := sys.Now()
+	m := mode.Mode(o.mode)
+	if o.json {
+		m = mode.JSON
+	}
+	out := mode.IO{Out: sys.Stdout, Err: sys.Stderr, ErrTerminal: sys.StderrTTY}
+	p, err := prepareRun(ctx, sys, c, o, m)
+	if p != nil && p.store != nil {
+		defer p.store.Close()
+	}
+	if err != nil {
+		var info *mode.SessionInfo
+		if p != nil {
+			info = p.sessionInfo()
+		}
+		class := classOf(err)
+		if werr := mode.WriteFailure(out, m, class, err, info, sys.Now().Sub(start).Milliseconds()); werr != nil {
+			return werr
+		}
+		return &reported{code: exitCode(class, err)}
+	}
+	if p.done {
+		return nil
+	}
+	return p.execute(ctx, sys, out, m, start)
+}
+
+// execute runs the prepared prompt and maps the outcome to the exit code.
+func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, m mode.Mode, start time.Time) error {
+	if p.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, p.timeout)
+		defer cancel()
+	}
+	for _, w := range p.rt.Warnings() {
+		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
+	}
+	info := p.sessionInfo()
+	o, werr := mode.Run(ctx, p.rt, p.prompt, out, mode.Options{Mode: m, Session: info, Header: p.header(), Start: start, Now: sys.Now})
+	if werr != nil {
+		return werr
+	}
+	err := o.Err
+	if err == nil {
+		err = o.Result.Err
+	}
+	if code := exitCode(o.Class, err); code != ExitOK {
+		return &reported{code: code}
+	}
+	return nil
+}
+
+// prepared is everything a run needs, built before anything is sent.
+type prepared struct {
+	store   session.Store
+	file    string
+	leaf    string // the entry the run continues from
+	rt      *runtime.Runtime
+	model   ai.Info
+	tools   []string
+	prompt  []ai.Message
+	timeout time.Duration
+	done    bool // nothing to run (--print-system-prompt)
+}
+
+func (p *prepared) sessionInfo() *mode.SessionInfo {
+	if p.store == nil {
+		return nil
+	}
+	leaf := p.leaf
+	if p.rt != nil {
+		leaf = p.rt.Leaf()
+	}
+	return &mode.SessionInfo{ID: p.store.Header().ID, File: p.file, LeafID: leaf}
+}
+
+func (p *prepared) header() mode.Header {
+	return mode.Header{Header: p.store.Header(), File: p.file, LeafID: p.leaf, Model: p.model, Tools: p.tools}
+}
+
+// resolveCwd returns the absolute working directory.
+func resolveCwd(sys *System, flag string) (string, error) {
+	cwd := flag
+	if cwd == "" {
+		wd, err := sys.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("working directory: %w", err)
+		}
+		cwd = wd
+	}
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return "", usageErr("--cwd %s: %v", flag, err)
+	}
+	if err := isDir(abs); err != nil {
+		return "", usageErr("--cwd %s: %v", flag, err)
+	}
+	return abs, nil
+}
+

@@ -1,0 +1,209 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"gopi/pkg/ai"
+	"gopi/pkg/session"
+)
+
+func newSessionCmd(sys *System) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "session",
+		Short: "Inspect sessions and their leaves",
+	}
+	c.AddCommand(newSessionListCmd(sys), newSessionTreeCmd(sys), newSessionShowCmd(sys))
+	return c
+}
+
+// sessionEnv is what the session commands share: the sessions root and
+// the working directory, resolved without settings files.
+func sessionEnv(sys *System, cwdFlag string) (root, cwd string, err error) {
+	if cwd, err = resolveCwd(sys, cwdFlag); err != nil {
+		return "", "", err
+	}
+	home, err := gopiHome(sys)
+	if err != nil {
+		return "", "", err
+	}
+	return filepath.Join(home, "sessions"), cwd, nil
+}
+
+// readSession reads a session by path or id prefix, without the lock.
+func readSession(sys *System, ref, cwdFlag string) (*session.File, error) {
+	root, _, err := sessionEnv(sys, cwdFlag)
+	if err != nil {
+		return nil, err
+	}
+	path, err := session.Resolve(root, ref)
+	if err != nil {
+		return nil, usageErr("session %s: %v", ref, err)
+	}
+	f, err := session.ReadFile(path)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	for _, w := range f.Warnings {
+		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
+	}
+	return f, nil
+}
+
+type sessionSummary struct {
+	ID          string `json:"id"`
+	File        string `json:"file"`
+	Cwd         string `json:"cwd"`
+	Modified    string `json:"modified"`
+	Entries     int    `json:"entries"`
+	FirstPrompt string `json:"firstPrompt"`
+	NewestLeaf  string `json:"newestLeaf"`
+	Name        string `json:"name,omitempty"`
+}
+
+func newSessionListCmd(sys *System) *cobra.Command {
+	var all, asJSON bool
+	var cwdFlag string
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "List the sessions of the working directory, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			root, cwd, err := sessionEnv(sys, cwdFlag)
+			if err != nil {
+				return err
+			}
+			infos, err := listSessions(root, cwd, all)
+			if err != nil {
+				return sessionErr(err)
+			}
+			var rows []sessionSummary
+			for _, info := range infos {
+				if s, ok := summarize(info); ok {
+					rows = append(rows, s)
+				}
+			}
+			return printSummaries(sys.Stdout, rows, asJSON)
+		},
+	}
+	c.Flags().BoolVar(&all, "all", false, "sessions of every folder")
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	c.Flags().StringVar(&cwdFlag, "cwd", "", "working directory (default: the current one)")
+	return c
+}
+
+func listSessions(root, cwd string, all bool) ([]session.Info, error) {
+	if !all {
+		return session.List(root, cwd)
+	}
+	dirs, err := os.ReadDir(root)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []session.Info
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		files, _ := filepath.Glob(filepath.Join(root, d.Name(), "*.jsonl"))
+		for _, f := range files {
+			h, err := session.ReadHeader(f)
+			st, serr := os.Stat(f)
+			if err == nil && serr == nil {
+				out = append(out, session.Info{Path: f, Header: h, ModTime: st.ModTime(), Size: st.Size()})
+			}
+		}
+	}
+	sortInfos(out)
+	return out, nil
+}
+
+func summarize(info session.Info) (sessionSummary, bool) {
+	f, err := session.ReadFile(info.Path)
+	if err != nil {
+		return sessionSummary{}, false
+	}
+	s := sessionSummary{ID: f.Header.ID, File: info.Path, Cwd: f.Header.Cwd, Entries: len(f.Entries),
+		Modified: info.ModTime.UTC().Format("2006-01-02 15:04"), Name: session.SessionName(f.Entries)}
+	for _, e := range f.Entries {
+		if e.Type == session.TypeMessage && e.Message != nil && e.Message.Role == ai.RoleUser {
+			s.FirstPrompt = oneLine(e.Message.Text(), 60)
+			break
+		}
+	}
+	if n, ok := session.Newest(f.Entries); ok {
+		s.NewestLeaf = n.ID
+	}
+	return s, true
+}
+
+func printSummaries(w io.Writer, rows []sessionSummary, asJSON bool) error {
+	if asJSON {
+		if rows == nil {
+			rows = []sessionSummary{}
+		}
+		return json.NewEncoder(w).Encode(rows)
+	}
+	if len(rows) == 0 {
+		_, err := fmt.Fprintln(w, "no sessions")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tMODIFIED\tENTRIES\tNEWEST LEAF\tFIRST PROMPT")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", r.ID[:min(8, len(r.ID))], r.Modified, r.Entries, r.NewestLeaf, r.FirstPrompt)
+	}
+	return tw.Flush()
+}
+
+// oneLine flattens text to one line of at most n characters.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// describe names an entry for tree and show: role or type, and a preview.
+func describe(e session.Entry) (kind, preview string) {
+	switch e.Type {
+	case session.TypeMessage:
+		if e.Message == nil {
+			return "message", ""
+		}
+		m := e.Message
+		text := m.Text()
+		if text == "" {
+			for _, c := range m.ToolCalls() {
+				text += c.Name + " " + string(c.Arguments) + " "
+			}
+		}
+		if m.Role == ai.RoleAssistant && m.StopReason != ai.StopStop && m.StopReason != ai.StopToolUse {
+			text = "[" + string(m.StopReason) + "] " + text
+		}
+		return m.Role, text
+	case session.TypeModelChange:
+		return e.Type, e.Provider + "/" + e.ModelID
+	case session.TypeThinkingLevelChange:
+		return e.Type, e.ThinkingLevel
+	case session.TypeCompaction, session.TypeBranchSummary:
+		return e.Type, e.Summary
+	}
+	return e.Type, ""
+}
+
+func sortInfos(infos []session.Info) {
+	sort.Slice(infos, func(i, j int) bool { return infos[i].ModTime.After(infos[j].ModTime) })
+}

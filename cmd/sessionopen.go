@@ -1,0 +1,117 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"gopi/pkg/session"
+)
+
+// sessionsRoot is where sessions live: $GOPI_HOME/sessions.
+func sessionsRoot(c *config) string { return filepath.Join(c.home, "sessions") }
+
+// openSession opens (or prepares) the run's store and chooses its leaf.
+// It never guesses a leaf: a non-empty session needs --leaf or -c.
+func openSession(sys *System, s *runSettings, o *runOptions, p *prepared) error {
+	if o.noSession {
+		if o.session != "" || o.leaf != "" || o.cont {
+			return usageErr("--no-session cannot be combined with --session, --leaf or --continue")
+		}
+		p.store = session.NewMemoryStore(s.cwd, session.Options{Now: sys.Now})
+		return nil
+	}
+	fs, err := openFileStore(sys, s, o)
+	if err != nil {
+		return err
+	}
+	p.store, p.file = fs, fs.Path()
+	for _, w := range fs.Warnings() {
+		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
+	}
+	leaf, err := chooseLeaf(fs, o)
+	p.leaf = leaf
+	return err
+}
+
+func openFileStore(sys *System, s *runSettings, o *runOptions) (*session.FileStore, error) {
+	root := sessionsRoot(s.cfg)
+	opts := session.Options{Now: sys.Now, NoSync: s.noSync}
+	var fs *session.FileStore
+	var err error
+	switch {
+	case o.session != "":
+		path, rerr := session.Resolve(root, o.session)
+		switch {
+		case rerr == nil:
+			fs, err = session.Open(path, opts)
+		case errors.Is(rerr, session.ErrNotFound) && looksLikePath(o.session):
+			abs, aerr := filepath.Abs(o.session)
+			if aerr != nil {
+				return nil, usageErr("--session %s: %v", o.session, aerr)
+			}
+			fs, err = session.OpenOrCreate(abs, s.cwd, opts)
+		default:
+			return nil, usageErr("--session %s: %v (gopi session list shows the sessions of this folder)", o.session, rerr)
+		}
+	case o.cont:
+		info, lerr := session.Latest(root, s.cwd)
+		if lerr != nil {
+			return nil, usageErr("-c: no session to continue for %s: %v", s.cwd, lerr)
+		}
+		fs, err = session.Open(info.Path, opts)
+	default:
+		fs, err = session.NewSession(root, s.cwd, opts)
+	}
+	if err != nil {
+		return nil, classifyOpen(err)
+	}
+	return fs, nil
+}
+
+// classifyOpen: a lock held elsewhere or an I/O failure is a session
+// error (exit 5); a file that is not a session is an input error (exit 2).
+func classifyOpen(err error) error {
+	switch {
+	case errors.Is(err, session.ErrLocked):
+		return sessionErr(err)
+	case errors.Is(err, session.ErrInvalidHeader), errors.Is(err, session.ErrOldVersion):
+		return usageErr("%v", err)
+	}
+	return sessionErr(err)
+}
+
+func looksLikePath(ref string) bool {
+	return strings.ContainsAny(ref, `/\`) || strings.HasSuffix(ref, ".jsonl")
+}
+
+func chooseLeaf(fs *session.FileStore, o *runOptions) (string, error) {
+	entries := fs.Entries()
+	switch {
+	case o.leaf != "":
+		if len(entries) == 0 {
+			return "", usageErr("--leaf %s: session %s has no entries yet; leave out --leaf to start it", o.leaf, fs.Path())
+		}
+		id, err := session.ResolveID(entries, o.leaf)
+		if err != nil {
+			return "", usageErr("--leaf: %v", err)
+		}
+		return id, nil
+	case len(entries) == 0:
+		return "", nil
+	case o.cont:
+		n, _ := session.Newest(entries)
+		return n.ID, nil
+	}
+	var ids []string
+	for i, l := range session.Leaves(entries) {
+		if i == 8 {
+			ids = append(ids, "…")
+			break
+		}
+		ids = append(ids, l.ID)
+	}
+	return "", usageErr("session %s is not empty: continue from an entry with --leaf ID, or from the newest with -c (leaves, newest first: %s)",
+		fs.Path(), strings.Join(ids, ", "))
+}

@@ -1,0 +1,51 @@
+// Package cmd is gopi's command line: cobra commands, flags and settings
+// (one viper instance per invocation) resolved into plain options, one
+// Runtime per run, and the exit code decided in one place. Nothing below
+// this package reads the environment, the process's streams or its args.
+package cmd
+
+import (
+	"io"
+	"os"
+	"time"
+
+	"github.com/mattn/go-isatty"
+)
+
+// System is what gopi takes from its process. Main receives it so that
+// tests run the whole command line in-process.
+type System struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// StdinTTY, StdoutTTY and StderrTTY say which streams are terminals.
+	StdinTTY, StdoutTTY, StderrTTY bool
+	Environ                        []string
+	Getwd                          func() (string, error)
+	Now                            func() time.Time
+	// Signals makes SIGINT and SIGTERM abort the run.
+	Signals bool
+	// Exit ends the process at once (a second SIGINT); nil: os.Exit.
+	Exit func(code int)
+}
+
+// OSSystem is the real process.
+func OSSystem() System {
+	tty := func(f *os.File) bool { return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()) }
+	return System{
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		StdinTTY: tty(os.Stdin), StdoutTTY: tty(os.Stdout), StderrTTY: tty(os.Stderr),
+		Environ: os.Environ(), Getwd: os.Getwd, Now: time.Now, Signals: true, Exit: os.Exit,
+	}
+}
+
+// getenv looks a variable up in the injected environment.
+func (s *System) getenv(key string) string {
+	for i := len(s.Environ) - 1; i >= 0; i-- {
+		kv := s.Environ[i]
+		if len(kv) > len(key) && kv[len(key)] == '=' && kv[:len(key)] == key {
+			return kv[len(key)+1:]
+		}
+	}
+	return ""
+}
