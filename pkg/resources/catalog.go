@@ -38,12 +38,23 @@ type Skipped struct {
 	Reason string
 }
 
+// String is the line the CLI prints on stderr.
+func (s Skipped) String() string {
+	if s.Path == "" {
+		return fmt.Sprintf("%s: %s", s.Kind, s.Reason)
+	}
+	return fmt.Sprintf("%s %s skipped: %s", s.Kind, s.Path, s.Reason)
+}
+
 // Warning is a problem with a resource that is still used.
 type Warning struct {
 	Kind    Kind
 	Path    string
 	Message string
 }
+
+// String is the line the CLI prints on stderr.
+func (w Warning) String() string { return fmt.Sprintf("%s %s: %s", w.Kind, w.Path, w.Message) }
 
 // ContextFile is one AGENTS.md or CLAUDE.md, in prompt order.
 type ContextFile struct {

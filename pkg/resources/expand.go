@@ -2,6 +2,7 @@ package resources
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"unicode"
@@ -70,7 +71,14 @@ func (c *Catalog) skill(name string) (Skill, bool) {
 // inlineSkill reads the skill's body now (it may have changed since Load)
 // and wraps it as pi does.
 func (c *Catalog) inlineSkill(s Skill, args string) (string, error) {
-	text, err := c.read(s.Path)
+	read := c.read
+	if read == nil {
+		read = func(p string) (string, error) {
+			b, err := os.ReadFile(p)
+			return normalizeNewlines(string(b)), err
+		}
+	}
+	text, err := read(s.Path)
 	if err != nil {
 		return "", fmt.Errorf("inline skill %s: read %s: %w (restore the file or drop /skill:%s from the prompt)", s.Name, s.Path, err, s.Name)
 	}

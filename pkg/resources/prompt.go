@@ -3,6 +3,7 @@ package resources
 import (
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -46,7 +47,11 @@ func (c *Catalog) SystemPrompt() string {
 	if slices.Contains(c.ActiveTools, "read") {
 		b.WriteString(SkillsBlock(c.Skills))
 	}
-	b.WriteString("\n\nCurrent date: " + c.now().Format("2006-01-02"))
+	now := time.Now
+	if c.now != nil {
+		now = c.now
+	}
+	b.WriteString("\n\nCurrent date: " + now().Format("2006-01-02"))
 	b.WriteString("\nCurrent working directory: " + c.cwd)
 	return b.String()
 }
