@@ -80,7 +80,7 @@ func newRootCmd(sys *System) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%v (see gopi %s --help)", err, strings.TrimPrefix(c.CommandPath(), "gopi "))
 	})
-	root.AddCommand(newRunCmd(sys), newVersionCmd(sys), newModelsCmd(sys), newSessionCmd(sys))
+	root.AddCommand(newRunCmd(sys), newVersionCmd(sys), newModelsCmd(sys), newSessionCmd(sys), newContextCmd(sys))
 	return root
 }
 

@@ -132,7 +132,9 @@ func loadResources(sys *System, s *runSettings, o *runOptions) (*resources.Catal
 		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
 	}
 	for _, sk := range cat.Skipped {
-		fmt.Fprintf(sys.Stderr, "gopi: skipped %s\n", sk)
+		if sk.Path != "" { // a discovery switched off on purpose is not news
+			fmt.Fprintf(sys.Stderr, "gopi: %s\n", sk)
+		}
 	}
 	return cat, nil
 }

@@ -62,9 +62,9 @@ type Extensions interface {
 	Wrap(next loop.Executor) loop.Executor
 }
 
-// Observer, when the extension host implements it, sees every event.
+// Observer, when the extension host implements it, is notified of every event.
 type Observer interface {
-	Observe(runID int, e loop.Event)
+	Notify(runID int, e loop.Event)
 }
 
 // Deps are the objects a Runtime is built from. The Runtime uses them
@@ -135,7 +135,7 @@ func New(cfg Config, deps Deps) (*Runtime, error) {
 		SteeringMode: cfg.SteeringMode, FollowUpMode: cfg.FollowUpMode, Now: deps.Now, Commit: r.commit,
 	})
 	if obs, ok := deps.Extensions.(Observer); ok {
-		r.agent.Subscribe(func(e agent.Event) { obs.Observe(e.RunID, e.Event) })
+		r.agent.Subscribe(func(e agent.Event) { obs.Notify(e.RunID, e.Event) })
 	}
 	return r, nil
 }

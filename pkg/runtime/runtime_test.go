@@ -95,7 +95,7 @@ type policy struct {
 
 func (p *policy) Wrap(next loop.Executor) loop.Executor { return wrapped{p: p, next: next} }
 
-func (p *policy) Observe(_ int, e loop.Event) {
+func (p *policy) Notify(_ int, e loop.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.events = append(p.events, e.Type)

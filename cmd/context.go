@@ -1,0 +1,71 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"gopi/pkg/resources"
+	"gopi/pkg/tools"
+)
+
+func newContextCmd(sys *System) *cobra.Command {
+	o := &runOptions{}
+	c := &cobra.Command{
+		Use:   "context",
+		Short: "Print the assembled system prompt and every resource found or skipped",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			s, err := readSettings(sys, c, o)
+			if err != nil {
+				return err
+			}
+			cat, err := resources.Load(resources.Options{
+				Cwd: s.cwd, Home: sys.getenv("HOME"), GopiHome: s.cfg.home, Now: sys.Now,
+				SystemPrompt: s.cfg.str("systemPrompt"), AppendSystemPrompt: s.cfg.str("appendSystemPrompt"),
+				ActiveTools: s.tools, NoSkills: o.noSkills, NoTemplates: o.noTempl, NoContextFiles: o.noContext, Bare: o.bare,
+			})
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			return printContext(sys.Stdout, s.cfg, cat)
+		},
+	}
+	f := c.Flags()
+	f.String("system-prompt", "", "system prompt text, or a file holding it")
+	f.String("append-system-prompt", "", "text (or a file) appended to the system prompt")
+	f.StringSlice("tools", tools.DefaultNames, "tools the prompt is built for")
+	f.BoolVar(&o.noTools, "no-tools", false, "build the prompt for no tools")
+	f.StringVar(&o.cwd, "cwd", "", "working directory (default: the current one)")
+	f.BoolVar(&o.bare, "bare", false, "discover nothing")
+	f.BoolVar(&o.noSkills, "no-skills", false, "do not load skills")
+	f.BoolVar(&o.noTempl, "no-prompt-templates", false, "do not load prompt templates")
+	f.BoolVar(&o.noContext, "no-context-files", false, "do not load AGENTS.md or CLAUDE.md files")
+	f.Int("max-steps", 1, "")
+	_ = f.MarkHidden("max-steps")
+	return c
+}
+
+func printContext(w io.Writer, c *config, cat *resources.Catalog) error {
+	fmt.Fprintf(w, "# System prompt\n\n%s\n\n# Settings files\n", cat.SystemPrompt())
+	for _, f := range c.files {
+		fmt.Fprintf(w, "- %s\n", f)
+	}
+	fmt.Fprintln(w, "\n# Resources found")
+	for _, it := range cat.Found {
+		name := ""
+		if it.Name != "" {
+			name = " " + it.Name
+		}
+		fmt.Fprintf(w, "- %s%s (%s) %s\n", it.Kind, name, it.Source, it.Path)
+	}
+	fmt.Fprintln(w, "\n# Skipped")
+	for _, sk := range cat.Skipped {
+		fmt.Fprintf(w, "- %s\n", sk)
+	}
+	for _, wa := range cat.Warnings {
+		fmt.Fprintf(w, "- warning: %s\n", wa)
+	}
+	return nil
+}
