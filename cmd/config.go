@@ -31,9 +31,9 @@ var settingsKeys = map[string]string{
 // config is one invocation's viper instance: flags > environment >
 // project settings > global settings > defaults.
 type config struct {
-	v        *viper.Viper
-	home     string   // $GOPI_HOME
-	files    []string // settings files read, global first
+	v     *viper.Viper
+	home  string   // $GOPI_HOME
+	files []string // settings files read, global first
 }
 
 // gopiHome is $GOPI_HOME, or ~/.gopi.

@@ -18,22 +18,22 @@ import (
 
 // runOptions are gopi run's flags.
 type runOptions struct {
-	mode       string
-	json       bool
-	session    string
-	leaf       string
-	cont       bool
-	noSession  bool
-	apiKey     string
-	noTools    bool
-	cwd        string
-	bare       bool
-	noStdin    bool
-	noSkills   bool
-	noTempl    bool
-	noContext  bool
-	printSP    bool
-	args       []string
+	mode      string
+	json      bool
+	session   string
+	leaf      string
+	cont      bool
+	noSession bool
+	apiKey    string
+	noTools   bool
+	cwd       string
+	bare      bool
+	noStdin   bool
+	noSkills  bool
+	noTempl   bool
+	noContext bool
+	printSP   bool
+	args      []string
 }
 
 func newRunCmd(sys *System) *cobra.Command {
@@ -187,4 +187,3 @@ func resolveCwd(sys *System, flag string) (string, error) {
 	}
 	return abs, nil
 }
-
