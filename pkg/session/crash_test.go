@@ -57,7 +57,11 @@ func appendForever(path string) int {
 	}
 	out := bufio.NewWriter(os.Stdout)
 	for i := 0; ; i++ {
-		text := strings.Repeat("x", rand.IntN(30_000))
+		size := rand.IntN(4000)
+		if rand.IntN(16) == 0 {
+			size = 100_000 // large writes are the ones a kill can tear
+		}
+		text := strings.Repeat("x", size)
 		e, err := s.Append(context.Background(), MessageEntry(parent, ai.UserText(text, int64(i))))
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
