@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"gopi/pkg/mode"
 )
 
 // Main runs gopi with args and returns the exit code.
@@ -30,8 +32,27 @@ func Main(args []string, sys System) int {
 	if errors.As(err, &rep) {
 		return rep.code
 	}
+	class := classOf(err)
+	if m, ok := wantsJSON(args); ok && isRun(args) {
+		// json and events promise one result object for every invocation.
+		out := mode.IO{Out: sys.Stdout, Err: sys.Stderr}
+		if werr := mode.WriteFailure(out, mode.Mode(m), class, err, nil, 0); werr != nil {
+			return ExitInternal
+		}
+		return exitCode(class, err)
+	}
 	fmt.Fprintf(sys.Stderr, "gopi: %v\n", err)
-	return exitCode(classOf(err), err)
+	return exitCode(class, err)
+}
+
+// isRun reports whether the first word of args is the run command.
+func isRun(args []string) bool {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return a == "run"
+		}
+	}
+	return false
 }
 
 // signalContext cancels on the first SIGINT or SIGTERM (the run aborts

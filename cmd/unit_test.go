@@ -1,0 +1,251 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"gopi/pkg/ai"
+)
+
+// sysFor returns an in-process System with buffers and a fixed environment.
+func sysFor(t *testing.T, cwd string, env ...string) (*System, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	home := t.TempDir()
+	environ := append([]string{"HOME=" + home, "GOPI_HOME=" + filepath.Join(home, ".gopi")}, env...)
+	return &System{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, StdinTTY: true,
+		Environ: environ, Getwd: func() (string, error) { return cwd, nil }, Now: time.Now}, &out, &errOut
+}
+
+func TestExitCodes(t *testing.T) {
+	cases := []struct {
+		class ai.Class
+		err   error
+		want  int
+	}{
+		{"", nil, 0},
+		{ai.ClassUsage, nil, 2},
+		{ai.ClassAuth, nil, 4},
+		{ai.ClassQuota, nil, 4},
+		{ai.ClassRateLimit, nil, 3},
+		{ai.ClassOverloaded, nil, 3},
+		{ai.ClassServer, nil, 3},
+		{ai.ClassNetwork, nil, 3},
+		{ai.ClassContextOverflow, nil, 3},
+		{ai.ClassTimeout, context.DeadlineExceeded, 7},
+		{ai.ClassTimeout, &ai.ProviderError{Class: ai.ClassTimeout, Message: "stream stalled"}, 3},
+		{ai.ClassAborted, context.Canceled, 130},
+		{ai.ClassMaxSteps, nil, 6},
+		{ai.ClassSession, nil, 5},
+		{ai.ClassInternal, errors.New("bug"), 1},
+	}
+	for _, c := range cases {
+		if got := exitCode(c.class, c.err); got != c.want {
+			t.Errorf("exitCode(%q, %v) = %d, want %d", c.class, c.err, got, c.want)
+		}
+	}
+}
+
+func TestWantsJSONAndIsRun(t *testing.T) {
+	cases := []struct {
+		args []string
+		mode string
+		run  bool
+	}{
+		{[]string{"run", "--json", "x"}, "json", true},
+		{[]string{"run", "--mode", "events", "x"}, "events", true},
+		{[]string{"run", "--mode=json"}, "json", true},
+		{[]string{"run", "--mode", "print"}, "", true},
+		{[]string{"session", "list", "--json"}, "json", false},
+	}
+	for _, c := range cases {
+		m, _ := wantsJSON(c.args)
+		if m != c.mode || isRun(c.args) != c.run {
+			t.Errorf("%v: mode %q run %v", c.args, m, isRun(c.args))
+		}
+	}
+}
+
+func TestScrubEnvRemovesCredentials(t *testing.T) {
+	in := []string{"PATH=/bin", "ANTHROPIC_API_KEY=sk-1", "OPENAI_API_KEY=sk-2", "my_api_key=x", "GH_AUTH_TOKEN=t", "API_KEY=k", "HOME=/h"}
+	if got := scrubEnv(in); !slices.Equal(got, []string{"PATH=/bin", "HOME=/h"}) {
+		t.Fatalf("got %v", got)
+	}
+}
+
+func TestSplitModel(t *testing.T) {
+	cases := [][4]string{
+		{"", "anthropic/claude-x", "anthropic", "claude-x"},
+		{"openai", "gpt-5", "openai", "gpt-5"},
+		{"openai", "meta/llama", "openai", "meta/llama"}, // an explicit provider keeps slashes in ids
+		{"", "./script.json", "", "./script.json"},
+	}
+	for _, c := range cases {
+		if p, id := splitModel(c[0], c[1]); p != c[2] || id != c[3] {
+			t.Errorf("splitModel(%q, %q) = %q, %q", c[0], c[1], p, id)
+		}
+	}
+}
+
+// runMain runs gopi in-process and returns stdout, stderr and the code.
+func runMain(t *testing.T, sys *System, args ...string) (string, string, int) {
+	t.Helper()
+	out, errOut := sys.Stdout.(*bytes.Buffer), sys.Stderr.(*bytes.Buffer)
+	out.Reset()
+	errOut.Reset()
+	code := Main(args, *sys)
+	return out.String(), errOut.String(), code
+}
+
+func TestSettingsPrecedence(t *testing.T) {
+	cwd := t.TempDir()
+	sys, _, _ := sysFor(t, cwd)
+	home := sys.getenv("GOPI_HOME")
+	write := func(path, body string) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(home, "settings.json"), `{"provider":"faux","thinking":"low","maxSteps":7}`)
+	write(filepath.Join(cwd, ".gopi", "settings.json"), `{"thinking":"medium"}`)
+	check := func(name string, env []string, args []string, thinking string, steps int) {
+		t.Helper()
+		s := *sys
+		s.Environ = append(slices.Clone(sys.Environ), env...)
+		c := newRunCmd(&s)
+		if err := c.ParseFlags(args); err != nil {
+			t.Fatal(err)
+		}
+		got, err := readSettings(&s, c, &runOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got.thinking) != thinking || got.maxSteps != steps {
+			t.Errorf("%s: thinking %q steps %d, want %q %d", name, got.thinking, got.maxSteps, thinking, steps)
+		}
+	}
+	check("project over global", nil, nil, "medium", 7)
+	check("env over project", []string{"GOPI_THINKING=high", "GOPI_MAX_STEPS=9"}, nil, "high", 9)
+	check("flag over env", []string{"GOPI_THINKING=high"}, []string{"--thinking", "xhigh", "--max-steps", "3"}, "xhigh", 3)
+}
+
+func TestBareReadsNoSettings(t *testing.T) {
+	cwd := t.TempDir()
+	sys, _, _ := sysFor(t, cwd)
+	if err := os.MkdirAll(filepath.Join(cwd, ".gopi"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cwd, ".gopi", "settings.json"), []byte(`{"thinking":"high"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := newRunCmd(sys)
+	_ = c.ParseFlags([]string{"--bare"})
+	s, err := readSettings(sys, c, &runOptions{bare: true})
+	if err != nil || s.thinking != "" {
+		t.Fatalf("bare read settings: %v %q", err, s.thinking)
+	}
+}
+
+func TestMalformedSettingsIsAUsageError(t *testing.T) {
+	cwd := t.TempDir()
+	sys, _, _ := sysFor(t, cwd)
+	_ = os.MkdirAll(filepath.Join(cwd, ".gopi"), 0o700)
+	_ = os.WriteFile(filepath.Join(cwd, ".gopi", "settings.json"), []byte(`{"thinking":`), 0o600)
+	_, stderr, code := runMain(t, sys, "run", "--provider", "faux", "hi")
+	if code != ExitUsage || !strings.Contains(stderr, "settings.json") {
+		t.Fatalf("code %d stderr %q", code, stderr)
+	}
+}
+
+func TestRunFauxInProcess(t *testing.T) {
+	cwd := t.TempDir()
+	_ = os.WriteFile(filepath.Join(cwd, "hello.txt"), []byte("x"), 0o600)
+	sys, _, _ := sysFor(t, cwd)
+	stdout, stderr, code := runMain(t, sys, "run", "--provider", "faux", "look around")
+	if code != 0 || !strings.Contains(stdout, "hello.txt") || stderr != "" {
+		t.Fatalf("code %d stdout %q stderr %q", code, stdout, stderr)
+	}
+	stdout, _, code = runMain(t, sys, "run", "--provider", "faux", "--json", "look around")
+	var res struct {
+		Reason  string
+		Steps   int
+		Session struct{ File, LeafID string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || code != 0 || res.Reason != "stop" || res.Steps != 2 {
+		t.Fatalf("json %q code %d err %v", stdout, code, err)
+	}
+	if strings.Count(stdout, "\n") != 1 {
+		t.Fatalf("json mode wrote %d lines", strings.Count(stdout, "\n"))
+	}
+	if st, err := os.Stat(res.Session.File); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("session file %v %v", st, err)
+	}
+}
+
+func TestUsageErrorsSendNothingAndWriteNothing(t *testing.T) {
+	cwd := t.TempDir()
+	cases := []struct {
+		name string
+		env  []string
+		args []string
+		want string
+	}{
+		{"empty prompt", nil, []string{"run", "--provider", "faux", "  "}, "empty prompt"},
+		{"unknown provider", nil, []string{"run", "--provider", "nosuch", "hi"}, `unknown provider "nosuch"`},
+		{"missing key", nil, []string{"run", "--provider", "anthropic", "hi"}, "ANTHROPIC_API_KEY"},
+		{"no provider at all", nil, []string{"run", "hi"}, "no model provider"},
+		{"bad tools", nil, []string{"run", "--provider", "faux", "--tools", "read,teleport", "hi"}, `unknown tool "teleport"`},
+		{"bad max steps", nil, []string{"run", "--provider", "faux", "--max-steps", "0", "hi"}, "--max-steps"},
+		{"bad timeout", []string{"GOPI_TIMEOUT=soon"}, []string{"run", "--provider", "faux", "hi"}, "--timeout"},
+		{"bad mode", nil, []string{"run", "--provider", "faux", "--mode", "xml", "hi"}, `"xml"`},
+		{"unknown session", nil, []string{"run", "--provider", "faux", "--session", "ffff", "hi"}, "--session ffff"},
+		{"no-session conflict", nil, []string{"run", "--provider", "faux", "--no-session", "-c", "hi"}, "--no-session"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sys, _, _ := sysFor(t, cwd, c.env...)
+			_, stderr, code := runMain(t, sys, c.args...)
+			if code != ExitUsage || !strings.Contains(stderr, c.want) {
+				t.Fatalf("code %d stderr %q, want 2 and %q", code, stderr, c.want)
+			}
+			if _, err := os.Stat(filepath.Join(sys.getenv("GOPI_HOME"), "sessions")); !os.IsNotExist(err) {
+				t.Fatalf("a usage error created the sessions folder (%v)", err)
+			}
+		})
+	}
+}
+
+func TestNonEmptySessionNeedsALeaf(t *testing.T) {
+	cwd := t.TempDir()
+	sys, _, _ := sysFor(t, cwd)
+	stdout, _, code := runMain(t, sys, "run", "--provider", "faux", "--json", "first")
+	var res struct{ Session struct{ File, LeafID string } }
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || code != 0 {
+		t.Fatal(stdout, err)
+	}
+	before, _ := os.ReadFile(res.Session.File)
+	_, stderr, code := runMain(t, sys, "run", "--provider", "faux", "--session", res.Session.File, "second")
+	after, _ := os.ReadFile(res.Session.File)
+	if code != ExitUsage || !strings.Contains(stderr, res.Session.LeafID) || !bytes.Equal(before, after) {
+		t.Fatalf("code %d stderr %q (file changed: %v)", code, stderr, !bytes.Equal(before, after))
+	}
+	_, _, code = runMain(t, sys, "run", "--provider", "faux", "--session", res.Session.File, "--leaf", res.Session.LeafID[:4], "second")
+	if code != 0 {
+		t.Fatalf("--leaf by prefix: code %d", code)
+	}
+	_, _, code = runMain(t, sys, "run", "--provider", "faux", "-c", "third")
+	if code != 0 {
+		t.Fatalf("-c: code %d", code)
+	}
+}
