@@ -95,6 +95,7 @@ func TestScriptedErrorEndsWithClassedError(t *testing.T) {
 
 func TestCancellationEndsAborted(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
 	m := New(Response{Text: "aaaaaaaaaa", ChunkSize: 1, DelayMs: 5})
 	var msg ai.Message
 	n := 0
