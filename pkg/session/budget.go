@@ -67,11 +67,11 @@ func (c *Context) fit(b Budget, pinned int) {
 	}
 	c.Tokens = pinnedTokens + total
 	c.Over = limit > 0 && c.Tokens > limit
-	c.drop(pinned, keepFrom, starts, est)
+	c.drop(pinned, keepFrom, starts)
 }
 
 // drop removes messages [pinned, keepFrom) and records them in Dropped.
-func (c *Context) drop(pinned, keepFrom int, starts []int, est func(ai.Message) int) {
+func (c *Context) drop(pinned, keepFrom int, starts []int) {
 	if keepFrom <= pinned {
 		return
 	}
@@ -82,7 +82,6 @@ func (c *Context) drop(pinned, keepFrom int, starts []int, est func(ai.Message) 
 	}
 	for i := pinned; i < keepFrom; i++ {
 		c.Dropped.Messages++
-		c.Dropped.Tokens += est(c.Messages[i])
 		if n := len(c.Dropped.EntryIDs); n == 0 || c.Dropped.EntryIDs[n-1] != c.Sources[i] {
 			c.Dropped.EntryIDs = append(c.Dropped.EntryIDs, c.Sources[i])
 		}

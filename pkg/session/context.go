@@ -48,11 +48,12 @@ type Context struct {
 	Over bool
 }
 
-// Dropped reports turns BuildContext left out.
+// Dropped reports turns BuildContext left out. (Their tokens are not
+// counted: estimating a long session's every old message costs more than
+// the report is worth.)
 type Dropped struct {
 	Turns    int
 	Messages int
-	Tokens   int
 	EntryIDs []string // the entries whose messages were dropped, oldest first
 }
 
