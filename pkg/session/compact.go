@@ -238,3 +238,26 @@ func ask(ctx context.Context, model ai.Model, text string, maxTokens int, reason
 	}
 	return strings.Join(parts, "\n"), nil
 }
+
+// ContextTokens estimates the tokens the context of path uses, as pi does:
+// the last valid assistant usage since the last compaction plus chars/4
+// estimates of the messages after it.
+func ContextTokens(path []Entry) int {
+	prev := 0
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].Type == TypeCompaction {
+			prev = i
+			break
+		}
+	}
+	return estimateContext(path[prev:], EstimateTokens)
+}
+
+// ShouldCompact reports whether a context of tokens passes window minus
+// reserve (pi's auto-compaction threshold; reserve 0 means 16,384).
+func ShouldCompact(tokens, window, reserve int) bool {
+	if reserve <= 0 {
+		reserve = DefaultReserveTokens
+	}
+	return window > 0 && tokens > window-reserve
+}

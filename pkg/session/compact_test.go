@@ -156,3 +156,16 @@ func withPaths(es []Entry) []Entry {
 	}
 	return es
 }
+
+func TestContextTokens(t *testing.T) {
+	es := turnMsgs(2, 400)
+	es[3].Message.Usage = ai.Usage{Input: 5000, Output: 10, TotalTokens: 5010}
+	got := ContextTokens(es)
+	want := 5010 + EstimateTokens(*es[4].Message) + EstimateTokens(*es[5].Message) + EstimateTokens(*es[6].Message) + EstimateTokens(*es[7].Message)
+	if got != want {
+		t.Errorf("ContextTokens %d, want %d", got, want)
+	}
+	if !ShouldCompact(190_000, 200_000, 0) || ShouldCompact(100_000, 200_000, 0) {
+		t.Error("ShouldCompact threshold")
+	}
+}
