@@ -32,9 +32,16 @@ func (r *Runtime) snapshot() ([]session.Entry, int) {
 // project builds the messages of one request from the transcript the
 // loop sends (persisted prefix + suffix).
 func (r *Runtime) project(transcript []ai.Message) (session.Context, error) {
+	c, _, err := r.projectPath(transcript)
+	return c, err
+}
+
+// projectPath also returns the projected path (persisted entries, then the
+// suffix under temporary ids).
+func (r *Runtime) projectPath(transcript []ai.Message) (session.Context, []session.Entry, error) {
 	path, persisted := r.snapshot()
 	if persisted > len(transcript) {
-		return session.Context{}, fmt.Errorf("runtime: %d persisted messages but a transcript of %d", persisted, len(transcript))
+		return session.Context{}, nil, fmt.Errorf("runtime: %d persisted messages but a transcript of %d", persisted, len(transcript))
 	}
 	taken := map[string]bool{}
 	for _, e := range path {
@@ -55,7 +62,7 @@ func (r *Runtime) project(transcript []ai.Message) (session.Context, error) {
 		path = append(path, e)
 		parent = id
 	}
-	return session.BuildContext(path, r.budget()), nil
+	return session.BuildContext(path, r.budget()), path, nil
 }
 
 func (r *Runtime) budget() session.Budget {
@@ -69,18 +76,14 @@ func (r *Runtime) budget() session.Budget {
 	return b
 }
 
-// overThreshold reports that the whole projected context (what was
-// dropped to fit included) passes window − reserve.
-func (r *Runtime) overThreshold(c session.Context) bool {
-	window := r.budget().ContextWindow
-	if r.cfg.Compaction.Disabled || window <= 0 {
+// overThreshold reports that the context of the projected path (as pi
+// counts it: the last answer's usage plus estimates of what followed,
+// before anything is dropped to fit) passes window − reserve.
+func (r *Runtime) overThreshold(path []session.Entry) bool {
+	if r.cfg.Compaction.Disabled {
 		return false
 	}
-	reserve := r.cfg.Compaction.ReserveTokens
-	if reserve <= 0 {
-		reserve = session.DefaultReserveTokens
-	}
-	return c.Tokens+c.Dropped.Tokens > window-reserve
+	return session.ShouldCompact(session.ContextTokens(path), r.budget().ContextWindow, r.cfg.Compaction.ReserveTokens)
 }
 
 // Stream projects the request, compacting first when the context passes
@@ -88,8 +91,8 @@ func (r *Runtime) overThreshold(c session.Context) bool {
 func (p *projector) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Event] {
 	return func(yield func(ai.Event) bool) {
 		r := p.r
-		c, err := r.project(req.Messages)
-		if err == nil && r.overThreshold(c) {
+		c, path, err := r.projectPath(req.Messages)
+		if err == nil && r.overThreshold(path) {
 			// A failed threshold compaction is reported in its end event;
 			// the request then goes out with the oldest turns dropped.
 			var ok bool
