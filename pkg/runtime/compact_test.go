@@ -132,3 +132,34 @@ func TestCompactionDisabledSendsWhatFits(t *testing.T) {
 		t.Fatalf("the oldest turns were not dropped: %d messages", len(req.Messages))
 	}
 }
+
+func TestManualCompactWithFocus(t *testing.T) {
+	s, leafID := longSession(t, 6)
+	m := faux.New(faux.Text("MANUAL SUMMARY"), faux.Text("answer"))
+	cfg := Config{ActiveLeaf: leaf(leafID), Model: ai.Info{ID: "m", Provider: "faux", ContextWindow: 1_000_000},
+		Compaction: Compaction{KeepRecentTokens: 200}}
+	r, err := New(cfg, Deps{Model: m, Session: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := r.Compact(t.Context(), "the parser bug")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Type != session.TypeCompaction || !strings.Contains(e.Summary, "MANUAL SUMMARY") || r.Leaf() != e.ID {
+		t.Fatalf("entry %+v, leaf %s", e, r.Leaf())
+	}
+	if req := m.Requests()[0]; !strings.Contains(req.Messages[len(req.Messages)-1].Text(), "Additional focus: the parser bug") {
+		t.Fatal("the focus did not reach the summary request")
+	}
+	// Right after a compaction there is nothing left to compact.
+	if _, err := r.Compact(t.Context(), ""); err == nil {
+		t.Fatal("a second compaction right away succeeded")
+	}
+	if _, err := r.Prompt(t.Context(), ai.UserText("q", 2)); err != nil {
+		t.Fatal(err)
+	}
+	if first := m.Requests()[1].Messages[0].Text(); !strings.Contains(first, "MANUAL SUMMARY") {
+		t.Fatalf("the next request does not start with the summary: %.80q", first)
+	}
+}

@@ -149,7 +149,7 @@ func (p *projector) compact(ctx context.Context, req *ai.Request, reason string,
 	if !yield(ai.Event{Type: ai.EventCompactionStart, Compaction: &ai.CompactionInfo{Reason: reason}}) {
 		return session.Context{}, false, nil
 	}
-	entry, err := r.compactPath(ctx)
+	entry, err := r.compactPath(ctx, "")
 	end := &ai.CompactionInfo{Reason: reason}
 	if err != nil {
 		end.ErrorMessage = err.Error()
@@ -172,18 +172,34 @@ func (p *projector) compact(ctx context.Context, req *ai.Request, reason string,
 	return c, true, err
 }
 
+// Compact summarises the persisted path now (a user's /compact), with
+// focus as additional instructions for the summary, and appends the
+// compaction entry. Like Prompt it waits for the operations accepted
+// before it; it fails with session.ErrNothingToCompact when there is
+// nothing old enough to summarise.
+func (r *Runtime) Compact(ctx context.Context, focus string) (session.Entry, error) {
+	prev, done, err := r.accept()
+	if err != nil {
+		return session.Entry{}, err
+	}
+	defer close(done)
+	<-prev
+	return r.compactPath(ctx, focus)
+}
+
 // compactPath compacts the persisted path and appends the entry.
-func (r *Runtime) compactPath(ctx context.Context) (session.Entry, error) {
+func (r *Runtime) compactPath(ctx context.Context, focus string) (session.Entry, error) {
 	path, _ := r.snapshot()
 	if len(path) == 0 {
 		return session.Entry{}, session.ErrNothingToCompact
 	}
 	entry, err := session.Compact(ctx, r.deps.Model, path, session.CompactOptions{
-		KeepRecentTokens: r.cfg.Compaction.KeepRecentTokens,
-		ReserveTokens:    r.cfg.Compaction.ReserveTokens,
-		Estimate:         r.cfg.Budget.Estimate,
-		Now:              r.deps.Now,
-		Reasoning:        r.cfg.Model.Reasoning,
+		KeepRecentTokens:   r.cfg.Compaction.KeepRecentTokens,
+		ReserveTokens:      r.cfg.Compaction.ReserveTokens,
+		CustomInstructions: focus,
+		Estimate:           r.cfg.Budget.Estimate,
+		Now:                r.deps.Now,
+		Reasoning:          r.cfg.Model.Reasoning,
 	})
 	if err != nil {
 		return session.Entry{}, err
