@@ -14,6 +14,7 @@ import (
 	"gopi/pkg/ai/faux"
 	"gopi/pkg/ai/openai"
 	"gopi/pkg/ai/provider"
+	"gopi/pkg/session"
 )
 
 // customProvider is a provider declared in settings.json:
@@ -53,9 +54,13 @@ func splitModel(prov, model string) (string, string) {
 }
 
 // chooseModel resolves provider and model from flags, environment and
-// settings, and builds the adapter. It sends nothing.
-func chooseModel(sys *System, c *config, apiKeyFlag string) (modelChoice, error) {
+// settings, falling back to the model a resumed session last used, and
+// builds the adapter. It sends nothing.
+func chooseModel(sys *System, c *config, apiKeyFlag string, resumed session.Settings) (modelChoice, error) {
 	prov, id := splitModel(c.str("provider"), c.str("model"))
+	if prov == "" && resumed.Provider != "" && (id == "" || id == resumed.ModelID) {
+		prov, id = resumed.Provider, resumed.ModelID
+	}
 	customs := map[string]customProvider{}
 	if err := c.decode("providers", &customs); err != nil {
 		return modelChoice{}, err

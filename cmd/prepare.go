@@ -42,9 +42,14 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 	if err != nil {
 		return nil, err
 	}
-	choice, err := chooseModel(sys, s.cfg, o.apiKey)
-	if err != nil {
-		return nil, err
+	// A new session's model is chosen before anything touches the disk; a
+	// resumed one falls back to the model and thinking level it last used.
+	resuming := o.session != "" || o.cont
+	var choice modelChoice
+	if !resuming {
+		if choice, err = chooseModel(sys, s.cfg, o.apiKey, session.Settings{}); err != nil {
+			return nil, err
+		}
 	}
 	cat, err := loadResources(sys, s, o)
 	if err != nil {
@@ -61,15 +66,36 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 	if text, err = cat.Expand(text); err != nil {
 		return nil, usageErr("%v", err)
 	}
-	if choice.note != "" {
-		fmt.Fprintln(sys.Stderr, choice.note)
-	}
-	p := &prepared{model: choice.info, tools: s.tools, timeout: s.timeout,
-		prompt: []ai.Message{ai.UserText(text, sys.Now().UnixMilli())}}
+	p := &prepared{tools: s.tools, timeout: s.timeout, prompt: []ai.Message{ai.UserText(text, sys.Now().UnixMilli())}}
 	if err := openSession(sys, s, o, p); err != nil {
 		return p, err
 	}
+	if resuming {
+		resumed := resumeSettings(p)
+		if s.thinking == "" && resumed.ThinkingLevel != "" {
+			s.thinking = resumed.ThinkingLevel
+		}
+		if choice, err = chooseModel(sys, s.cfg, o.apiKey, resumed); err != nil {
+			return p, err
+		}
+	}
+	if choice.note != "" {
+		fmt.Fprintln(sys.Stderr, choice.note)
+	}
+	p.model = choice.info
 	return p, buildRuntime(sys, s, choice, cat, p)
+}
+
+// resumeSettings returns the model and thinking level on the chosen path.
+func resumeSettings(p *prepared) session.Settings {
+	if p.leaf == "" {
+		return session.Settings{}
+	}
+	path, _, err := session.PathTo(p.store.Entries(), p.leaf)
+	if err != nil {
+		return session.Settings{}
+	}
+	return session.ResumeSettings(path)
 }
 
 func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, error) {

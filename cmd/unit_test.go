@@ -249,3 +249,27 @@ func TestNonEmptySessionNeedsALeaf(t *testing.T) {
 		t.Fatalf("-c: code %d", code)
 	}
 }
+
+// A resumed session keeps the model and thinking level it last used
+// unless the invocation names others (pi's resume rule).
+func TestResumeUsesTheSessionsModelAndThinking(t *testing.T) {
+	cwd := t.TempDir()
+	sys, _, _ := sysFor(t, cwd)
+	stdout, _, code := runMain(t, sys, "run", "--provider", "faux", "--thinking", "high", "--json", "first")
+	var res struct{ Session struct{ File string } }
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || code != 0 {
+		t.Fatal(stdout, err)
+	}
+	// No --provider, no key in the environment: the session names faux/demo.
+	_, stderr, code := runMain(t, sys, "run", "--session", res.Session.File, "-c", "second")
+	if code != 0 {
+		t.Fatalf("resume without a provider: code %d stderr %q", code, stderr)
+	}
+	data, _ := os.ReadFile(res.Session.File)
+	if n := strings.Count(string(data), `"type":"thinking_level_change"`); n != 1 {
+		t.Fatalf("%d thinking_level_change entries, want 1 (the resumed level is kept):\n%s", n, data)
+	}
+	if n := strings.Count(string(data), `"type":"model_change"`); n != 1 {
+		t.Fatalf("%d model_change entries, want 1", n)
+	}
+}
