@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
 
 	"gopi/pkg/ai"
 )
@@ -85,7 +88,26 @@ func classOf(err error) ai.Class {
 	if errors.Is(err, context.Canceled) {
 		return ai.ClassAborted
 	}
+	if strings.HasPrefix(err.Error(), "unknown command ") {
+		return ai.ClassUsage // cobra's, which has no type of its own
+	}
 	return ai.ClassOf(err)
+}
+
+// usageArgs makes a wrong number of arguments a usage error (exit 2) in
+// c and every command below it; cobra's own errors would exit 1.
+func usageArgs(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				return usageErr("%v (see %s --help)", err, c.CommandPath())
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		usageArgs(sub)
+	}
 }
 
 // reported is an error whose output was already written; Main only exits.

@@ -102,6 +102,7 @@ func newRootCmd(sys *System) *cobra.Command {
 		return usageErr("%v (see gopi %s --help)", err, strings.TrimPrefix(c.CommandPath(), "gopi "))
 	})
 	root.AddCommand(newRunCmd(sys), newVersionCmd(sys), newModelsCmd(sys), newSessionCmd(sys), newContextCmd(sys))
+	usageArgs(root)
 	return root
 }
 

@@ -1,0 +1,308 @@
+package cmd_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// fakeProvider is the model server of one script: it answers each request
+// with the next scripted reply, rendered in the wire format of the path
+// asked (Anthropic at /v1/messages, OpenAI at /chat/completions), and
+// writes what it received to requests/N.json (body) and requests/N.head
+// (method, path, headers) under the script's $WORK.
+//
+// A reply file holds one reply per line; # starts a comment:
+//
+//	text WORDS...          an answer (stop reason end_turn / stop)
+//	tool NAME JSON         one tool call with JSON arguments
+//	status CODE            an error status with the vendor's error body
+//	slow WORDS...          starts an answer, then sends nothing until the client goes away
+//	midstream WORDS...     starts an answer, then an error event (overloaded)
+type fakeProvider struct {
+	srv *httptest.Server
+	dir string // where requests are written
+
+	mu       sync.Mutex
+	replies  []string
+	received int
+	answered int           // replies fully sent, or slow ones started
+	changed  chan struct{} // closed and replaced when answered grows
+}
+
+func newFakeProvider(dir string) *fakeProvider {
+	p := &fakeProvider{dir: dir, changed: make(chan struct{})}
+	p.srv = httptest.NewServer(http.HandlerFunc(p.serve))
+	return p
+}
+
+// load appends the replies of a reply file.
+func (p *fakeProvider) load(data string) error {
+	var add []string
+	for i, line := range strings.Split(data, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		kind, _, _ := strings.Cut(line, " ")
+		switch kind {
+		case "text", "tool", "status", "slow", "midstream":
+		default:
+			return fmt.Errorf("reply line %d: unknown kind %q", i+1, kind)
+		}
+		add = append(add, line)
+	}
+	p.mu.Lock()
+	p.replies = append(p.replies, add...)
+	p.mu.Unlock()
+	return nil
+}
+
+// unused returns the replies nobody asked for.
+func (p *fakeProvider) unused() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.replies...)
+}
+
+// waitAnswered blocks until n replies were sent (slow ones: started).
+func (p *fakeProvider) waitAnswered(n int, timeout time.Duration) error {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		p.mu.Lock()
+		got, ch := p.answered, p.changed
+		p.mu.Unlock()
+		if got >= n {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			return fmt.Errorf("%d requests answered after %v, want %d", got, timeout, n)
+		}
+	}
+}
+
+func (p *fakeProvider) markAnswered() {
+	p.mu.Lock()
+	p.answered++
+	close(p.changed)
+	p.changed = make(chan struct{})
+	p.mu.Unlock()
+}
+
+func (p *fakeProvider) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	p.mu.Lock()
+	p.received++
+	n := p.received
+	reply := ""
+	if len(p.replies) > 0 {
+		reply, p.replies = p.replies[0], p.replies[1:]
+	}
+	p.mu.Unlock()
+	p.record(n, r, body)
+	var once sync.Once
+	answered := func() { once.Do(p.markAnswered) }
+	defer answered()
+	if reply == "" {
+		http.Error(w, "fake provider: no reply scripted for request "+strconv.Itoa(n), http.StatusTeapot)
+		return
+	}
+	var model struct {
+		Model string `json:"model"`
+	}
+	_ = json.Unmarshal(body, &model)
+	wire := anthropicWire
+	if strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		wire = openaiWire
+	}
+	p.reply(w, r, wire, model.Model, n, reply, answered)
+}
+
+func (p *fakeProvider) record(n int, r *http.Request, body []byte) {
+	var head strings.Builder
+	fmt.Fprintf(&head, "%s %s\n", r.Method, r.URL.Path)
+	_ = r.Header.Write(&head)
+	base := filepath.Join(p.dir, strconv.Itoa(n))
+	_ = os.MkdirAll(p.dir, 0o755)
+	_ = os.WriteFile(base+".head", []byte(head.String()), 0o644)
+	_ = os.WriteFile(base+".json", append(body, '\n'), 0o644)
+}
+
+// reply sends one scripted reply; answered is called once it was sent,
+// or, for a slow one, once its beginning was flushed.
+func (p *fakeProvider) reply(w http.ResponseWriter, r *http.Request, wire wireFormat, model string, n int, reply string, answered func()) {
+	kind, rest, _ := strings.Cut(reply, " ")
+	rest = strings.TrimSpace(rest)
+	id := fmt.Sprintf("fake%d", n)
+	if kind == "status" {
+		code, _ := strconv.Atoi(rest)
+		w.Header().Set("Content-Type", "application/json")
+		if code == http.StatusTooManyRequests {
+			w.Header().Set("retry-after", "0")
+		}
+		w.WriteHeader(code)
+		_, _ = io.WriteString(w, wire.errorBody(code))
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	bw := bufio.NewWriter(w)
+	flush := func() {
+		_ = bw.Flush()
+		_ = http.NewResponseController(w).Flush()
+	}
+	switch kind {
+	case "text":
+		wire.text(bw, id, model, rest)
+	case "tool":
+		name, args, _ := strings.Cut(rest, " ")
+		wire.tool(bw, id, model, name, strings.TrimSpace(args))
+	case "slow":
+		wire.start(bw, id, model, rest)
+		flush()
+		answered()
+		select { // the client aborts; the cap keeps a broken client from hanging the server
+		case <-r.Context().Done():
+		case <-time.After(30 * time.Second):
+		}
+		return
+	case "midstream":
+		wire.start(bw, id, model, rest)
+		wire.midstreamError(bw)
+	}
+	flush()
+}
+
+// words splits text into a few deltas, as a real stream does.
+func words(text string) []string {
+	var out []string
+	for _, w := range strings.SplitAfter(text, " ") {
+		if w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// wireFormat renders replies in one vendor's streaming format.
+type wireFormat struct {
+	text           func(w io.Writer, id, model, text string)
+	tool           func(w io.Writer, id, model, name, args string)
+	start          func(w io.Writer, id, model, text string) // an answer that has not ended
+	midstreamError func(w io.Writer)
+	errorBody      func(code int) string
+}
+
+var anthropicWire = wireFormat{
+	text: func(w io.Writer, id, model, text string) {
+		anthropicStart(w, id, model, text)
+		anthropicEvent(w, "content_block_stop", `{"type":"content_block_stop","index":0}`)
+		anthropicEnd(w, "end_turn", len(words(text)))
+	},
+	tool: func(w io.Writer, id, model, name, args string) {
+		anthropicEvent(w, "message_start", anthropicMessageStart(id, model))
+		anthropicEvent(w, "content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_%s","name":%s,"input":{}}}`, id, jsonString(name)))
+		anthropicEvent(w, "content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":""}}`)
+		half := len(args) / 2
+		for _, part := range []string{args[:half], args[half:]} {
+			anthropicEvent(w, "content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":%s}}`, jsonString(part)))
+		}
+		anthropicEvent(w, "content_block_stop", `{"type":"content_block_stop","index":0}`)
+		anthropicEnd(w, "tool_use", 12)
+	},
+	start: anthropicStart,
+	midstreamError: func(w io.Writer) {
+		anthropicEvent(w, "error", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)
+	},
+	errorBody: func(code int) string {
+		types := map[int]string{400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
+			404: "not_found_error", 429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}
+		typ := types[code]
+		if typ == "" {
+			typ = "api_error"
+		}
+		return fmt.Sprintf(`{"type":"error","error":{"type":%q,"message":"fake %d"},"request_id":"req_fake"}`, typ, code)
+	},
+}
+
+func anthropicEvent(w io.Writer, name, data string) {
+	fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, data)
+}
+
+func anthropicMessageStart(id, model string) string {
+	return fmt.Sprintf(`{"type":"message_start","message":{"id":"msg_%s","type":"message","role":"assistant","model":%s,"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":100,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1,"service_tier":"standard"}}}`, id, jsonString(model))
+}
+
+// anthropicStart sends message_start and a text block's deltas, unended.
+func anthropicStart(w io.Writer, id, model, text string) {
+	anthropicEvent(w, "message_start", anthropicMessageStart(id, model))
+	anthropicEvent(w, "content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
+	anthropicEvent(w, "ping", `{"type": "ping"}`)
+	for _, part := range words(text) {
+		anthropicEvent(w, "content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":%s}}`, jsonString(part)))
+	}
+}
+
+func anthropicEnd(w io.Writer, stop string, out int) {
+	anthropicEvent(w, "message_delta", fmt.Sprintf(`{"type":"message_delta","delta":{"stop_reason":%q,"stop_sequence":null},"usage":{"output_tokens":%d}}`, stop, out))
+	anthropicEvent(w, "message_stop", `{"type":"message_stop"}`)
+}
+
+var openaiWire = wireFormat{
+	text: func(w io.Writer, id, model, text string) {
+		openaiStart(w, id, model, text)
+		openaiEnd(w, id, model, "stop", len(words(text)))
+	},
+	tool: func(w io.Writer, id, model, name, args string) {
+		openaiChunk(w, id, model, `{"role":"assistant","content":null,"refusal":null}`, "null")
+		openaiChunk(w, id, model, fmt.Sprintf(`{"tool_calls":[{"index":0,"id":"call_%s","type":"function","function":{"name":%s,"arguments":""}}]}`, id, jsonString(name)), "null")
+		half := len(args) / 2
+		for _, part := range []string{args[:half], args[half:]} {
+			openaiChunk(w, id, model, fmt.Sprintf(`{"tool_calls":[{"index":0,"function":{"arguments":%s}}]}`, jsonString(part)), "null")
+		}
+		openaiEnd(w, id, model, "tool_calls", 12)
+	},
+	start: openaiStart,
+	midstreamError: func(w io.Writer) {
+		fmt.Fprint(w, "data: {\"error\":{\"message\":\"The server is overloaded\",\"type\":\"server_error\",\"code\":\"server_is_overloaded\"}}\n\n")
+	},
+	errorBody: func(code int) string {
+		codes := map[int]string{401: "invalid_api_key", 404: "model_not_found", 429: "rate_limit_exceeded", 500: "server_error", 503: "server_is_overloaded"}
+		return fmt.Sprintf(`{"error":{"message":"fake %d","type":"invalid_request_error","param":null,"code":%q}}`, code, codes[code])
+	},
+}
+
+func openaiChunk(w io.Writer, id, model, delta, finish string) {
+	fmt.Fprintf(w, `data: {"id":"chatcmpl-%s","object":"chat.completion.chunk","created":1752000000,"model":%s,"service_tier":"default","system_fingerprint":"fp_fake","choices":[{"index":0,"delta":%s,"logprobs":null,"finish_reason":%s}],"usage":null,"obfuscation":"x"}`+"\n\n", id, jsonString(model), delta, finish)
+}
+
+func openaiStart(w io.Writer, id, model, text string) {
+	openaiChunk(w, id, model, `{"role":"assistant","content":"","refusal":null}`, "null")
+	for _, part := range words(text) {
+		openaiChunk(w, id, model, fmt.Sprintf(`{"content":%s}`, jsonString(part)), "null")
+	}
+}
+
+func openaiEnd(w io.Writer, id, model, finish string, out int) {
+	openaiChunk(w, id, model, `{}`, jsonString(finish))
+	fmt.Fprintf(w, `data: {"id":"chatcmpl-%s","object":"chat.completion.chunk","created":1752000000,"model":%s,"choices":[],"usage":{"prompt_tokens":100,"completion_tokens":%d,"total_tokens":%d,"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}}`+"\n\n", id, jsonString(model), out, 100+out)
+	fmt.Fprint(w, "data: [DONE]\n\n")
+}
