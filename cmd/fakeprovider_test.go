@@ -136,7 +136,7 @@ func (p *fakeProvider) record(n int, r *http.Request, body []byte) {
 	_ = r.Header.Write(&head)
 	base := filepath.Join(p.dir, strconv.Itoa(n))
 	_ = os.MkdirAll(p.dir, 0o755)
-	_ = os.WriteFile(base+".head", []byte(head.String()), 0o644)
+	_ = os.WriteFile(base+".head", []byte(strings.ReplaceAll(head.String(), "\r\n", "\n")), 0o644)
 	_ = os.WriteFile(base+".json", append(body, '\n'), 0o644)
 }
 
