@@ -1,0 +1,70 @@
+// Command fakeserver answers every model request at once with a short
+// streamed text answer, in the Anthropic Messages format at /v1/messages
+// and the OpenAI Chat Completions format at /chat/completions, so that
+// scripts/bench measures gopi and not a network. It prints its base URL
+// on stdout and serves until killed.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+)
+
+const anthropicStream = `event: message_start
+data: {"type":"message_start","message":{"id":"msg_bench","type":"message","role":"assistant","model":"claude-opus-4-6","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":100,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}
+
+event: content_block_start
+data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Done."}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":0}
+
+event: message_delta
+data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":2}}
+
+event: message_stop
+data: {"type":"message_stop"}
+
+`
+
+const openaiStream = `data: {"id":"chatcmpl-bench","object":"chat.completion.chunk","created":1752000000,"model":"gpt-4o","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}],"usage":null}
+
+data: {"id":"chatcmpl-bench","object":"chat.completion.chunk","created":1752000000,"model":"gpt-4o","choices":[{"index":0,"delta":{"content":"Done."},"finish_reason":null}],"usage":null}
+
+data: {"id":"chatcmpl-bench","object":"chat.completion.chunk","created":1752000000,"model":"gpt-4o","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":null}
+
+data: {"id":"chatcmpl-bench","object":"chat.completion.chunk","created":1752000000,"model":"gpt-4o","choices":[],"usage":{"prompt_tokens":100,"completion_tokens":2,"total_tokens":102}}
+
+data: [DONE]
+
+`
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:0", "address to listen on")
+	flag.Parse()
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Fprintf(os.Stdout, "http://%s\n", ln.Addr())
+	log.Fatal(http.Serve(ln, http.HandlerFunc(serve)))
+}
+
+func serve(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	stream := anthropicStream
+	if strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		stream = openaiStream
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	_, _ = io.WriteString(w, stream)
+}
