@@ -140,7 +140,7 @@ func (m Message) MarshalJSON() ([]byte, error) {
 		if len(m.Details) > 0 {
 			w.raw("details", m.Details)
 		}
-		w.value("isError", m.IsError)
+		w.boolean("isError", m.IsError)
 	default:
 		// Other roles keep every field but content in Extra.
 		if m.Content != nil {
@@ -150,65 +150,39 @@ func (m Message) MarshalJSON() ([]byte, error) {
 		return w.close()
 	}
 	if m.Timestamp != 0 || m.Role == RoleUser || m.Role == RoleAssistant || m.Role == RoleToolResult {
-		w.value("timestamp", m.Timestamp)
+		w.integer("timestamp", m.Timestamp)
 	}
 	w.extra(m.Extra, messageKeys)
 	return w.close()
 }
 
 func (m *Message) writeContent(w *objWriter) {
-	if m.ContentString && len(m.Content) == 1 && m.Content[0].Type == TypeText {
-		w.str("content", m.Content[0].Text)
-		return
+	b, err := MarshalContent(m.Content, m.ContentString)
+	if err != nil && w.err == nil {
+		w.err = fmt.Errorf("field content: %w", err)
 	}
-	content := m.Content
+	w.raw("content", b)
+}
+
+// MarshalContent writes content as Message.MarshalJSON writes a message's:
+// an array of blocks (nil as []), or a plain string when asString and the
+// content is one text block. It serves other JSON that holds pi content.
+func MarshalContent(content []Content, asString bool) ([]byte, error) {
+	if asString && len(content) == 1 && content[0].Type == TypeText {
+		return AppendJSONString(nil, content[0].Text), nil
+	}
 	if content == nil {
 		content = []Content{}
 	}
-	w.value("content", content)
+	return marshalNoEscape(content)
 }
 
-// UnmarshalJSON reads a message of any role.
+// UnmarshalJSON reads a message of any role; see DecodeMessage.
 func (m *Message) UnmarshalJSON(b []byte) error {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(b, &fields); err != nil {
-		return fmt.Errorf("message: %w", err)
+	d, err := DecodeMessage(b, false)
+	if err != nil {
+		return err
 	}
-	*m = Message{}
-	r := fieldReader{m: fields}
-	r.str("role", &m.Role)
-	if raw, ok := r.has("content"); ok {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			m.Content = []Content{TextContent(s)}
-			m.ContentString = true
-		} else {
-			r.into("content", &m.Content)
-		}
-	}
-	r.integer("timestamp", &m.Timestamp)
-	r.str("api", &m.API)
-	r.str("provider", &m.Provider)
-	r.str("model", &m.Model)
-	r.into("usage", &m.Usage)
-	r.into("stopReason", &m.StopReason)
-	r.str("errorMessage", &m.ErrorMessage)
-	r.str("toolCallId", &m.ToolCallID)
-	r.str("toolName", &m.ToolName)
-	if d, ok := r.has("details"); ok && string(d) != "null" {
-		m.Details = slices.Clone(d)
-	}
-	r.boolean("isError", &m.IsError)
-	if r.err != nil {
-		return fmt.Errorf("message: %w", r.err)
-	}
-	switch m.Role {
-	case RoleUser, RoleAssistant, RoleToolResult:
-		m.Extra = extraFields(fields, messageKeys)
-	default:
-		content, str := m.Content, m.ContentString
-		*m = Message{Role: m.Role, Content: content, ContentString: str}
-		m.Extra = extraFields(fields, roleContentKeys)
-	}
+	*m = d
 	return nil
 }

@@ -199,3 +199,53 @@ func TestClassOf(t *testing.T) {
 		t.Errorf("error text %q should carry the status", pe.Error())
 	}
 }
+
+// Strings are written as pi's JSON.stringify writes them: no HTML escapes,
+// U+2028 and U+2029 as they are, invalid UTF-8 as U+FFFD.
+func TestMarshalWritesStringsAsPiDoes(t *testing.T) {
+	s := "a<b>&c\u2028\u2029\"\\\n\x01\b\f\xff"
+	want := `"a<b>&c` + "\u2028\u2029" + `\"\\\n\u0001\b\f` + "\ufffd" + `"`
+	cases := []struct {
+		name string
+		m    Message
+		out  string
+	}{
+		{"user string content", Message{Role: RoleUser, Content: []Content{TextContent(s)}, ContentString: true, Timestamp: 1},
+			`{"role":"user","content":` + want + `,"timestamp":1}`},
+		{"tool result blocks", Message{Role: RoleToolResult, ToolCallID: s, ToolName: "t", Content: []Content{TextContent(s)}, Details: json.RawMessage(`{"k":"<x>"}`)},
+			`{"role":"toolResult","toolCallId":` + want + `,"toolName":"t","content":[{"type":"text","text":` + want + `}],"details":{"k":"<x>"},"isError":false,"timestamp":0}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := c.m.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(out) != c.out {
+				t.Fatalf("got  %s\nwant %s", out, c.out)
+			}
+		})
+	}
+}
+
+func TestMarshalContent(t *testing.T) {
+	cases := []struct {
+		content  []Content
+		asString bool
+		want     string
+	}{
+		{nil, false, `[]`},
+		{[]Content{TextContent("<a>")}, true, `"<a>"`},
+		{[]Content{TextContent("<a>")}, false, `[{"type":"text","text":"<a>"}]`},
+		{[]Content{ToolCallContent("c", "n", json.RawMessage(`{"a": 1}`))}, true, `[{"type":"toolCall","id":"c","name":"n","arguments":{"a":1}}]`},
+	}
+	for _, c := range cases {
+		got, err := MarshalContent(c.content, c.asString)
+		if err != nil || string(got) != c.want {
+			t.Errorf("MarshalContent(%v, %v) = %s, %v; want %s", c.content, c.asString, got, err, c.want)
+		}
+	}
+	if _, err := MarshalContent([]Content{ToolCallContent("c", "n", json.RawMessage(`{bad`))}, false); err == nil {
+		t.Error("invalid arguments: want error")
+	}
+}

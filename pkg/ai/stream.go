@@ -157,8 +157,8 @@ func ToolArguments(s string) json.RawMessage {
 	if json.Unmarshal([]byte(t), &obj) == nil && obj != nil {
 		return json.RawMessage(t)
 	}
-	raw, _ := json.Marshal(map[string]string{InvalidArgumentsKey: s})
-	return raw
+	raw := AppendJSONString([]byte(`{"`+InvalidArgumentsKey+`":`), s)
+	return append(raw, '}')
 }
 
 // InvalidArgumentsKey holds tool arguments that were not a JSON object.

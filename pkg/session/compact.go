@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -74,14 +73,14 @@ func Compact(ctx context.Context, model ai.Model, path []Entry, opts CompactOpti
 	}
 	readFiles, modifiedFiles := p.files.lists()
 	summary += formatFileOperations(readFiles, modifiedFiles)
-	details, err := json.Marshal(CompactionDetails{ReadFiles: readFiles, ModifiedFiles: modifiedFiles})
+	details, err := marshalJSON(CompactionDetails{ReadFiles: readFiles, ModifiedFiles: modifiedFiles})
 	if err != nil {
 		return Entry{}, fmt.Errorf("compaction details: %w", err)
 	}
 	return Entry{
 		Type: TypeCompaction, ParentID: Ref(path[len(path)-1].ID),
 		Summary: summary, FirstKeptEntryID: p.firstKept, TokensBefore: int64(p.tokensBefore),
-		Details: unescapeHTML(details),
+		Details: details,
 	}, nil
 }
 

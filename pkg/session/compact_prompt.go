@@ -156,13 +156,13 @@ func serializeAssistant(m ai.Message) []string {
 
 // formatArgs writes k=JSON(v) pairs in the arguments' own key order.
 func formatArgs(args json.RawMessage) string {
-	ms, _, err := members(args, false)
+	ms, _, err := ai.ObjectFields(args)
 	if err != nil {
 		return ""
 	}
 	pairs := make([]string, 0, len(ms))
 	for _, m := range ms {
-		pairs = append(pairs, m.key+"="+compactJSON(m.val))
+		pairs = append(pairs, m.Key+"="+compactJSON(m.Value))
 	}
 	return strings.Join(pairs, ", ")
 }
@@ -172,11 +172,11 @@ func compactJSON(v []byte) string {
 	if json.Unmarshal(v, &x) != nil {
 		return string(v)
 	}
-	b, err := json.Marshal(x)
+	b, err := marshalJSON(x)
 	if err != nil {
 		return string(v)
 	}
-	return string(unescapeHTML(b))
+	return string(b)
 }
 
 func truncateForSummary(s string, maxChars int) string {

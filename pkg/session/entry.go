@@ -204,19 +204,11 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 
 func (e *Entry) writeCustomMessage(w *jsonWriter) error {
 	w.str("customType", e.CustomType)
-	if e.ContentString && len(e.Content) == 1 && e.Content[0].Type == ai.TypeText {
-		w.str("content", e.Content[0].Text)
-	} else {
-		content := e.Content
-		if content == nil {
-			content = []ai.Content{}
-		}
-		b, err := json.Marshal(content)
-		if err != nil {
-			return fmt.Errorf("entry %s: content: %w", e.ID, err)
-		}
-		w.raw("content", unescapeHTML(b))
+	b, err := ai.MarshalContent(e.Content, e.ContentString)
+	if err != nil {
+		return fmt.Errorf("entry %s: content: %w", e.ID, err)
 	}
+	w.raw("content", b)
 	w.bool("display", e.Display)
 	w.optRaw("details", e.Details)
 	return nil
@@ -232,7 +224,7 @@ func (e *Entry) writeTyped(w *jsonWriter) error {
 		if err != nil {
 			return err
 		}
-		w.raw("message", unescapeHTML(b))
+		w.raw("message", b)
 	case TypeModelChange:
 		w.str("provider", e.Provider)
 		w.str("modelId", e.ModelID)

@@ -1,8 +1,10 @@
 package session
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"gopi/pkg/ai"
 )
@@ -11,7 +13,7 @@ import (
 // entry's type go to Extra unchanged.
 func decodeEntry(b []byte) (Entry, error) {
 	var e Entry
-	ms, null, err := members(b, false)
+	ms, null, err := ai.ObjectFields(b)
 	if err != nil {
 		return e, err
 	}
@@ -19,8 +21,8 @@ func decodeEntry(b []byte) (Entry, error) {
 		return e, fmt.Errorf("entry is null")
 	}
 	for _, f := range ms {
-		if f.key == "type" {
-			if err := decodeString("type", f.val, &e.Type); err != nil {
+		if f.Key == "type" {
+			if err := decodeString("type", f.Value, &e.Type); err != nil {
 				return Entry{}, err
 			}
 		}
@@ -40,8 +42,8 @@ func decodeEntry(b []byte) (Entry, error) {
 	return e, nil
 }
 
-func (e *Entry) field(f member) error {
-	k, v := f.key, f.val
+func (e *Entry) field(f ai.Field) error {
+	k, v := f.Key, f.Value
 	if !isKnownKey(e.Type, k) {
 		addExtra(&e.Extra, k, v)
 		return nil
@@ -58,11 +60,11 @@ func (e *Entry) field(f member) error {
 	case "message":
 		return e.decodeMessage(v)
 	case "content":
-		var m ai.Message
-		if err := decodeMessageContent(&m, v); err != nil {
-			return err
+		content, isString, err := ai.DecodeContent(v, true)
+		if err != nil {
+			return fmt.Errorf("field content: %w", err)
 		}
-		e.Content, e.ContentString = m.Content, m.ContentString
+		e.Content, e.ContentString = content, isString
 		return nil
 	case "details", "data":
 		dst := &e.Details
@@ -112,7 +114,7 @@ func (e *Entry) decodeMessage(v []byte) error {
 		e.Message = nil
 		return nil
 	}
-	m, err := decodeValidMessage(v)
+	m, err := ai.DecodeMessage(v, true)
 	if err != nil {
 		return err
 	}
@@ -162,4 +164,51 @@ func decodeTokens(v []byte, dst *int64) error {
 	}
 	*dst = int64(f)
 	return nil
+}
+
+func isNull(v []byte) bool { return string(v) == "null" }
+
+// decodeString reads a JSON string value; null leaves dst unchanged.
+func decodeString(k string, v []byte, dst *string) error {
+	if isNull(v) {
+		return nil
+	}
+	s, err := ai.UnquoteString(v)
+	if err != nil {
+		return fmt.Errorf("field %s: not a string", k)
+	}
+	*dst = s
+	return nil
+}
+
+func decodeBool(k string, v []byte, dst *bool) error {
+	switch string(v) {
+	case "null":
+	case "true":
+		*dst = true
+	case "false":
+		*dst = false
+	default:
+		return fmt.Errorf("field %s: not a boolean", k)
+	}
+	return nil
+}
+
+func decodeInt(k string, v []byte, dst *int64) error {
+	if isNull(v) {
+		return nil
+	}
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	if err != nil {
+		return fmt.Errorf("field %s: not an integer: %s", k, v)
+	}
+	*dst = n
+	return nil
+}
+
+func addExtra(m *map[string]json.RawMessage, k string, v []byte) {
+	if *m == nil {
+		*m = make(map[string]json.RawMessage)
+	}
+	(*m)[k] = slices.Clone(v)
 }

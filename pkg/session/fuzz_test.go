@@ -7,10 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
-
-	"gopi/pkg/ai"
 )
 
 func addSeeds(f *testing.F) {
@@ -60,26 +56,6 @@ func FuzzRead(f *testing.F) {
 			path, _, err := PathTo(file.Entries, n.ID)
 			if err == nil {
 				BuildContext(path, Budget{ContextWindow: 1000})
-			}
-		}
-	})
-}
-
-// The fast message decoder agrees with ai.Message.UnmarshalJSON.
-func FuzzDecodeMessage(f *testing.F) {
-	addSeeds(f)
-	f.Add([]byte(`{"role":"user","content":null,"role":"assistant","usage":{"input":1}}`))
-	f.Add([]byte(`{"role":"toolResult","content":[{"type":"x","text":"a"}],"details":null,"isError":true}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var want ai.Message
-		werr := json.Unmarshal(data, &want)
-		got, gerr := decodeMessage(data)
-		if (werr == nil) != (gerr == nil) {
-			t.Fatalf("ai: %v, fast: %v", werr, gerr)
-		}
-		if werr == nil {
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Fatalf("decoders differ: %s", diff)
 			}
 		}
 	})

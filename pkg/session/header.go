@@ -3,6 +3,8 @@ package session
 import (
 	"encoding/json"
 	"fmt"
+
+	"gopi/pkg/ai"
 )
 
 // CurrentVersion is the session format version gopi writes.
@@ -52,7 +54,7 @@ func (h *Header) UnmarshalJSON(b []byte) error {
 
 func decodeHeader(b []byte) (Header, error) {
 	var h Header
-	ms, null, err := members(b, false)
+	ms, null, err := ai.ObjectFields(b)
 	if err != nil {
 		return h, err
 	}
@@ -74,27 +76,27 @@ func decodeHeader(b []byte) (Header, error) {
 	return h, nil
 }
 
-func (h *Header) field(f member, hasID *bool) error {
-	switch f.key {
+func (h *Header) field(f ai.Field, hasID *bool) error {
+	switch f.Key {
 	case "type":
-		return decodeString(f.key, f.val, &h.Type)
+		return decodeString(f.Key, f.Value, &h.Type)
 	case "version":
 		var v int64
-		if err := decodeInt(f.key, f.val, &v); err != nil {
+		if err := decodeInt(f.Key, f.Value, &v); err != nil {
 			return err
 		}
 		h.Version = int(v)
 	case "id":
-		*hasID = len(f.val) > 0 && f.val[0] == '"'
-		return decodeString(f.key, f.val, &h.ID)
+		*hasID = len(f.Value) > 0 && f.Value[0] == '"'
+		return decodeString(f.Key, f.Value, &h.ID)
 	case "timestamp":
-		return decodeString(f.key, f.val, &h.Timestamp)
+		return decodeString(f.Key, f.Value, &h.Timestamp)
 	case "cwd":
-		return decodeString(f.key, f.val, &h.Cwd)
+		return decodeString(f.Key, f.Value, &h.Cwd)
 	case "parentSession":
-		return decodeString(f.key, f.val, &h.ParentSession)
+		return decodeString(f.Key, f.Value, &h.ParentSession)
 	default:
-		addExtra(&h.Extra, f.key, f.val)
+		addExtra(&h.Extra, f.Key, f.Value)
 	}
 	return nil
 }

@@ -1,14 +1,10 @@
-package session
+package ai
 
 import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"strconv"
-	"unicode"
-	"unicode/utf16"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // scanner reads one JSON value in a single pass, validating as strictly as
@@ -18,9 +14,11 @@ type scanner struct {
 	b       []byte
 	i       int
 	trusted bool // b was validated before: skip strings fast
+	depth   int  // objects and arrays open at i
 }
 
-// maxDepth matches encoding/json's nesting limit.
+// maxDepth matches encoding/json's nesting limit: at most this many
+// objects and arrays open at once.
 const maxDepth = 10000
 
 // syntaxError locates a JSON error within one line.
@@ -67,10 +65,11 @@ func (s *scanner) object(field func(key []byte, esc bool) error) error {
 	if s.peek() != '{' {
 		return s.fail("expected object")
 	}
-	s.i++
+	if err := s.open(); err != nil {
+		return err
+	}
 	if s.peek() == '}' {
-		s.i++
-		return nil
+		return s.close()
 	}
 	for {
 		if s.peek() != '"' {
@@ -92,8 +91,7 @@ func (s *scanner) object(field func(key []byte, esc bool) error) error {
 		case ',':
 			s.i++
 		case '}':
-			s.i++
-			return nil
+			return s.close()
 		default:
 			return s.fail("expected comma or end of object")
 		}
@@ -105,10 +103,11 @@ func (s *scanner) array(elem func() error) error {
 	if s.peek() != '[' {
 		return s.fail("expected array")
 	}
-	s.i++
+	if err := s.open(); err != nil {
+		return err
+	}
 	if s.peek() == ']' {
-		s.i++
-		return nil
+		return s.close()
 	}
 	for {
 		s.ws()
@@ -119,34 +118,46 @@ func (s *scanner) array(elem func() error) error {
 		case ',':
 			s.i++
 		case ']':
-			s.i++
-			return nil
+			return s.close()
 		default:
 			return s.fail("expected comma or end of array")
 		}
 	}
 }
 
+// open consumes an opening bracket.
+func (s *scanner) open() error {
+	if s.depth++; s.depth > maxDepth {
+		return s.fail("exceeded max depth")
+	}
+	s.i++
+	return nil
+}
+
+// close consumes a closing bracket.
+func (s *scanner) close() error {
+	s.depth--
+	s.i++
+	return nil
+}
+
 // raw consumes one value and returns its bytes (no surrounding space).
 func (s *scanner) raw() ([]byte, error) {
 	s.ws()
 	start := s.i
-	if err := s.skip(0); err != nil {
+	if err := s.skip(); err != nil {
 		return nil, err
 	}
 	return s.b[start:s.i], nil
 }
 
 // skip consumes and validates one value.
-func (s *scanner) skip(depth int) error {
-	if depth > maxDepth {
-		return s.fail("exceeded max depth")
-	}
+func (s *scanner) skip() error {
 	switch c := s.peek(); {
 	case c == '{':
-		return s.object(func([]byte, bool) error { return s.skip(depth + 1) })
+		return s.object(func([]byte, bool) error { return s.skip() })
 	case c == '[':
-		return s.array(func() error { return s.skip(depth + 1) })
+		return s.array(s.skip)
 	case c == '"':
 		_, _, err := s.strSpan()
 		return err
@@ -315,84 +326,4 @@ func (s *scanner) escape() error {
 
 func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
-}
-
-// str consumes a string token and returns its value.
-func (s *scanner) str() (string, error) {
-	span, esc, err := s.strSpan()
-	if err != nil {
-		return "", err
-	}
-	return unquote(span, esc), nil
-}
-
-// unquote decodes a validated string body exactly as encoding/json does:
-// invalid UTF-8 and lone surrogates become U+FFFD.
-func unquote(span []byte, esc bool) string {
-	if !esc {
-		return string(span)
-	}
-	valid := utf8.Valid(span)
-	if valid && bytes.IndexByte(span, '\\') < 0 {
-		return string(span)
-	}
-	out := make([]byte, 0, len(span))
-	for r := 0; r < len(span); {
-		c := span[r]
-		switch {
-		case c == '\\':
-			r = unescapeAt(span, r, &out)
-		case valid:
-			// Copy up to the next escape in one go.
-			j := bytes.IndexByte(span[r:], '\\')
-			if j < 0 {
-				j = len(span) - r
-			}
-			out = append(out, span[r:r+j]...)
-			r += j
-		case c < utf8.RuneSelf:
-			out = append(out, c)
-			r++
-		default:
-			rr, size := utf8.DecodeRune(span[r:])
-			out = utf8.AppendRune(out, rr)
-			r += size
-		}
-	}
-	// out is never written again: share its bytes rather than copy a tool
-	// output's worth of text once more.
-	return unsafe.String(unsafe.SliceData(out), len(out))
-}
-
-var simpleEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
-
-// unescapeAt decodes the escape at span[r] into out and returns the next index.
-func unescapeAt(span []byte, r int, out *[]byte) int {
-	if c := simpleEscapes[span[r+1]]; c != 0 {
-		*out = append(*out, c)
-		return r + 2
-	}
-	rr := getu4(span[r:])
-	r += 6
-	if utf16.IsSurrogate(rr) {
-		if dec := utf16.DecodeRune(rr, getu4(span[r:])); dec != unicode.ReplacementChar {
-			*out = utf8.AppendRune(*out, dec)
-			return r + 6
-		}
-		rr = unicode.ReplacementChar
-	}
-	*out = utf8.AppendRune(*out, rr)
-	return r
-}
-
-// getu4 decodes \uXXXX at the start of b, or returns -1.
-func getu4(b []byte) rune {
-	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
-		return -1
-	}
-	v, err := strconv.ParseUint(string(b[2:6]), 16, 32)
-	if err != nil {
-		return -1
-	}
-	return rune(v)
 }

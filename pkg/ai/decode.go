@@ -1,0 +1,201 @@
+package ai
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+)
+
+// This file decodes Message and Content with the single-pass scanner: it is
+// what their UnmarshalJSON methods run. encoding/json re-scans nested raw
+// values at every level, which made a 20 MB session take seconds to open.
+// A differential fuzz test holds it to a straightforward decoding through
+// maps of json.RawMessage.
+
+// DecodeMessage decodes a message of any role, as Message.UnmarshalJSON
+// does. trusted says b was validated before (for instance, it is a Field's
+// Value), which lets the scanner skip through strings without checking them.
+func DecodeMessage(b []byte, trusted bool) (Message, error) {
+	var m Message
+	ms, _, err := members(b, trusted)
+	if err != nil {
+		return m, fmt.Errorf("message: %w", err)
+	}
+	for _, f := range ms {
+		if err := messageField(&m, f); err != nil {
+			return Message{}, fmt.Errorf("message: %w", err)
+		}
+	}
+	switch m.Role {
+	case RoleUser, RoleAssistant, RoleToolResult:
+		return m, nil
+	}
+	// Other roles (pi's bashExecution, custom) keep every field but role
+	// and content in Extra.
+	m = Message{Role: m.Role, Content: m.Content, ContentString: m.ContentString}
+	for _, f := range ms {
+		if f.Key != "role" && f.Key != "content" {
+			addExtra(&m.Extra, f.Key, f.Value)
+		}
+	}
+	return m, nil
+}
+
+// messageField decodes one member of a message into m.
+func messageField(m *Message, f Field) error {
+	k, v := f.Key, f.Value
+	switch k {
+	case "role":
+		return decodeString(k, v, &m.Role)
+	case "content":
+		return m.decodeContent(v)
+	case "timestamp":
+		return decodeInt(k, v, &m.Timestamp)
+	case "api":
+		return decodeString(k, v, &m.API)
+	case "provider":
+		return decodeString(k, v, &m.Provider)
+	case "model":
+		return decodeString(k, v, &m.Model)
+	case "usage":
+		return decodeUsage(v, &m.Usage)
+	case "stopReason":
+		return decodeString(k, v, (*string)(&m.StopReason))
+	case "errorMessage":
+		return decodeString(k, v, &m.ErrorMessage)
+	case "toolCallId":
+		return decodeString(k, v, &m.ToolCallID)
+	case "toolName":
+		return decodeString(k, v, &m.ToolName)
+	case "details":
+		m.Details = nil
+		if !isNull(v) {
+			m.Details = slices.Clone(v)
+		}
+		return nil
+	case "isError":
+		return decodeBool(k, v, &m.IsError)
+	}
+	addExtra(&m.Extra, k, v)
+	return nil
+}
+
+func decodeUsage(v []byte, u *Usage) error {
+	if isNull(v) {
+		return nil
+	}
+	if err := json.Unmarshal(v, u); err != nil {
+		return fmt.Errorf("field usage: %w", err)
+	}
+	return nil
+}
+
+func (m *Message) decodeContent(v []byte) error {
+	blocks, isString, err := decodeContentValue(v)
+	if err != nil {
+		return fmt.Errorf("field content: %w", err)
+	}
+	m.Content, m.ContentString = blocks, isString
+	return nil
+}
+
+// DecodeContent decodes a message's content as Message.UnmarshalJSON does:
+// an array of blocks, or a string, which becomes one text block and
+// isString. Like pi, a null content counts as the empty string. trusted
+// says v was validated before.
+func DecodeContent(v []byte, trusted bool) (blocks []Content, isString bool, err error) {
+	if !trusted {
+		if err := validate(v); err != nil {
+			return nil, false, err
+		}
+	}
+	return decodeContentValue(v)
+}
+
+// decodeContentValue is DecodeContent of a validated value.
+func decodeContentValue(v []byte) ([]Content, bool, error) {
+	if isNull(v) {
+		return []Content{TextContent("")}, true, nil
+	}
+	if v[0] == '"' {
+		return []Content{TextContent(unquoteToken(v))}, true, nil
+	}
+	blocks, err := decodeBlocks(v)
+	return blocks, false, err
+}
+
+// decodeBlocks decodes a validated JSON array of content blocks.
+func decodeBlocks(v []byte) ([]Content, error) {
+	if len(v) == 0 || v[0] != '[' {
+		return nil, fmt.Errorf("not an array")
+	}
+	out := []Content{}
+	s := scanner{b: v, trusted: true}
+	var ms []Field
+	err := s.array(func() error {
+		var err error
+		if ms, err = s.membersAt(ms[:0]); err != nil {
+			return fmt.Errorf("content block: %w", err)
+		}
+		c, err := decodeContent(ms)
+		if err != nil {
+			return err
+		}
+		out = append(out, c)
+		return nil
+	})
+	return out, err
+}
+
+// decodeContent decodes a block from its members, as Content.UnmarshalJSON does.
+func decodeContent(ms []Field) (Content, error) {
+	var c Content
+	for _, f := range ms {
+		if err := contentField(&c, f); err != nil {
+			return Content{}, fmt.Errorf("content block: %w", err)
+		}
+	}
+	switch c.Type {
+	case TypeText, TypeThinking, TypeImage, TypeToolCall:
+		return c, nil
+	}
+	// An unknown block keeps every field but type in Extra.
+	c.Extra = nil
+	for _, f := range ms {
+		if f.Key != "type" {
+			addExtra(&c.Extra, f.Key, f.Value)
+		}
+	}
+	return c, nil
+}
+
+func contentField(c *Content, f Field) error {
+	k, v := f.Key, f.Value
+	switch k {
+	case "type":
+		return decodeString(k, v, &c.Type)
+	case "text":
+		return decodeString(k, v, &c.Text)
+	case "textSignature":
+		return decodeString(k, v, &c.TextSignature)
+	case "thinking":
+		return decodeString(k, v, &c.Thinking)
+	case "thinkingSignature":
+		return decodeString(k, v, &c.ThinkingSignature)
+	case "redacted":
+		return decodeBool(k, v, &c.Redacted)
+	case "data":
+		return decodeString(k, v, &c.Data)
+	case "mimeType":
+		return decodeString(k, v, &c.MimeType)
+	case "id":
+		return decodeString(k, v, &c.ID)
+	case "name":
+		return decodeString(k, v, &c.Name)
+	case "arguments":
+		c.Arguments = slices.Clone(v)
+		return nil
+	}
+	addExtra(&c.Extra, k, v)
+	return nil
+}
