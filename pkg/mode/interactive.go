@@ -1,0 +1,302 @@
+package mode
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"gopi/pkg/ai"
+	"gopi/pkg/runtime"
+	"gopi/pkg/session"
+)
+
+// ErrInterrupt is what a LineReader returns when the user pressed Ctrl-C.
+var ErrInterrupt = errors.New("interrupt")
+
+// Line is one line the user entered.
+type Line struct {
+	Text string
+	// FollowUp: entered with Alt-Enter, queued for when the run would stop.
+	FollowUp bool
+}
+
+// LineReader reads the user's lines with editing and history. ReadLine
+// returns ErrInterrupt on Ctrl-C and io.EOF on Ctrl-D on an empty line;
+// SetPrompt may be called while ReadLine waits.
+type LineReader interface {
+	ReadLine() (Line, error)
+	SetPrompt(prompt string)
+}
+
+// Want is the Runtime the chat asks for when it switches leaf, model,
+// thinking level or session.
+type Want struct {
+	Leaf       string // the entry to continue from; "" for an empty session
+	Model      string // "provider/id" to switch to; "" keeps the current one
+	Thinking   ai.ThinkingLevel
+	NewSession bool // start a new session (the current one is released)
+}
+
+// Opened is a Runtime the command line built for the chat.
+type Opened struct {
+	Runtime *runtime.Runtime
+	Model   ai.Info
+	File    string // "" without a session file
+}
+
+// ChatDeps are what the chat needs from the command line, which owns
+// settings, models and session files.
+type ChatDeps struct {
+	// Open builds a Runtime on the open session (or a new one). On error
+	// the current Runtime stays in use.
+	Open func(Want) (Opened, error)
+	// Expand expands prompt templates and /skill:name.
+	Expand func(text string) (string, error)
+	// Tree draws the session's entries with their ids.
+	Tree func(w io.Writer, store session.Store) error
+}
+
+// ChatOptions tune the chat's display.
+type ChatOptions struct {
+	Color    bool
+	Width    func() int // the terminal's width; nil: 80
+	Thinking ai.ThinkingLevel
+	Now      func() time.Time
+}
+
+// Chat is the interactive mode: one prompt per line, steering while a run
+// is active, commands, and a status line after every run.
+type Chat struct {
+	in   LineReader
+	scr  *screen
+	pal  palette
+	deps ChatDeps
+	opts ChatOptions
+	rend *renderer
+
+	mu          sync.Mutex // guards the fields below
+	cur         Opened
+	thinking    ai.ThinkingLevel
+	unsub       func()
+	op          *operation // the active run or compaction; nil when idle
+	queued      []queuedInput
+	next        []string // lines typed as the run settled: the next prompt
+	activity    string
+	interrupted bool   // the last input was Ctrl-C
+	partial     string // lines so far of a multi-line input
+	ctx         context.Context
+}
+
+// operation is a run or a compaction in the background.
+type operation struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	rt     *runtime.Runtime
+}
+
+// queuedInput is a steering or follow-up message not yet taken.
+type queuedInput struct {
+	text     string
+	followUp bool
+}
+
+// NewChat returns a chat over the first Runtime; output goes to out,
+// whole lines at a time.
+func NewChat(in LineReader, out io.Writer, first Opened, deps ChatDeps, opts ChatOptions) *Chat {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Width == nil {
+		opts.Width = func() int { return 80 }
+	}
+	c := &Chat{in: in, scr: &screen{w: out}, pal: palette{on: opts.Color}, deps: deps, opts: opts, thinking: opts.Thinking}
+	c.rend = &renderer{scr: c.scr, pal: c.pal, now: opts.Now, width: c.width, took: c.took, activity: c.setActivity}
+	c.swap(first)
+	return c
+}
+
+func (c *Chat) width() int { return max(c.opts.Width()-1, 20) }
+
+// Run reads lines until the user quits. It returns after the active run
+// (if any) was aborted and its messages were written, with the first
+// output write error, if any. A cancelled ctx ends the chat like /quit.
+func (c *Chat) Run(ctx context.Context) error {
+	c.mu.Lock()
+	c.ctx = ctx
+	c.mu.Unlock()
+	c.scr.line(c.pal.dim(c.banner()))
+	defer c.shutdown()
+	for ctx.Err() == nil {
+		c.updatePrompt()
+		line, err := c.in.ReadLine()
+		switch {
+		case errors.Is(err, ErrInterrupt):
+			if c.interrupt() {
+				return c.scr.error()
+			}
+			continue
+		case errors.Is(err, io.EOF):
+			return c.scr.error()
+		case err != nil:
+			return err
+		}
+		c.mu.Lock()
+		c.interrupted = false
+		c.mu.Unlock()
+		if c.handle(ctx, line) {
+			break
+		}
+	}
+	return c.scr.error()
+}
+
+func (c *Chat) banner() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return "gopi chat · " + c.cur.Model.Provider + "/" + c.cur.Model.ID + " · /help for commands · Ctrl-D quits"
+}
+
+// handle acts on one line; true means quit.
+func (c *Chat) handle(ctx context.Context, line Line) bool {
+	text, complete := c.assemble(line.Text)
+	if !complete || strings.TrimSpace(text) == "" {
+		return false
+	}
+	cmd, isCmd := ParseCommand(text)
+	if c.busy() {
+		return c.handleBusy(text, cmd, isCmd, line.FollowUp)
+	}
+	if isCmd {
+		return c.command(ctx, cmd)
+	}
+	c.prompt(ctx, text)
+	return false
+}
+
+// assemble joins lines ending in a backslash with the next line.
+func (c *Chat) assemble(text string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if strings.HasSuffix(text, "\\") {
+		c.partial += strings.TrimSuffix(text, "\\") + "\n"
+		return "", false
+	}
+	text, c.partial = c.partial+text, ""
+	return text, true
+}
+
+// handleBusy: while a run is active a line steers it; /followup or
+// Alt-Enter queues a follow-up; most commands wait.
+func (c *Chat) handleBusy(text string, cmd Command, isCmd, followUp bool) bool {
+	switch {
+	case isCmd && cmd.Name == "followup":
+		c.queue(cmd.Arg, true)
+	case isCmd && cmd.Name == "quit":
+		return true
+	case isCmd && cmd.Name == "help":
+		c.scr.lines(helpText)
+	case isCmd && cmd.Name == "session":
+		c.showSession()
+	case isCmd:
+		c.scr.line(c.pal.dim("a run is active: wait for it, or press Ctrl-C to abort it (typed lines steer it)"))
+	default:
+		c.queue(text, followUp)
+	}
+	return false
+}
+
+// interrupt handles Ctrl-C: abort the active run, else clear a
+// multi-line input, else ask for a second Ctrl-C; true means quit.
+func (c *Chat) interrupt() bool {
+	c.mu.Lock()
+	op, again := c.op, c.interrupted
+	c.interrupted = true
+	hadPartial := c.partial != ""
+	c.partial = ""
+	c.mu.Unlock()
+	switch {
+	case op != nil:
+		op.cancel()
+		op.rt.Control().Abort()
+		c.scr.line(c.pal.dim("aborting… (Ctrl-C again quits)"))
+	case again:
+		return true
+	case hadPartial:
+		c.scr.line(c.pal.dim("input cleared"))
+	default:
+		c.scr.line(c.pal.dim("press Ctrl-C again or Ctrl-D to quit"))
+	}
+	return false
+}
+
+// shutdown aborts the active run, waits until its messages are written,
+// and releases the Runtime.
+func (c *Chat) shutdown() {
+	c.mu.Lock()
+	op := c.op
+	c.next = nil
+	c.mu.Unlock()
+	if op != nil {
+		op.cancel()
+		op.rt.Control().Abort()
+		<-op.done
+	}
+	c.mu.Lock()
+	cur, unsub := c.cur, c.unsub
+	c.mu.Unlock()
+	unsub()
+	_ = cur.Runtime.Dispose(context.Background())
+}
+
+func (c *Chat) busy() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.op != nil
+}
+
+// updatePrompt shows what a typed line will do.
+func (c *Chat) updatePrompt() {
+	c.mu.Lock()
+	p := "› "
+	switch {
+	case c.partial != "":
+		p = "… "
+	case c.op != nil && c.activity != "":
+		p = "[" + oneLine(c.activity, 40) + "] steer › "
+	case c.op != nil:
+		p = "steer › "
+	}
+	c.mu.Unlock()
+	c.in.SetPrompt(p)
+}
+
+func (c *Chat) setActivity(what string) {
+	c.mu.Lock()
+	c.activity = what
+	c.mu.Unlock()
+	c.updatePrompt()
+}
+
+// swap makes o the current Runtime and releases the previous one.
+func (c *Chat) swap(o Opened) {
+	c.mu.Lock()
+	old, unsub := c.cur, c.unsub
+	c.cur = o
+	c.unsub = o.Runtime.Control().Subscribe(c.rend.event)
+	c.mu.Unlock()
+	if unsub != nil {
+		unsub()
+	}
+	if old.Runtime != nil && old.Runtime != o.Runtime {
+		_ = old.Runtime.Dispose(context.Background())
+	}
+}
+
+func (c *Chat) current() Opened {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cur
+}

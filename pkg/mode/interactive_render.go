@@ -1,0 +1,171 @@
+package mode
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"gopi/pkg/agent"
+	"gopi/pkg/ai"
+	"gopi/pkg/loop"
+)
+
+// renderer draws a run's events as they arrive: answer text line by
+// line, thinking as one dim line, one line per tool call, and the
+// steering the loop took. Events come from the Agent's dispatcher, one
+// at a time; the chat reads queued state under its own lock.
+type renderer struct {
+	scr   *screen
+	pal   palette
+	now   func() time.Time
+	width func() int
+	// took is told when the loop took a queued steering or follow-up
+	// message; activity when a tool starts ("" when none runs).
+	took     func(text string)
+	activity func(what string)
+
+	mu       sync.Mutex
+	text     wrapper
+	thinking strings.Builder
+	started  map[string]toolCall
+	users    int // user messages started in this run (the first is the prompt)
+}
+
+// toolCall is a running tool call: when it started and its key argument.
+type toolCall struct {
+	at  time.Time
+	arg string
+}
+
+func (r *renderer) event(e agent.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch e.Type {
+	case loop.AgentStart:
+		r.users, r.started = 0, map[string]toolCall{}
+		r.text = wrapper{width: r.width()}
+	case loop.MessageStart:
+		if e.Message != nil && e.Message.Role == ai.RoleUser {
+			r.users++
+			if r.users > 1 {
+				r.took(e.Message.Text())
+			}
+		}
+	case loop.MessageUpdate:
+		r.stream(e.Stream)
+	case loop.MessageEnd:
+		r.messageEnd(e.Message)
+	case loop.ToolStart:
+		r.started[e.ToolCallID] = toolCall{at: r.now(), arg: keyArgument(e.Args)}
+		r.activity(e.ToolName + keyArgument(e.Args))
+	case loop.ToolEnd:
+		r.toolEnd(e)
+	default:
+		r.notice(e)
+	}
+}
+
+// stream handles one model stream event.
+func (r *renderer) stream(s *ai.Event) {
+	if s == nil {
+		return
+	}
+	switch s.Type {
+	case ai.EventThinkingDelta:
+		r.thinking.WriteString(s.Delta)
+	case ai.EventThinkingEnd:
+		r.showThinking()
+	case ai.EventTextDelta:
+		for _, l := range r.text.add(s.Delta) {
+			r.scr.line(l)
+		}
+	case ai.EventTextEnd:
+		r.flushText()
+	}
+}
+
+func (r *renderer) flushText() {
+	for _, l := range r.text.flush() {
+		r.scr.line(l)
+	}
+}
+
+// showThinking collapses the thinking into one dim line.
+func (r *renderer) showThinking() {
+	t := strings.TrimSpace(r.thinking.String())
+	r.thinking.Reset()
+	if t == "" {
+		return
+	}
+	words := len(strings.Fields(t))
+	r.scr.line(r.pal.dim(fmt.Sprintf("∴ thinking (%d words): %s", words, oneLine(t, max(r.width()-30, 20)))))
+}
+
+func (r *renderer) messageEnd(m *ai.Message) {
+	r.flushText()
+	if r.thinking.Len() > 0 {
+		r.showThinking()
+	}
+	if m != nil && m.Role == ai.RoleAssistant && m.StopReason == ai.StopError && m.ErrorMessage != "" {
+		r.scr.line(r.pal.red("error: " + m.ErrorMessage))
+	}
+}
+
+// toolEnd writes the call's one line: name, key argument, elapsed time,
+// ok or error, and the start of its output.
+func (r *renderer) toolEnd(e agent.Event) {
+	r.activity("")
+	call := r.started[e.ToolCallID]
+	elapsed := r.now().Sub(call.at)
+	delete(r.started, e.ToolCallID)
+	mark, status := r.pal.green("✓"), "ok"
+	if e.IsError {
+		mark, status = r.pal.red("✗"), r.pal.red("error")
+	}
+	line := fmt.Sprintf("%s %s%s %s %s", mark, r.pal.bold(e.ToolName), call.arg,
+		r.pal.dim(fmt.Sprintf("%.1fs", elapsed.Seconds())), status)
+	if p := resultPreview(e.Event.Result, max(r.width()-40, 20)); p != "" {
+		line += r.pal.dim(" — " + p)
+	}
+	r.scr.line(line)
+}
+
+// resultPreview is the first line of a tool's output, shortened.
+func resultPreview(out *loop.ToolOutput, n int) string {
+	if out == nil {
+		return ""
+	}
+	var parts []string
+	for _, c := range out.Content {
+		if c.Type == ai.TypeText {
+			parts = append(parts, c.Text)
+		}
+	}
+	return oneLine(strings.Join(parts, "\n"), n)
+}
+
+// notice writes retries and compactions as dim lines.
+func (r *renderer) notice(e agent.Event) {
+	switch e.Type {
+	case loop.RetryStart:
+		r.text = wrapper{width: r.width()}
+		r.scr.line(r.pal.dim(fmt.Sprintf("retrying (%d of %d): %s", e.Retry.Attempt, e.Retry.MaxAttempts-1, e.Retry.ErrorMessage)))
+	case loop.CompactionStart:
+		r.scr.line(r.pal.dim("compacting the context (" + e.Compaction.Reason + ")…"))
+	case loop.CompactionEnd:
+		if e.Compaction.ErrorMessage != "" {
+			r.scr.line(r.pal.red("compaction failed: " + e.Compaction.ErrorMessage))
+			return
+		}
+		r.scr.line(r.pal.dim(fmt.Sprintf("compacted: %s tokens summarised", formatTokens(int64(e.Compaction.TokensBefore)))))
+	}
+}
+
+// finish writes what is still buffered when a run ends.
+func (r *renderer) finish() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.flushText()
+	r.thinking.Reset()
+}
