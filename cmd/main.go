@@ -19,6 +19,9 @@ import (
 func Main(args []string, sys System) int {
 	ctx, stop := signalContext(&sys)
 	defer stop()
+	if len(args) == 0 && sys.StdinTTY && sys.StdoutTTY {
+		args = []string{"chat"} // bare gopi on a terminal talks; otherwise it prints help
+	}
 	root := newRootCmd(&sys)
 	root.SetArgs(args)
 	root.SetIn(sys.Stdin)
@@ -101,7 +104,7 @@ func newRootCmd(sys *System) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%v (see gopi %s --help)", err, strings.TrimPrefix(c.CommandPath(), "gopi "))
 	})
-	root.AddCommand(newRunCmd(sys), newVersionCmd(sys), newModelsCmd(sys), newSessionCmd(sys), newContextCmd(sys))
+	root.AddCommand(newRunCmd(sys), newChatCmd(sys), newVersionCmd(sys), newModelsCmd(sys), newSessionCmd(sys), newContextCmd(sys))
 	usageArgs(root)
 	return root
 }

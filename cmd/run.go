@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
@@ -58,6 +59,16 @@ blank line (git diff | gopi run "review this").`,
 	f := c.Flags()
 	f.StringVar(&o.mode, "mode", "print", "output: print (the answer), json (one result object) or events (a JSON line per event)")
 	f.BoolVar(&o.json, "json", false, "same as --mode json")
+	addAgentFlags(f, o)
+	f.Duration("timeout", 0, "deadline for the whole run, e.g. 10m (exit 7 when it expires)")
+	f.BoolVar(&o.noStdin, "no-stdin", false, "do not read stdin")
+	f.BoolVar(&o.printSP, "print-system-prompt", false, "print the assembled system prompt and exit")
+	return c
+}
+
+// addAgentFlags adds the flags gopi run and gopi chat share: session,
+// model, tools, limits and resource discovery.
+func addAgentFlags(f *pflag.FlagSet, o *runOptions) {
 	f.StringVar(&o.session, "session", "", "session file, or the prefix of a session id, to resume or create")
 	f.StringVar(&o.leaf, "leaf", "", "continue from this entry id (or a unique prefix); a new branch when it is not the newest")
 	f.BoolVarP(&o.cont, "continue", "c", false, "continue from the newest entry (without --session: the newest session of this folder)")
@@ -72,17 +83,13 @@ blank line (git diff | gopi run "review this").`,
 	f.BoolVar(&o.noTools, "no-tools", false, "offer no tools")
 	f.Int("max-steps", loop.DefaultMaxSteps, "most model requests in one run")
 	f.Int("max-tokens", 0, "most output tokens per answer (default: the model's)")
-	f.Duration("timeout", 0, "deadline for the whole run, e.g. 10m (exit 7 when it expires)")
 	f.String("thinking", "", "thinking level: off, minimal, low, medium, high, xhigh")
 	f.String("fsync", "always", "sync the session file after each entry: always or never")
 	f.StringVar(&o.cwd, "cwd", "", "working directory for tools and sessions (default: the current one)")
 	f.BoolVar(&o.bare, "bare", false, "discover nothing: no settings files, context files, skills, templates or hooks")
-	f.BoolVar(&o.noStdin, "no-stdin", false, "do not read stdin")
 	f.BoolVar(&o.noSkills, "no-skills", false, "do not load skills")
 	f.BoolVar(&o.noTempl, "no-prompt-templates", false, "do not expand prompt templates")
 	f.BoolVar(&o.noContext, "no-context-files", false, "do not load AGENTS.md or CLAUDE.md files")
-	f.BoolVar(&o.printSP, "print-system-prompt", false, "print the assembled system prompt and exit")
-	return c
 }
 
 // runRun is gopi run: every failure is reported here, in the mode asked

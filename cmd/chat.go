@@ -1,0 +1,203 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"gopi/pkg/mode"
+	"gopi/pkg/resources"
+	"gopi/pkg/session"
+)
+
+// chatOptions are gopi chat's flags: run's session, model and tool flags
+// plus the display.
+type chatOptions struct {
+	runOptions
+	noColor bool
+}
+
+func newChatCmd(sys *System) *cobra.Command {
+	o := &chatOptions{}
+	c := &cobra.Command{
+		Use:   "chat [flags]",
+		Short: "Talk with the agent in the terminal",
+		Long: `Talk with the agent in the terminal: one prompt per line, the answer streams as it
+arrives, tool calls show as one line each. While a run is active a typed line steers
+it and Alt-Enter queues a follow-up; Ctrl-C aborts the run. /help lists the commands.
+
+Bare gopi starts a chat when stdin and stdout are terminals. For scripts and pipes
+use gopi run.`,
+		Example: `  gopi chat
+  gopi chat -c                      # continue the newest session of this folder
+  gopi chat --session ID --leaf ENTRY`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runChat(c.Context(), sys, c, o)
+		},
+	}
+	addAgentFlags(c.Flags(), &o.runOptions)
+	c.Flags().BoolVar(&o.noColor, "no-color", false, "no colours (also when NO_COLOR is set)")
+	return c
+}
+
+// runChat refuses without a terminal, then prepares the first Runtime as
+// gopi run does and hands the terminal to the interactive mode.
+func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions) error {
+	if !sys.StdinTTY || !sys.StdoutTTY {
+		return usageErr("gopi chat needs a terminal on stdin and stdout; for pipes and scripts use gopi run " +
+			"(e.g. gopi run \"fix the tests\", or echo PROMPT | gopi run)")
+	}
+	h, err := newChatHost(sys, c, o)
+	if err != nil {
+		return err
+	}
+	defer h.close()
+	first, err := h.open(mode.Want{Leaf: h.p.leaf, Thinking: h.s.thinking})
+	if err != nil {
+		return err
+	}
+	for _, w := range first.Runtime.Warnings() {
+		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
+	}
+	term, err := openTerminal(sys, filepath.Join(h.s.cfg.home, "chat_history"))
+	if err != nil {
+		return err
+	}
+	defer term.Close()
+	stop := context.AfterFunc(ctx, term.Interrupt)
+	defer stop()
+	chat := mode.NewChat(term, term.Out(), first, mode.ChatDeps{Open: h.open, Expand: h.cat.Expand, Tree: h.tree},
+		mode.ChatOptions{Color: !o.noColor && sys.getenv("NO_COLOR") == "", Width: term.Width, Thinking: h.s.thinking, Now: sys.Now})
+	err = chat.Run(ctx)
+	if ctx.Err() != nil {
+		return &reported{code: ExitInterrupted}
+	}
+	return err
+}
+
+// chatHost builds the chat's Runtimes: the first from the flags, later
+// ones for /leaf, /model, /thinking and /new on the same settings.
+type chatHost struct {
+	sys    *System
+	s      *runSettings
+	o      *chatOptions
+	cat    *resources.Catalog
+	choice modelChoice
+	p      *prepared // the open store and its file
+}
+
+func newChatHost(sys *System, c *cobra.Command, o *chatOptions) (*chatHost, error) {
+	s, err := readSettings(sys, c, &o.runOptions)
+	if err != nil {
+		return nil, err
+	}
+	// As in run: a new session's model is chosen before anything touches
+	// the disk; a resumed one falls back to the model it last used.
+	resuming := o.session != "" || o.cont
+	var choice modelChoice
+	if !resuming {
+		if choice, err = chooseModel(sys, s.cfg, o.apiKey, session.Settings{}); err != nil {
+			return nil, err
+		}
+	}
+	cat, err := loadResources(sys, s, &o.runOptions)
+	if err != nil {
+		return nil, err
+	}
+	h := &chatHost{sys: sys, s: s, o: o, cat: cat, p: &prepared{tools: s.tools}}
+	if err := openSession(sys, s, &o.runOptions, h.p); err != nil {
+		h.close()
+		return nil, err
+	}
+	if resuming {
+		resumed := resumeSettings(h.p)
+		if s.thinking == "" && resumed.ThinkingLevel != "" {
+			s.thinking = resumed.ThinkingLevel
+		}
+		if choice, err = chooseModel(sys, s.cfg, o.apiKey, resumed); err != nil {
+			h.close()
+			return nil, err
+		}
+	}
+	if choice.note != "" {
+		fmt.Fprintln(sys.Stderr, choice.note)
+	}
+	h.choice = choice
+	return h, nil
+}
+
+// close releases the session store (and its lock).
+func (h *chatHost) close() {
+	if h.p.store != nil {
+		h.p.store.Close()
+	}
+}
+
+// open builds a Runtime for w. The store stays open and locked; a new
+// session replaces it only once its Runtime is built.
+func (h *chatHost) open(w mode.Want) (mode.Opened, error) {
+	choice := h.choice
+	if w.Model != "" {
+		var err error
+		if choice, err = h.chooseModel(w.Model); err != nil {
+			return mode.Opened{}, err
+		}
+	}
+	s := *h.s
+	s.thinking = w.Thinking
+	p := &prepared{model: choice.info, tools: s.tools, store: h.p.store, file: h.p.file, leaf: w.Leaf}
+	if w.NewSession {
+		p.leaf = ""
+		if err := openSession(h.sys, &s, &runOptions{noSession: h.o.noSession}, p); err != nil {
+			return mode.Opened{}, err
+		}
+	}
+	if err := buildRuntime(h.sys, &s, choice, h.cat, p); err != nil {
+		if w.NewSession {
+			p.store.Close()
+		}
+		return mode.Opened{}, err
+	}
+	if w.NewSession {
+		h.p.store.Close()
+		h.p = p
+	}
+	h.choice = choice
+	return mode.Opened{Runtime: p.rt, Model: choice.info, File: p.file}, nil
+}
+
+// chooseModel resolves "provider/id" against the settings, as --model does.
+func (h *chatHost) chooseModel(ref string) (modelChoice, error) {
+	prov, id := splitModel("", ref)
+	if prov == "" || id == "" {
+		return modelChoice{}, usageErr("/model %q: give provider/id, e.g. anthropic/claude-sonnet-4-5 (gopi models lists them)", ref)
+	}
+	v := h.s.cfg.v
+	oldProv, oldModel := v.Get("provider"), v.Get("model")
+	v.Set("provider", prov)
+	v.Set("model", id)
+	choice, err := chooseModel(h.sys, h.s.cfg, h.o.apiKey, session.Settings{})
+	if err != nil {
+		v.Set("provider", oldProv)
+		v.Set("model", oldModel)
+		return modelChoice{}, err
+	}
+	if choice.note != "" {
+		fmt.Fprintln(h.sys.Stderr, choice.note)
+	}
+	return choice, nil
+}
+
+// tree draws the store's entries as gopi session tree does.
+func (h *chatHost) tree(w io.Writer, store session.Store) error {
+	f := &session.File{Path: h.p.file, Header: store.Header(), Entries: store.Entries()}
+	if len(f.Entries) == 0 {
+		_, err := fmt.Fprintln(w, "(no entries yet)")
+		return err
+	}
+	return drawTree(w, f, buildTree(f.Entries))
+}

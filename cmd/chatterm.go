@@ -1,0 +1,112 @@
+package cmd
+
+import (
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/chzyer/readline"
+
+	"gopi/pkg/mode"
+)
+
+// Bracketed paste: the terminal marks pasted text, so its line breaks
+// stay in the input instead of sending each line.
+const (
+	bracketedPasteOn  = "\x1b[?2004h"
+	bracketedPasteOff = "\x1b[?2004l"
+)
+
+// chatTerminal is the chat's line editor: readline over a raw terminal,
+// with Alt-Enter and pasted line breaks recognised by keyFilter.
+type chatTerminal struct {
+	rl       *readline.Instance
+	out      *os.File
+	fd       int
+	state    *readline.State
+	altEnter atomic.Bool
+	once     sync.Once
+}
+
+// openTerminal puts the terminal in raw mode for the whole chat (so that
+// Ctrl-C is a key, never a signal, even between two prompts) and starts
+// readline with its history in historyFile.
+func openTerminal(sys *System, historyFile string) (*chatTerminal, error) {
+	in, ok1 := sys.Stdin.(*os.File)
+	out, ok2 := sys.Stdout.(*os.File)
+	if !ok1 || !ok2 {
+		return nil, usageErr("gopi chat needs a terminal on stdin and stdout; use gopi run")
+	}
+	t := &chatTerminal{out: out, fd: int(in.Fd())}
+	state, err := readline.MakeRaw(t.fd)
+	if err != nil {
+		return nil, usageErr("gopi chat: cannot set up the terminal: %v; use gopi run", err)
+	}
+	t.state = state
+	noop := func() error { return nil }
+	rl, err := readline.NewEx(&readline.Config{
+		Prompt: "› ", HistoryFile: historyFile, HistoryLimit: 1000,
+		Stdin: newKeyFilter(readline.NewCancelableStdin(in)), Stdout: out, Stderr: out,
+		FuncIsTerminal: func() bool { return true }, FuncMakeRaw: noop, FuncExitRaw: noop,
+		FuncFilterInputRune: t.filterRune,
+	})
+	if err != nil {
+		_ = readline.Restore(t.fd, state)
+		return nil, err
+	}
+	t.rl = rl
+	io.WriteString(out, bracketedPasteOn)
+	return t, nil
+}
+
+// filterRune notes an Alt-Enter (keyFilter puts altEnterRune before its
+// Enter) and keeps it out of the line.
+func (t *chatTerminal) filterRune(r rune) (rune, bool) {
+	if r == altEnterRune {
+		t.altEnter.Store(true)
+		return r, false
+	}
+	return r, true
+}
+
+// ReadLine reads one line: Ctrl-C is mode.ErrInterrupt, Ctrl-D on an
+// empty line io.EOF; pasted line breaks come back as "\n".
+func (t *chatTerminal) ReadLine() (mode.Line, error) {
+	s, err := t.rl.Readline()
+	followUp := t.altEnter.Swap(false)
+	switch {
+	case errors.Is(err, readline.ErrInterrupt):
+		return mode.Line{}, mode.ErrInterrupt
+	case err != nil:
+		return mode.Line{}, err
+	}
+	s = strings.TrimSuffix(strings.ReplaceAll(s, string(pastedNewline), "\n"), "\n")
+	return mode.Line{Text: s, FollowUp: followUp}, nil
+}
+
+// SetPrompt changes the prompt and redraws it.
+func (t *chatTerminal) SetPrompt(p string) {
+	t.rl.SetPrompt(p)
+	t.rl.Refresh()
+}
+
+// Out writes above the prompt line and redraws it.
+func (t *chatTerminal) Out() io.Writer { return t.rl.Stdout() }
+
+// Width is the terminal's width in columns.
+func (t *chatTerminal) Width() int { return readline.GetScreenWidth() }
+
+// Interrupt ends a waiting ReadLine (SIGTERM, SIGINT from elsewhere).
+func (t *chatTerminal) Interrupt() { t.Close() }
+
+// Close stops readline and restores the terminal; safe to call twice.
+func (t *chatTerminal) Close() {
+	t.once.Do(func() {
+		io.WriteString(t.out, bracketedPasteOff)
+		_ = t.rl.Close()
+		_ = readline.Restore(t.fd, t.state)
+	})
+}
