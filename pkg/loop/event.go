@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"gopi/pkg/ai"
@@ -119,60 +120,158 @@ func (e Event) Clone() Event {
 	return e
 }
 
-// MarshalJSON writes the event in the shape of pi's --mode json, except
-// that message_update carries only the delta, never the partial message.
+// MarshalJSON writes the event in the shape of pi's --mode json ("type"
+// first, then the event's fields), except that message_update carries only
+// the delta, never the partial message. Text is written as pi writes it
+// (no HTML escaping).
 func (e Event) MarshalJSON() ([]byte, error) {
-	out := map[string]any{"type": e.Type}
-	switch e.Type {
-	case MessageStart, MessageEnd:
-		out["message"] = e.Message
-	case MessageUpdate:
-		out["assistantMessageEvent"] = streamJSON(e.Stream)
-	case ToolStart:
-		out["toolCallId"], out["toolName"], out["args"] = e.ToolCallID, e.ToolName, rawOrEmpty(e.Args)
-	case ToolUpdate:
-		out["toolCallId"], out["toolName"], out["args"] = e.ToolCallID, e.ToolName, rawOrEmpty(e.Args)
-		out["partialResult"] = e.Result
-	case ToolEnd:
-		out["toolCallId"], out["toolName"] = e.ToolCallID, e.ToolName
-		out["result"], out["isError"] = e.Result, e.IsError
-	case TurnEnd:
-		out["message"] = e.Message
-		out["toolResults"] = nonNil(e.ToolResults)
-	case AgentEnd:
-		out["messages"] = nonNil(e.Messages)
-	case RetryStart:
-		out["attempt"], out["maxAttempts"] = e.Retry.Attempt, e.Retry.MaxAttempts
-		out["delayMs"], out["errorMessage"] = e.Retry.Delay.Milliseconds(), e.Retry.ErrorMessage
-	case RetryEnd:
-		out["success"], out["attempt"] = e.Retry.Success, e.Retry.Attempt
-		if !e.Retry.Success {
-			out["finalError"] = e.Retry.ErrorMessage
-		}
-	case CompactionStart:
-		out["reason"] = e.Compaction.Reason
-	case CompactionEnd:
-		compactionEndJSON(out, e.Compaction)
-	}
-	return json.Marshal(out)
+	return marshalNoEscape(e.shape())
 }
 
-func streamJSON(s *ai.Event) map[string]any {
+type base struct {
+	Type EventType `json:"type"`
+}
+
+// shape returns a struct whose field order is the JSON's.
+func (e Event) shape() any {
+	b := base{e.Type}
+	switch e.Type {
+	case MessageStart, MessageEnd:
+		return struct {
+			base
+			Message *ai.Message `json:"message"`
+		}{b, e.Message}
+	case MessageUpdate:
+		return struct {
+			base
+			AssistantMessageEvent any `json:"assistantMessageEvent"`
+		}{b, streamShape(e.Stream)}
+	case ToolStart, ToolUpdate, ToolEnd:
+		return e.toolShape()
+	case TurnEnd:
+		return struct {
+			base
+			Message     *ai.Message  `json:"message"`
+			ToolResults []ai.Message `json:"toolResults"`
+		}{b, e.Message, nonNil(e.ToolResults)}
+	case AgentEnd:
+		return struct {
+			base
+			Messages []ai.Message `json:"messages"`
+		}{b, nonNil(e.Messages)}
+	case RetryStart, RetryEnd:
+		return retryShape(e.Type, e.Retry)
+	case CompactionStart, CompactionEnd:
+		return compactionShape(e.Type, e.Compaction)
+	}
+	return b
+}
+
+func (e Event) toolShape() any {
+	type tool struct {
+		Type          EventType       `json:"type"`
+		ToolCallID    string          `json:"toolCallId"`
+		ToolName      string          `json:"toolName"`
+		Args          json.RawMessage `json:"args,omitempty"`
+		PartialResult *ToolOutput     `json:"partialResult,omitempty"`
+		Result        *ToolOutput     `json:"result,omitempty"`
+		IsError       *bool           `json:"isError,omitempty"`
+	}
+	out := tool{Type: e.Type, ToolCallID: e.ToolCallID, ToolName: e.ToolName}
+	switch e.Type {
+	case ToolStart:
+		out.Args = rawOrEmpty(e.Args)
+	case ToolUpdate:
+		out.Args, out.PartialResult = rawOrEmpty(e.Args), e.Result
+	case ToolEnd:
+		isErr := e.IsError
+		out.Result, out.IsError = e.Result, &isErr
+	}
+	return out
+}
+
+func streamShape(s *ai.Event) any {
 	if s == nil {
 		return nil
 	}
-	out := map[string]any{"type": s.Type, "contentIndex": s.Index}
+	type stream struct {
+		Type         ai.EventType `json:"type"`
+		ContentIndex int          `json:"contentIndex"`
+		Delta        *string      `json:"delta,omitempty"`
+		Content      *string      `json:"content,omitempty"`
+		ToolCall     *ai.Content  `json:"toolCall,omitempty"`
+	}
+	out := stream{Type: s.Type, ContentIndex: s.Index}
 	switch s.Type {
 	case ai.EventTextDelta, ai.EventThinkingDelta, ai.EventToolCallDelta:
-		out["delta"] = s.Delta
+		out.Delta = &s.Delta
 	case ai.EventTextEnd:
-		out["content"] = s.Block.Text
+		out.Content = &s.Block.Text
 	case ai.EventThinkingEnd:
-		out["content"] = s.Block.Thinking
+		out.Content = &s.Block.Thinking
 	case ai.EventToolCallStart, ai.EventToolCallEnd:
-		out["toolCall"] = s.Block
+		out.ToolCall = s.Block
 	}
 	return out
+}
+
+func retryShape(t EventType, r *ai.RetryInfo) any {
+	if t == RetryStart {
+		return struct {
+			Type         EventType `json:"type"`
+			Attempt      int       `json:"attempt"`
+			MaxAttempts  int       `json:"maxAttempts"`
+			DelayMs      int64     `json:"delayMs"`
+			ErrorMessage string    `json:"errorMessage"`
+		}{t, r.Attempt, r.MaxAttempts, r.Delay.Milliseconds(), r.ErrorMessage}
+	}
+	var final *string
+	if !r.Success {
+		final = &r.ErrorMessage
+	}
+	return struct {
+		Type       EventType `json:"type"`
+		Success    bool      `json:"success"`
+		Attempt    int       `json:"attempt"`
+		FinalError *string   `json:"finalError,omitempty"`
+	}{t, r.Success, r.Attempt, final}
+}
+
+func compactionShape(t EventType, c *ai.CompactionInfo) any {
+	if t == CompactionStart {
+		return struct {
+			Type   EventType `json:"type"`
+			Reason string    `json:"reason"`
+		}{t, c.Reason}
+	}
+	type result struct {
+		Summary          string `json:"summary"`
+		FirstKeptEntryID string `json:"firstKeptEntryId"`
+		TokensBefore     int    `json:"tokensBefore"`
+	}
+	out := struct {
+		Type         EventType `json:"type"`
+		Reason       string    `json:"reason,omitempty"`
+		Result       *result   `json:"result,omitempty"`
+		Aborted      bool      `json:"aborted"`
+		WillRetry    bool      `json:"willRetry"`
+		ErrorMessage string    `json:"errorMessage,omitempty"`
+	}{Type: t, Reason: c.Reason, WillRetry: c.WillRetry, ErrorMessage: c.ErrorMessage}
+	if c.ErrorMessage == "" {
+		out.Result = &result{c.Summary, c.FirstKeptEntryID, c.TokensBefore}
+	}
+	return out
+}
+
+// marshalNoEscape encodes v without HTML escaping and without the newline.
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 func rawOrEmpty(r json.RawMessage) json.RawMessage {
@@ -187,13 +286,4 @@ func nonNil(ms []ai.Message) []ai.Message {
 		return []ai.Message{}
 	}
 	return ms
-}
-
-func compactionEndJSON(out map[string]any, c *ai.CompactionInfo) {
-	out["aborted"], out["willRetry"] = false, c.WillRetry
-	if c.ErrorMessage != "" {
-		out["errorMessage"] = c.ErrorMessage
-		return
-	}
-	out["result"] = map[string]any{"summary": c.Summary, "firstKeptEntryId": c.FirstKeptEntryID, "tokensBefore": c.TokensBefore}
 }

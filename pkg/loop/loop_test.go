@@ -542,22 +542,24 @@ func TestEventJSONShapes(t *testing.T) {
 		want string
 	}{
 		{Event{Type: AgentStart}, `{"type":"agent_start"}`},
-		{Event{Type: MessageStart, Message: &msg}, `{"message":{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":5},"type":"message_start"}`},
-		{Event{Type: MessageUpdate, Stream: &ai.Event{Type: ai.EventTextDelta, Index: 1, Delta: "x"}}, `{"assistantMessageEvent":{"contentIndex":1,"delta":"x","type":"text_delta"},"type":"message_update"}`},
-		{Event{Type: ToolStart, ToolCallID: "c", ToolName: "read"}, `{"args":{},"toolCallId":"c","toolName":"read","type":"tool_execution_start"}`},
+		{Event{Type: MessageStart, Message: &msg}, `{"type":"message_start","message":{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":5}}`},
+		{Event{Type: MessageUpdate, Stream: &ai.Event{Type: ai.EventTextDelta, Index: 1, Delta: "x"}}, `{"type":"message_update","assistantMessageEvent":{"type":"text_delta","contentIndex":1,"delta":"x"}}`},
+		{Event{Type: ToolStart, ToolCallID: "c", ToolName: "read"}, `{"type":"tool_execution_start","toolCallId":"c","toolName":"read","args":{}}`},
 		{Event{Type: ToolEnd, ToolCallID: "c", ToolName: "read", Result: &ToolOutput{Content: []ai.Content{ai.TextContent("r")}}, IsError: true},
-			`{"isError":true,"result":{"content":[{"type":"text","text":"r"}]},"toolCallId":"c","toolName":"read","type":"tool_execution_end"}`},
-		{Event{Type: AgentEnd}, `{"messages":[],"type":"agent_end"}`},
+			`{"type":"tool_execution_end","toolCallId":"c","toolName":"read","result":{"content":[{"type":"text","text":"r"}]},"isError":true}`},
+		{Event{Type: AgentEnd}, `{"type":"agent_end","messages":[]}`},
+		{Event{Type: MessageEnd, Message: &ai.Message{Role: ai.RoleUser, Content: []ai.Content{ai.TextContent("a<b && c>d")}}},
+			`{"type":"message_end","message":{"role":"user","content":[{"type":"text","text":"a<b && c>d"}],"timestamp":0}}`},
 		{Event{Type: RetryStart, Retry: &ai.RetryInfo{Attempt: 1, MaxAttempts: 3, Delay: 1500 * time.Millisecond, ErrorMessage: "busy"}},
-			`{"attempt":1,"delayMs":1500,"errorMessage":"busy","maxAttempts":3,"type":"auto_retry_start"}`},
-		{Event{Type: CompactionStart, Compaction: &ai.CompactionInfo{Reason: "threshold"}}, `{"reason":"threshold","type":"auto_compaction_start"}`},
+			`{"type":"auto_retry_start","attempt":1,"maxAttempts":3,"delayMs":1500,"errorMessage":"busy"}`},
+		{Event{Type: CompactionStart, Compaction: &ai.CompactionInfo{Reason: "threshold"}}, `{"type":"auto_compaction_start","reason":"threshold"}`},
 		{Event{Type: CompactionEnd, Compaction: &ai.CompactionInfo{Summary: "s", FirstKeptEntryID: "ab12cd34", TokensBefore: 9000}},
-			`{"aborted":false,"result":{"firstKeptEntryId":"ab12cd34","summary":"s","tokensBefore":9000},"type":"auto_compaction_end","willRetry":false}`},
+			`{"type":"auto_compaction_end","result":{"summary":"s","firstKeptEntryId":"ab12cd34","tokensBefore":9000},"aborted":false,"willRetry":false}`},
 		{Event{Type: CompactionEnd, Compaction: &ai.CompactionInfo{ErrorMessage: "no", WillRetry: false}},
-			`{"aborted":false,"errorMessage":"no","type":"auto_compaction_end","willRetry":false}`},
+			`{"type":"auto_compaction_end","aborted":false,"willRetry":false,"errorMessage":"no"}`},
 	}
 	for _, c := range cases {
-		b, err := json.Marshal(c.ev)
+		b, err := c.ev.MarshalJSON()
 		if err != nil || string(b) != c.want {
 			t.Errorf("%s:\n got %s (%v)\nwant %s", c.ev.Type, b, err, c.want)
 		}

@@ -6,6 +6,7 @@
 package mode
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -57,33 +58,36 @@ type Header struct {
 	Tools  []string `json:"-"`
 }
 
-// MarshalJSON writes the session header line with gopi's fields added.
+// MarshalJSON writes the session header line as the session file has it,
+// with gopi's fields added after its own.
 func (h Header) MarshalJSON() ([]byte, error) {
 	raw, err := json.Marshal(h.Header)
 	if err != nil {
 		return nil, err
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		return nil, err
-	}
-	add := func(k string, v any) {
-		b, _ := json.Marshal(v)
-		obj[k] = b
-	}
-	add("file", h.File)
-	var leaf any
+	var leaf *string
 	if h.LeafID != "" {
-		leaf = h.LeafID
+		leaf = &h.LeafID
 	}
-	add("leafId", leaf)
-	add("model", map[string]string{"provider": h.Model.Provider, "id": h.Model.ID})
 	tools := h.Tools
 	if tools == nil {
 		tools = []string{}
 	}
-	add("tools", tools)
-	return json.Marshal(obj)
+	type model struct {
+		Provider string `json:"provider"`
+		ID       string `json:"id"`
+	}
+	extra, err := marshalNoEscape(struct {
+		File   string   `json:"file"`
+		LeafID *string  `json:"leafId"`
+		Model  model    `json:"model"`
+		Tools  []string `json:"tools"`
+	}{h.File, leaf, model{h.Model.Provider, h.Model.ID}, tools})
+	if err != nil {
+		return nil, err
+	}
+	raw = bytes.TrimSuffix(bytes.TrimSpace(raw), []byte("}"))
+	return append(append(raw, ','), extra[1:]...), nil
 }
 
 // Options configure one Run.
@@ -170,11 +174,22 @@ type lineWriter struct {
 }
 
 func (l *lineWriter) json(v any) {
-	b, err := json.Marshal(v)
+	b, err := marshalNoEscape(v)
 	if err != nil {
 		b, _ = json.Marshal(map[string]string{"type": "encoding_error", "message": err.Error()})
 	}
 	l.line(b)
+}
+
+// marshalNoEscape encodes v as pi writes JSON: no HTML escaping.
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 func (l *lineWriter) text(s string) {
