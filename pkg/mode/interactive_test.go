@@ -1,0 +1,356 @@
+package mode
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"gopi/pkg/ai"
+	"gopi/pkg/ai/faux"
+	"gopi/pkg/runtime"
+	"gopi/pkg/session"
+	"gopi/pkg/tools"
+)
+
+// fakeLines is a LineReader fed by the test.
+type fakeLines struct {
+	in      chan fakeLine
+	mu      sync.Mutex
+	prompts []string
+}
+
+type fakeLine struct {
+	line Line
+	err  error
+}
+
+func (f *fakeLines) ReadLine() (Line, error) {
+	l, ok := <-f.in
+	if !ok {
+		return Line{}, io.EOF
+	}
+	return l.line, l.err
+}
+
+func (f *fakeLines) SetPrompt(p string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.prompts = append(f.prompts, p)
+}
+
+// syncBuffer is the chat's output, read while the chat writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// gate is a tool that blocks until the test opens it.
+type gate struct{ open chan struct{} }
+
+func (g *gate) Specs() []ai.ToolSpec { return []ai.ToolSpec{{Name: "wait", Description: "waits"}} }
+
+func (g *gate) Execute(ctx context.Context, _ ai.Content, _ func(tools.Result)) tools.Result {
+	select {
+	case <-g.open:
+		return tools.TextResult("gate opened\nsecond line")
+	case <-ctx.Done():
+		return tools.ErrorResult("cancelled")
+	}
+}
+
+// chatRig is a chat over a faux model and a memory store.
+type chatRig struct {
+	t     *testing.T
+	lines *fakeLines
+	out   *syncBuffer
+	store *session.MemoryStore
+	model *faux.Model
+	tool  *gate
+	seen  int
+	mu    sync.Mutex
+	opens []Want
+	done  chan error
+}
+
+func newRig(t *testing.T, tool *gate, responses ...faux.Response) *chatRig {
+	t.Helper()
+	r := &chatRig{t: t, lines: &fakeLines{in: make(chan fakeLine)}, out: &syncBuffer{}, tool: tool,
+		store: session.NewMemoryStore("/work", session.Options{}), model: faux.New(responses...), done: make(chan error, 1)}
+	first, err := r.open(Want{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps := ChatDeps{Open: r.open,
+		Expand: func(s string) (string, error) { return strings.Replace(s, "/greet", "hello from a template", 1), nil },
+		Tree: func(w io.Writer, s session.Store) error {
+			_, err := fmt.Fprintf(w, "tree of %d entries\n", len(s.Entries()))
+			return err
+		}}
+	chat := NewChat(r.lines, r.out, first, deps, ChatOptions{Width: func() int { return 60 }})
+	go func() { r.done <- chat.Run(context.Background()) }()
+	r.expect("/help for commands")
+	return r
+}
+
+func (r *chatRig) open(w Want) (Opened, error) {
+	r.mu.Lock()
+	r.opens = append(r.opens, w)
+	r.mu.Unlock()
+	if w.Model == "bad/model" {
+		return Opened{}, errors.New("unknown provider \"bad\"")
+	}
+	if w.NewSession {
+		r.store = session.NewMemoryStore("/work", session.Options{})
+	}
+	var leaf *string
+	if w.Leaf != "" {
+		leaf = &w.Leaf
+	}
+	deps := runtime.Deps{Model: r.model, Session: r.store}
+	if r.tool != nil {
+		deps.Tools = r.tool
+	}
+	rt, err := runtime.New(runtime.Config{ActiveLeaf: leaf, Model: faux.Info, Thinking: w.Thinking}, deps)
+	return Opened{Runtime: rt, Model: faux.Info, File: "/sessions/s.jsonl"}, err
+}
+
+func (r *chatRig) send(text string) { r.lines.in <- fakeLine{line: Line{Text: text}} }
+
+func (r *chatRig) key(err error) { r.lines.in <- fakeLine{err: err} }
+
+// expect waits until s appears after what was matched so far.
+func (r *chatRig) expect(s string) {
+	r.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		out := r.out.String()
+		if i := strings.Index(out[r.seen:], s); i >= 0 {
+			r.seen += i + len(s)
+			return
+		}
+		if time.Now().After(deadline) {
+			r.t.Fatalf("no %q in:\n%s", s, out[r.seen:])
+		}
+		time.Sleep(2 * time.Millisecond) // polling a buffer, not waiting for an event
+	}
+}
+
+// quit ends the chat with Ctrl-D and waits for it.
+func (r *chatRig) quit() {
+	r.t.Helper()
+	close(r.lines.in)
+	if err := <-r.done; err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func TestChatRendersAnswerThinkingToolAndStatus(t *testing.T) {
+	g := &gate{open: make(chan struct{})}
+	close(g.open)
+	r := newRig(t, g,
+		faux.Response{Thinking: "let me think about this", Text: "I will wait.", ToolCalls: []faux.ToolCall{{Name: "wait", Arguments: []byte(`{"path":"a.txt"}`)}}},
+		faux.Text("all done, the gate opened as expected and this sentence is long enough to wrap"))
+	r.send("go")
+	r.expect("∴ thinking (5 words): let me think about this\n")
+	r.expect("I will wait.\n")
+	r.expect("✓ wait: a.txt ")
+	r.expect(" ok — gate opened …\n")
+	r.expect("all done, the gate opened as expected and this sentence is\nlong enough to wrap\n")
+	r.expect("ctx ")
+	r.expect("/200k\n")
+	r.quit()
+}
+
+func TestChatSteersAndFollowsUpWhileRunning(t *testing.T) {
+	g := &gate{open: make(chan struct{})}
+	r := newRig(t, g, faux.Call("wait", `{}`), faux.Text("answered"), faux.Text("followed up"))
+	r.send("start")
+	r.waitPrompt("[wait] steer › ")
+	r.send("steer this")
+	r.expect("queued (steering): steer this")
+	r.lines.in <- fakeLine{line: Line{Text: "and then this", FollowUp: true}}
+	r.expect("queued (follow-up): and then this")
+	r.send("/tree")
+	r.expect("a run is active")
+	close(g.open)
+	r.expect("› steer this")
+	r.expect("answered")
+	r.expect("› and then this")
+	r.expect("followed up")
+	r.expect("ctx ")
+	reqs := r.model.Requests()
+	second := reqs[1].Messages
+	if n := len(second); second[n-1].Text() != "steer this" || second[n-2].Role != ai.RoleToolResult {
+		t.Fatalf("the steering does not follow the tool result: %+v", second)
+	}
+	r.quit()
+}
+
+// waitPrompt waits until the chat set prompt p.
+func (r *chatRig) waitPrompt(p string) {
+	r.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r.lines.mu.Lock()
+		ps := append([]string(nil), r.lines.prompts...)
+		r.lines.mu.Unlock()
+		for _, q := range ps {
+			if q == p {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			r.t.Fatalf("no prompt %q among %q", p, ps)
+		}
+		time.Sleep(2 * time.Millisecond) // polling, as expect
+	}
+}
+
+func TestChatCtrlCAbortsThenTwiceQuits(t *testing.T) {
+	g := &gate{open: make(chan struct{})}
+	r := newRig(t, g, faux.Call("wait", `{}`))
+	r.send("start")
+	r.waitPrompt("[wait] steer › ")
+	r.key(ErrInterrupt)
+	r.expect("aborting")
+	r.expect("aborted")
+	r.expect("ctx ")
+	// Every tool call has its result, the aborted one included.
+	var calls, results int
+	for _, e := range r.store.Entries() {
+		if e.Message != nil {
+			calls += len(e.Message.ToolCalls())
+			if e.Message.Role == ai.RoleToolResult {
+				results++
+			}
+		}
+	}
+	if calls != 1 || results != 1 {
+		t.Fatalf("%d calls, %d results", calls, results)
+	}
+	r.send("next")
+	r.expect("ctx ")
+	r.key(ErrInterrupt)
+	r.expect("press Ctrl-C again")
+	r.key(ErrInterrupt)
+	if err := <-r.done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestChatCommands(t *testing.T) {
+	r := newRig(t, nil, faux.Text("one"), faux.Text("two"))
+	r.send("/help")
+	r.expect("/leaf ID")
+	r.send("first \\")
+	r.send("second line")
+	r.expect("ctx ")
+	if got := r.model.Requests()[0].Messages[0].Text(); got != "first \nsecond line" {
+		t.Fatalf("multi-line input %q", got)
+	}
+	r.send("/greet")
+	r.expect("two")
+	if got := r.model.Requests()[1].Messages[2].Text(); got != "hello from a template" {
+		t.Fatalf("template %q", got)
+	}
+	r.send("/nosuch thing")
+	r.expect("unknown command /nosuch")
+	r.send("/tree")
+	r.expect("tree of ")
+	r.expect("you are at ")
+	first := r.store.Entries()[0].ID
+	r.send("/leaf " + first)
+	r.expect("continuing from " + first)
+	r.send("/leaf zzz")
+	r.expect("/leaf: ")
+	r.send("/thinking high")
+	r.expect("thinking high")
+	r.send("/thinking loud")
+	r.expect(`/thinking "loud"`)
+	r.send("/model bad/model")
+	r.expect(`unknown provider "bad"`)
+	r.send("/model")
+	r.expect("model faux/faux")
+	r.send("/session")
+	r.expect("file    /sessions/s.jsonl")
+	r.expect("thinking high")
+	r.send("/new")
+	r.expect("new session")
+	r.send("/quit")
+	if err := <-r.done; err != nil {
+		t.Fatal(err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	want := []Want{{}, {Leaf: first, Thinking: "off"}, {Leaf: first, Thinking: "high"}, {Leaf: first, Model: "bad/model", Thinking: "high"}, {NewSession: true, Thinking: "high"}}
+	if fmt.Sprint(r.opens) != fmt.Sprint(want) {
+		t.Fatalf("opens %+v, want %+v", r.opens, want)
+	}
+}
+
+func TestParseCommand(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Command
+		ok   bool
+	}{
+		{"/help", Command{Name: "help"}, true},
+		{"  /leaf  abc12 ", Command{Name: "leaf", Arg: "abc12"}, true},
+		{"/compact keep the parser work", Command{Name: "compact", Arg: "keep the parser work"}, true},
+		{"/followup and then\nmore", Command{Name: "followup", Arg: "and then\nmore"}, true},
+		{"/quit now", Command{}, false},
+		{"/skill:review the diff", Command{}, false},
+		{"/review", Command{}, false},
+		{"hello /help", Command{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, ok := ParseCommand(tt.in)
+			if ok != tt.ok || got != tt.want {
+				t.Fatalf("ParseCommand(%q) = %+v, %v", tt.in, got, ok)
+			}
+		})
+	}
+}
+
+func TestWrapperAndFormats(t *testing.T) {
+	w := wrapper{width: 10}
+	var lines []string
+	for _, d := range []string{"hello wor", "ld, this is\nshort\nan", "unbreakablewordhere"} {
+		lines = append(lines, w.add(d)...)
+	}
+	lines = append(lines, w.flush()...)
+	want := []string{"hello", "world,", "this is", "short", "anunbreaka", "blewordher", "e"}
+	if fmt.Sprint(lines) != fmt.Sprint(want) {
+		t.Fatalf("lines %q, want %q", lines, want)
+	}
+	for n, s := range map[int64]string{340: "340", 12_345: "12.3k", 200_000: "200k", 1_000: "1k", 1_260_000: "1.3M"} {
+		if got := formatTokens(n); got != s {
+			t.Errorf("formatTokens(%d) = %s, want %s", n, got, s)
+		}
+	}
+	if got := (palette{}).dim("x"); got != "x" {
+		t.Errorf("no colour: %q", got)
+	}
+	if got := (palette{on: true}).dim("x"); got != "\033[2mx\033[0m" {
+		t.Errorf("colour: %q", got)
+	}
+}
