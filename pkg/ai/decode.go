@@ -2,8 +2,10 @@ package ai
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 )
 
 // This file decodes Message and Content with the single-pass scanner: it is
@@ -80,14 +82,125 @@ func messageField(m *Message, f Field) error {
 	return nil
 }
 
+// decodeUsage reads a message's usage. pi's own shape (its keys, plain
+// numbers) is read directly; anything else goes through encoding/json, so
+// its rules (keys matched without case, errors) hold exactly.
 func decodeUsage(v []byte, u *Usage) error {
 	if isNull(v) {
+		return nil
+	}
+	if fast, ok := usageFast(v, *u); ok {
+		*u = fast
 		return nil
 	}
 	if err := json.Unmarshal(v, u); err != nil {
 		return fmt.Errorf("field usage: %w", err)
 	}
 	return nil
+}
+
+// usageFast decodes a validated usage object of pi's shape onto u; ok is
+// false when v is anything else. Keys are matched on their raw bytes: an
+// escaped key matches none and falls back.
+func usageFast(v []byte, u Usage) (Usage, bool) {
+	s := scanner{b: v, trusted: true}
+	err := s.object(func(key []byte, _ bool) error {
+		val, err := s.raw()
+		if err != nil {
+			return err
+		}
+		ok := true
+		if string(key) == "cost" {
+			if !isNull(val) {
+				u.Cost, ok = costFast(val, u.Cost)
+			}
+		} else {
+			dst := u.intField(key)
+			ok = dst != nil && parseIntInto(val, dst)
+		}
+		if !ok {
+			return errNotFast
+		}
+		return nil
+	})
+	return u, err == nil
+}
+
+// errNotFast stops a fast path that must give way to encoding/json.
+var errNotFast = errors.New("not the fast path's shape")
+
+func costFast(v []byte, c Cost) (Cost, bool) {
+	s := scanner{b: v, trusted: true}
+	err := s.object(func(key []byte, _ bool) error {
+		val, err := s.raw()
+		dst := c.field(key)
+		if err != nil || dst == nil || !parseFloatInto(val, dst) {
+			return errNotFast
+		}
+		return nil
+	})
+	return c, err == nil
+}
+
+func (u *Usage) intField(key []byte) *int64 {
+	switch string(key) {
+	case "input":
+		return &u.Input
+	case "output":
+		return &u.Output
+	case "cacheRead":
+		return &u.CacheRead
+	case "cacheWrite":
+		return &u.CacheWrite
+	case "totalTokens":
+		return &u.TotalTokens
+	}
+	return nil
+}
+
+func (c *Cost) field(key []byte) *float64 {
+	switch string(key) {
+	case "input":
+		return &c.Input
+	case "output":
+		return &c.Output
+	case "cacheRead":
+		return &c.CacheRead
+	case "cacheWrite":
+		return &c.CacheWrite
+	case "total":
+		return &c.Total
+	}
+	return nil
+}
+
+// parseIntInto stores a JSON integer; null leaves dst as it is, as
+// encoding/json does.
+func parseIntInto(v []byte, dst *int64) bool {
+	if isNull(v) {
+		return true
+	}
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	if err != nil {
+		return false
+	}
+	*dst = n
+	return true
+}
+
+func parseFloatInto(v []byte, dst *float64) bool {
+	if isNull(v) {
+		return true
+	}
+	if len(v) == 0 || (v[0] != '-' && (v[0] < '0' || v[0] > '9')) {
+		return false
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil {
+		return false
+	}
+	*dst = f
+	return true
 }
 
 func (m *Message) decodeContent(v []byte) error {

@@ -21,6 +21,11 @@ var decodeSeeds = []string{
 	"{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"\xff\"}],\"\xfe\":1}",
 	`null`,
 	` {"role" : "user" , "content" : [ ] } `,
+	`{"role":"assistant","usage":{"Input":1,"output":null,"cost":{"total":1e400}}}`,
+	`{"role":"assistant","usage":{"input":1.5,"cost":null,"cost":{"input":1,"input":"x"}}}`,
+	`{"role":"assistant","usage":{"input":1,"cost":{"input":1},"cost":{"output":-0.5e-7}}}`,
+	`{"role":"assistant","usage":{"inp\u0075t":2,"totalTokens":99999999999999999999}}`,
+	`{"role":"assistant","usage":{"cost":[],"extra":true}}`,
 }
 
 // The fast decoder agrees with the reference decoding: same message, or
