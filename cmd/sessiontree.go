@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -22,6 +21,7 @@ type treeNode struct {
 	Leaf     bool   `json:"leaf"`
 	Newest   bool   `json:"newest"`
 	Label    string `json:"label,omitempty"`
+	prefix   string // the drawing in front of the id
 }
 
 func newSessionTreeCmd(sys *System) *cobra.Command {
@@ -52,14 +52,64 @@ func newSessionTreeCmd(sys *System) *cobra.Command {
 	return c
 }
 
-// buildTree orders entries depth first, children in file order; a child
-// that is not the first of its parent starts a branch (one level deeper).
+// buildTree orders entries depth first, children in file order. A chain
+// of single children stays in one column; where an entry has several
+// children each starts a branch drawn with ├─ and └─.
 func buildTree(entries []session.Entry) []treeNode {
-	children := map[string][]int{}
-	ids := map[string]bool{}
+	children, roots := treeIndex(entries)
+	labels := session.Labels(entries)
+	newest := ""
+	if n, ok := session.Newest(entries); ok {
+		newest = n.ID
+	}
+	type frame struct {
+		idx               int
+		prefix, connector string
+		depth             int
+	}
+	var stack []frame
+	for i := len(roots) - 1; i >= 0; i-- {
+		stack = append(stack, frame{idx: roots[i]})
+	}
+	var out []treeNode
+	seen := make([]bool, len(entries))
+	for len(stack) > 0 {
+		f := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for !seen[f.idx] {
+			seen[f.idx] = true
+			e := entries[f.idx]
+			kind, preview := describe(e)
+			kids := children[e.ID]
+			out = append(out, treeNode{ID: e.ID, ParentID: e.Parent(), Kind: kind, Preview: oneLine(preview, 70),
+				Depth: f.depth, Leaf: len(kids) == 0, Newest: e.ID == newest, Label: labels[e.ID], prefix: f.prefix + f.connector})
+			f.prefix += continuation(f.connector)
+			f.connector = ""
+			if len(kids) == 1 {
+				f.idx = kids[0]
+				continue
+			}
+			for i := len(kids) - 1; i >= 0; i-- {
+				conn := "├─ "
+				if i == len(kids)-1 {
+					conn = "└─ "
+				}
+				stack = append(stack, frame{idx: kids[i], prefix: f.prefix, connector: conn, depth: f.depth + 1})
+			}
+			break
+		}
+	}
+	return out
+}
+
+// treeIndex maps each id to its children's indexes (file order) and lists
+// the roots (entries whose parent is absent).
+func treeIndex(entries []session.Entry) (map[string][]int, []int) {
+	ids := make(map[string]bool, len(entries))
 	for _, e := range entries {
 		ids[e.ID] = true
 	}
+	children := map[string][]int{}
 	var roots []int
 	for i, e := range entries {
 		if p := e.Parent(); p != "" && ids[p] {
@@ -68,36 +118,17 @@ func buildTree(entries []session.Entry) []treeNode {
 			roots = append(roots, i)
 		}
 	}
-	labels := session.Labels(entries)
-	newest := ""
-	if n, ok := session.Newest(entries); ok {
-		newest = n.ID
+	return children, roots
+}
+
+func continuation(connector string) string {
+	switch connector {
+	case "├─ ":
+		return "│  "
+	case "└─ ":
+		return "   "
 	}
-	var out []treeNode
-	seen := map[int]bool{}
-	var walk func(i, depth int)
-	walk = func(i, depth int) {
-		for !seen[i] {
-			seen[i] = true
-			e := entries[i]
-			kind, preview := describe(e)
-			kids := children[e.ID]
-			out = append(out, treeNode{ID: e.ID, ParentID: e.Parent(), Kind: kind, Preview: oneLine(preview, 70),
-				Depth: depth, Leaf: len(kids) == 0, Newest: e.ID == newest, Label: labels[e.ID]})
-			if len(kids) == 0 {
-				return
-			}
-			for _, k := range kids[1:] {
-				walk(k, depth+1)
-			}
-			i = kids[0]
-		}
-	}
-	sort.Ints(roots)
-	for _, r := range roots {
-		walk(r, 0)
-	}
-	return out
+	return ""
 }
 
 func drawTree(w io.Writer, f *session.File, nodes []treeNode) error {
@@ -114,7 +145,7 @@ func drawTree(w io.Writer, f *session.File, nodes []treeNode) error {
 		if n.Label != "" {
 			label = " [" + n.Label + "]"
 		}
-		if _, err := fmt.Fprintf(w, "%s %s%s %-11s %s%s\n", mark, strings.Repeat("  ", n.Depth), n.ID, n.Kind, n.Preview, label); err != nil {
+		if _, err := fmt.Fprintf(w, "%s %s%s %-11s %s%s\n", mark, n.prefix, n.ID, n.Kind, n.Preview, label); err != nil {
 			return err
 		}
 	}
