@@ -1,7 +1,9 @@
 package cmd_test
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -129,4 +131,18 @@ func TestChatTreeThenLeafBranches(t *testing.T) {
 		t.Fatalf("the branch hangs under %s, not %s: %+v", branch.ParentID, branchFrom, es)
 	}
 	find(t, es, "user", "second") // the old branch is kept
+}
+
+func TestBareGopiOnATerminalChats(t *testing.T) {
+	t.Parallel()
+	e := newChatEnv(t)
+	if err := os.WriteFile(filepath.Join(e.gopiHome, "settings.json"), []byte(`{"provider": "faux"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := startPty(t, e) // no arguments
+	p.expect("gopi chat · ")
+	p.send("\x04")
+	if code := p.wait(); code != 0 {
+		t.Fatalf("exit %d; output:\n%s", code, p.screen())
+	}
 }
