@@ -9,6 +9,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -83,7 +84,10 @@ func New(opts Options) *Agent {
 	}
 	a := &Agent{opts: opts, transcript: ai.CloneMessages(opts.Messages)}
 	a.opts.Messages = nil
-	a.state = State{Status: Idle, Messages: ai.CloneMessages(a.transcript)}
+	// Messages inside the Agent are never changed in place (runs, models
+	// and the reducer only append), so the state may share them; what
+	// leaves the Agent is always a deep copy.
+	a.state = State{Status: Idle, Messages: slices.Clip(a.transcript)}
 	return a
 }
 
@@ -152,7 +156,7 @@ func (a *Agent) start(ctx context.Context, prompts []ai.Message, check func([]ai
 	runCtx, cancel := context.WithCancelCause(ctx)
 	run := &activeRun{id: a.nextRunID, cancel: cancel, accepting: true, done: make(chan struct{})}
 	a.active, a.last = run, run
-	history := ai.CloneMessages(a.transcript)
+	history := slices.Clip(a.transcript) // shared, never changed in place (see New)
 	opts := a.opts
 	a.mu.Unlock()
 
@@ -221,7 +225,7 @@ func (a *Agent) finish(run *activeRun, res loop.Result) {
 	a.mu.Lock()
 	dropped := len(run.steering) + len(run.followUps)
 	run.steering, run.followUps, run.accepting = nil, nil, false
-	a.transcript = ai.CloneMessages(res.Messages)
+	a.transcript = slices.Clip(res.Messages) // the run's own slice; callers get copies
 	if a.active == run {
 		a.active = nil
 	}
@@ -229,8 +233,7 @@ func (a *Agent) finish(run *activeRun, res loop.Result) {
 	if dropped > 0 {
 		a.diagnose(fmt.Sprintf("run %d ended (%s) with %d queued message(s) not delivered", run.id, res.Reason, dropped))
 	}
-	r := res.Clone()
-	a.emit(Event{RunID: run.id, Event: loop.Event{Type: RunEnd}, Result: &r})
+	a.emit(Event{RunID: run.id, Event: loop.Event{Type: RunEnd}, Result: &res}) // emit copies it
 	close(run.done)
 }
 

@@ -121,7 +121,7 @@ func New(cfg Config, deps Deps) (*Runtime, error) {
 	var msgs []ai.Message
 	for _, e := range r.path {
 		if e.Type == session.TypeMessage && e.Message != nil {
-			msgs = append(msgs, e.Message.Clone())
+			msgs = append(msgs, *e.Message) // the Agent takes a deep copy
 		}
 	}
 	r.persisted = len(msgs)
