@@ -160,8 +160,10 @@ type prepared struct {
 	done    bool // nothing to run (--print-system-prompt)
 }
 
+// sessionInfo names the session file for the result object; nil when no
+// file was opened (--no-session keeps nothing a later run could resume).
 func (p *prepared) sessionInfo() *mode.SessionInfo {
-	if p.store == nil {
+	if p.store == nil || p.file == "" {
 		return nil
 	}
 	leaf := p.leaf
