@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -34,6 +35,8 @@ type config struct {
 	v     *viper.Viper
 	home  string   // $GOPI_HOME
 	files []string // settings files read, global first
+	flags *pflag.FlagSet
+	env   map[string]string // key → the GOPI_ variable that set it
 }
 
 // gopiHome is $GOPI_HOME, or ~/.gopi.
@@ -57,7 +60,7 @@ func loadConfig(sys *System, flags *pflag.FlagSet, cwd string, bare bool) (*conf
 	}
 	v := viper.New()
 	v.SetConfigType("json")
-	c := &config{v: v, home: home}
+	c := &config{v: v, home: home, flags: flags, env: map[string]string{}}
 	if !bare {
 		for _, f := range []string{filepath.Join(home, "settings.json"), filepath.Join(cwd, ".gopi", "settings.json")} {
 			if err := c.merge(f); err != nil {
@@ -71,8 +74,10 @@ func loadConfig(sys *System, flags *pflag.FlagSet, cwd string, bare bool) (*conf
 				return nil, fmt.Errorf("bind flag %s: %w", flag, err)
 			}
 		}
-		if val := sys.getenv("GOPI_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))); val != "" {
+		name := "GOPI_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+		if val := sys.getenv(name); val != "" {
 			v.Set(key, val) // environment outranks settings files
+			c.env[key] = name
 		}
 	}
 	reapplyChangedFlags(v, flags)
@@ -128,6 +133,35 @@ func toAny(obj map[string]json.RawMessage) map[string]any {
 }
 
 func (c *config) str(key string) string { return c.v.GetString(key) }
+
+// origin names where a setting's value came from, for error messages: the
+// flag, the environment variable, or the settings key.
+func (c *config) origin(key string) string {
+	flag := settingsKeys[key]
+	if f := c.flags.Lookup(flag); f != nil && f.Changed {
+		return "--" + flag
+	}
+	if name, ok := c.env[key]; ok {
+		return name
+	}
+	if c.v.InConfig(key) {
+		return fmt.Sprintf("%q in %s", key, strings.Join(c.files, " or "))
+	}
+	return "--" + flag
+}
+
+// integer reads a whole-number setting strictly ("1.5" is an error).
+func (c *config) integer(key string) (int, error) {
+	raw := strings.TrimSpace(c.str(key))
+	if raw == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil {
+		return 0, usageErr("%s %q: give a whole number", c.origin(key), raw)
+	}
+	return n, nil
+}
 
 // list reads a comma-separated or JSON-array setting.
 func (c *config) list(key string) []string {

@@ -16,11 +16,26 @@ import (
 )
 
 // Main runs gopi with args and returns the exit code.
-func Main(args []string, sys System) int {
-	ctx, stop := signalContext(&sys)
-	defer stop()
-	if len(args) == 0 && sys.StdinTTY && sys.StdoutTTY {
-		args = []string{"chat"} // bare gopi on a terminal talks; otherwise it prints help
+func Main(args []string, sys System) (code int) {
+	switch {
+	case len(args) == 0 && sys.StdinTTY && sys.StdoutTTY:
+		args = []string{"chat"} // bare gopi on a terminal talks
+	case len(args) == 0 && !sys.StdinTTY:
+		args = []string{"run"} // echo "fix it" | gopi: the prompt is on stdin
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(sys.Stderr, "gopi: internal error: %v\n", p)
+			code = ExitInternal
+		}
+	}()
+	ctx := context.Background()
+	if command(args) == "run" || command(args) == "chat" {
+		// Only the commands that run a model trap signals: the first aborts
+		// the run (the session stays consistent), a second exits at once.
+		var stop func()
+		ctx, stop = signalContext(&sys)
+		defer stop()
 	}
 	root := newRootCmd(&sys)
 	root.SetArgs(args)
@@ -49,13 +64,16 @@ func Main(args []string, sys System) int {
 }
 
 // isRun reports whether the first word of args is the run command.
-func isRun(args []string) bool {
+func isRun(args []string) bool { return command(args) == "run" }
+
+// command returns the first word of args that is not a flag.
+func command(args []string) string {
 	for _, a := range args {
 		if !strings.HasPrefix(a, "-") {
-			return a == "run"
+			return a
 		}
 	}
-	return false
+	return ""
 }
 
 // signalContext cancels on the first SIGINT or SIGTERM (the run aborts
@@ -114,7 +132,7 @@ func newRootCmd(sys *System) *cobra.Command {
 func wantsJSON(args []string) (string, bool) {
 	for i, a := range args {
 		switch {
-		case a == "--json":
+		case a == "--json" || a == "--json=true" || a == "--json=1":
 			return "json", true
 		case a == "--mode=json" || a == "--mode=events":
 			return strings.TrimPrefix(a, "--mode="), true

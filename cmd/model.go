@@ -41,6 +41,7 @@ type modelChoice struct {
 	info  ai.Info
 	model ai.Model
 	note  string // said on stderr (an id the catalog does not know)
+	key   string // the API key in use: never in a tool's environment
 }
 
 var builtinKeyEnv = map[string]string{"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
@@ -136,7 +137,7 @@ func builtinModel(sys *System, c *config, prov, id, keyFlag string, retry retryS
 	if key == "" && !local {
 		return modelChoice{}, usageErr("no API key for %s: set %s or pass --api-key", prov, builtinKeyEnv[prov])
 	}
-	ch.model = adapter(info, prov, key, baseURL, retry)
+	ch.model, ch.key = adapter(info, prov, key, baseURL, retry), key
 	return ch, nil
 }
 
@@ -167,7 +168,7 @@ func customModel(sys *System, c *config, name, id string, cp customProvider, key
 			return modelChoice{}, usageErr("no API key for provider %s: set %s or pass --api-key", name, cp.APIKeyEnv)
 		}
 	}
-	ch.model = adapter(info, cp.API, key, firstNonEmpty(c.str("baseUrl"), cp.BaseURL), retry)
+	ch.model, ch.key = adapter(info, cp.API, key, firstNonEmpty(c.str("baseUrl"), cp.BaseURL), retry), key
 	return ch, nil
 }
 

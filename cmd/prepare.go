@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -59,14 +60,18 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 		_, err := fmt.Fprintln(sys.Stdout, cat.SystemPrompt())
 		return &prepared{done: true}, err
 	}
-	text, err := readPrompt(ctx, sys, o.args, o.noStdin)
+	p := &prepared{tools: s.tools, ctx: ctx, cancel: func() {}}
+	if s.timeout > 0 { // the deadline covers reading stdin too; runRun cancels it
+		p.ctx, p.cancel = context.WithTimeout(ctx, s.timeout)
+	}
+	text, err := readPrompt(p.ctx, sys, o.args, o.noStdin)
 	if err != nil {
-		return nil, err
+		return p, err
 	}
 	if text, err = cat.Expand(text); err != nil {
-		return nil, usageErr("%v", err)
+		return p, usageErr("%v", err)
 	}
-	p := &prepared{tools: s.tools, timeout: s.timeout, prompt: []ai.Message{ai.UserText(text, sys.Now().UnixMilli())}}
+	p.prompt = []ai.Message{ai.UserText(text, sys.Now().UnixMilli())}
 	if err := openSession(sys, s, o, p); err != nil {
 		return p, err
 	}
@@ -110,20 +115,26 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 	s := &runSettings{cwd: cwd, cfg: cfg}
 	if t := cfg.str("thinking"); t != "" {
 		if !slices.Contains(ai.ThinkingLevels, ai.ThinkingLevel(t)) {
-			return nil, usageErr("--thinking %q: use off, minimal, low, medium, high or xhigh", t)
+			return nil, usageErr("%s %q: use off, minimal, low, medium, high or xhigh", cfg.origin("thinking"), t)
 		}
 		s.thinking = ai.ThinkingLevel(t)
 	}
-	if s.maxSteps = cfg.v.GetInt("maxSteps"); s.maxSteps <= 0 {
-		return nil, usageErr("--max-steps %q: give a whole number above 0", cfg.str("maxSteps"))
+	if s.maxSteps, err = cfg.integer("maxSteps"); err != nil {
+		return nil, err
 	}
-	if s.maxTok = cfg.v.GetInt("maxTokens"); s.maxTok < 0 {
-		return nil, usageErr("--max-tokens %q: give a whole number, 0 for the model's limit", cfg.str("maxTokens"))
+	if s.maxSteps <= 0 {
+		return nil, usageErr("%s %q: give a whole number above 0", cfg.origin("maxSteps"), cfg.str("maxSteps"))
+	}
+	if s.maxTok, err = cfg.integer("maxTokens"); err != nil {
+		return nil, err
+	}
+	if s.maxTok < 0 {
+		return nil, usageErr("%s %q: give a whole number, 0 for the model's limit", cfg.origin("maxTokens"), cfg.str("maxTokens"))
 	}
 	if t := cfg.str("timeout"); t != "" && t != "0s" && t != "0" {
 		d, err := time.ParseDuration(t)
 		if err != nil || d <= 0 {
-			return nil, usageErr("--timeout %q: give a duration such as 90s or 10m", t)
+			return nil, usageErr("%s %q: give a duration such as 90s or 10m", cfg.origin("timeout"), t)
 		}
 		s.timeout = d
 	}
@@ -132,16 +143,17 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 	case "never":
 		s.noSync = true
 	default:
-		return nil, usageErr("--fsync %q: use always or never", f)
+		return nil, usageErr("%s %q: use always or never", cfg.origin("fsync"), f)
 	}
 	if !o.noTools {
 		s.tools = cfg.list("tools")
 		for _, name := range s.tools {
 			if !slices.Contains(tools.AllNames, name) {
-				return nil, usageErr("--tools: unknown tool %q: choose from %s", name, strings.Join(tools.AllNames, ","))
+				return nil, usageErr("%s: unknown tool %q: choose from %s", cfg.origin("tools"), name, strings.Join(tools.AllNames, ","))
 			}
 		}
 	}
+	warnMissingPromptFile(sys, cfg, s.cwd)
 	return s, nil
 }
 
@@ -167,7 +179,7 @@ func loadResources(sys *System, s *runSettings, o *runOptions) (*resources.Catal
 
 // buildRuntime assembles tools, hooks and the Runtime.
 func buildRuntime(sys *System, s *runSettings, choice modelChoice, cat *resources.Catalog, p *prepared) error {
-	env := tools.Env{Cwd: s.cwd, Environ: scrubEnv(sys.Environ), TempDir: os.TempDir()}
+	env := tools.Env{Cwd: s.cwd, Environ: scrubEnv(sys.Environ, secretNames(s.cfg), choice.key), TempDir: os.TempDir()}
 	builtins, err := tools.Builtins(tools.Options{}, s.tools...)
 	if err != nil {
 		return usageErr("%v", err)
@@ -210,17 +222,52 @@ func leafRef(id string) *string {
 	return &id
 }
 
-// scrubEnv removes credentials from the environment tools and hooks see.
-func scrubEnv(environ []string) []string {
+// scrubEnv removes credentials from the environment tools and hooks see:
+// variables named like keys, the variables settings name as a provider's
+// key, and any variable holding the key in use.
+func scrubEnv(environ []string, names []string, key string) []string {
 	var out []string
 	for _, kv := range environ {
-		name, _, _ := strings.Cut(kv, "=")
-		if isSecretName(name) {
+		name, val, _ := strings.Cut(kv, "=")
+		if isSecretName(name) || slices.Contains(names, name) || (key != "" && val == key) {
 			continue
 		}
 		out = append(out, kv)
 	}
 	return out
+}
+
+// secretNames lists the apiKeyEnv variables of providers in settings.
+func secretNames(c *config) []string {
+	var customs map[string]customProvider
+	if c.decode("providers", &customs) != nil {
+		return nil
+	}
+	var names []string
+	for _, p := range customs {
+		if p.APIKeyEnv != "" {
+			names = append(names, p.APIKeyEnv)
+		}
+	}
+	return names
+}
+
+// warnMissingPromptFile says when --system-prompt or --append-system-prompt
+// looks like a file's path but names no file: it is then used as text.
+func warnMissingPromptFile(sys *System, c *config, cwd string) {
+	for _, key := range []string{"systemPrompt", "appendSystemPrompt"} {
+		v := c.str(key)
+		if v == "" || strings.ContainsAny(v, " \n") || !(strings.ContainsRune(v, '/') || filepath.Ext(v) != "") {
+			continue
+		}
+		path := v
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(cwd, path)
+		}
+		if _, err := os.Stat(path); err != nil {
+			fmt.Fprintf(sys.Stderr, "gopi: warning: %s %q names no file; it is used as the prompt text itself\n", c.origin(key), v)
+		}
+	}
 }
 
 func isSecretName(name string) bool {

@@ -105,6 +105,9 @@ func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 	if p != nil && p.store != nil {
 		defer p.store.Close()
 	}
+	if p != nil && p.cancel != nil {
+		defer p.cancel()
+	}
 	if err != nil {
 		var info *mode.SessionInfo
 		if p != nil {
@@ -119,23 +122,20 @@ func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 	if p.done {
 		return nil
 	}
-	return p.execute(ctx, sys, out, m, start)
+	return p.execute(p.ctx, sys, out, m, start)
 }
 
 // execute runs the prepared prompt and maps the outcome to the exit code.
 func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, m mode.Mode, start time.Time) error {
-	if p.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, p.timeout)
-		defer cancel()
-	}
 	for _, w := range p.rt.Warnings() {
 		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
 	}
 	info := p.sessionInfo()
 	o, werr := mode.Run(ctx, p.rt, p.prompt, out, mode.Options{Mode: m, Session: info, Header: p.header(), Start: start, Now: sys.Now})
 	if werr != nil {
-		return werr
+		// stdout is gone: say so on stderr; the session keeps the run.
+		fmt.Fprintf(sys.Stderr, "gopi: writing the output failed: %v\n", werr)
+		return &reported{code: ExitInternal}
 	}
 	err := o.Err
 	if err == nil {
@@ -149,15 +149,17 @@ func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, m mode
 
 // prepared is everything a run needs, built before anything is sent.
 type prepared struct {
-	store   session.Store
-	file    string
-	leaf    string // the entry the run continues from
-	rt      *runtime.Runtime
-	model   ai.Info
-	tools   []string
-	prompt  []ai.Message
-	timeout time.Duration
-	done    bool // nothing to run (--print-system-prompt)
+	store  session.Store
+	file   string
+	leaf   string // the entry the run continues from
+	rt     *runtime.Runtime
+	model  ai.Info
+	tools  []string
+	prompt []ai.Message
+	// ctx carries the --timeout deadline, which covers reading stdin too.
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   bool // nothing to run (--print-system-prompt)
 }
 
 // sessionInfo names the session file for the result object; nil when no

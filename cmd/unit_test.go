@@ -75,8 +75,10 @@ func TestWantsJSONAndIsRun(t *testing.T) {
 }
 
 func TestScrubEnvRemovesCredentials(t *testing.T) {
-	in := []string{"PATH=/bin", "ANTHROPIC_API_KEY=sk-1", "OPENAI_API_KEY=sk-2", "my_api_key=x", "GH_AUTH_TOKEN=t", "API_KEY=k", "HOME=/h"}
-	if got := scrubEnv(in); !slices.Equal(got, []string{"PATH=/bin", "HOME=/h"}) {
+	in := []string{"PATH=/bin", "ANTHROPIC_API_KEY=sk-1", "OPENAI_API_KEY=sk-2", "my_api_key=x", "GH_AUTH_TOKEN=t", "API_KEY=k", "HOME=/h",
+		"LOCAL_TOKEN=declared", "COPY_OF_KEY=sk-in-use"}
+	got := scrubEnv(in, []string{"LOCAL_TOKEN"}, "sk-in-use")
+	if !slices.Equal(got, []string{"PATH=/bin", "HOME=/h"}) {
 		t.Fatalf("got %v", got)
 	}
 }
@@ -207,7 +209,8 @@ func TestUsageErrorsSendNothingAndWriteNothing(t *testing.T) {
 		{"no provider at all", nil, []string{"run", "hi"}, "no model provider"},
 		{"bad tools", nil, []string{"run", "--provider", "faux", "--tools", "read,teleport", "hi"}, `unknown tool "teleport"`},
 		{"bad max steps", nil, []string{"run", "--provider", "faux", "--max-steps", "0", "hi"}, "--max-steps"},
-		{"bad timeout", []string{"GOPI_TIMEOUT=soon"}, []string{"run", "--provider", "faux", "hi"}, "--timeout"},
+		{"bad timeout", []string{"GOPI_TIMEOUT=soon"}, []string{"run", "--provider", "faux", "hi"}, `GOPI_TIMEOUT "soon"`},
+		{"fractional steps", []string{"GOPI_MAX_STEPS=1.5"}, []string{"run", "--provider", "faux", "hi"}, `GOPI_MAX_STEPS "1.5": give a whole number`},
 		{"bad mode", nil, []string{"run", "--provider", "faux", "--mode", "xml", "hi"}, `"xml"`},
 		{"unknown session", nil, []string{"run", "--provider", "faux", "--session", "ffff", "hi"}, "--session ffff"},
 		{"no-session conflict", nil, []string{"run", "--provider", "faux", "--no-session", "-c", "hi"}, "--no-session"},
@@ -271,5 +274,51 @@ func TestResumeUsesTheSessionsModelAndThinking(t *testing.T) {
 	}
 	if n := strings.Count(string(data), `"type":"model_change"`); n != 1 {
 		t.Fatalf("%d model_change entries, want 1", n)
+	}
+}
+
+// Regression: a key a settings provider declares (apiKeyEnv) reached the
+// bash tool's environment, and so the session and stdout.
+func TestDeclaredProviderKeyNeverReachesTools(t *testing.T) {
+	cwd := t.TempDir()
+	script := filepath.Join(cwd, "s.json")
+	_ = os.WriteFile(script, []byte(`{"responses":[{"toolCalls":[{"name":"bash","arguments":{"command":"env"}}]},{"text":"x"}]}`), 0o600)
+	_ = os.MkdirAll(filepath.Join(cwd, ".gopi"), 0o700)
+	_ = os.WriteFile(filepath.Join(cwd, ".gopi", "settings.json"), []byte(`{"providers":{"local":{"api":"openai","apiKeyEnv":"LOCAL_TOKEN"}}}`), 0o600)
+	sys, _, _ := sysFor(t, cwd, "LOCAL_TOKEN=sekrit1", "PLAIN_VAR=visible")
+	stdout, _, code := runMain(t, sys, "run", "--provider", "faux", "--model", script, "--json", "hi")
+	if code != 0 || strings.Contains(stdout, "sekrit1") || !strings.Contains(stdout, "PLAIN_VAR=visible") {
+		t.Fatalf("code %d; key leaked: %v; env shown: %v", code, strings.Contains(stdout, "sekrit1"), strings.Contains(stdout, "PLAIN_VAR"))
+	}
+}
+
+// Regression: --timeout did not cover reading stdin, so an idle open pipe
+// hung a CI step however short its deadline.
+func TestTimeoutCoversStdin(t *testing.T) {
+	sys, _, _ := sysFor(t, t.TempDir())
+	r, w, _ := os.Pipe()
+	defer w.Close()
+	defer r.Close()
+	sys.Stdin, sys.StdinTTY = r, false
+	start := time.Now()
+	stdout, _, code := runMain(t, sys, "run", "--provider", "faux", "--json", "--timeout", "300ms", "hi")
+	if code != ExitTimeout || time.Since(start) > 5*time.Second || !strings.Contains(stdout, `"class":"timeout"`) {
+		t.Fatalf("code %d after %v, stdout %q", code, time.Since(start), stdout)
+	}
+}
+
+func TestMissingSystemPromptFileWarns(t *testing.T) {
+	sys, _, _ := sysFor(t, t.TempDir())
+	_, stderr, code := runMain(t, sys, "run", "--provider", "faux", "--system-prompt", "./typo.md", "hi")
+	if code != 0 || !strings.Contains(stderr, `--system-prompt "./typo.md" names no file`) {
+		t.Fatalf("code %d stderr %q", code, stderr)
+	}
+}
+
+func TestJSONEqualsTrueStillGetsAResultObject(t *testing.T) {
+	sys, _, _ := sysFor(t, t.TempDir())
+	stdout, _, code := runMain(t, sys, "run", "--json=true", "--max-steps", "abc", "hi")
+	if code != ExitUsage || !strings.Contains(stdout, `"type":"result"`) {
+		t.Fatalf("code %d stdout %q", code, stdout)
 	}
 }

@@ -46,7 +46,12 @@ func (r *run) ask() (msg ai.Message, err error) {
 		switch e.Type {
 		case ai.EventStart:
 			start(e.Message)
-		case ai.EventRetryStart, ai.EventRetryEnd:
+		case ai.EventRetryStart:
+			// The failed attempt's deltas are void: the next attempt opens
+			// a fresh message_start, so consumers that reset on it recover.
+			r.emitRetry(e)
+			started = false
+		case ai.EventRetryEnd:
 			r.emitRetry(e)
 		case ai.EventCompactionStart, ai.EventCompactionEnd:
 			r.emitCompaction(e)

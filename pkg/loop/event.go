@@ -23,7 +23,8 @@ const (
 	TurnEnd       EventType = "turn_end"
 	AgentEnd      EventType = "agent_end"
 	// RetryStart says the model request failed and is being sent again:
-	// whatever message_update delivered since message_start is void.
+	// whatever message_update delivered since message_start is void, and
+	// the next attempt begins with a new message_start.
 	RetryStart EventType = "auto_retry_start"
 	// RetryEnd says a retried model request ended.
 	RetryEnd EventType = "auto_retry_end"

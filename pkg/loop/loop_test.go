@@ -510,8 +510,22 @@ func TestRetryEventsAreForwardedAndOnlyTheFinalAttemptIsKept(t *testing.T) {
 	if !slices.Contains(got, "auto_retry_start") || !slices.Contains(got, "auto_retry_end") {
 		t.Fatalf("events %v", got)
 	}
-	if starts := strings.Count(strings.Join(got, " "), "message_start:assistant"); starts != 1 {
-		t.Fatalf("message_start for the assistant %d times", starts)
+	// Regression: attempt 2's deltas followed attempt 1's under one
+	// message_start, so a consumer accumulating deltas showed both.
+	if starts := strings.Count(strings.Join(got, " "), "message_start:assistant"); starts != 2 {
+		t.Fatalf("message_start for the assistant %d times, want one per attempt", starts)
+	}
+	var text string
+	for _, e := range rec.evs {
+		switch {
+		case e.Type == MessageStart:
+			text = ""
+		case e.Type == MessageUpdate && e.Stream.Type == ai.EventTextDelta:
+			text += e.Stream.Delta
+		}
+	}
+	if text != "good" {
+		t.Fatalf("deltas since the last message_start: %q", text)
 	}
 	if final, _ := res.Final(); final.Text() != "good" {
 		t.Fatalf("final %q", final.Text())

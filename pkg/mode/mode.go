@@ -17,6 +17,7 @@ import (
 
 	"gopi/pkg/agent"
 	"gopi/pkg/ai"
+	"gopi/pkg/loop"
 	"gopi/pkg/runtime"
 	"gopi/pkg/session"
 )
@@ -149,8 +150,11 @@ func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, 
 	default:
 		w.json(obj)
 	}
-	if obj.Error != nil {
+	switch {
+	case obj.Error != nil:
 		fmt.Fprintf(out.Err, "gopi: %s: %s\n", obj.Error.Class, obj.Error.Message)
+	case res.Reason == loop.ReasonLength:
+		fmt.Fprintln(out.Err, "gopi: warning: the answer was cut short at the output token limit (raise --max-tokens)")
 	}
 	return o, w.err
 }

@@ -3,6 +3,8 @@ package mode
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
@@ -80,8 +82,24 @@ func Classify(res *runtime.Result, err error) ai.Class {
 	return ai.ClassOf(res.Err)
 }
 
-// errorMessage says what went wrong with a finished run.
+// errorMessage says what went wrong with a finished run, without
+// repeating the class in front of it.
 func errorMessage(res *runtime.Result, err error, class ai.Class) string {
+	cause := err
+	if cause == nil {
+		cause = res.Err
+	}
+	var pe *ai.ProviderError
+	if errors.As(cause, &pe) && pe.Class == class {
+		if pe.Status != 0 {
+			return fmt.Sprintf("HTTP %d: %s", pe.Status, pe.Message)
+		}
+		return pe.Message
+	}
+	return strings.TrimPrefix(rawMessage(res, err, class), string(class)+": ")
+}
+
+func rawMessage(res *runtime.Result, err error, class ai.Class) string {
 	switch {
 	case err != nil:
 		return err.Error()
