@@ -203,3 +203,36 @@ func TestModelAndThinkingRecorded(t *testing.T) {
 		t.Fatalf("resume with the same settings wrote %d entries, want 2 more", n-4)
 	}
 }
+
+// Regression: a prompt cancelled while queued waited for the run ahead of
+// it; it now returns at once and the queue keeps its order.
+func TestQueuedPromptHonoursItsContext(t *testing.T) {
+	m := faux.New(faux.Response{Text: "slow", DelayMs: 200}, faux.Text("third"))
+	r, err := New(Config{}, Deps{Model: m, Session: store(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan struct{})
+	r.Control().Subscribe(func(e agentEvent) {
+		if e.Type == loop.AgentStart && e.RunID == 1 {
+			close(started)
+		}
+	})
+	first := make(chan error, 1)
+	go func() { _, err := r.Prompt(context.Background(), ai.UserText("1", 1)); first <- err }()
+	<-started
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := r.Prompt(ctx, ai.UserText("2", 2)); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("queued prompt: %v", err)
+	}
+	select {
+	case <-first:
+		t.Fatal("the cancelled prompt waited for the run ahead of it")
+	default:
+	}
+	res, err := r.Prompt(t.Context(), ai.UserText("3", 3))
+	if err != nil || <-first != nil || len(m.Requests()) != 2 || res.New()[0].Text() != "3" {
+		t.Fatalf("third prompt: %v, %d requests", err, len(m.Requests()))
+	}
+}

@@ -28,8 +28,14 @@ func (r *Runtime) Prompt(ctx context.Context, msgs ...ai.Message) (Result, error
 	if err != nil {
 		return Result{}, err
 	}
+	select {
+	case <-prev:
+	case <-ctx.Done():
+		// Given up while queued: keep the queue's order for those behind.
+		go func() { <-prev; close(done) }()
+		return Result{Leaf: r.Leaf()}, ctx.Err()
+	}
 	defer close(done)
-	<-prev
 	if err := r.poisoned(); err != nil {
 		return Result{Leaf: r.Leaf()}, err
 	}
