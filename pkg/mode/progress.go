@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"gopi/pkg/agent"
 	"gopi/pkg/loop"
@@ -22,6 +25,7 @@ type progress struct {
 	ticker  *time.Ticker
 	done    chan struct{}
 	stopped bool
+	running []string // tool calls in flight (events arrive one at a time)
 }
 
 var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
@@ -61,9 +65,15 @@ func (p *progress) set(line string) {
 func (p *progress) event(e agent.Event) {
 	switch e.Type {
 	case loop.ToolStart:
+		p.running = append(p.running, e.ToolCallID)
 		p.set(e.ToolName + keyArgument(e.Args))
 	case loop.ToolEnd:
-		p.set("")
+		p.running = slices.DeleteFunc(p.running, func(id string) bool { return id == e.ToolCallID })
+		if n := len(p.running); n > 0 {
+			p.set(fmt.Sprintf("%d tool(s) running", n))
+		} else {
+			p.set("")
+		}
 	case loop.MessageStart:
 		if e.Message != nil && e.Message.Role == "assistant" {
 			p.set("thinking")
@@ -91,10 +101,7 @@ func keyArgument(args json.RawMessage) string {
 	}
 	for _, k := range []string{"command", "path", "pattern"} {
 		if v, ok := m[k].(string); ok {
-			if len(v) > 60 {
-				v = v[:57] + "..."
-			}
-			return ": " + v
+			return ": " + printable(v, 60)
 		}
 	}
 	return ""
@@ -112,4 +119,19 @@ func (p *progress) stop() {
 	if p.line != "" {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
+}
+
+// printable makes s safe for one terminal line: control characters (new
+// lines, escape sequences) become spaces, and it is cut at n runes.
+func printable(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }
