@@ -67,8 +67,15 @@ func ReadFile(path string) (*File, error) {
 		return nil, fmt.Errorf("open session %s: %w", path, err)
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("session %s: %w: not a regular file", path, ErrInvalidHeader)
+	}
 	return Read(f, path)
 }
+
+// maxHeaderLine bounds line 1: a header is a few hundred bytes, and a file
+// that is not a session (or /dev/zero) must not be read whole to find out.
+const maxHeaderLine = 1 << 20
 
 // Read reads a session from r; name is used in warnings and errors.
 func Read(r io.Reader, name string) (*File, error) {
@@ -95,7 +102,10 @@ func Read(r io.Reader, name string) (*File, error) {
 }
 
 func (f *File) readHeader(rd *lineReader) error {
-	line, _, err := rd.next()
+	line, _, err := rd.nextMax(maxHeaderLine)
+	if errors.Is(err, errLineTooLong) {
+		return fmt.Errorf("session %s:1: %w: the first line is longer than %d bytes", f.Path, ErrInvalidHeader, maxHeaderLine)
+	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("read session %s: %w", f.Path, err)
 	}
@@ -154,12 +164,20 @@ type lineReader struct {
 
 // next returns the next line (valid until the following call) and its
 // offset; err is io.EOF with the final bytes of a file.
-func (r *lineReader) next() ([]byte, int64, error) {
+func (r *lineReader) next() ([]byte, int64, error) { return r.nextMax(-1) }
+
+var errLineTooLong = errors.New("line too long")
+
+// nextMax reads one line; with max >= 0 a longer line is errLineTooLong.
+func (r *lineReader) nextMax(max int) ([]byte, int64, error) {
 	start := r.off
 	line, err := r.br.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
 		r.buf = append(r.buf[:0], line...)
 		for errors.Is(err, bufio.ErrBufferFull) {
+			if max >= 0 && len(r.buf) > max {
+				return nil, start, errLineTooLong
+			}
 			line, err = r.br.ReadSlice('\n')
 			r.buf = append(r.buf, line...)
 		}

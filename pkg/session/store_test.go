@@ -335,3 +335,18 @@ func TestAppendChecks(t *testing.T) {
 		t.Error("an id source stuck on one id must fail")
 	}
 }
+
+// Regression: opening /dev/zero (or any huge first line) read it whole
+// looking for a header and ran out of memory.
+func TestNonSessionFilesFailFast(t *testing.T) {
+	if _, err := ReadFile("/dev/zero"); !errors.Is(err, ErrInvalidHeader) {
+		t.Fatalf("/dev/zero: %v", err)
+	}
+	p := filepath.Join(t.TempDir(), "big.jsonl")
+	if err := os.WriteFile(p, bytes.Repeat([]byte("x"), 2*maxHeaderLine), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFile(p); !errors.Is(err, ErrInvalidHeader) || !strings.Contains(err.Error(), "longer than") {
+		t.Fatalf("huge first line: %v", err)
+	}
+}
