@@ -46,7 +46,12 @@ func readSession(sys *System, ref, cwdFlag string) (*session.File, error) {
 	}
 	path, err := session.Resolve(root, ref)
 	if err != nil {
-		return nil, usageErr("session %s: %v", ref, err)
+		if looksLikePath(ref) {
+			if _, serr := os.Stat(ref); serr != nil {
+				return nil, usageErr("session %s: %v", ref, serr)
+			}
+		}
+		return nil, usageErr("session %s: %v (gopi session list shows the sessions of this folder)", ref, err)
 	}
 	f, err := session.ReadFile(path)
 	if err != nil {
