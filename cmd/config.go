@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+
+	"gopi/pkg/extension"
 )
 
 // settingsKeys are the keys of settings.json and their flags; a key's
@@ -37,6 +39,9 @@ type config struct {
 	files []string // settings files read, global first
 	flags *pflag.FlagSet
 	env   map[string]string // key → the GOPI_ variable that set it
+	// hooks are the "hooks" of every settings file, global first: they
+	// add up instead of the project's replacing the user's.
+	hooks extension.HooksConfig
 }
 
 // gopiHome is $GOPI_HOME, or ~/.gopi.
@@ -114,6 +119,15 @@ func (c *config) merge(path string) error {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(data, &obj); err != nil {
 		return usageErr("settings %s is not valid JSON: %v; fix or remove it", path, err)
+	}
+	if raw, ok := obj["hooks"]; ok {
+		var h extension.HooksConfig
+		if err := json.Unmarshal(raw, &h); err != nil {
+			return usageErr("settings %s: \"hooks\" has the wrong shape: %v", path, err)
+		}
+		c.hooks.BeforeTool = append(c.hooks.BeforeTool, h.BeforeTool...)
+		c.hooks.AfterTool = append(c.hooks.AfterTool, h.AfterTool...)
+		delete(obj, "hooks")
 	}
 	if err := c.v.MergeConfigMap(toAny(obj)); err != nil {
 		return usageErr("settings %s: %v", path, err)

@@ -22,18 +22,51 @@ import (
 //	"providers": {"local": {"api": "openai", "baseUrl": "http://localhost:8080/v1",
 //	  "apiKeyEnv": "LOCAL_KEY", "models": [{"id": "qwen", "contextWindow": 32768}]}}
 type customProvider struct {
-	API       string    `json:"api"` // "anthropic" or "openai"
-	BaseURL   string    `json:"baseUrl"`
-	APIKeyEnv string    `json:"apiKeyEnv"`
-	Models    []ai.Info `json:"models"`
+	API       string        `json:"api"` // "anthropic" or "openai"
+	BaseURL   string        `json:"baseUrl"`
+	APIKeyEnv string        `json:"apiKeyEnv"`
+	Models    []ai.Info     `json:"models"`
+	Quirks    quirkSettings `json:"quirks"`
+}
+
+// quirkSettings override, field by field, the quirks an OpenAI-compatible
+// server gets by default for its base URL ("quirks" at the top level of
+// settings, or in a provider declared there).
+type quirkSettings struct {
+	MaxTokensField  *string `json:"maxTokensField"`  // "max_tokens" or "max_completion_tokens"
+	SystemRole      *string `json:"systemRole"`      // "system" or "developer"
+	ToolResultName  *bool   `json:"toolResultName"`  // name the tool in tool messages
+	ReasoningEffort *bool   `json:"reasoningEffort"` // send reasoning_effort
+	ThinkingAsText  *bool   `json:"thinkingAsText"`  // replay thinking as text
+}
+
+func (qs quirkSettings) apply(baseURL string) openai.Quirks {
+	q := openai.DefaultQuirks(firstNonEmpty(baseURL, openai.DefaultBaseURL))
+	set := func(dst *string, v *string) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	setb := func(dst *bool, v *bool) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	set(&q.MaxTokensField, qs.MaxTokensField)
+	set(&q.SystemRole, qs.SystemRole)
+	setb(&q.ToolResultName, qs.ToolResultName)
+	setb(&q.ReasoningEffort, qs.ReasoningEffort)
+	setb(&q.ThinkingAsText, qs.ThinkingAsText)
+	return q
 }
 
 // retrySettings is the "retry" setting.
 type retrySettings struct {
-	MaxAttempts   int   `json:"maxAttempts"`
-	BaseDelayMs   int64 `json:"baseDelayMs"`
-	MaxDelayMs    int64 `json:"maxDelayMs"`
-	IdleTimeoutMs int64 `json:"idleTimeoutMs"`
+	MaxAttempts   int           `json:"maxAttempts"`
+	BaseDelayMs   int64         `json:"baseDelayMs"`
+	MaxDelayMs    int64         `json:"maxDelayMs"`
+	IdleTimeoutMs int64         `json:"idleTimeoutMs"`
+	quirks        quirkSettings // the top-level "quirks" setting
 }
 
 // modelChoice is the resolved model of a run.
@@ -75,6 +108,9 @@ func chooseModel(sys *System, c *config, apiKeyFlag string, resumed session.Sett
 	}
 	var retry retrySettings
 	if err := c.decode("retry", &retry); err != nil {
+		return modelChoice{}, err
+	}
+	if err := c.decode("quirks", &retry.quirks); err != nil {
 		return modelChoice{}, err
 	}
 	switch {
@@ -168,6 +204,7 @@ func customModel(sys *System, c *config, name, id string, cp customProvider, key
 			return modelChoice{}, usageErr("no API key for provider %s: set %s or pass --api-key", name, cp.APIKeyEnv)
 		}
 	}
+	retry.quirks = mergeQuirks(retry.quirks, cp.Quirks)
 	ch.model, ch.key = adapter(info, cp.API, key, firstNonEmpty(c.str("baseUrl"), cp.BaseURL), retry), key
 	return ch, nil
 }
@@ -197,7 +234,28 @@ func adapter(info ai.Info, api, key, baseURL string, r retrySettings) ai.Model {
 		return anthropic.New(anthropic.Config{Info: info, APIKey: key, BaseURL: baseURL, Retry: policy, IdleTimeout: idle})
 	}
 	info.API = "openai-completions"
-	return openai.New(openai.Config{Info: info, APIKey: key, BaseURL: baseURL, Retry: policy, IdleTimeout: idle})
+	q := r.quirks.apply(baseURL)
+	return openai.New(openai.Config{Info: info, APIKey: key, BaseURL: baseURL, Retry: policy, IdleTimeout: idle, Quirks: &q})
+}
+
+// mergeQuirks lets a provider's own quirks win over the top-level ones.
+func mergeQuirks(top, own quirkSettings) quirkSettings {
+	if own.MaxTokensField != nil {
+		top.MaxTokensField = own.MaxTokensField
+	}
+	if own.SystemRole != nil {
+		top.SystemRole = own.SystemRole
+	}
+	if own.ToolResultName != nil {
+		top.ToolResultName = own.ToolResultName
+	}
+	if own.ReasoningEffort != nil {
+		top.ReasoningEffort = own.ReasoningEffort
+	}
+	if own.ThinkingAsText != nil {
+		top.ThinkingAsText = own.ThinkingAsText
+	}
+	return top
 }
 
 func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }

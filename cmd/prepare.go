@@ -192,10 +192,7 @@ func buildRuntime(sys *System, s *runSettings, choice modelChoice, cat *resource
 		return err
 	}
 	var ext runtime.Extensions
-	var hooks extension.HooksConfig
-	if err := s.cfg.decode("hooks", &hooks); err != nil {
-		return err
-	}
+	hooks := s.cfg.hooks
 	if len(hooks.BeforeTool)+len(hooks.AfterTool) > 0 {
 		host := extension.NewHost(extension.Options{Report: func(d extension.Diagnostic) { fmt.Fprintf(sys.Stderr, "gopi: hook: %s\n", d) }})
 		id := p.store.Header().ID

@@ -133,9 +133,22 @@ func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, 
 			defer p.stop()
 		}
 	}
+	// Every retry is one stderr line, in every mode (a terminal's progress
+	// line prints its own).
+	var unsubRetry func()
+	if !(opts.Mode == Print && out.ErrTerminal) {
+		unsubRetry = rt.Control().Subscribe(func(e agent.Event) {
+			if e.Type == loop.RetryStart {
+				fmt.Fprintln(out.Err, retryLine(e.Retry))
+			}
+		})
+	}
 	res, err := rt.Prompt(ctx, prompt...)
 	if unsub != nil {
 		unsub()
+	}
+	if unsubRetry != nil {
+		unsubRetry()
 	}
 	o := Outcome{Result: res, Err: err, Class: Classify(&res, err)}
 	if opts.Session != nil {
@@ -213,4 +226,10 @@ func (l *lineWriter) line(b []byte) {
 	if l.err == nil {
 		_, l.err = l.w.Write(append(b, '\n'))
 	}
+}
+
+// retryLine says a model request failed and will be sent again.
+func retryLine(r *ai.RetryInfo) string {
+	return fmt.Sprintf("gopi: model request failed (%s); retry %d of %d in %.1fs",
+		r.ErrorMessage, r.Attempt, r.MaxAttempts-1, r.Delay.Seconds())
 }

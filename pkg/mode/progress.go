@@ -83,8 +83,7 @@ func (p *progress) event(e agent.Event) {
 	case loop.RetryStart:
 		p.set("")
 		p.mu.Lock()
-		fmt.Fprintf(p.w, "gopi: model request failed (%s); retry %d of %d in %.1fs\n",
-			e.Retry.ErrorMessage, e.Retry.Attempt, e.Retry.MaxAttempts-1, e.Retry.Delay.Seconds())
+		fmt.Fprintln(p.w, retryLine(e.Retry))
 		p.mu.Unlock()
 	case loop.CompactionStart:
 		p.set("compacting the context")
