@@ -37,7 +37,7 @@ func DecodeMessage(b []byte, trusted bool) (Message, error) {
 	m = Message{Role: m.Role, Content: m.Content, ContentString: m.ContentString}
 	for _, f := range ms {
 		if f.Key != "role" && f.Key != "content" {
-			addExtra(&m.Extra, f.Key, f.Value)
+			AddExtra(&m.Extra, f.Key, f.Value)
 		}
 	}
 	return m, nil
@@ -52,7 +52,7 @@ func messageField(m *Message, f Field) error {
 	case "content":
 		return m.decodeContent(v)
 	case "timestamp":
-		return decodeInt(k, v, &m.Timestamp)
+		return DecodeInt(k, v, &m.Timestamp)
 	case "api":
 		return decodeString(k, v, &m.API)
 	case "provider":
@@ -76,9 +76,9 @@ func messageField(m *Message, f Field) error {
 		}
 		return nil
 	case "isError":
-		return decodeBool(k, v, &m.IsError)
+		return DecodeBool(k, v, &m.IsError)
 	}
-	addExtra(&m.Extra, k, v)
+	AddExtra(&m.Extra, k, v)
 	return nil
 }
 
@@ -276,7 +276,7 @@ func decodeContent(ms []Field) (Content, error) {
 	c.Extra = nil
 	for _, f := range ms {
 		if f.Key != "type" {
-			addExtra(&c.Extra, f.Key, f.Value)
+			AddExtra(&c.Extra, f.Key, f.Value)
 		}
 	}
 	return c, nil
@@ -296,7 +296,7 @@ func contentField(c *Content, f Field) error {
 	case "thinkingSignature":
 		return decodeString(k, v, &c.ThinkingSignature)
 	case "redacted":
-		return decodeBool(k, v, &c.Redacted)
+		return DecodeBool(k, v, &c.Redacted)
 	case "data":
 		return decodeString(k, v, &c.Data)
 	case "mimeType":
@@ -309,6 +309,6 @@ func contentField(c *Content, f Field) error {
 		c.Arguments = slices.Clone(v)
 		return nil
 	}
-	addExtra(&c.Extra, k, v)
+	AddExtra(&c.Extra, k, v)
 	return nil
 }

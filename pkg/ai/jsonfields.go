@@ -127,7 +127,8 @@ func decodeString(k string, v []byte, dst *string) error {
 	return nil
 }
 
-func decodeBool(k string, v []byte, dst *bool) error {
+// DecodeBool reads a JSON boolean field value; null leaves dst unchanged.
+func DecodeBool(k string, v []byte, dst *bool) error {
 	switch string(v) {
 	case "null":
 	case "true":
@@ -140,7 +141,8 @@ func decodeBool(k string, v []byte, dst *bool) error {
 	return nil
 }
 
-func decodeInt(k string, v []byte, dst *int64) error {
+// DecodeInt reads a JSON integer field value; null leaves dst unchanged.
+func DecodeInt(k string, v []byte, dst *int64) error {
 	if isNull(v) {
 		return nil
 	}
@@ -152,7 +154,8 @@ func decodeInt(k string, v []byte, dst *int64) error {
 	return nil
 }
 
-func addExtra(m *map[string]json.RawMessage, k string, v []byte) {
+// AddExtra keeps an unknown field's raw value (copied) in *m.
+func AddExtra(m *map[string]json.RawMessage, k string, v []byte) {
 	if *m == nil {
 		*m = make(map[string]json.RawMessage)
 	}

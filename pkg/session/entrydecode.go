@@ -1,10 +1,8 @@
 package session
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 
 	"gopi/pkg/ai"
 )
@@ -45,7 +43,7 @@ func decodeEntry(b []byte) (Entry, error) {
 func (e *Entry) field(f ai.Field) error {
 	k, v := f.Key, f.Value
 	if !isKnownKey(e.Type, k) {
-		addExtra(&e.Extra, k, v)
+		ai.AddExtra(&e.Extra, k, v)
 		return nil
 	}
 	switch k {
@@ -98,7 +96,7 @@ func (e *Entry) scalarField(k string, v []byte) error {
 	case "customType":
 		return decodeString(k, v, &e.CustomType)
 	case "display":
-		return decodeBool(k, v, &e.Display)
+		return ai.DecodeBool(k, v, &e.Display)
 	case "targetId":
 		return decodeString(k, v, &e.TargetID)
 	case "label":
@@ -142,7 +140,7 @@ func decodeOptBool(k string, v []byte, dst **bool) error {
 		return nil
 	}
 	var b bool
-	if err := decodeBool(k, v, &b); err != nil {
+	if err := ai.DecodeBool(k, v, &b); err != nil {
 		return err
 	}
 	*dst = &b
@@ -155,7 +153,7 @@ func decodeTokens(v []byte, dst *int64) error {
 	if isNull(v) {
 		return nil
 	}
-	if err := decodeInt("tokensBefore", v, dst); err == nil {
+	if err := ai.DecodeInt("tokensBefore", v, dst); err == nil {
 		return nil
 	}
 	var f float64
@@ -179,36 +177,4 @@ func decodeString(k string, v []byte, dst *string) error {
 	}
 	*dst = s
 	return nil
-}
-
-func decodeBool(k string, v []byte, dst *bool) error {
-	switch string(v) {
-	case "null":
-	case "true":
-		*dst = true
-	case "false":
-		*dst = false
-	default:
-		return fmt.Errorf("field %s: not a boolean", k)
-	}
-	return nil
-}
-
-func decodeInt(k string, v []byte, dst *int64) error {
-	if isNull(v) {
-		return nil
-	}
-	n, err := strconv.ParseInt(string(v), 10, 64)
-	if err != nil {
-		return fmt.Errorf("field %s: not an integer: %s", k, v)
-	}
-	*dst = n
-	return nil
-}
-
-func addExtra(m *map[string]json.RawMessage, k string, v []byte) {
-	if *m == nil {
-		*m = make(map[string]json.RawMessage)
-	}
-	(*m)[k] = slices.Clone(v)
 }

@@ -82,7 +82,7 @@ func (h *Header) field(f ai.Field, hasID *bool) error {
 		return decodeString(f.Key, f.Value, &h.Type)
 	case "version":
 		var v int64
-		if err := decodeInt(f.Key, f.Value, &v); err != nil {
+		if err := ai.DecodeInt(f.Key, f.Value, &v); err != nil {
 			return err
 		}
 		h.Version = int(v)
@@ -96,7 +96,7 @@ func (h *Header) field(f ai.Field, hasID *bool) error {
 	case "parentSession":
 		return decodeString(f.Key, f.Value, &h.ParentSession)
 	default:
-		addExtra(&h.Extra, f.Key, f.Value)
+		ai.AddExtra(&h.Extra, f.Key, f.Value)
 	}
 	return nil
 }
