@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"gopi/pkg/ai"
 )
@@ -20,19 +17,19 @@ type Registry struct {
 	env     Env
 	tools   []Tool
 	byName  map[string]Tool
-	schemas map[string]*jsonschema.Schema
+	schemas map[string]*schema
 }
 
 // NewRegistry compiles the tools' schemas. Two tools with one name, or a
 // schema that does not compile, is an error.
 func NewRegistry(env Env, tools ...Tool) (*Registry, error) {
-	r := &Registry{env: env, byName: map[string]Tool{}, schemas: map[string]*jsonschema.Schema{}}
+	r := &Registry{env: env, byName: map[string]Tool{}, schemas: map[string]*schema{}}
 	for _, t := range tools {
 		spec := t.Spec()
 		if _, dup := r.byName[spec.Name]; dup {
 			return nil, fmt.Errorf("tool %q registered twice", spec.Name)
 		}
-		sch, err := compileSchema(spec)
+		sch, err := compileToolSchema(spec)
 		if err != nil {
 			return nil, err
 		}
@@ -43,21 +40,12 @@ func NewRegistry(env Env, tools ...Tool) (*Registry, error) {
 	return r, nil
 }
 
-func compileSchema(spec ai.ToolSpec) (*jsonschema.Schema, error) {
+func compileToolSchema(spec ai.ToolSpec) (*schema, error) {
 	params := spec.Parameters
 	if len(params) == 0 {
 		params = json.RawMessage(`{"type":"object"}`)
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(params))
-	if err != nil {
-		return nil, fmt.Errorf("tool %s: parameters schema: %w", spec.Name, err)
-	}
-	c := jsonschema.NewCompiler()
-	url := "tool:" + spec.Name + ".json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, fmt.Errorf("tool %s: parameters schema: %w", spec.Name, err)
-	}
-	sch, err := c.Compile(url)
+	sch, err := compileSchema(params)
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: parameters schema: %w", spec.Name, err)
 	}
@@ -126,15 +114,15 @@ func (r *Registry) Execute(ctx context.Context, call ai.Content, update func(Res
 const maxArgsPreview = 500
 
 func (r *Registry) validate(name string, args json.RawMessage) string {
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
-	if err == nil {
-		if obj, ok := inst.(map[string]any); ok {
-			if raw, bad := obj[ai.InvalidArgumentsKey]; bad && len(obj) == 1 {
-				return fmt.Sprintf("Invalid arguments for tool %s: not a JSON object.\nReceived: %s", name, preview(fmt.Sprint(raw)))
-			}
+	var raw map[string]json.RawMessage
+	if json.Unmarshal(args, &raw) == nil && len(raw) == 1 {
+		if v, bad := raw[ai.InvalidArgumentsKey]; bad {
+			var text string
+			_ = json.Unmarshal(v, &text)
+			return fmt.Sprintf("Invalid arguments for tool %s: not a JSON object.\nReceived: %s", name, preview(text))
 		}
-		err = r.schemas[name].Validate(inst)
 	}
+	err := r.schemas[name].validateJSON(args)
 	if err == nil {
 		return ""
 	}
