@@ -219,9 +219,10 @@ func (c *Chat) interrupt() bool {
 	c.mu.Unlock()
 	switch {
 	case op != nil:
+		// Said before cancelling: the run may end, and say so, at once.
+		c.scr.line(c.pal.dim("aborting… (Ctrl-C again quits)"))
 		op.cancel()
 		op.rt.Control().Abort()
-		c.scr.line(c.pal.dim("aborting… (Ctrl-C again quits)"))
 	case again:
 		return true
 	case hadPartial:
