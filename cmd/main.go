@@ -54,7 +54,7 @@ func Main(args []string, sys System) (code int) {
 	if m, ok := wantsJSON(args); ok && isRun(args) {
 		// json and events promise one result object for every invocation.
 		out := mode.IO{Out: sys.Stdout, Err: sys.Stderr}
-		if werr := mode.WriteFailure(out, mode.Mode(m), class, err, nil, 0); werr != nil {
+		if werr := mode.WriteFailure(out, mode.Mode(m), class, err, nil, nil, 0); werr != nil {
 			return ExitInternal
 		}
 		return exitCode(class, err)

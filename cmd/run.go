@@ -110,11 +110,16 @@ func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 	}
 	if err != nil {
 		var info *mode.SessionInfo
+		var header *mode.Header
 		if p != nil {
 			info = p.sessionInfo()
+			if p.store != nil && p.file != "" {
+				h := p.header()
+				header = &h
+			}
 		}
 		class := classOf(err)
-		if werr := mode.WriteFailure(out, m, class, err, info, sys.Now().Sub(start).Milliseconds()); werr != nil {
+		if werr := mode.WriteFailure(out, m, class, err, info, header, sys.Now().Sub(start).Milliseconds()); werr != nil {
 			return werr
 		}
 		return &reported{code: exitCode(class, err)}

@@ -356,3 +356,21 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 		t.Fatal("the second SIGINT did not exit")
 	}
 }
+
+// In events mode a failure after the session was opened still starts with
+// the session header line.
+func TestEventsFailureAfterOpeningStartsWithHeader(t *testing.T) {
+	cwd := t.TempDir()
+	sys, _, _ := sysFor(t, cwd)
+	stdout, _, code := runMain(t, sys, "run", "--provider", "faux", "--json", "first")
+	var res struct{ Session struct{ File string } }
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || code != 0 {
+		t.Fatal(stdout, err)
+	}
+	// Resuming without a leaf is refused after the session was opened.
+	stdout, _, code = runMain(t, sys, "run", "--provider", "faux", "--mode", "events", "--session", res.Session.File, "again")
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if code != ExitUsage || len(lines) != 2 || !strings.HasPrefix(lines[0], `{"type":"session"`) || !strings.HasPrefix(lines[1], `{"type":"result"`) {
+		t.Fatalf("code %d, lines %q", code, lines)
+	}
+}

@@ -174,8 +174,13 @@ func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, 
 
 // WriteFailure reports an invocation that failed before its run: json
 // and events write the result object; every mode says why on Err.
-func WriteFailure(out IO, m Mode, class ai.Class, err error, info *SessionInfo, durationMs int64) error {
+// In events mode a session that was opened still gets its header line
+// first (header may be nil when none was opened).
+func WriteFailure(out IO, m Mode, class ai.Class, err error, info *SessionInfo, header *Header, durationMs int64) error {
 	w := &lineWriter{w: out.Out}
+	if m == Events && header != nil {
+		w.json(*header)
+	}
 	if m == JSON || m == Events {
 		w.json(FailureObject(class, err, info, durationMs))
 	}

@@ -179,7 +179,7 @@ func TestOutputWriteFailureDoesNotRollBack(t *testing.T) {
 
 func TestFailureObject(t *testing.T) {
 	var out, errOut bytes.Buffer
-	err := WriteFailure(IO{Out: &out, Err: &errOut}, JSON, ai.ClassUsage, errors.New("empty prompt: give a prompt"), nil, 3)
+	err := WriteFailure(IO{Out: &out, Err: &errOut}, JSON, ai.ClassUsage, errors.New("empty prompt: give a prompt"), nil, nil, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
