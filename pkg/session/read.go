@@ -84,19 +84,9 @@ func Read(r io.Reader, name string) (*File, error) {
 	if err := out.readHeader(&rd); err != nil {
 		return nil, err
 	}
-	for {
-		line, start, err := rd.next()
-		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("read session %s: %w", name, err)
-		}
-		if len(line) > 0 {
-			out.addLine(line, rd.n, start, errors.Is(err, io.EOF))
-		}
-		if err != nil {
-			break
-		}
+	if err := out.readEntries(rd.br, rd.n, rd.off); err != nil {
+		return nil, fmt.Errorf("read session %s: %w", name, err)
 	}
-	out.Size = rd.off
 	out.migrate()
 	return out, nil
 }
@@ -123,19 +113,40 @@ func (f *File) readHeader(rd *lineReader) error {
 	return nil
 }
 
-// addLine decodes one entry line; atEOF says it is the last bytes of the file.
-func (f *File) addLine(line []byte, lineNo int, off int64, atEOF bool) {
-	complete := line[len(line)-1] == '\n'
-	f.NeedsNewline = !complete
+// decodedLine is one entry line after decoding, which may run on another
+// goroutine; addDecoded then applies it in file order.
+type decodedLine struct {
+	start    int  // offset of the line in its chunk
+	complete bool // the line ends with "\n"
+	blank    bool
+	entry    Entry
+	err      error
+}
+
+func decodeLine(line []byte, start int) decodedLine {
+	d := decodedLine{start: start, complete: line[len(line)-1] == '\n'}
 	if len(bytes.TrimSpace(line)) == 0 {
-		return
+		d.blank = true
+		return d
 	}
-	e, err := decodeEntry(line)
+	d.entry, d.err = decodeEntry(line)
+	return d
+}
+
+// addDecoded applies the rules to one decoded line and says whether its
+// entry is kept. Only the final bytes of a file can lack a newline, so an
+// incomplete line is the torn tail.
+func (f *File) addDecoded(d *decodedLine, lineNo int, off int64) bool {
+	f.NeedsNewline = !d.complete
+	if d.blank {
+		return false
+	}
+	e, err := d.entry, d.err
 	if err == nil && e.ID == "" && f.Version >= 2 {
 		err = errors.New("entry has no id")
 	}
 	switch {
-	case atEOF && (!complete || err != nil):
+	case !d.complete:
 		msg := "torn last line (no newline at end of file), ignored"
 		if err != nil {
 			msg = fmt.Sprintf("torn last line, ignored: %v", err)
@@ -146,25 +157,23 @@ func (f *File) addLine(line []byte, lineNo int, off int64, atEOF bool) {
 	case err != nil:
 		f.warn(WarnCorruptLine, lineNo, off, fmt.Sprintf("corrupt line skipped: %v", err))
 	default:
-		f.Entries = append(f.Entries, e)
+		return true
 	}
+	return false
 }
 
 func (f *File) warn(kind string, line int, off int64, msg string) {
 	f.Warnings = append(f.Warnings, Warning{Kind: kind, File: f.Path, Line: line, Offset: off, Message: msg})
 }
 
-// lineReader returns whole lines of any length, with their newline.
+// lineReader returns whole lines, with their newline (the header; the
+// entries are read in chunks, see readEntries).
 type lineReader struct {
 	br  *bufio.Reader
 	buf []byte
 	n   int   // number of the line last returned, from 1
 	off int64 // offset after the line last returned
 }
-
-// next returns the next line (valid until the following call) and its
-// offset; err is io.EOF with the final bytes of a file.
-func (r *lineReader) next() ([]byte, int64, error) { return r.nextMax(-1) }
 
 var errLineTooLong = errors.New("line too long")
 

@@ -1,0 +1,221 @@
+package session
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"runtime"
+	"slices"
+	"sync"
+)
+
+// The entries after the header are read in chunks of whole lines. Chunks
+// are decoded on GOMAXPROCS goroutines and applied in file order, so
+// warnings, order and the torn tail are as a line-by-line read gives them.
+// A file whose entries fit in one chunk is decoded on the calling goroutine.
+
+// chunkSize is the size of a chunk's buffer; a longer line grows it. Tests
+// make it small.
+var chunkSize = 256 << 10
+
+// chunk is a run of whole lines of the file (the last one may lack its
+// newline only at the end of the file) and, once decoded, its lines.
+type chunk struct {
+	buf   []byte // the buffer data is read into; reused
+	data  []byte
+	off   int64 // file offset of data[0]
+	lines []decodedLine
+	done  chan struct{} // a worker decoded the chunk
+	panic any           // what a worker's decode panicked with
+}
+
+// decode splits the chunk into lines and decodes them.
+func (c *chunk) decode() {
+	c.lines = c.lines[:0]
+	for start := 0; start < len(c.data); {
+		end := len(c.data)
+		if i := bytes.IndexByte(c.data[start:], '\n'); i >= 0 {
+			end = start + i + 1
+		}
+		c.lines = append(c.lines, decodeLine(c.data[start:end], start))
+		start = end
+	}
+}
+
+// chunkReader cuts what follows the header into chunks.
+type chunkReader struct {
+	r     io.Reader
+	carry []byte // a partial line read with the previous chunk
+	off   int64  // file offset after the bytes read
+	eof   bool
+}
+
+// fill reads the next chunk into c: the carried partial line, then as much
+// as fits, keeping a partial last line for the next chunk. At the end of
+// the file every remaining byte is in the chunk and cr.eof is set.
+func (cr *chunkReader) fill(c *chunk) error {
+	if len(c.buf) < chunkSize || len(c.buf) < 2*len(cr.carry) {
+		// A long partial line read into a grown buffer needs room too.
+		c.buf = make([]byte, max(chunkSize, 2*len(cr.carry)))
+	}
+	c.off = cr.off - int64(len(cr.carry))
+	n := copy(c.buf, cr.carry)
+	for {
+		m, err := cr.read(c.buf[n:])
+		n += m
+		if err != nil {
+			return err
+		}
+		if cr.eof {
+			c.data, cr.carry = c.buf[:n], nil
+			return nil
+		}
+		if i := bytes.LastIndexByte(c.buf[:n], '\n'); i >= 0 {
+			c.data, cr.carry = c.buf[:i+1], c.buf[i+1:n]
+			return nil
+		}
+		// One line longer than the buffer: grow it.
+		c.buf = slices.Grow(c.buf[:n], len(c.buf))
+		c.buf = c.buf[:cap(c.buf)]
+	}
+}
+
+// read fills p, stopping early only at the end of the file; any other
+// error is returned as it comes, as a line-by-line read returns it.
+func (cr *chunkReader) read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		m, err := cr.r.Read(p[n:])
+		n += m
+		cr.off += int64(m)
+		if errors.Is(err, io.EOF) {
+			cr.eof = true
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// entryReader applies decoded chunks to a File in order. Each chunk's
+// entries go to a slice of their own, joined once at the end: appending
+// 312-byte entries one by one to a growing slice allocated five times
+// their size.
+type entryReader struct {
+	f      *File
+	lineNo int // number of the last line applied
+	pieces [][]Entry
+	n      int // number of entries in pieces
+}
+
+func (er *entryReader) apply(c *chunk) {
+	if c.panic != nil {
+		panic(c.panic)
+	}
+	piece := make([]Entry, 0, len(c.lines))
+	for i := range c.lines {
+		er.lineNo++
+		d := &c.lines[i]
+		if er.f.addDecoded(d, er.lineNo, c.off+int64(d.start)) {
+			piece = append(piece, d.entry)
+		}
+		*d = decodedLine{}
+	}
+	if len(piece) > 0 {
+		er.pieces = append(er.pieces, piece)
+		er.n += len(piece)
+	}
+}
+
+// entries returns the entries of every chunk applied, in order.
+func (er *entryReader) entries() []Entry {
+	if len(er.pieces) == 1 {
+		return er.pieces[0]
+	}
+	var out []Entry
+	if er.n > 0 {
+		out = make([]Entry, 0, er.n)
+	}
+	for _, p := range er.pieces {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// readEntries reads the lines after the header from r; lineNo and off are
+// the header's line number and the offset after it.
+func (f *File) readEntries(r io.Reader, lineNo int, off int64) error {
+	cr := &chunkReader{r: r, off: off}
+	er := &entryReader{f: f, lineNo: lineNo}
+	first := &chunk{done: make(chan struct{}, 1)}
+	if err := cr.fill(first); err != nil {
+		return err
+	}
+	if cr.eof {
+		first.decode()
+		er.apply(first)
+	} else if err := er.readParallel(cr, first); err != nil {
+		return err
+	}
+	f.Entries = er.entries()
+	f.Size = cr.off
+	return nil
+}
+
+// readParallel decodes first and the chunks cr reads after it on
+// GOMAXPROCS workers, applying them in order.
+func (er *entryReader) readParallel(cr *chunkReader, first *chunk) error {
+	workers := runtime.GOMAXPROCS(0)
+	jobs := make(chan *chunk, 2*workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for c := range jobs {
+				decodeChunk(c)
+			}
+		})
+	}
+	defer func() {
+		close(jobs)
+		wg.Wait()
+	}()
+	// A ring of chunks in flight; the oldest is applied and reused.
+	ring := make([]*chunk, 2*workers)
+	ring[0] = first
+	jobs <- first
+	for n := 1; ; n++ {
+		c := ring[n%len(ring)]
+		if c != nil {
+			<-c.done
+			er.apply(c)
+		} else {
+			c = &chunk{done: make(chan struct{}, 1)}
+			ring[n%len(ring)] = c
+		}
+		if cr.eof {
+			for i := 1; i < len(ring); i++ {
+				if c := ring[(n+i)%len(ring)]; c != nil {
+					<-c.done
+					er.apply(c)
+				}
+			}
+			return nil
+		}
+		if err := cr.fill(c); err != nil {
+			return err
+		}
+		jobs <- c
+	}
+}
+
+// decodeChunk decodes c on a worker and signals it done, passing a panic
+// on to be raised on the reading goroutine.
+func decodeChunk(c *chunk) {
+	defer func() {
+		c.panic = recover()
+		c.done <- struct{}{}
+	}()
+	c.decode()
+}
