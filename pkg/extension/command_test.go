@@ -99,7 +99,9 @@ func TestCommandHookOutputs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
+			// Not parallel: writing an executable while another test forks
+			// can leave its descriptor open in the child, and exec then
+			// fails with "text file busy".
 			dir := hookDir(t, map[string]string{"hook.sh": tt.script})
 			h := commandHost(t, HooksConfig{BeforeTool: []CommandHook{{Command: "./hook.sh"}}}, dir)
 			rec := &recorder{}
