@@ -110,7 +110,11 @@ func Reduce(s State, e Event) State {
 		s.Status = Idle
 		s.StreamingText, s.PendingToolCalls = "", nil
 		if e.Result != nil {
-			s.Messages = ai.CloneMessages(e.Result.Messages)
+			// message_end already appended every message of the run; copy
+			// the result's transcript only when the state lacks some.
+			if len(s.Messages) != len(e.Result.Messages) {
+				s.Messages = ai.CloneMessages(e.Result.Messages)
+			}
 			s.LastReason = e.Result.Reason
 		}
 	}
