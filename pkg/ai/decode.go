@@ -18,6 +18,29 @@ import (
 // does. trusted says b was validated before (for instance, it is a Field's
 // Value), which lets the scanner skip through strings without checking them.
 func DecodeMessage(b []byte, trusted bool) (Message, error) {
+	if !trusted {
+		s := scanner{b: b}
+		if s.peek() == '{' {
+			start := s.i
+			m, ok, err := s.messageAt()
+			if err == nil {
+				err = s.end()
+			}
+			if err == nil && ok {
+				return m, nil
+			}
+			if err == nil {
+				// Valid JSON: the general path need not check strings.
+				return decodeMessage(b[start:s.i], true)
+			}
+		}
+	}
+	return decodeMessage(b, trusted)
+}
+
+// decodeMessage is DecodeMessage's general path: the object's members are
+// split first, then decoded.
+func decodeMessage(b []byte, trusted bool) (Message, error) {
 	var m Message
 	ms, _, err := members(b, trusted)
 	if err != nil {
@@ -242,8 +265,13 @@ func decodeBlocks(v []byte) ([]Content, error) {
 	if len(v) == 0 || v[0] != '[' {
 		return nil, fmt.Errorf("not an array")
 	}
-	out := []Content{}
 	s := scanner{b: v, trusted: true}
+	return s.blocksAt()
+}
+
+// blocksAt decodes the array of content blocks at the scanner's position.
+func (s *scanner) blocksAt() ([]Content, error) {
+	out := []Content{}
 	var ms []Field
 	err := s.array(func() error {
 		var err error

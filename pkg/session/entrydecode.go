@@ -9,15 +9,33 @@ import (
 
 // decodeEntry reads one entry line. Fields that are not known for the
 // entry's type go to Extra unchanged.
+//
+// The common line is split and its message decoded in one pass; any line
+// that pass rejects goes through the general path (fields split first,
+// then decoded), which gives the exact result or error.
 func decodeEntry(b []byte) (Entry, error) {
-	var e Entry
+	if ms, msg, err := ai.ObjectFieldsMessage(b); err == nil {
+		return entryFromFields(ms, msg)
+	}
+	return decodeEntryGeneral(b)
+}
+
+// decodeEntryGeneral is decodeEntry's general path.
+func decodeEntryGeneral(b []byte) (Entry, error) {
 	ms, null, err := ai.ObjectFields(b)
 	if err != nil {
-		return e, err
+		return Entry{}, err
 	}
 	if null {
-		return e, fmt.Errorf("entry is null")
+		return Entry{}, fmt.Errorf("entry is null")
 	}
+	return entryFromFields(ms, nil)
+}
+
+// entryFromFields decodes an entry from its fields; msg, when not nil, is
+// the "message" field's value already decoded.
+func entryFromFields(ms []ai.Field, msg *ai.Message) (Entry, error) {
+	var e Entry
 	for _, f := range ms {
 		if f.Key == "type" {
 			if err := decodeString("type", f.Value, &e.Type); err != nil {
@@ -29,7 +47,7 @@ func decodeEntry(b []byte) (Entry, error) {
 		return Entry{}, fmt.Errorf("entry has no type")
 	}
 	for _, f := range ms {
-		if err := e.field(f); err != nil {
+		if err := e.field(f, msg); err != nil {
 			id := e.ID
 			if id == "" {
 				id = "without id"
@@ -40,7 +58,7 @@ func decodeEntry(b []byte) (Entry, error) {
 	return e, nil
 }
 
-func (e *Entry) field(f ai.Field) error {
+func (e *Entry) field(f ai.Field, msg *ai.Message) error {
 	k, v := f.Key, f.Value
 	if !isKnownKey(e.Type, k) {
 		ai.AddExtra(&e.Extra, k, v)
@@ -56,7 +74,7 @@ func (e *Entry) field(f ai.Field) error {
 	case "timestamp":
 		return decodeString(k, v, &e.Timestamp)
 	case "message":
-		return e.decodeMessage(v)
+		return e.decodeMessage(v, msg)
 	case "content":
 		content, isString, err := ai.DecodeContent(v, true)
 		if err != nil {
@@ -107,9 +125,13 @@ func (e *Entry) scalarField(k string, v []byte) error {
 	return fmt.Errorf("field %s: not handled", k)
 }
 
-func (e *Entry) decodeMessage(v []byte) error {
+func (e *Entry) decodeMessage(v []byte, msg *ai.Message) error {
 	if isNull(v) {
 		e.Message = nil
+		return nil
+	}
+	if msg != nil {
+		e.Message = msg
 		return nil
 	}
 	m, err := ai.DecodeMessage(v, true)
