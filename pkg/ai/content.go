@@ -58,7 +58,7 @@ func ToolCallContent(id, name string, args json.RawMessage) Content {
 // Clone returns a deep copy.
 func (c Content) Clone() Content {
 	c.Arguments = slices.Clone(c.Arguments)
-	c.Extra = cloneRawMap(c.Extra)
+	c.Extra = CloneRawMap(c.Extra)
 	return c
 }
 
@@ -119,7 +119,8 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func cloneRawMap(m map[string]json.RawMessage) map[string]json.RawMessage {
+// CloneRawMap deep-copies a map of raw JSON values (kept unknown fields).
+func CloneRawMap(m map[string]json.RawMessage) map[string]json.RawMessage {
 	if m == nil {
 		return nil
 	}

@@ -93,7 +93,7 @@ func (m Message) Clone() Message {
 		m.Content = cs
 	}
 	m.Details = slices.Clone(m.Details)
-	m.Extra = cloneRawMap(m.Extra)
+	m.Extra = CloneRawMap(m.Extra)
 	return m
 }
 

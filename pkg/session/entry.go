@@ -125,7 +125,7 @@ func (e Entry) Clone() Entry {
 	e.FromHook = clonePtr(e.FromHook)
 	e.Label = clonePtr(e.Label)
 	e.Name = clonePtr(e.Name)
-	e.Extra = cloneRaw(e.Extra)
+	e.Extra = ai.CloneRawMap(e.Extra)
 	return e
 }
 
@@ -135,17 +135,6 @@ func clonePtr[T any](p *T) *T {
 	}
 	v := *p
 	return &v
-}
-
-func cloneRaw(m map[string]json.RawMessage) map[string]json.RawMessage {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]json.RawMessage, len(m))
-	for k, v := range m {
-		out[k] = slices.Clone(v)
-	}
-	return out
 }
 
 func sortedKeys(m map[string]json.RawMessage) []string {
