@@ -544,3 +544,36 @@ func TestCommitRunsBeforeSubscribersAndFailureStopsTheRun(t *testing.T) {
 		t.Fatalf("commits seen at message_end: %v", seenAtEnd)
 	}
 }
+
+// A subscriber with filters gets only the event types every filter passes,
+// in the order the others see them; the state still sees every event.
+func TestSubscribeFilters(t *testing.T) {
+	a := New(Options{Model: faux.New(faux.Text("hello there"))})
+	var all, only, except, both []string
+	a.Subscribe(func(e Event) { all = append(all, string(e.Type)) })
+	a.Subscribe(func(e Event) { only = append(only, string(e.Type)) }, Only(loop.MessageEnd, RunEnd))
+	a.Subscribe(func(e Event) { except = append(except, string(e.Type)) }, Except(loop.MessageUpdate, RunEnd))
+	a.Subscribe(func(e Event) { both = append(both, string(e.Type)) }, Only(loop.MessageEnd, RunEnd), Except(RunEnd))
+	mustPrompt(t, a, "hi")
+	keep := func(f func(string) bool) []string {
+		var out []string
+		for _, t := range all {
+			if f(t) {
+				out = append(out, t)
+			}
+		}
+		return out
+	}
+	if want := keep(func(t string) bool { return t == "message_end" || t == "run_end" }); !slices.Equal(only, want) || len(only) != 3 {
+		t.Fatalf("Only got %v, want %v", only, want)
+	}
+	if want := keep(func(t string) bool { return t != "message_update" && t != "run_end" }); !slices.Equal(except, want) || slices.Contains(all, "message_update") == false {
+		t.Fatalf("Except got %v, want %v (all %v)", except, want, all)
+	}
+	if want := []string{"message_end", "message_end"}; !slices.Equal(both, want) {
+		t.Fatalf("two filters got %v, want %v", both, want)
+	}
+	if st := a.State(); len(st.Messages) != 2 || st.Status != Idle || st.LastReason != loop.ReasonStop {
+		t.Fatalf("state %+v", st)
+	}
+}

@@ -72,7 +72,10 @@ func (s State) Clone() State {
 // of an older run never overwrite a newer run's state.
 func Reduce(s State, e Event) State {
 	if e.Type == loop.AgentStart {
-		s = s.Clone()
+		// Messages are never changed in place and appends go past a
+		// clipped slice into new storage, so the new state may share them.
+		s.Messages = slices.Clip(s.Messages)
+		s.Diagnostics = slices.Clip(s.Diagnostics)
 		s.Status, s.RunID = Running, e.RunID
 		s.StreamingText, s.PendingToolCalls, s.ErrorMessage = "", nil, ""
 		return s

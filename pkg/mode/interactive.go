@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"gopi/pkg/agent"
 	"gopi/pkg/ai"
 	"gopi/pkg/runtime"
 	"gopi/pkg/session"
@@ -286,7 +287,7 @@ func (c *Chat) swap(o Opened) {
 	c.mu.Lock()
 	old, unsub := c.cur, c.unsub
 	c.cur = o
-	c.unsub = o.Runtime.Control().Subscribe(c.rend.event)
+	c.unsub = o.Runtime.Control().Subscribe(c.rend.event, agent.Except(agent.RunEnd))
 	c.mu.Unlock()
 	if unsub != nil {
 		unsub()

@@ -121,15 +121,11 @@ func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, 
 	switch opts.Mode {
 	case Events:
 		w.json(opts.Header)
-		unsub = rt.Control().Subscribe(func(e agent.Event) {
-			if e.Type != agent.RunEnd {
-				w.json(e.Event)
-			}
-		})
+		unsub = rt.Control().Subscribe(func(e agent.Event) { w.json(e.Event) }, agent.Except(agent.RunEnd))
 	case Print:
 		if out.ErrTerminal {
 			p := newProgress(out.Err, opts.Now)
-			unsub = rt.Control().Subscribe(p.event)
+			unsub = rt.Control().Subscribe(p.event, agent.Except(agent.RunEnd, loop.MessageUpdate))
 			defer p.stop()
 		}
 	}
@@ -138,10 +134,8 @@ func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, 
 	var unsubRetry func()
 	if !(opts.Mode == Print && out.ErrTerminal) {
 		unsubRetry = rt.Control().Subscribe(func(e agent.Event) {
-			if e.Type == loop.RetryStart {
-				fmt.Fprintln(out.Err, retryLine(e.Retry))
-			}
-		})
+			fmt.Fprintln(out.Err, retryLine(e.Retry))
+		}, agent.Only(loop.RetryStart))
 	}
 	res, err := rt.Prompt(ctx, prompt...)
 	if unsub != nil {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
+	"strings"
 
 	"gopi/pkg/ai"
 	"gopi/pkg/session"
@@ -26,7 +28,9 @@ const tempID = "__runtime_context_"
 func (r *Runtime) snapshot() ([]session.Entry, int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]session.Entry(nil), r.path...), r.persisted
+	// Entries are never changed in place and appends go past a clipped
+	// slice into new storage, so the snapshot may share them.
+	return slices.Clip(r.path), r.persisted
 }
 
 // project builds the messages of one request from the transcript the
@@ -43,15 +47,21 @@ func (r *Runtime) projectPath(transcript []ai.Message) (session.Context, []sessi
 	if persisted > len(transcript) {
 		return session.Context{}, nil, fmt.Errorf("runtime: %d persisted messages but a transcript of %d", persisted, len(transcript))
 	}
+	suffix := transcript[persisted:]
 	taken := map[string]bool{}
-	for _, e := range path {
-		taken[e.ID] = true
+	if len(suffix) > 0 {
+		for _, e := range path {
+			if strings.HasPrefix(e.ID, "_") { // as every candidate id does
+				taken[e.ID] = true
+			}
+		}
+		path = slices.Grow(path, len(suffix))
 	}
 	parent := ""
 	if len(path) > 0 {
 		parent = path[len(path)-1].ID
 	}
-	for i, m := range transcript[persisted:] {
+	for i, m := range suffix {
 		id := fmt.Sprintf("%s%d", tempID, i)
 		for taken[id] {
 			id = "_" + id

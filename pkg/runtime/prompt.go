@@ -197,7 +197,9 @@ func (r *Runtime) Control() Control { return Control{a: r.agent} }
 func (c Control) State() agent.State { return c.a.State() }
 
 // Subscribe registers fn for every later event; see agent.Agent.Subscribe.
-func (c Control) Subscribe(fn func(agent.Event)) (unsubscribe func()) { return c.a.Subscribe(fn) }
+func (c Control) Subscribe(fn func(agent.Event), filter ...agent.Filter) (unsubscribe func()) {
+	return c.a.Subscribe(fn, filter...)
+}
 
 // Steer queues a message for the running run.
 func (c Control) Steer(m ai.Message) error { return c.a.Steer(m) }

@@ -118,7 +118,13 @@ func New(cfg Config, deps Deps) (*Runtime, error) {
 	if err := r.restore(); err != nil {
 		return nil, err
 	}
-	var msgs []ai.Message
+	n := 0
+	for _, e := range r.path {
+		if e.Type == session.TypeMessage && e.Message != nil {
+			n++
+		}
+	}
+	msgs := make([]ai.Message, 0, n)
 	for _, e := range r.path {
 		if e.Type == session.TypeMessage && e.Message != nil {
 			msgs = append(msgs, *e.Message) // the Agent takes a deep copy
@@ -135,7 +141,7 @@ func New(cfg Config, deps Deps) (*Runtime, error) {
 		SteeringMode: cfg.SteeringMode, FollowUpMode: cfg.FollowUpMode, Now: deps.Now, Commit: r.commit,
 	})
 	if obs, ok := deps.Extensions.(Observer); ok {
-		r.agent.Subscribe(func(e agent.Event) { obs.Notify(e.RunID, e.Event) })
+		r.agent.Subscribe(func(e agent.Event) { obs.Notify(e.RunID, e.Event) }, agent.Except(agent.RunEnd))
 	}
 	return r, nil
 }

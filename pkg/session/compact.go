@@ -149,12 +149,15 @@ func pathMessages(es []Entry) []ai.Message {
 }
 
 // estimateContext is pi's estimateContextTokens: the last valid assistant
-// usage plus estimates of the messages after it.
+// usage plus estimates of the messages after it. It walks back from the
+// newest entry, so only the messages after that answer are converted.
 func estimateContext(es []Entry, est func(ai.Message) int) int {
-	ms := pathMessages(es)
 	total := 0
-	for i := len(ms) - 1; i >= 0; i-- {
-		m := ms[i]
+	for i := len(es) - 1; i >= 0; i-- {
+		m, ok := entryMessage(es[i])
+		if !ok {
+			continue
+		}
 		if m.Role == ai.RoleAssistant && m.StopReason != ai.StopAborted && m.StopReason != ai.StopError {
 			u := m.Usage
 			used := u.TotalTokens

@@ -113,13 +113,14 @@ func contextEntries(path []Entry) ([]Entry, bool) {
 // entryMessage converts an entry to the message the model sees, as pi's
 // buildSessionContext and convertToLlm do together.
 func entryMessage(e Entry) (ai.Message, bool) {
-	ts := parseMillis(e.Timestamp)
-	switch e.Type {
-	case TypeMessage:
+	if e.Type == TypeMessage {
 		if e.Message == nil {
 			return ai.Message{}, false
 		}
 		return llmMessage(*e.Message)
+	}
+	ts := parseMillis(e.Timestamp)
+	switch e.Type {
 	case TypeCustomMessage:
 		return ai.Message{Role: ai.RoleUser, Content: e.Content, Timestamp: ts}, true
 	case TypeBranchSummary:
