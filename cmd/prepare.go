@@ -96,11 +96,7 @@ func resumeSettings(p *prepared) session.Settings {
 	if p.leaf == "" {
 		return session.Settings{}
 	}
-	path, _, err := session.PathTo(p.store.Entries(), p.leaf)
-	if err != nil {
-		return session.Settings{}
-	}
-	return session.ResumeSettings(path)
+	return session.ResumeSettingsAt(p.store.Entries(), p.leaf)
 }
 
 func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, error) {

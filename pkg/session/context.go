@@ -213,16 +213,53 @@ type Settings struct {
 // does: the last model_change or assistant message names the model, the
 // last thinking_level_change the level.
 func ResumeSettings(path []Entry) Settings {
-	s := Settings{ThinkingLevel: ai.ThinkingOff}
-	for _, e := range path {
-		switch {
-		case e.Type == TypeThinkingLevelChange:
-			s.ThinkingLevel = ai.ThinkingLevel(e.ThinkingLevel)
-		case e.Type == TypeModelChange:
-			s.Provider, s.ModelID = e.Provider, e.ModelID
-		case e.Type == TypeMessage && e.Message != nil && e.Message.Role == ai.RoleAssistant:
-			s.Provider, s.ModelID = e.Message.Provider, e.Message.Model
-		}
+	var st settingsWalk
+	for i := len(path) - 1; i >= 0 && !st.done(); i-- {
+		st.see(&path[i])
 	}
-	return s
+	return st.settings()
+}
+
+// ResumeSettingsAt is ResumeSettings of the path to the entry id, found
+// by walking from it towards the root only until both settings are named
+// (a long session's whole path is not built). An unknown id, a missing
+// parent or a loop ends the walk.
+func ResumeSettingsAt(entries []Entry, id string) Settings {
+	byID, _ := indexByID(entries)
+	var st settingsWalk
+	for cur, steps := id, 0; cur != "" && steps <= len(entries) && !st.done(); steps++ {
+		i, ok := byID[cur]
+		if !ok {
+			break
+		}
+		st.see(&entries[i])
+		cur = entries[i].Parent()
+	}
+	return st.settings()
+}
+
+// settingsWalk collects the newest settings, walking a path backwards.
+type settingsWalk struct {
+	s                    Settings
+	haveModel, haveThink bool
+}
+
+func (w *settingsWalk) done() bool { return w.haveModel && w.haveThink }
+
+func (w *settingsWalk) see(e *Entry) {
+	switch {
+	case e.Type == TypeThinkingLevelChange && !w.haveThink:
+		w.s.ThinkingLevel, w.haveThink = ai.ThinkingLevel(e.ThinkingLevel), true
+	case e.Type == TypeModelChange && !w.haveModel:
+		w.s.Provider, w.s.ModelID, w.haveModel = e.Provider, e.ModelID, true
+	case e.Type == TypeMessage && e.Message != nil && e.Message.Role == ai.RoleAssistant && !w.haveModel:
+		w.s.Provider, w.s.ModelID, w.haveModel = e.Message.Provider, e.Message.Model, true
+	}
+}
+
+func (w *settingsWalk) settings() Settings {
+	if !w.haveThink {
+		w.s.ThinkingLevel = ai.ThinkingOff
+	}
+	return w.s
 }

@@ -74,6 +74,19 @@ func TestPiFixtures(t *testing.T) {
 			if s := ResumeSettings(path); s != tt.settings {
 				t.Errorf("settings %+v, want %+v", s, tt.settings)
 			}
+			if s := ResumeSettingsAt(f.Entries, tt.leaf); s != tt.settings {
+				t.Errorf("settings at the leaf %+v, want %+v", s, tt.settings)
+			}
+			// every entry's settings: the walk from it agrees with its path
+			for _, e := range f.Entries {
+				p, _, err := PathTo(f.Entries, e.ID)
+				if err != nil {
+					continue
+				}
+				if a, b := ResumeSettingsAt(f.Entries, e.ID), ResumeSettings(p); a != b {
+					t.Errorf("at %s: walk %+v, path %+v", e.ID, a, b)
+				}
+			}
 		})
 	}
 }

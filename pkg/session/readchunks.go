@@ -136,7 +136,7 @@ func (er *entryReader) entries() []Entry {
 	}
 	var out []Entry
 	if er.n > 0 {
-		out = make([]Entry, 0, er.n)
+		out = make([]Entry, 0, er.n+appendRoom)
 	}
 	for _, p := range er.pieces {
 		out = append(out, p...)

@@ -23,8 +23,15 @@ func PathTo(entries []Entry, ref string) ([]Entry, []Warning, error) {
 		return nil, nil, err
 	}
 	var warns []Warning
-	rev := make([]Entry, 0, pathLen(entries, byID, id))
-	seen := make(map[string]bool, cap(rev))
+	n := pathLen(entries, byID, id)
+	// Without a cycle the walk ends within len(entries) steps; only a walk
+	// that does not needs the set that names the entry where it loops.
+	var seen map[string]bool
+	if n > len(entries) {
+		seen = make(map[string]bool, len(entries))
+		n = len(entries)
+	}
+	rev := make([]Entry, 0, n+appendRoom)
 	for cur := id; cur != ""; {
 		i, ok := byID[cur]
 		if !ok {
@@ -32,10 +39,12 @@ func PathTo(entries []Entry, ref string) ([]Entry, []Warning, error) {
 				"entry %s is missing (its line was lost); the path to %s starts after it", cur, id)})
 			break
 		}
-		if seen[cur] {
-			return nil, warns, fmt.Errorf("path to %s: entry %s is its own ancestor: %w", id, cur, ErrCycle)
+		if seen != nil {
+			if seen[cur] {
+				return nil, warns, fmt.Errorf("path to %s: entry %s is its own ancestor: %w", id, cur, ErrCycle)
+			}
+			seen[cur] = true
 		}
-		seen[cur] = true
 		if dups[cur] {
 			warns = append(warns, Warning{Kind: WarnDuplicateID, Offset: -1, EntryID: cur, Message: fmt.Sprintf(
 				"id %s is used by more than one entry; the last one in the file counts", cur)})
@@ -47,7 +56,13 @@ func PathTo(entries []Entry, ref string) ([]Entry, []Warning, error) {
 	return rev, warns, nil
 }
 
-// pathLen counts the entries from id to its root (bounded, for cycles).
+// appendRoom is the spare capacity of the entry slices a store or a path
+// starts with: a run appends a few entries, and room for them spares a
+// copy of a long session's whole slice.
+const appendRoom = 16
+
+// pathLen counts the entries from id to its root; more than len(entries)
+// means the parent chain loops.
 func pathLen(entries []Entry, byID map[string]int, id string) int {
 	n := 0
 	for cur := id; cur != "" && n <= len(entries); n++ {
