@@ -17,11 +17,16 @@ import (
 
 // Lab 9.1 — the reducer derives state from events and copies its inputs.
 func TestReducerDerivesRunStateAndCopiesInputs(t *testing.T) {
-	s := State{Status: Idle}
-	s = Reduce(s, Event{RunID: 1, Event: loop.Event{Type: loop.AgentStart}})
+	before := State{Status: Idle, Messages: []ai.Message{ai.UserText("earlier", 1)}}
+	s := Reduce(before, Event{RunID: 1, Event: loop.Event{Type: loop.AgentStart}})
 	if s.Status != Running || s.RunID != 1 {
 		t.Fatalf("after agent_start: %+v", s)
 	}
+	before.Messages[0].Content[0].Text = "mutated by the holder of the old state"
+	if got := s.Messages[0].Text(); got != "earlier" {
+		t.Fatalf("agent_start shares the old state's messages: %q", got)
+	}
+	s.Messages = nil
 	user := ai.UserText("check README", 1)
 	s = Reduce(s, Event{RunID: 1, Event: loop.Event{Type: loop.MessageEnd, Message: &user}})
 	user.Content[0].Text = "mutated by caller"

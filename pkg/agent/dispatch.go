@@ -97,7 +97,7 @@ func (a *Agent) emit(e Event) {
 		ev := a.queue[0]
 		a.queue[0] = Event{}
 		a.queue = a.queue[1:]
-		a.state = Reduce(a.state, ev)
+		a.state = reduce(a.state, ev)
 		subs := a.subs // never changed in place
 		if slices.ContainsFunc(subs, func(s *subscriber) bool { return !s.wants(ev.Type) }) {
 			subs = slices.DeleteFunc(slices.Clone(subs), func(s *subscriber) bool { return !s.wants(ev.Type) })

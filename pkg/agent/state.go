@@ -66,14 +66,25 @@ func (s State) Clone() State {
 }
 
 // Reduce derives the next state from an event. It never changes what s
-// or e show and keeps no reference into e (what it stores is copied);
-// reduce a given state once (see MessageEnd). Loop events and
+// or e show and keeps no reference into e (what it stores is copied); at
+// agent_start it deep-copies s's messages, so the run's states share
+// nothing with the state the caller held before; reduce a given state
+// once (see MessageEnd). Loop events and
 // RunEnd of a run other than the current one are ignored, so late events
 // of an older run never overwrite a newer run's state.
 func Reduce(s State, e Event) State {
 	if e.Type == loop.AgentStart {
-		// Messages are never changed in place and appends go past a
-		// clipped slice into new storage, so the new state may share them.
+		s.Messages = ai.CloneMessages(s.Messages)
+	}
+	return reduce(s, e)
+}
+
+// reduce is Reduce for the Agent's own state, which nobody outside the
+// Agent can reach: its messages are never changed in place and appends go
+// past a clipped slice into new storage, so agent_start shares them
+// instead of deep-copying a long transcript.
+func reduce(s State, e Event) State {
+	if e.Type == loop.AgentStart {
 		s.Messages = slices.Clip(s.Messages)
 		s.Diagnostics = slices.Clip(s.Diagnostics)
 		s.Status, s.RunID = Running, e.RunID
