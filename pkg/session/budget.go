@@ -35,31 +35,35 @@ func EstimateTokens(m ai.Message) int {
 	return (chars + 3) / 4
 }
 
-// fit drops the oldest whole turns until the messages fit the budget. A
-// turn starts at a user message that no tool result is still owed before;
-// the first pinned messages (a compaction summary) are never dropped.
-func (c *Context) fit(b Budget, pinned int) {
+// fit finds the oldest message to keep so that the messages fit the
+// budget, dropping whole turns from the oldest on. A turn starts at a user
+// message that no tool result is still owed before; the first pinned
+// messages (a compaction summary) are never dropped. It sets c.Tokens and
+// c.Over and returns the first kept index after the pinned ones (len(ms)
+// when none is) with the turn starts.
+func fit(c *Context, ms []*ai.Message, b Budget, pinned int) (keepFrom int, starts []int) {
 	est := b.Estimate
 	if est == nil {
 		est = EstimateTokens
 	}
 	limit := b.Limit()
-	starts := turnStarts(c.Messages, pinned)
+	starts = turnStarts(ms, pinned)
 	pinnedTokens := 0
-	for _, m := range c.Messages[:pinned] {
-		pinnedTokens += est(m)
+	for _, m := range ms[:pinned] {
+		pinnedTokens += est(*m)
 	}
-	total, keepFrom := 0, len(c.Messages)
+	total := 0
+	keepFrom = len(ms)
 	for t := len(starts) - 1; t >= 0; t-- {
-		end := len(c.Messages)
+		end := len(ms)
 		if t+1 < len(starts) {
 			end = starts[t+1]
 		}
 		turn := 0
-		for _, m := range c.Messages[starts[t]:end] {
-			turn += est(m)
+		for _, m := range ms[starts[t]:end] {
+			turn += est(*m)
 		}
-		if limit > 0 && pinnedTokens+total+turn > limit && keepFrom < len(c.Messages) {
+		if limit > 0 && pinnedTokens+total+turn > limit && keepFrom < len(ms) {
 			break
 		}
 		total += turn
@@ -67,32 +71,35 @@ func (c *Context) fit(b Budget, pinned int) {
 	}
 	c.Tokens = pinnedTokens + total
 	c.Over = limit > 0 && c.Tokens > limit
-	c.drop(pinned, keepFrom, starts)
+	if keepFrom < pinned {
+		keepFrom = pinned
+	}
+	return keepFrom, starts
 }
 
-// drop removes messages [pinned, keepFrom) and records them in Dropped.
-func (c *Context) drop(pinned, keepFrom int, starts []int) {
+// dropped describes the messages [pinned, keepFrom) left out.
+func dropped(ids []string, pinned, keepFrom int, starts []int) Dropped {
+	var d Dropped
 	if keepFrom <= pinned {
-		return
+		return d
 	}
 	for _, s := range starts {
 		if s < keepFrom {
-			c.Dropped.Turns++
+			d.Turns++
 		}
 	}
 	for i := pinned; i < keepFrom; i++ {
-		c.Dropped.Messages++
-		if n := len(c.Dropped.EntryIDs); n == 0 || c.Dropped.EntryIDs[n-1] != c.Sources[i] {
-			c.Dropped.EntryIDs = append(c.Dropped.EntryIDs, c.Sources[i])
+		d.Messages++
+		if n := len(d.EntryIDs); n == 0 || d.EntryIDs[n-1] != ids[i] {
+			d.EntryIDs = append(d.EntryIDs, ids[i])
 		}
 	}
-	c.Messages = append(c.Messages[:pinned], c.Messages[keepFrom:]...)
-	c.Sources = append(c.Sources[:pinned], c.Sources[keepFrom:]...)
+	return d
 }
 
 // turnStarts returns the index of the first message of every turn after
 // the pinned ones. Messages before the first user message form a turn too.
-func turnStarts(ms []ai.Message, pinned int) []int {
+func turnStarts(ms []*ai.Message, pinned int) []int {
 	var starts []int
 	owed := map[string]bool{}
 	answered := map[string]int{} // tool call id → index of its last result
@@ -111,8 +118,10 @@ func turnStarts(ms []ai.Message, pinned int) []int {
 		}
 		switch m.Role {
 		case ai.RoleAssistant:
-			for _, tc := range m.ToolCalls() {
-				owed[tc.ID] = true
+			for _, c := range m.Content {
+				if c.Type == ai.TypeToolCall {
+					owed[c.ID] = true
+				}
 			}
 		case ai.RoleToolResult:
 			delete(owed, m.ToolCallID)

@@ -67,27 +67,38 @@ type Dropped struct {
 // dropped (a leading compaction summary is kept); a tool call is never
 // separated from its result.
 func BuildContext(path []Entry, b Budget) Context {
-	entries, compacted := contextEntries(path)
-	ctx := Context{Messages: make([]ai.Message, 0, len(entries)), Sources: make([]string, 0, len(entries))}
-	for _, e := range entries {
-		if m, ok := entryMessage(e); ok {
-			ctx.Messages = append(ctx.Messages, m)
-			ctx.Sources = append(ctx.Sources, e.ID)
+	// The selection and the budget work on pointers into the path; only
+	// the messages kept are copied out (a long session's dropped turns
+	// cost neither a copy nor a conversion).
+	var ms []*ai.Message
+	var ids []string
+	compacted := contextEntries(path, func(e *Entry) {
+		if m, ok := llmMessageOf(e); ok {
+			ms = append(ms, m)
+			ids = append(ids, e.ID)
 		}
-	}
+	})
 	pinned := 0
 	if compacted {
 		pinned = 1
 	}
-	ctx.fit(b, pinned)
-	for i := range ctx.Messages {
-		ctx.Messages[i] = ctx.Messages[i].Clone()
+	ctx := Context{}
+	keepFrom, starts := fit(&ctx, ms, b, pinned)
+	ctx.Dropped = dropped(ids, pinned, keepFrom, starts)
+	n := pinned + len(ms) - keepFrom
+	ctx.Messages, ctx.Sources = make([]ai.Message, 0, n), make([]string, 0, n)
+	for i, m := range ms {
+		if i < pinned || i >= keepFrom {
+			ctx.Messages = append(ctx.Messages, m.Clone())
+			ctx.Sources = append(ctx.Sources, ids[i])
+		}
 	}
 	return ctx
 }
 
-// contextEntries selects the entries of a path whose messages pi sends.
-func contextEntries(path []Entry) ([]Entry, bool) {
+// contextEntries visits the entries of a path whose messages pi sends, in
+// order, and reports whether a compaction leads them.
+func contextEntries(path []Entry, visit func(*Entry)) bool {
 	ci := -1
 	for i := len(path) - 1; i >= 0; i-- {
 		if path[i].Type == TypeCompaction {
@@ -96,18 +107,37 @@ func contextEntries(path []Entry) ([]Entry, bool) {
 		}
 	}
 	if ci < 0 {
-		return path, false
+		for i := range path {
+			visit(&path[i])
+		}
+		return false
 	}
-	comp := path[ci]
-	out := []Entry{comp}
+	comp := &path[ci]
+	visit(comp)
 	kept := false
-	for _, e := range path[:ci] {
-		kept = kept || e.ID == comp.FirstKeptEntryID
+	for i := range path[:ci] {
+		kept = kept || path[i].ID == comp.FirstKeptEntryID
 		if kept {
-			out = append(out, e)
+			visit(&path[i])
 		}
 	}
-	return append(out, path[ci+1:]...), true
+	for i := ci + 1; i < len(path); i++ {
+		visit(&path[i])
+	}
+	return true
+}
+
+// llmMessageOf is entryMessage without a copy for the common case: a
+// stored user, assistant or tool result message is sent as it is.
+func llmMessageOf(e *Entry) (*ai.Message, bool) {
+	if e.Type == TypeMessage && e.Message != nil {
+		switch e.Message.Role {
+		case ai.RoleUser, ai.RoleAssistant, ai.RoleToolResult:
+			return e.Message, true
+		}
+	}
+	m, ok := entryMessage(*e)
+	return &m, ok
 }
 
 // entryMessage converts an entry to the message the model sees, as pi's
