@@ -35,7 +35,12 @@ type Options struct {
 	MaxTokens    int
 	Thinking     ai.ThinkingLevel
 	// Messages is the initial transcript (deep-copied).
-	Messages     []ai.Message
+	Messages []ai.Message
+	// OwnMessages hands Messages over instead: the Agent keeps them as
+	// they are, without a copy, and the caller must neither read nor change
+	// them (or their backing array) afterwards. Spare capacity is used for
+	// what runs add, so a long restored transcript is not copied again.
+	OwnMessages  bool
 	SteeringMode QueueMode // default OneAtATime
 	FollowUpMode QueueMode // default OneAtATime
 	Now          func() time.Time
@@ -82,12 +87,17 @@ func New(opts Options) *Agent {
 	if opts.FollowUpMode == "" {
 		opts.FollowUpMode = OneAtATime
 	}
-	a := &Agent{opts: opts, transcript: ai.CloneMessages(opts.Messages)}
-	a.opts.Messages = nil
+	msgs := opts.Messages
+	if !opts.OwnMessages {
+		msgs = ai.CloneMessages(msgs)
+	}
+	a := &Agent{opts: opts, transcript: slices.Clip(msgs)}
+	a.opts.Messages, a.opts.OwnMessages = nil, false
 	// Messages inside the Agent are never changed in place (runs, models
 	// and the reducer only append), so the state may share them; what
-	// leaves the Agent is always a deep copy.
-	a.state = State{Status: Idle, Messages: slices.Clip(a.transcript)}
+	// leaves the Agent is always a deep copy. The state's slice is the only
+	// one whose spare capacity anything appends to.
+	a.state = State{Status: Idle, Messages: msgs}
 	return a
 }
 

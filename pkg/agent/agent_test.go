@@ -582,3 +582,27 @@ func TestSubscribeFilters(t *testing.T) {
 		t.Fatalf("state %+v", st)
 	}
 }
+
+// Handed-over messages are the transcript as given; runs append after
+// them and every exit is still a copy.
+func TestOwnMessagesHandsTheTranscriptOver(t *testing.T) {
+	msgs := make([]ai.Message, 0, 8)
+	msgs = append(msgs, ai.UserText("earlier", 1), ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{ai.TextContent("noted")}})
+	m := faux.New(faux.Text("again"))
+	a := New(Options{Model: m, Messages: msgs, OwnMessages: true})
+	res := mustPrompt(t, a, "more")
+	if got := texts(a.Messages()); !slices.Equal(got, []string{"earlier", "noted", "more", "again"}) {
+		t.Fatalf("transcript %v", got)
+	}
+	if got := texts(a.State().Messages); !slices.Equal(got, []string{"earlier", "noted", "more", "again"}) {
+		t.Fatalf("state %v", got)
+	}
+	if got := texts(m.Requests()[0].Messages); !slices.Equal(got, []string{"earlier", "noted", "more"}) {
+		t.Fatalf("the model saw %v", got)
+	}
+	res.Messages[0].Content[0].Text = "changed via result"
+	a.State().Messages[1].Content[0].Text = "changed via state"
+	if got := texts(a.Messages()); got[0] != "earlier" || got[1] != "noted" {
+		t.Fatalf("an exit shares the handed-over messages: %v", got)
+	}
+}

@@ -80,12 +80,11 @@ func Reduce(s State, e Event) State {
 }
 
 // reduce is Reduce for the Agent's own state, which nobody outside the
-// Agent can reach: its messages are never changed in place and appends go
-// past a clipped slice into new storage, so agent_start shares them
-// instead of deep-copying a long transcript.
+// Agent can reach: its messages are never changed in place and its slice's
+// spare capacity belongs to it alone, so agent_start keeps them instead of
+// deep-copying a long transcript.
 func reduce(s State, e Event) State {
 	if e.Type == loop.AgentStart {
-		s.Messages = slices.Clip(s.Messages)
 		s.Diagnostics = slices.Clip(s.Diagnostics)
 		s.Status, s.RunID = Running, e.RunID
 		s.StreamingText, s.PendingToolCalls, s.ErrorMessage = "", nil, ""

@@ -124,10 +124,12 @@ func New(cfg Config, deps Deps) (*Runtime, error) {
 			n++
 		}
 	}
-	msgs := make([]ai.Message, 0, n)
+	// The Agent gets deep copies, made here once and handed over, with
+	// room for what the run adds.
+	msgs := make([]ai.Message, 0, n+16)
 	for _, e := range r.path {
 		if e.Type == session.TypeMessage && e.Message != nil {
-			msgs = append(msgs, *e.Message) // the Agent takes a deep copy
+			msgs = append(msgs, e.Message.Clone())
 		}
 	}
 	r.persisted = len(msgs)
@@ -137,7 +139,7 @@ func New(cfg Config, deps Deps) (*Runtime, error) {
 	}
 	r.agent = agent.New(agent.Options{
 		Model: &projector{r: r, inner: deps.Model}, SystemPrompt: r.systemPrompt(), Tools: tools,
-		MaxSteps: cfg.MaxSteps, MaxTokens: cfg.MaxTokens, Thinking: cfg.Thinking, Messages: msgs,
+		MaxSteps: cfg.MaxSteps, MaxTokens: cfg.MaxTokens, Thinking: cfg.Thinking, Messages: msgs, OwnMessages: true,
 		SteeringMode: cfg.SteeringMode, FollowUpMode: cfg.FollowUpMode, Now: deps.Now, Commit: r.commit,
 	})
 	if obs, ok := deps.Extensions.(Observer); ok {
