@@ -120,6 +120,12 @@ func AppendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		for i+8 <= len(s) && !specialWord(load64(s, i)) {
+			i += 8 // eight bytes that need no escape and are ASCII
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
 			i++
@@ -144,6 +150,13 @@ func AppendJSONString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// load64 reads s[i:i+8] as a little-endian word (one load once compiled).
+func load64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 func appendEscape(b []byte, c byte) []byte {

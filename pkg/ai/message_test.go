@@ -162,13 +162,16 @@ func TestBuilderStopsWhenConsumerStops(t *testing.T) {
 
 func TestToolArguments(t *testing.T) {
 	cases := map[string]string{
-		"":             `{}`,
-		"  ":           `{}`,
-		`{"a":1}`:      `{"a":1}`,
-		`{"a":`:        `{"_raw":"{\"a\":"}`,
-		`[1,2]`:        `{"_raw":"[1,2]"}`,
-		`null`:         `{"_raw":"null"}`,
-		` {"b":true} `: `{"b":true}`,
+		"":              `{}`,
+		"  ":            `{}`,
+		`{"a":1}`:       `{"a":1}`,
+		`{"a":`:         `{"_raw":"{\"a\":"}`,
+		`[1,2]`:         `{"_raw":"[1,2]"}`,
+		`null`:          `{"_raw":"null"}`,
+		` {"b":true} `:  `{"b":true}`,
+		`{"a":1} x`:     `{"_raw":"{\"a\":1} x"}`,
+		`{"a":1,"a":2}`: `{"a":1,"a":2}`,
+		`"{}"`:          `{"_raw":"\"{}\""}`,
 	}
 	for in, want := range cases {
 		if got := string(ToolArguments(in)); got != want {

@@ -153,8 +153,7 @@ func ToolArguments(s string) json.RawMessage {
 	if t == "" {
 		return json.RawMessage("{}")
 	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal([]byte(t), &obj) == nil && obj != nil {
+	if t[0] == '{' && json.Valid([]byte(t)) { // valid JSON opening with { is an object
 		return json.RawMessage(t)
 	}
 	raw := AppendJSONString([]byte(`{"`+InvalidArgumentsKey+`":`), s)

@@ -129,9 +129,16 @@ func markLastUser(msgs []message, cc *cacheControl) {
 
 var badIDChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
 
+func badIDRune(r rune) bool {
+	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
+}
+
 // ToolID makes a tool call id acceptable to the API (letters, digits, _
 // and -, at most 64), so calls made by other providers can be replayed.
 func ToolID(id string) string {
+	if len(id) <= 64 && !strings.ContainsFunc(id, badIDRune) {
+		return id
+	}
 	id = badIDChars.ReplaceAllString(id, "_")
 	if len(id) > 64 {
 		id = id[:64]

@@ -92,7 +92,17 @@ type outputConfig struct {
 
 // buildBody encodes the request; thinking reports whether thinking is on.
 func buildBody(cfg Config, req *ai.Request) (body []byte, thinking bool, err error) {
-	r := request{Model: cfg.Info.ID, Stream: true, MaxTokens: baseMaxTokens(cfg.Info, req.MaxTokens)}
+	r := newRequest(cfg, req)
+	body, err = r.encode()
+	if err != nil {
+		return nil, false, fmt.Errorf("encode anthropic request: %w", err)
+	}
+	return body, r.Thinking != nil, nil
+}
+
+// newRequest converts req into the body's structs.
+func newRequest(cfg Config, req *ai.Request) *request {
+	r := &request{Model: cfg.Info.ID, Stream: true, MaxTokens: baseMaxTokens(cfg.Info, req.MaxTokens)}
 	var cc *cacheControl
 	if !cfg.NoCache {
 		cc = &cacheControl{Type: "ephemeral"}
@@ -107,15 +117,11 @@ func buildBody(cfg Config, req *ai.Request) (body []byte, thinking bool, err err
 	for _, t := range req.Tools {
 		r.Tools = append(r.Tools, tool{Name: t.Name, Description: t.Description, InputSchema: schema(t.Parameters)})
 	}
-	applyThinking(&r, cfg.Info, req)
+	applyThinking(r, cfg.Info, req)
 	if r.Thinking == nil {
 		r.Temperature = req.Temperature // the API rejects a temperature with thinking on
 	}
-	body, err = json.Marshal(r)
-	if err != nil {
-		return nil, false, fmt.Errorf("encode anthropic request: %w", err)
-	}
-	return body, r.Thinking != nil, nil
+	return r
 }
 
 func schema(p json.RawMessage) json.RawMessage {

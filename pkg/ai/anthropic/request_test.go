@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -153,5 +154,25 @@ func assertJSON(t *testing.T, want string, got []byte) {
 	}
 	if diff := cmp.Diff(w, g); diff != "" {
 		t.Errorf("JSON (-want +got):\n%s", diff)
+	}
+}
+
+// Tool call ids from other providers are made acceptable; good ones pass
+// unchanged.
+func TestToolID(t *testing.T) {
+	long := strings.Repeat("a", 70)
+	for in, want := range map[string]string{
+		"toolu_01A-b":           "toolu_01A-b",
+		"call.1:x":              "call_1_x",
+		"fc|call 7":             "fc_call_7",
+		"日本":                    "__",
+		long:                    long[:64],
+		long[:64]:               long[:64],
+		strings.Repeat("é", 40): strings.Repeat("_", 40),
+		"":                      "",
+	} {
+		if got := ToolID(in); got != want {
+			t.Errorf("ToolID(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -68,7 +68,16 @@ type functionSpec struct {
 }
 
 func buildBody(info ai.Info, q Quirks, req *ai.Request) ([]byte, error) {
-	r := request{Model: info.ID, Stream: true, StreamOptions: &streamOptions{IncludeUsage: true}, Temperature: req.Temperature, Messages: []message{}}
+	body, err := newRequest(info, q, req).encode()
+	if err != nil {
+		return nil, fmt.Errorf("encode chat completions request: %w", err)
+	}
+	return body, nil
+}
+
+// newRequest converts req into the body's structs.
+func newRequest(info ai.Info, q Quirks, req *ai.Request) *request {
+	r := &request{Model: info.ID, Stream: true, StreamOptions: &streamOptions{IncludeUsage: true}, Temperature: req.Temperature, Messages: []message{}}
 	if req.SystemPrompt != "" {
 		role := q.SystemRole
 		if role == "" {
@@ -94,11 +103,7 @@ func buildBody(info ai.Info, q Quirks, req *ai.Request) ([]byte, error) {
 	if info.Reasoning && q.ReasoningEffort {
 		r.ReasoningEffort = effort(req.Thinking, info.ID)
 	}
-	body, err := json.Marshal(r)
-	if err != nil {
-		return nil, fmt.Errorf("encode chat completions request: %w", err)
-	}
-	return body, nil
+	return r
 }
 
 // effort maps a thinking level to reasoning_effort. xhigh exists only on

@@ -11,7 +11,8 @@ import (
 const NoResultText = "No result provided"
 
 // Normalize prepares a conversation for a request to the model described
-// by info, without modifying msgs:
+// by info, without modifying msgs (what it returns shares their contents:
+// read it, do not change it):
 //   - assistant messages that ended in error or were aborted are dropped
 //     (their partial output is not an answer and some APIs reject it);
 //   - thinking from another model becomes plain text, and its redacted
@@ -21,11 +22,11 @@ const NoResultText = "No result provided"
 //     without a call is dropped, because both APIs reject unpaired ones.
 func Normalize(msgs []ai.Message, info ai.Info) []ai.Message {
 	out := make([]ai.Message, 0, len(msgs))
-	var pending []ai.Content // tool calls of the last assistant message
+	var pending []ai.Content // content of the last assistant message: its tool calls are owed results
 	answered := map[string]bool{}
 	flush := func() {
 		for _, c := range pending {
-			if !answered[c.ID] {
+			if c.Type == ai.TypeToolCall && !answered[c.ID] {
 				out = append(out, synthResult(c))
 			}
 		}
@@ -39,17 +40,17 @@ func Normalize(msgs []ai.Message, info ai.Info) []ai.Message {
 				continue
 			}
 			m = convertForeign(m, info)
-			pending = m.ToolCalls()
+			pending = m.Content
 			out = append(out, m)
 		case ai.RoleToolResult:
 			if !isPending(pending, m.ToolCallID) || answered[m.ToolCallID] {
 				continue
 			}
 			answered[m.ToolCallID] = true
-			out = append(out, m.Clone())
+			out = append(out, m)
 		case ai.RoleUser:
 			flush()
-			out = append(out, m.Clone())
+			out = append(out, m)
 		default:
 			// Other roles (pi's bashExecution, custom) are projected into
 			// user or assistant messages by the layers above; an adapter
@@ -62,7 +63,7 @@ func Normalize(msgs []ai.Message, info ai.Info) []ai.Message {
 
 func isPending(calls []ai.Content, id string) bool {
 	for _, c := range calls {
-		if c.ID == id {
+		if c.Type == ai.TypeToolCall && c.ID == id {
 			return true
 		}
 	}
@@ -82,7 +83,6 @@ func SameModel(m ai.Message, info ai.Info) bool {
 }
 
 func convertForeign(m ai.Message, info ai.Info) ai.Message {
-	m = m.Clone()
 	if SameModel(m, info) {
 		return m
 	}

@@ -1,0 +1,239 @@
+package openai
+
+import (
+	"strconv"
+
+	"gopi/pkg/ai"
+	"gopi/pkg/ai/provider"
+)
+
+// This file writes a request as encoding/json would write the structs of
+// request.go (fields in struct order, omitempty as tagged, raw JSON
+// validated and compacted), except that strings are not HTML-escaped and
+// are quoted by ai.AppendJSONString. A resumed session's body runs to
+// megabytes, so it is written into one buffer sized by a cheap estimate,
+// with no reflection and no intermediate copies.
+
+// encode returns the request body.
+func (r *request) encode() ([]byte, error) {
+	return r.appendJSON(make([]byte, 0, r.size()))
+}
+
+func (r *request) size() int {
+	n := len(`{"model":,"messages":[],"stream":false,"stream_options":{"include_usage":false},"max_tokens":,`+
+		`"max_completion_tokens":,"temperature":,"tools":[],"reasoning_effort":}`) + provider.QuotedSize(r.Model) + 3*provider.NumSize +
+		provider.QuotedSize(r.ReasoningEffort)
+	for i := range r.Messages {
+		n += r.Messages[i].size() + 1
+	}
+	for i := range r.Tools {
+		n += r.Tools[i].size() + 1
+	}
+	return n
+}
+
+func (r *request) appendJSON(b []byte) ([]byte, error) {
+	var err error
+	b = append(b, `{"model":`...)
+	b = ai.AppendJSONString(b, r.Model)
+	b = append(b, `,"messages":`...)
+	if r.Messages == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i := range r.Messages {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = r.Messages[i].appendJSON(b); err != nil {
+				return nil, err
+			}
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"stream":`...)
+	b = strconv.AppendBool(b, r.Stream)
+	if r.StreamOptions != nil {
+		b = append(b, `,"stream_options":{"include_usage":`...)
+		b = strconv.AppendBool(b, r.StreamOptions.IncludeUsage)
+		b = append(b, '}')
+	}
+	if r.MaxTokens != 0 {
+		b = append(b, `,"max_tokens":`...)
+		b = strconv.AppendInt(b, int64(r.MaxTokens), 10)
+	}
+	if r.MaxCompletionTokens != 0 {
+		b = append(b, `,"max_completion_tokens":`...)
+		b = strconv.AppendInt(b, int64(r.MaxCompletionTokens), 10)
+	}
+	if r.Temperature != nil {
+		b = append(b, `,"temperature":`...)
+		if b, err = provider.AppendFloat(b, *r.Temperature); err != nil {
+			return nil, err
+		}
+	}
+	if len(r.Tools) > 0 {
+		b = append(b, `,"tools":[`...)
+		for i := range r.Tools {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = r.Tools[i].appendJSON(b); err != nil {
+				return nil, err
+			}
+		}
+		b = append(b, ']')
+	}
+	if r.ReasoningEffort != "" {
+		b = append(b, `,"reasoning_effort":`...)
+		b = ai.AppendJSONString(b, r.ReasoningEffort)
+	}
+	return append(b, '}'), nil
+}
+
+func (m *message) size() int {
+	n := len(`{"role":,"content":}`) + provider.QuotedSize(m.Role)
+	switch c := m.Content.(type) {
+	case string:
+		n += provider.QuotedSize(c)
+	case []part:
+		n += len(`[]`)
+		for i := range c {
+			n += c[i].size() + 1
+		}
+	default:
+		n += 64
+	}
+	if m.Name != "" {
+		n += len(`,"name":`) + provider.QuotedSize(m.Name)
+	}
+	if len(m.ToolCalls) > 0 {
+		n += len(`,"tool_calls":[]`)
+	}
+	for i := range m.ToolCalls {
+		tc := &m.ToolCalls[i]
+		n += len(`{"id":,"type":,"function":{"name":,"arguments":}},`) + provider.QuotedSize(tc.ID) + provider.QuotedSize(tc.Type) +
+			provider.QuotedSize(tc.Function.Name) + provider.QuotedSize(tc.Function.Arguments)
+	}
+	if m.ToolCallID != "" {
+		n += len(`,"tool_call_id":`) + provider.QuotedSize(m.ToolCallID)
+	}
+	if m.ReasoningContent != "" {
+		n += len(`,"reasoning_content":`) + provider.QuotedSize(m.ReasoningContent)
+	}
+	if m.Reasoning != "" {
+		n += len(`,"reasoning":`) + provider.QuotedSize(m.Reasoning)
+	}
+	return n
+}
+
+func (m *message) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"role":`...)
+	b = ai.AppendJSONString(b, m.Role)
+	b = append(b, `,"content":`...)
+	switch c := m.Content.(type) {
+	case string:
+		b = ai.AppendJSONString(b, c)
+	case []part:
+		if c == nil {
+			b = append(b, "null"...)
+			break
+		}
+		b = append(b, '[')
+		for i := range c {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = c[i].appendJSON(b)
+		}
+		b = append(b, ']')
+	case nil:
+		b = append(b, "null"...)
+	default:
+		var err error
+		if b, err = provider.AppendMarshal(b, c); err != nil {
+			return nil, err
+		}
+	}
+	if m.Name != "" {
+		b = append(b, `,"name":`...)
+		b = ai.AppendJSONString(b, m.Name)
+	}
+	if len(m.ToolCalls) > 0 {
+		b = append(b, `,"tool_calls":[`...)
+		for i := range m.ToolCalls {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			tc := &m.ToolCalls[i]
+			b = append(b, `{"id":`...)
+			b = ai.AppendJSONString(b, tc.ID)
+			b = append(b, `,"type":`...)
+			b = ai.AppendJSONString(b, tc.Type)
+			b = append(b, `,"function":{"name":`...)
+			b = ai.AppendJSONString(b, tc.Function.Name)
+			b = append(b, `,"arguments":`...)
+			b = ai.AppendJSONString(b, tc.Function.Arguments)
+			b = append(b, "}}"...)
+		}
+		b = append(b, ']')
+	}
+	if m.ToolCallID != "" {
+		b = append(b, `,"tool_call_id":`...)
+		b = ai.AppendJSONString(b, m.ToolCallID)
+	}
+	if m.ReasoningContent != "" {
+		b = append(b, `,"reasoning_content":`...)
+		b = ai.AppendJSONString(b, m.ReasoningContent)
+	}
+	if m.Reasoning != "" {
+		b = append(b, `,"reasoning":`...)
+		b = ai.AppendJSONString(b, m.Reasoning)
+	}
+	return append(b, '}'), nil
+}
+
+func (p *part) size() int {
+	n := len(`{"type":,"text":,"image_url":{"url":}}`) + provider.QuotedSize(p.Type) + provider.QuotedSize(p.Text)
+	if p.ImageURL != nil {
+		n += provider.QuotedSize(p.ImageURL.URL)
+	}
+	return n
+}
+
+func (p *part) appendJSON(b []byte) []byte {
+	b = append(b, `{"type":`...)
+	b = ai.AppendJSONString(b, p.Type)
+	if p.Text != "" {
+		b = append(b, `,"text":`...)
+		b = ai.AppendJSONString(b, p.Text)
+	}
+	if p.ImageURL != nil {
+		b = append(b, `,"image_url":{"url":`...)
+		b = ai.AppendJSONString(b, p.ImageURL.URL)
+		b = append(b, '}')
+	}
+	return append(b, '}')
+}
+
+func (t *tool) size() int {
+	return len(`{"type":,"function":{"name":,"description":,"parameters":null}}`) + provider.QuotedSize(t.Type) +
+		provider.QuotedSize(t.Function.Name) + provider.QuotedSize(t.Function.Description) + len(t.Function.Parameters)
+}
+
+func (t *tool) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"type":`...)
+	b = ai.AppendJSONString(b, t.Type)
+	b = append(b, `,"function":{"name":`...)
+	b = ai.AppendJSONString(b, t.Function.Name)
+	if t.Function.Description != "" {
+		b = append(b, `,"description":`...)
+		b = ai.AppendJSONString(b, t.Function.Description)
+	}
+	b = append(b, `,"parameters":`...)
+	b, err := provider.AppendRaw(b, t.Function.Parameters)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, "}}"...), nil
+}
