@@ -275,8 +275,10 @@ func isSecretName(name string) bool {
 
 func openStore(sys *System, s *runSettings, path string, create bool) (*session.FileStore, error) {
 	opts := session.Options{Now: sys.Now, NoSync: s.noSync}
-	if create {
-		return session.OpenOrCreate(path, s.cwd, opts)
-	}
-	return session.Open(path, opts)
+	return gcPaused(func() (*session.FileStore, error) {
+		if create {
+			return session.OpenOrCreate(path, s.cwd, opts)
+		}
+		return session.Open(path, opts)
+	})
 }

@@ -53,7 +53,7 @@ func readSession(sys *System, ref, cwdFlag string) (*session.File, error) {
 		}
 		return nil, usageErr("session %s: %v (gopi session list shows the sessions of this folder)", ref, err)
 	}
-	f, err := session.ReadFile(path)
+	f, err := gcPaused(func() (*session.File, error) { return session.ReadFile(path) })
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
@@ -135,7 +135,7 @@ func listSessions(root, cwd string, all bool) ([]session.Info, error) {
 }
 
 func summarize(info session.Info) (sessionSummary, bool) {
-	f, err := session.ReadFile(info.Path)
+	f, err := gcPaused(func() (*session.File, error) { return session.ReadFile(info.Path) })
 	if err != nil {
 		return sessionSummary{}, false
 	}
