@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -57,7 +58,14 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 		return nil, err
 	}
 	if o.printSP {
-		_, err := fmt.Fprintln(sys.Stdout, cat.SystemPrompt())
+		// json and events keep their promise of JSON lines on stdout.
+		if m == mode.Print {
+			_, err = fmt.Fprintln(sys.Stdout, cat.SystemPrompt())
+		} else {
+			enc := json.NewEncoder(sys.Stdout)
+			enc.SetEscapeHTML(false)
+			err = enc.Encode(map[string]string{"systemPrompt": cat.SystemPrompt()})
+		}
 		return &prepared{done: true}, err
 	}
 	p := &prepared{tools: s.tools, ctx: ctx, cancel: func() {}}
