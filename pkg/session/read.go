@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -84,7 +85,13 @@ func Read(r io.Reader, name string) (*File, error) {
 	if err := out.readHeader(&rd); err != nil {
 		return nil, err
 	}
-	if err := out.readEntries(rd.br, rd.n, rd.off); err != nil {
+	var size int64
+	if st, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = fi.Size()
+		}
+	}
+	if err := out.readEntries(rd.br, rd.n, rd.off, size); err != nil {
 		return nil, fmt.Errorf("read session %s: %w", name, err)
 	}
 	out.migrate()

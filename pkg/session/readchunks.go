@@ -99,56 +99,44 @@ func (cr *chunkReader) read(p []byte) (int, error) {
 	return n, nil
 }
 
-// entryReader applies decoded chunks to a File in order. Each chunk's
-// entries go to a slice of their own, joined once at the end: appending
-// 312-byte entries one by one to a growing slice allocated five times
-// their size.
+// entryReader applies decoded chunks to a File in order. The entries go
+// to one slice whose capacity is estimated from the first chunk and the
+// file's size (when known): appending 312-byte entries one by one to a
+// slice that grows as it goes allocated five times their size.
 type entryReader struct {
 	f      *File
-	lineNo int // number of the last line applied
-	pieces [][]Entry
-	n      int // number of entries in pieces
+	lineNo int   // number of the last line applied
+	size   int64 // bytes after the header, 0 when unknown
+	out    []Entry
 }
 
 func (er *entryReader) apply(c *chunk) {
 	if c.panic != nil {
 		panic(c.panic)
 	}
-	piece := make([]Entry, 0, len(c.lines))
+	if er.out == nil {
+		n := len(c.lines)
+		if er.size > int64(len(c.data)) && len(c.data) > 0 {
+			n = int(float64(n)*float64(er.size)/float64(len(c.data))*1.05) + 1
+		}
+		er.out = make([]Entry, 0, n+appendRoom)
+	}
 	for i := range c.lines {
 		er.lineNo++
 		d := &c.lines[i]
 		if er.f.addDecoded(d, er.lineNo, c.off+int64(d.start)) {
-			piece = append(piece, d.entry)
+			er.out = append(er.out, d.entry)
 		}
 		*d = decodedLine{}
 	}
-	if len(piece) > 0 {
-		er.pieces = append(er.pieces, piece)
-		er.n += len(piece)
-	}
-}
-
-// entries returns the entries of every chunk applied, in order.
-func (er *entryReader) entries() []Entry {
-	if len(er.pieces) == 1 {
-		return er.pieces[0]
-	}
-	var out []Entry
-	if er.n > 0 {
-		out = make([]Entry, 0, er.n+appendRoom)
-	}
-	for _, p := range er.pieces {
-		out = append(out, p...)
-	}
-	return out
 }
 
 // readEntries reads the lines after the header from r; lineNo and off are
-// the header's line number and the offset after it.
-func (f *File) readEntries(r io.Reader, lineNo int, off int64) error {
+// the header's line number and the offset after it, size the file's size
+// (0 when unknown).
+func (f *File) readEntries(r io.Reader, lineNo int, off, size int64) error {
 	cr := &chunkReader{r: r, off: off}
-	er := &entryReader{f: f, lineNo: lineNo}
+	er := &entryReader{f: f, lineNo: lineNo, size: max(size-off, 0)}
 	first := &chunk{done: make(chan struct{}, 1)}
 	if err := cr.fill(first); err != nil {
 		return err
@@ -159,7 +147,9 @@ func (f *File) readEntries(r io.Reader, lineNo int, off int64) error {
 	} else if err := er.readParallel(cr, first); err != nil {
 		return err
 	}
-	f.Entries = er.entries()
+	if len(er.out) > 0 {
+		f.Entries = er.out
+	}
 	f.Size = cr.off
 	return nil
 }
