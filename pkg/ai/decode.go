@@ -273,6 +273,10 @@ func decodeBlocks(v []byte) ([]Content, error) {
 func (s *scanner) blocksAt() ([]Content, error) {
 	out := []Content{}
 	var ms []Field
+	if s.sc != nil {
+		ms = s.sc.members[:0]
+		defer func() { s.sc.members = ms[:0] }()
+	}
 	err := s.array(func() error {
 		var err error
 		if ms, err = s.membersAt(ms[:0]); err != nil {

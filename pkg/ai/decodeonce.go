@@ -19,9 +19,19 @@ import (
 // "message" that is not a valid message is an error here, so a caller
 // that must accept it (or needs ObjectFields' exact error) falls back to
 // ObjectFields on any error.
-func ObjectFieldsMessage(b []byte) (fields []Field, msg *Message, err error) {
-	s := scanner{b: b}
-	ms := make([]Field, 0, 10)
+//
+// sc, when not nil, is working memory reused from call to call (one per
+// goroutine): the fields returned then live in it, valid until the next
+// call with sc.
+func ObjectFieldsMessage(b []byte, sc *Scratch) (fields []Field, msg *Message, err error) {
+	s := scanner{b: b, sc: sc}
+	var ms []Field
+	if sc != nil {
+		ms = sc.fields[:0]
+		defer func() { sc.fields = ms[:0] }()
+	} else {
+		ms = make([]Field, 0, 10)
+	}
 	err = s.object(func(key []byte, esc bool) error {
 		k := keyString(key, esc)
 		start := s.i
@@ -49,6 +59,12 @@ func ObjectFieldsMessage(b []byte) (fields []Field, msg *Message, err error) {
 		return nil, nil, err
 	}
 	return lastWins(ms), msg, nil
+}
+
+// Scratch is working memory for ObjectFieldsMessage, so that decoding
+// many lines does not allocate a field list for each line and block.
+type Scratch struct {
+	fields, members []Field
 }
 
 // messageOnce decodes and validates the message object at the scanner's

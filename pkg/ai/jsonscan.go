@@ -15,6 +15,7 @@ type scanner struct {
 	i       int
 	trusted bool // b was validated before: skip strings fast
 	depth   int  // objects and arrays open at i
+	sc      *Scratch
 }
 
 // maxDepth matches encoding/json's nesting limit: at most this many

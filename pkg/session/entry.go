@@ -241,7 +241,7 @@ func (e *Entry) writeTyped(w *jsonWriter) error {
 
 // UnmarshalJSON reads an entry of any type.
 func (e *Entry) UnmarshalJSON(b []byte) error {
-	d, err := decodeEntry(b)
+	d, err := decodeEntry(b, nil)
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,7 @@ func TestEntryRoundTripPiBytes(t *testing.T) {
 			if string(got) != line {
 				t.Errorf("round trip changed the line:\n got %s\nwant %s", got, line)
 			}
-			again, err := decodeEntry(got)
+			again, err := decodeEntry(got, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

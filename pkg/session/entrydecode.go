@@ -12,9 +12,10 @@ import (
 //
 // The common line is split and its message decoded in one pass; any line
 // that pass rejects goes through the general path (fields split first,
-// then decoded), which gives the exact result or error.
-func decodeEntry(b []byte) (Entry, error) {
-	if ms, msg, err := ai.ObjectFieldsMessage(b); err == nil {
+// then decoded), which gives the exact result or error. sc is working
+// memory reused from line to line; nil allocates afresh.
+func decodeEntry(b []byte, sc *ai.Scratch) (Entry, error) {
+	if ms, msg, err := ai.ObjectFieldsMessage(b, sc); err == nil {
 		return entryFromFields(ms, msg)
 	}
 	return decodeEntryGeneral(b)

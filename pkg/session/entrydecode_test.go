@@ -3,6 +3,8 @@ package session
 import (
 	"testing"
 
+	"gopi/pkg/ai"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -31,14 +33,22 @@ func FuzzDecodeEntry(f *testing.F) {
 	for _, l := range piLines {
 		f.Add([]byte(l))
 	}
+	// One scratch across every input, as a reading goroutine keeps one:
+	// what a line leaves in it must not reach the next line's entry.
+	var sc ai.Scratch
 	f.Fuzz(func(t *testing.T, data []byte) {
 		want, werr := decodeEntryGeneral(data)
-		got, gerr := decodeEntry(data)
-		if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
-			t.Fatalf("general: %v, decodeEntry: %v", werr, gerr)
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Fatalf("decodeEntry differs from the general path: %s", diff)
+		for _, sc := range []*ai.Scratch{nil, &sc} {
+			got, gerr := decodeEntry(data, sc)
+			if sc != nil { // the next line reuses the scratch
+				_, _ = decodeEntry([]byte(piLines["message_assistant"]), sc)
+			}
+			if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
+				t.Fatalf("general: %v, decodeEntry: %v", werr, gerr)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("decodeEntry differs from the general path: %s", diff)
+			}
 		}
 	})
 }

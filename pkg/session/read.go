@@ -8,6 +8,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"gopi/pkg/ai"
 )
 
 // Warning kinds.
@@ -130,13 +132,13 @@ type decodedLine struct {
 	err      error
 }
 
-func decodeLine(line []byte, start int) decodedLine {
+func decodeLine(line []byte, start int, sc *ai.Scratch) decodedLine {
 	d := decodedLine{start: start, complete: line[len(line)-1] == '\n'}
 	if len(bytes.TrimSpace(line)) == 0 {
 		d.blank = true
 		return d
 	}
-	d.entry, d.err = decodeEntry(line)
+	d.entry, d.err = decodeEntry(line, sc)
 	return d
 }
 

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+
+	"gopi/pkg/ai"
 )
 
 // The entries after the header are read in chunks of whole lines. Chunks
@@ -25,6 +27,7 @@ type chunk struct {
 	data  []byte
 	off   int64 // file offset of data[0]
 	lines []decodedLine
+	sc    ai.Scratch    // decoding's working memory, reused
 	done  chan struct{} // a worker decoded the chunk
 	panic any           // what a worker's decode panicked with
 }
@@ -37,7 +40,7 @@ func (c *chunk) decode() {
 		if i := bytes.IndexByte(c.data[start:], '\n'); i >= 0 {
 			end = start + i + 1
 		}
-		c.lines = append(c.lines, decodeLine(c.data[start:end], start))
+		c.lines = append(c.lines, decodeLine(c.data[start:end], start, &c.sc))
 		start = end
 	}
 }

@@ -32,7 +32,7 @@ func readLineByLine(r io.Reader, name string) (*File, error) {
 			if atEOF && line[len(line)-1] == '\n' {
 				panic("a complete line at EOF")
 			}
-			d := decodeLine(line, 0)
+			d := decodeLine(line, 0, nil)
 			if out.addDecoded(&d, rd.n, start) {
 				out.Entries = append(out.Entries, d.entry)
 			}
