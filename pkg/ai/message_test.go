@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -250,5 +251,46 @@ func TestMarshalContent(t *testing.T) {
 	}
 	if _, err := MarshalContent([]Content{ToolCallContent("c", "n", json.RawMessage(`{bad`))}, false); err == nil {
 		t.Error("invalid arguments: want error")
+	}
+}
+
+// CloneMessages gives what Clone gives each message; the copies share
+// nothing with the originals or, through appends, with each other.
+func TestCloneMessagesMatchesCloneAndIsolates(t *testing.T) {
+	ms := []Message{
+		{Role: RoleAssistant, Content: []Content{TextContent("a"), ToolCallContent("c1", "read", json.RawMessage(`{"p":1}`)), ToolCallContent("c2", "ls", json.RawMessage(`{}`))}},
+		{Role: RoleToolResult, ToolCallID: "c1", Content: []Content{TextContent("r")}, Details: json.RawMessage(`{"d":1}`)},
+		{Role: RoleUser, Content: []Content{}},
+		{Role: RoleUser},
+		{Role: RoleAssistant, Content: []Content{{Type: TypeToolCall, ID: "c3", Arguments: json.RawMessage{}}, {Type: "x", Extra: map[string]json.RawMessage{"k": json.RawMessage(`1`)}}}},
+	}
+	before, _ := json.Marshal(ms)
+	got := CloneMessages(ms)
+	for i := range ms {
+		want := ms[i].Clone()
+		if !reflect.DeepEqual(got[i], want) {
+			t.Fatalf("message %d: %+v, Clone gives %+v", i, got[i], want)
+		}
+		if (got[i].Content == nil) != (ms[i].Content == nil) {
+			t.Fatalf("message %d: nil content changed", i)
+		}
+	}
+	if got[4].Content[0].Arguments == nil {
+		t.Fatal("empty arguments became nil")
+	}
+	// appends and writes to the copies
+	got[0].Content = append(got[0].Content, TextContent("appended"))
+	got[0].Content[1].Arguments = append(got[0].Content[1].Arguments, " more"...)
+	got[0].Content[2].Arguments[1] = 'X'
+	got[1].Content[0].Text = "changed"
+	got[4].Content[1].Extra["k"][0] = '9'
+	if after, _ := json.Marshal(ms); string(after) != string(before) {
+		t.Fatalf("the originals changed:\n%s\n%s", before, after)
+	}
+	if got[1].Content[0].Text != "changed" || got[0].Content[2].ID != "c2" || string(got[0].Content[2].Arguments) != `{X` {
+		t.Fatalf("an append reached a neighbour: %+v", got[:2])
+	}
+	if CloneMessages(nil) != nil {
+		t.Fatal("nil became non-nil")
 	}
 }

@@ -31,7 +31,9 @@ func PathTo(entries []Entry, ref string) ([]Entry, []Warning, error) {
 		seen = make(map[string]bool, len(entries))
 		n = len(entries)
 	}
-	rev := make([]Entry, 0, n+appendRoom)
+	// Filled from the end: the walk goes from the leaf to the root.
+	path := make([]Entry, n, n+appendRoom)
+	k := n
 	for cur := id; cur != ""; {
 		i, ok := byID[cur]
 		if !ok {
@@ -49,11 +51,11 @@ func PathTo(entries []Entry, ref string) ([]Entry, []Warning, error) {
 			warns = append(warns, Warning{Kind: WarnDuplicateID, Offset: -1, EntryID: cur, Message: fmt.Sprintf(
 				"id %s is used by more than one entry; the last one in the file counts", cur)})
 		}
-		rev = append(rev, entries[i])
+		k--
+		path[k] = entries[i]
 		cur = entries[i].Parent()
 	}
-	slices.Reverse(rev)
-	return rev, warns, nil
+	return path[k:], warns, nil
 }
 
 // appendRoom is the spare capacity of the entry slices a store or a path
