@@ -106,6 +106,12 @@ func CloneMessages(ms []Message) []Message {
 	if ms == nil {
 		return nil
 	}
+	return AppendClones(make([]Message, 0, len(ms)), ms...)
+}
+
+// AppendClones appends deep copies of ms to dst, carved as CloneMessages
+// carves them (dst's spare capacity, if any, holds them).
+func AppendClones(dst []Message, ms ...Message) []Message {
 	nb, na := 0, 0
 	for i := range ms {
 		nb += len(ms[i].Content)
@@ -113,7 +119,9 @@ func CloneMessages(ms []Message) []Message {
 			na += len(ms[i].Content[j].Arguments)
 		}
 	}
-	out := make([]Message, len(ms))
+	n0 := len(dst)
+	dst = slices.Grow(dst, len(ms))[:n0+len(ms)]
+	out := dst[n0:]
 	blocks := make([]Content, nb)
 	args := make([]byte, 0, na)
 	for i := range ms {
@@ -137,7 +145,7 @@ func CloneMessages(ms []Message) []Message {
 		m.Extra = CloneRawMap(m.Extra)
 		out[i] = m
 	}
-	return out
+	return dst
 }
 
 var messageKeys = map[string]bool{

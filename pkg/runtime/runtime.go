@@ -126,12 +126,13 @@ func New(cfg Config, deps Deps) (*Runtime, error) {
 	}
 	// The Agent gets deep copies, made here once and handed over, with
 	// room for what the run adds.
-	msgs := make([]ai.Message, 0, n+16)
+	stored := make([]ai.Message, 0, n)
 	for _, e := range r.path {
 		if e.Type == session.TypeMessage && e.Message != nil {
-			msgs = append(msgs, e.Message.Clone())
+			stored = append(stored, *e.Message)
 		}
 	}
+	msgs := ai.AppendClones(make([]ai.Message, 0, n+16), stored...)
 	r.persisted = len(msgs)
 	tools := deps.Tools
 	if deps.Extensions != nil && tools != nil {
