@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	"gopi/pkg/session"
 )
@@ -42,9 +43,29 @@ func openSession(sys *System, s *runSettings, o *runOptions, p *prepared) error 
 // them, about a fifth of a resume's time on two cores (scripts/bench),
 // and the first collection after the read does their work once. What the
 // read leaves as garbage is a few buffers.
+// Overlapping reads (tests run commands in parallel in one process)
+// share one pause: the first saves the setting, the last restores it.
 func gcPaused[T any](read func() (T, error)) (T, error) {
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	gcPause.Lock()
+	if gcPause.n == 0 {
+		gcPause.saved = debug.SetGCPercent(-1)
+	}
+	gcPause.n++
+	gcPause.Unlock()
+	defer func() {
+		gcPause.Lock()
+		defer gcPause.Unlock()
+		if gcPause.n--; gcPause.n == 0 {
+			debug.SetGCPercent(gcPause.saved)
+		}
+	}()
 	return read()
+}
+
+var gcPause struct {
+	sync.Mutex
+	n     int
+	saved int
 }
 
 func openFileStore(sys *System, s *runSettings, o *runOptions) (*session.FileStore, error) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -372,5 +373,36 @@ func TestEventsFailureAfterOpeningStartsWithHeader(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	if code != ExitUsage || len(lines) != 2 || !strings.HasPrefix(lines[0], `{"type":"session"`) || !strings.HasPrefix(lines[1], `{"type":"result"`) {
 		t.Fatalf("code %d, lines %q", code, lines)
+	}
+}
+
+// Overlapping session reads pause the collector once and restore the
+// setting they found, whatever order they end in.
+func TestGCPauseOverlapsRestoreTheSetting(t *testing.T) {
+	prev := debug.SetGCPercent(77)
+	defer debug.SetGCPercent(prev)
+	firstIn, secondIn, firstOut := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = gcPaused(func() (int, error) {
+			close(firstIn)
+			<-secondIn
+			return 0, nil
+		})
+		close(firstOut)
+	}()
+	<-firstIn
+	_, _ = gcPaused(func() (int, error) {
+		close(secondIn)
+		<-firstOut // the first read ends while this one still runs
+		if p := debug.SetGCPercent(-1); p != -1 {
+			t.Errorf("collector running during a read: %d", p)
+		}
+		return 0, nil
+	})
+	<-done
+	if p := debug.SetGCPercent(prev); p != 77 {
+		t.Fatalf("GC percent after overlapping reads: %d, want 77", p)
 	}
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -17,16 +18,17 @@ import (
 
 // Lab 9.1 — the reducer derives state from events and copies its inputs.
 func TestReducerDerivesRunStateAndCopiesInputs(t *testing.T) {
-	before := State{Status: Idle, Messages: []ai.Message{ai.UserText("earlier", 1)}}
+	before := State{Status: Idle, Messages: []ai.Message{ai.UserText("earlier", 1)}, Diagnostics: []string{"d"}}
 	s := Reduce(before, Event{RunID: 1, Event: loop.Event{Type: loop.AgentStart}})
 	if s.Status != Running || s.RunID != 1 {
 		t.Fatalf("after agent_start: %+v", s)
 	}
 	before.Messages[0].Content[0].Text = "mutated by the holder of the old state"
-	if got := s.Messages[0].Text(); got != "earlier" {
-		t.Fatalf("agent_start shares the old state's messages: %q", got)
+	before.Diagnostics[0] = "mutated"
+	if got := s.Messages[0].Text(); got != "earlier" || s.Diagnostics[0] != "d" {
+		t.Fatalf("agent_start shares the old state: %q %v", got, s.Diagnostics)
 	}
-	s.Messages = nil
+	s.Messages, s.Diagnostics = nil, nil
 	user := ai.UserText("check README", 1)
 	s = Reduce(s, Event{RunID: 1, Event: loop.Event{Type: loop.MessageEnd, Message: &user}})
 	user.Content[0].Text = "mutated by caller"
@@ -604,5 +606,40 @@ func TestOwnMessagesHandsTheTranscriptOver(t *testing.T) {
 	a.State().Messages[1].Content[0].Text = "changed via state"
 	if got := texts(a.Messages()); got[0] != "earlier" || got[1] != "noted" {
 		t.Fatalf("an exit shares the handed-over messages: %v", got)
+	}
+}
+
+// A nil filter is ignored; a filter that panics refuses the event and is
+// recorded; a filter may read the Agent's state (filters run outside the
+// dispatcher's lock). SubscribeEvents gets run_end without its Result.
+func TestFiltersAreSafeAndSubscribeEventsSeesRunEnd(t *testing.T) {
+	a := New(Options{Model: faux.New(faux.Text("hi"))})
+	var nilFiltered, reading, loopOnly []string
+	var nilFilter Filter
+	a.Subscribe(func(e Event) { nilFiltered = append(nilFiltered, string(e.Type)) }, nilFilter)
+	a.Subscribe(func(Event) { t.Error("a subscriber whose filter panics got an event") },
+		func(loop.EventType) bool { panic("bad filter") })
+	a.Subscribe(func(e Event) { reading = append(reading, string(e.Type)) },
+		func(t loop.EventType) bool { return a.State().RunID > 0 && t == loop.AgentEnd })
+	a.SubscribeEvents(func(runID int, e loop.Event) { loopOnly = append(loopOnly, fmt.Sprint(runID, e.Type)) })
+	done := make(chan loop.Result, 1)
+	go func() { done <- mustPrompt(t, a, "x") }()
+	var res loop.Result
+	select {
+	case res = <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the run hung")
+	}
+	if res.Reason != loop.ReasonStop || len(nilFiltered) == 0 || nilFiltered[len(nilFiltered)-1] != "run_end" {
+		t.Fatalf("reason %s, nil-filtered subscriber saw %v", res.Reason, nilFiltered)
+	}
+	if !slices.Equal(reading, []string{"agent_end"}) {
+		t.Fatalf("state-reading filter passed %v", reading)
+	}
+	if len(loopOnly) != len(nilFiltered) || loopOnly[len(loopOnly)-1] != "1run_end" {
+		t.Fatalf("SubscribeEvents saw %v, all %v", loopOnly, nilFiltered)
+	}
+	if d := a.State().Diagnostics; len(d) == 0 || !strings.Contains(d[0], "filter panicked") {
+		t.Fatalf("diagnostics %v", d)
 	}
 }

@@ -22,12 +22,11 @@ type dispatcher struct {
 }
 
 type subscriber struct {
-	id   int
-	fn   func(Event)
-	want Filter // nil: every event
+	id       int
+	fn       func(Event)
+	want     Filter // nil: every event
+	loopOnly bool   // gets the loop event alone (no Result)
 }
-
-func (s *subscriber) wants(t loop.EventType) bool { return s.want == nil || s.want(t) }
 
 // A Filter chooses the event types a subscriber gets.
 type Filter func(loop.EventType) bool
@@ -44,24 +43,35 @@ func Except(types ...loop.EventType) Filter {
 	return func(t loop.EventType) bool { return !slices.Contains(types, t) }
 }
 
-// Subscribe registers fn for every later event (with a filter, for the
-// event types it passes) and returns the function that removes it (and
-// only it). fn runs synchronously on the goroutine that dispatches; it
-// gets its own deep copy of each event. A panic in fn is recorded in
-// State.Diagnostics and the other subscribers still run. A filter spares
-// the copies of events a subscriber ignores: a run_end carries the whole
-// transcript.
+// Subscribe registers fn for every later event (with filters, for the
+// event types every filter passes; nil filters are ignored) and returns
+// the function that removes it (and only it). fn runs synchronously on the
+// goroutine that dispatches; it gets its own deep copy of each event. A
+// panic in fn or in a filter is recorded in State.Diagnostics (a filter
+// that panics counts as refusing the event) and the other subscribers
+// still run. A filter spares the copies of events a subscriber ignores: a
+// run_end carries the whole transcript.
 func (a *Agent) Subscribe(fn func(Event), filter ...Filter) (unsubscribe func()) {
-	a.dmu.Lock()
-	defer a.dmu.Unlock()
-	a.nextSub++
-	s := &subscriber{id: a.nextSub, fn: fn}
-	if len(filter) > 0 {
-		fs := slices.Clone(filter)
+	return a.subscribe(&subscriber{fn: fn}, filter)
+}
+
+// SubscribeEvents is Subscribe for a subscriber that needs the loop event
+// alone: a run_end reaches it as an event of type RunEnd without its
+// Result, so no transcript is copied for it.
+func (a *Agent) SubscribeEvents(fn func(runID int, e loop.Event), filter ...Filter) (unsubscribe func()) {
+	return a.subscribe(&subscriber{fn: func(e Event) { fn(e.RunID, e.Event) }, loopOnly: true}, filter)
+}
+
+func (a *Agent) subscribe(s *subscriber, filter []Filter) (unsubscribe func()) {
+	if fs := slices.DeleteFunc(slices.Clone(filter), func(f Filter) bool { return f == nil }); len(fs) > 0 {
 		s.want = func(t loop.EventType) bool {
 			return !slices.ContainsFunc(fs, func(f Filter) bool { return !f(t) })
 		}
 	}
+	a.dmu.Lock()
+	defer a.dmu.Unlock()
+	a.nextSub++
+	s.id = a.nextSub
 	a.subs = append(slices.Clip(a.subs), s)
 	return func() {
 		a.dmu.Lock()
@@ -99,14 +109,15 @@ func (a *Agent) emit(e Event) {
 		a.queue = a.queue[1:]
 		a.state = reduce(a.state, ev)
 		subs := a.subs // never changed in place
-		if slices.ContainsFunc(subs, func(s *subscriber) bool { return !s.wants(ev.Type) }) {
-			subs = slices.DeleteFunc(slices.Clone(subs), func(s *subscriber) bool { return !s.wants(ev.Type) })
-		}
 		a.dmu.Unlock()
+		subs = a.wanting(subs, ev.Type)
 		for i, s := range subs {
-			if owned && i == len(subs)-1 {
+			switch {
+			case s.loopOnly:
+				a.deliver(s, Event{RunID: ev.RunID, Event: ev.Event.Clone()})
+			case owned && i == len(subs)-1:
 				a.deliver(s, ev) // the last subscriber may keep the queued copy
-			} else {
+			default:
 				a.deliver(s, ev.Clone())
 			}
 		}
@@ -116,6 +127,38 @@ func (a *Agent) emit(e Event) {
 	a.queue = nil
 	a.dispatching = false
 	a.dmu.Unlock()
+}
+
+// wanting returns the subscribers that want events of type t (subs itself
+// when all do). Filters run here, outside the dispatcher's lock.
+func (a *Agent) wanting(subs []*subscriber, t loop.EventType) []*subscriber {
+	var out []*subscriber
+	for i, s := range subs {
+		if a.wants(s, t) {
+			if out != nil {
+				out = append(out, s)
+			}
+		} else if out == nil {
+			out = append(make([]*subscriber, 0, len(subs)), subs[:i]...)
+		}
+	}
+	if out == nil {
+		return subs
+	}
+	return out
+}
+
+func (a *Agent) wants(s *subscriber, t loop.EventType) (ok bool) {
+	if s.want == nil {
+		return true
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			ok = false
+			a.diagnose(fmt.Sprintf("subscriber %d's filter panicked on %s: %v", s.id, t, p))
+		}
+	}()
+	return s.want(t)
 }
 
 func (a *Agent) deliver(s *subscriber, e Event) {

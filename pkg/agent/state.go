@@ -67,14 +67,14 @@ func (s State) Clone() State {
 
 // Reduce derives the next state from an event. It never changes what s
 // or e show and keeps no reference into e (what it stores is copied); at
-// agent_start it deep-copies s's messages, so the run's states share
-// nothing with the state the caller held before; reduce a given state
-// once (see MessageEnd). Loop events and
+// agent_start it deep-copies s, so the run's states share nothing with
+// the state the caller held before; reduce a given state once (see
+// MessageEnd). Loop events and
 // RunEnd of a run other than the current one are ignored, so late events
 // of an older run never overwrite a newer run's state.
 func Reduce(s State, e Event) State {
 	if e.Type == loop.AgentStart {
-		s.Messages = ai.CloneMessages(s.Messages)
+		s = s.Clone()
 	}
 	return reduce(s, e)
 }

@@ -144,7 +144,7 @@ func New(cfg Config, deps Deps) (*Runtime, error) {
 		SteeringMode: cfg.SteeringMode, FollowUpMode: cfg.FollowUpMode, Now: deps.Now, Commit: r.commit,
 	})
 	if obs, ok := deps.Extensions.(Observer); ok {
-		r.agent.Subscribe(func(e agent.Event) { obs.Notify(e.RunID, e.Event) }, agent.Except(agent.RunEnd))
+		r.agent.SubscribeEvents(obs.Notify)
 	}
 	return r, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"gopi/pkg/agent"
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/faux"
 	"gopi/pkg/loop"
@@ -241,8 +242,8 @@ func TestPromptProjectsPersistsAndChainsEntries(t *testing.T) {
 	if res.Leaf != parent || r.Leaf() != parent {
 		t.Fatalf("leaf %q / %q, want %q", res.Leaf, r.Leaf(), parent)
 	}
-	if len(host.events) == 0 || host.events[0] != loop.AgentStart {
-		t.Fatalf("observer saw %v", host.events)
+	if len(host.events) == 0 || host.events[0] != loop.AgentStart || host.events[len(host.events)-1] != agent.RunEnd {
+		t.Fatalf("observer saw %v (every event, run_end last)", host.events)
 	}
 }
 

@@ -105,7 +105,9 @@ func (cr *chunkReader) read(p []byte) (int, error) {
 // entryReader applies decoded chunks to a File in order. The entries go
 // to one slice whose capacity is estimated from the first chunk and the
 // file's size (when known): appending 312-byte entries one by one to a
-// slice that grows as it goes allocated five times their size.
+// slice that grows as it goes allocated five times their size. A file
+// whose first lines are much shorter than the rest is over-estimated; the
+// entries are then copied to a slice of their size once read.
 type entryReader struct {
 	f      *File
 	lineNo int   // number of the last line applied
@@ -152,6 +154,10 @@ func (f *File) readEntries(r io.Reader, lineNo int, off, size int64) error {
 	}
 	if len(er.out) > 0 {
 		f.Entries = er.out
+		if cap(er.out) > 2*len(er.out)+appendRoom {
+			// The first chunk's lines were much shorter than the rest.
+			f.Entries = append(make([]Entry, 0, len(er.out)+appendRoom), er.out...)
+		}
 	}
 	f.Size = cr.off
 	return nil

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -147,5 +149,35 @@ func TestReadChunksError(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "disk on fire") || !strings.Contains(err.Error(), "s.jsonl") {
 			t.Fatalf("error at %d: %v", at, err)
 		}
+	}
+}
+
+// A file of short lines first and very long ones after keeps no slice
+// sized for short lines throughout.
+func TestEntriesCapacityFollowsTheEntriesRead(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}` + "\n")
+	parent := "null"
+	for i := range 2000 {
+		id := fmt.Sprintf("%08x", i+1)
+		fmt.Fprintf(&b, `{"type":"thinking_level_change","id":"%s","parentId":%s,"timestamp":"2026-01-01T00:00:00.000Z","thinkingLevel":"low"}`+"\n", id, parent)
+		parent = `"` + id + `"`
+	}
+	long := strings.Repeat("x", 1<<20)
+	for i := range 20 {
+		id := fmt.Sprintf("%08x", 5000+i)
+		fmt.Fprintf(&b, `{"type":"custom","id":"%s","parentId":%s,"timestamp":"2026-01-01T00:00:00.000Z","customType":"k","data":"%s"}`+"\n", id, parent, long)
+		parent = `"` + id + `"`
+	}
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Entries) != 2020 || cap(f.Entries) > 2*len(f.Entries)+appendRoom {
+		t.Fatalf("%d entries in a slice of capacity %d", len(f.Entries), cap(f.Entries))
 	}
 }
