@@ -58,13 +58,17 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 		return nil, err
 	}
 	if o.printSP {
-		// json and events keep their promise of JSON lines on stdout.
+		// json and events keep their promise of JSON lines on stdout: one
+		// object whose type says it is not a run's result.
 		if m == mode.Print {
 			_, err = fmt.Fprintln(sys.Stdout, cat.SystemPrompt())
 		} else {
 			enc := json.NewEncoder(sys.Stdout)
 			enc.SetEscapeHTML(false)
-			err = enc.Encode(map[string]string{"systemPrompt": cat.SystemPrompt()})
+			err = enc.Encode(struct {
+				Type         string `json:"type"`
+				SystemPrompt string `json:"systemPrompt"`
+			}{"system_prompt", cat.SystemPrompt()})
 		}
 		return &prepared{done: true}, err
 	}
