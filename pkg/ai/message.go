@@ -97,55 +97,18 @@ func (m Message) Clone() Message {
 	return m
 }
 
-// CloneMessages deep-copies a slice of messages, as Clone does each. The
-// copies' content blocks and tool arguments are carved from one block
-// slice and one byte slice (each piece clipped, so an append to one never
-// reaches the next): a long transcript costs three allocations instead of
-// one or two per message.
+// CloneMessages deep-copies a slice of messages. (Carving the copies'
+// blocks from one slab made a resume slower, not faster: large fresh
+// allocations fault their pages in, small ones reuse freed memory.)
 func CloneMessages(ms []Message) []Message {
 	if ms == nil {
 		return nil
 	}
-	return AppendClones(make([]Message, 0, len(ms)), ms...)
-}
-
-// AppendClones appends deep copies of ms to dst, carved as CloneMessages
-// carves them (dst's spare capacity, if any, holds them).
-func AppendClones(dst []Message, ms ...Message) []Message {
-	nb, na := 0, 0
-	for i := range ms {
-		nb += len(ms[i].Content)
-		for j := range ms[i].Content {
-			na += len(ms[i].Content[j].Arguments)
-		}
+	out := make([]Message, len(ms))
+	for i, m := range ms {
+		out[i] = m.Clone()
 	}
-	n0 := len(dst)
-	dst = slices.Grow(dst, len(ms))[:n0+len(ms)]
-	out := dst[n0:]
-	blocks := make([]Content, nb)
-	args := make([]byte, 0, na)
-	for i := range ms {
-		m := ms[i]
-		if m.Content != nil {
-			n := len(m.Content)
-			cs := blocks[:n:n]
-			blocks = blocks[n:]
-			for j, c := range m.Content {
-				if c.Arguments != nil {
-					start := len(args)
-					args = append(args, c.Arguments...)
-					c.Arguments = args[start:len(args):len(args)]
-				}
-				c.Extra = CloneRawMap(c.Extra)
-				cs[j] = c
-			}
-			m.Content = cs
-		}
-		m.Details = slices.Clone(m.Details)
-		m.Extra = CloneRawMap(m.Extra)
-		out[i] = m
-	}
-	return dst
+	return out
 }
 
 var messageKeys = map[string]bool{

@@ -126,13 +126,12 @@ func New(cfg Config, deps Deps) (*Runtime, error) {
 	}
 	// The Agent gets deep copies, made here once and handed over, with
 	// room for what the run adds.
-	stored := make([]ai.Message, 0, n)
+	msgs := make([]ai.Message, 0, n+16)
 	for _, e := range r.path {
 		if e.Type == session.TypeMessage && e.Message != nil {
-			stored = append(stored, *e.Message)
+			msgs = append(msgs, e.Message.Clone())
 		}
 	}
-	msgs := ai.AppendClones(make([]ai.Message, 0, n+16), stored...)
 	r.persisted = len(msgs)
 	tools := deps.Tools
 	if deps.Extensions != nil && tools != nil {
