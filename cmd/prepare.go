@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -63,12 +62,13 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 		if m == mode.Print {
 			_, err = fmt.Fprintln(sys.Stdout, cat.SystemPrompt())
 		} else {
-			enc := json.NewEncoder(sys.Stdout)
-			enc.SetEscapeHTML(false)
-			err = enc.Encode(struct {
+			var b []byte
+			if b, err = ai.MarshalNoEscape(struct {
 				Type         string `json:"type"`
 				SystemPrompt string `json:"systemPrompt"`
-			}{"system_prompt", cat.SystemPrompt()})
+			}{"system_prompt", cat.SystemPrompt()}); err == nil {
+				_, err = sys.Stdout.Write(append(b, '\n'))
+			}
 		}
 		return &prepared{done: true}, err
 	}

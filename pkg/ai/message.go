@@ -176,7 +176,7 @@ func MarshalContent(content []Content, asString bool) ([]byte, error) {
 	if content == nil {
 		content = []Content{}
 	}
-	return marshalNoEscape(content)
+	return MarshalNoEscape(content)
 }
 
 // UnmarshalJSON reads a message of any role; see DecodeMessage.

@@ -34,7 +34,7 @@ func (w *objWriter) raw(k string, v []byte) {
 // value writes v as encoding/json does, HTML escapes aside. Values that
 // marshal themselves (content blocks) come out compacted and validated.
 func (w *objWriter) value(k string, v any) {
-	b, err := marshalNoEscape(v)
+	b, err := MarshalNoEscape(v)
 	if err != nil && w.err == nil {
 		w.err = fmt.Errorf("field %s: %w", k, err)
 	}
@@ -85,8 +85,9 @@ func (w *objWriter) close() ([]byte, error) {
 	return append(w.b, '}'), nil
 }
 
-// marshalNoEscape is json.Marshal without HTML escapes.
-func marshalNoEscape(v any) ([]byte, error) {
+// MarshalNoEscape is json.Marshal without HTML escapes: JSON as
+// JavaScript's JSON.stringify writes it for the same value.
+func MarshalNoEscape(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -1,7 +1,6 @@
 package loop
 
 import (
-	"bytes"
 	"encoding/json"
 
 	"gopi/pkg/ai"
@@ -126,7 +125,7 @@ func (e Event) Clone() Event {
 // the delta, never the partial message. Text is written as pi writes it
 // (no HTML escaping).
 func (e Event) MarshalJSON() ([]byte, error) {
-	return marshalNoEscape(e.shape())
+	return ai.MarshalNoEscape(e.shape())
 }
 
 type base struct {
@@ -262,17 +261,6 @@ func compactionShape(t EventType, c *ai.CompactionInfo) any {
 		out.Result = &result{c.Summary, c.FirstKeptEntryID, c.TokensBefore}
 	}
 	return out
-}
-
-// marshalNoEscape encodes v without HTML escaping and without the newline.
-func marshalNoEscape(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 func rawOrEmpty(r json.RawMessage) json.RawMessage {

@@ -78,7 +78,7 @@ func (h Header) MarshalJSON() ([]byte, error) {
 		Provider string `json:"provider"`
 		ID       string `json:"id"`
 	}
-	extra, err := marshalNoEscape(struct {
+	extra, err := ai.MarshalNoEscape(struct {
 		File   string   `json:"file"`
 		LeafID *string  `json:"leafId"`
 		Model  model    `json:"model"`
@@ -190,22 +190,11 @@ type lineWriter struct {
 }
 
 func (l *lineWriter) json(v any) {
-	b, err := marshalNoEscape(v)
+	b, err := ai.MarshalNoEscape(v)
 	if err != nil {
 		b, _ = json.Marshal(map[string]string{"type": "encoding_error", "message": err.Error()})
 	}
 	l.line(b)
-}
-
-// marshalNoEscape encodes v as pi writes JSON: no HTML escaping.
-func marshalNoEscape(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 func (l *lineWriter) text(s string) {

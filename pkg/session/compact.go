@@ -73,7 +73,7 @@ func Compact(ctx context.Context, model ai.Model, path []Entry, opts CompactOpti
 	}
 	readFiles, modifiedFiles := p.files.lists()
 	summary += formatFileOperations(readFiles, modifiedFiles)
-	details, err := marshalJSON(CompactionDetails{ReadFiles: readFiles, ModifiedFiles: modifiedFiles})
+	details, err := ai.MarshalNoEscape(CompactionDetails{ReadFiles: readFiles, ModifiedFiles: modifiedFiles})
 	if err != nil {
 		return Entry{}, fmt.Errorf("compaction details: %w", err)
 	}

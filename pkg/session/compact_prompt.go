@@ -172,7 +172,7 @@ func compactJSON(v []byte) string {
 	if json.Unmarshal(v, &x) != nil {
 		return string(v)
 	}
-	b, err := marshalJSON(x)
+	b, err := ai.MarshalNoEscape(x)
 	if err != nil {
 		return string(v)
 	}

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bytes"
 	"encoding/json"
 	"strconv"
 
@@ -85,16 +84,4 @@ func (w *jsonWriter) close() []byte {
 		return []byte("{}")
 	}
 	return append(w.b, '}')
-}
-
-// marshalJSON is json.Marshal without HTML escapes, for values pi writes
-// with JSON.stringify.
-func marshalJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"gopi/pkg/ai"
 )
 
 // The pieces the adapters' request writers are made of: values appended
@@ -106,11 +108,9 @@ func AppendFloat(b []byte, f float64) ([]byte, error) {
 // AppendMarshal appends v through encoding/json, HTML escaping off: the
 // way out for a value of a type the writer does not know.
 func AppendMarshal(b []byte, v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	out, err := ai.MarshalNoEscape(v)
+	if err != nil {
 		return b, err
 	}
-	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...), nil
+	return append(b, out...), nil
 }

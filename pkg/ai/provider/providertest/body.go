@@ -18,15 +18,7 @@ import (
 // benchmarks build.
 
 // ReferenceJSON is what encoding/json writes for v, HTML escaping off.
-func ReferenceJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
+func ReferenceJSON(v any) ([]byte, error) { return ai.MarshalNoEscape(v) }
 
 // CheckBody holds the body encode writes for v to encoding/json's: the
 // same error, or valid JSON with the same value and the same bytes
