@@ -120,11 +120,54 @@ func newRootCmd(sys *System) *cobra.Command {
 		SilenceUsage:  true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageErr("%v (see gopi %s --help)", err, strings.TrimPrefix(c.CommandPath(), "gopi "))
+		return usageErr("%v (see %s --help)", err, c.CommandPath())
 	})
 	root.AddCommand(newRunCmd(sys), newChatCmd(sys), newVersionCmd(sys), newModelsCmd(sys), newSessionCmd(sys), newContextCmd(sys))
+	root.SetHelpCommand(newHelpCmd())
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			refuseUnknownSubcommand(c)
+		}
+	}
 	usageArgs(root)
 	return root
+}
+
+// refuseUnknownSubcommand makes a command group (one that only holds
+// subcommands) print its help when called alone and refuse an unknown
+// subcommand as a usage error: without a Run of its own, cobra printed the
+// help for "gopi session bogus" and exited 0.
+func refuseUnknownSubcommand(c *cobra.Command) {
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			var names []string
+			for _, sub := range c.Commands() {
+				if sub.IsAvailableCommand() {
+					names = append(names, sub.Name())
+				}
+			}
+			return usageErr("unknown command %q for %s (use %s)", args[0], c.CommandPath(), strings.Join(names, ", "))
+		}
+		return c.Help()
+	}
+}
+
+// newHelpCmd is "gopi help [command]"; an unknown topic is a usage error.
+func newHelpCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			target, rest, err := c.Root().Find(args)
+			if err != nil || len(rest) > 0 || (target == c.Root() && len(args) > 0) {
+				return usageErr("unknown help topic %q (see gopi --help)", strings.Join(args, " "))
+			}
+			return target.Help()
+		},
+	}
 }
 
 // wantsJSON reports whether the raw arguments ask for json or events

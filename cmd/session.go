@@ -22,6 +22,7 @@ func newSessionCmd(sys *System) *cobra.Command {
 		Short: "Inspect sessions and their leaves",
 	}
 	c.AddCommand(newSessionListCmd(sys), newSessionTreeCmd(sys), newSessionShowCmd(sys))
+	refuseUnknownSubcommand(c)
 	return c
 }
 

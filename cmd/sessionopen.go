@@ -24,6 +24,9 @@ func openSession(sys *System, s *runSettings, o *runOptions, p *prepared) error 
 		p.store = session.NewMemoryStore(s.cwd, session.Options{Now: sys.Now})
 		return nil
 	}
+	if o.leaf != "" && o.session == "" && !o.cont {
+		return usageErr("--leaf %s: name the session it is in with --session FILE or ID (gopi session list shows them)", o.leaf)
+	}
 	fs, err := openFileStore(sys, s, o)
 	if err != nil {
 		return err
@@ -83,6 +86,8 @@ func openFileStoreNow(sys *System, s *runSettings, o *runOptions) (*session.File
 		switch {
 		case rerr == nil:
 			fs, err = session.Open(path, opts)
+		case errors.Is(rerr, session.ErrNotFound) && looksLikePath(o.session) && o.leaf != "":
+			return nil, usageErr("--session %s does not exist, so it has no entry %s; leave out --leaf to start it", o.session, o.leaf)
 		case errors.Is(rerr, session.ErrNotFound) && looksLikePath(o.session):
 			abs, aerr := filepath.Abs(o.session)
 			if aerr != nil {
