@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -44,6 +45,12 @@ func tryLock(session, path string, pid int) (l *fileLock, retry bool, err error)
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		holder := readPID(f)
+		// The holder writes its pid just after it gets the lock: a process
+		// that comes in between waits a moment for the pid to name it.
+		for i := 0; holder == 0 && i < 20; i++ {
+			time.Sleep(time.Millisecond)
+			holder = readPID(f)
+		}
 		f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
 			return nil, false, &LockedError{Path: session, PID: holder}
