@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -53,7 +54,7 @@ func readStdin(ctx context.Context, sys *System) (string, error) {
 		select {
 		case r := <-done:
 			if r.err != nil {
-				return "", fmt.Errorf("read stdin: %w", r.err)
+				return "", usageErr("read the prompt from stdin: %v (give the prompt as arguments, or pass --no-stdin)", r.err)
 			}
 			return strings.TrimRight(string(r.data), "\n"), nil
 		case <-timer.C:
@@ -61,7 +62,10 @@ func readStdin(ctx context.Context, sys *System) (string, error) {
 				fmt.Fprintln(sys.Stderr, "gopi: waiting for the prompt on stdin (end it with Ctrl-D, or pass --no-stdin)")
 			}
 		case <-ctx.Done():
-			return "", ctx.Err()
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return "", fmt.Errorf("the prompt on stdin did not end before the deadline (--timeout): %w", ctx.Err())
+			}
+			return "", fmt.Errorf("interrupted while waiting for the prompt on stdin: %w", ctx.Err())
 		}
 	}
 }

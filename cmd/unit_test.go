@@ -406,3 +406,33 @@ func TestGCPauseOverlapsRestoreTheSetting(t *testing.T) {
 		t.Fatalf("GC percent after overlapping reads: %d, want 77", p)
 	}
 }
+
+type failingReader struct{ err error }
+
+func (r failingReader) Read([]byte) (int, error) { return 0, r.err }
+
+// stalledReader never answers.
+type stalledReader struct{}
+
+func (stalledReader) Read([]byte) (int, error) { select {} }
+
+// A stdin that cannot be read is an input error (exit 2) that says what
+// to do; stdin that does not end before --timeout exits 7 naming the flag.
+// Neither creates a session.
+func TestStdinFailures(t *testing.T) {
+	sys, _, _ := sysFor(t, t.TempDir())
+	sys.StdinTTY = false
+	sys.Stdin = failingReader{errors.New("is a directory")}
+	_, errOut, code := runMain(t, sys, "run", "--provider", "faux")
+	if code != ExitUsage || !strings.Contains(errOut, "read the prompt from stdin: is a directory (give the prompt as arguments, or pass --no-stdin)") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	sys.Stdin = stalledReader{}
+	out, errOut, code := runMain(t, sys, "run", "--provider", "faux", "--json", "--timeout", "50ms")
+	if code != ExitTimeout || !strings.Contains(errOut, "did not end before the deadline (--timeout)") || !strings.Contains(out, `"class":"timeout"`) {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(sys.getenv("GOPI_HOME"), "sessions")); !os.IsNotExist(err) {
+		t.Fatalf("a session folder was made: %v", err)
+	}
+}
