@@ -43,20 +43,11 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 	if err != nil {
 		return nil, err
 	}
-	// A new session's model is chosen before anything touches the disk; a
-	// resumed one falls back to the model and thinking level it last used.
-	resuming := o.session != "" || o.cont
-	var choice modelChoice
-	if !resuming {
-		if choice, err = chooseModel(sys, s.cfg, o.apiKey, session.Settings{}); err != nil {
-			return nil, err
-		}
-	}
 	cat, err := loadResources(sys, s, o)
 	if err != nil {
 		return nil, err
 	}
-	if o.printSP {
+	if o.printSP { // needs no model, so no key either
 		// json and events keep their promise of JSON lines on stdout: one
 		// object whose type says it is not a run's result.
 		if m == mode.Print {
@@ -71,6 +62,15 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 			}
 		}
 		return &prepared{done: true}, err
+	}
+	// A new session's model is chosen before anything touches the disk; a
+	// resumed one falls back to the model and thinking level it last used.
+	resuming := o.session != "" || o.cont
+	var choice modelChoice
+	if !resuming {
+		if choice, err = chooseModel(sys, s.cfg, o.apiKey, session.Settings{}); err != nil {
+			return nil, err
+		}
 	}
 	p := &prepared{tools: s.tools, ctx: ctx, cancel: func() {}}
 	if s.timeout > 0 { // the deadline covers reading stdin too; runRun cancels it
