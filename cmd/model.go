@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -152,7 +153,11 @@ func fauxModel(id string) (modelChoice, error) {
 	if err != nil {
 		return modelChoice{}, usageErr("%v", err)
 	}
-	info.ID = "script"
+	// The session records the script's absolute path, so that resuming it
+	// (which reuses the recorded model) finds the script again.
+	if info.ID, err = filepath.Abs(id); err != nil {
+		return modelChoice{}, usageErr("faux model %q: %v", id, err)
+	}
 	return modelChoice{info: info, model: m.WithInfo(info)}, nil
 }
 
