@@ -48,8 +48,10 @@ type Options struct {
 	// before its message_end reaches any subscriber (a store writes it
 	// here, so nothing is reported before it is durable). An error stops
 	// the run at once (no further model request or tool call); the run ends
-	// with reason error and that cause, and later messages of the run are
-	// not committed.
+	// with reason error and that cause, later messages of the run are not
+	// committed, and what was not committed is not reported: its message
+	// and turn events are not emitted and the result holds only the
+	// committed messages.
 	Commit func(ai.Message) error
 }
 
@@ -70,6 +72,7 @@ type activeRun struct {
 	id        int
 	cancel    context.CancelCauseFunc
 	commitErr error // the first Commit failure; later messages are not committed
+	committed int   // messages of this run Commit accepted
 	steering  []ai.Message
 	followUps []ai.Message
 	accepting bool
@@ -174,6 +177,7 @@ func (a *Agent) start(ctx context.Context, prompts []ai.Message, check func([]ai
 	cancel(nil)
 	if run.commitErr != nil {
 		res.Reason, res.Err = loop.ReasonError, run.commitErr
+		res.Messages = slices.Clip(res.Messages[:min(res.Start+run.committed, len(res.Messages))])
 	}
 	a.finish(run, res)
 	return res.Clone(), nil
@@ -217,6 +221,8 @@ func (a *Agent) onLoopEvent(run *activeRun, commit func(ai.Message) error, e loo
 		if err := commit(e.Message.Clone()); err != nil {
 			run.commitErr = err
 			run.cancel(err)
+		} else {
+			run.committed++
 		}
 	}
 	closing := e.Type == loop.AgentEnd ||
@@ -225,6 +231,17 @@ func (a *Agent) onLoopEvent(run *activeRun, commit func(ai.Message) error, e loo
 		a.mu.Lock()
 		run.accepting = false
 		a.mu.Unlock()
+	}
+	if run.commitErr != nil {
+		// What was not committed is never reported: no message or turn
+		// ends after the failed commit, and agent_end lists only the
+		// committed messages.
+		switch e.Type {
+		case loop.MessageStart, loop.MessageUpdate, loop.MessageEnd, loop.TurnEnd:
+			return
+		case loop.AgentEnd:
+			e.Messages = e.Messages[:min(run.committed, len(e.Messages))]
+		}
 	}
 	a.emit(Event{RunID: run.id, Event: e})
 }

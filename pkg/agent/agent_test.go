@@ -531,12 +531,26 @@ func TestCommitRunsBeforeSubscribersAndFailureStopsTheRun(t *testing.T) {
 		committed = append(committed, msg.Role)
 		return nil
 	}})
+	var ended []string
+	var agentEnd []ai.Message
 	a.Subscribe(func(e Event) {
-		if e.Type == loop.MessageEnd {
+		switch e.Type {
+		case loop.MessageEnd:
 			seenAtEnd = append(seenAtEnd, len(committed))
+			ended = append(ended, e.Message.Role)
+		case loop.AgentEnd:
+			agentEnd = e.Messages
 		}
 	})
 	res := mustPrompt(t, a, "go")
+	// Nothing that was not committed is reported: not as a message_end,
+	// not in agent_end, not in the result, not in the state.
+	if strings.Join(ended, ",") != "user,assistant" || roles(agentEnd) != "user,assistant" || roles(res.New()) != "user,assistant" {
+		t.Fatalf("reported %v, agent_end %s, result %s", ended, roles(agentEnd), roles(res.New()))
+	}
+	if got := roles(a.State().Messages); got != "user,assistant" {
+		t.Fatalf("state %s", got)
+	}
 	if res.Reason != loop.ReasonError || res.Err == nil || res.Err.Error() != "disk full" {
 		t.Fatalf("reason %s err %v", res.Reason, res.Err)
 	}
