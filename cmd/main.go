@@ -4,14 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"gopi/pkg/ai"
+	"gopi/pkg/loop"
 	"gopi/pkg/mode"
 )
 
@@ -33,8 +37,12 @@ func Main(args []string, sys System) (code int) {
 	if command(args) == "run" || command(args) == "chat" {
 		// Only the commands that run a model trap signals: the first aborts
 		// the run (the session stays consistent), a second exits at once.
+		var force func()
+		if m, ok := wantsJSON(args); ok && isRun(args) {
+			force = forcedExitResult(&sys, mode.Mode(m))
+		}
 		var stop func()
-		ctx, stop = signalContext(&sys)
+		ctx, stop = signalContext(&sys, force)
 		defer stop()
 	}
 	root := newRootCmd(&sys)
@@ -76,9 +84,54 @@ func command(args []string) string {
 	return ""
 }
 
+// forcedExitResult routes stdout through a writer that keeps lines whole
+// and returns what a second interrupt runs before exiting: json and events
+// promise a result object on every exit, so it writes one (reason
+// aborted) and lets nothing else follow it.
+func forcedExitResult(sys *System, m mode.Mode) func() {
+	lw := &exitWriter{w: sys.Stdout}
+	sys.Stdout = lw
+	start := sys.Now()
+	return func() {
+		obj := mode.FailureObject(ai.ClassAborted, errors.New("interrupted again: exited at once; the session keeps what was written before"),
+			nil, sys.Now().Sub(start).Milliseconds())
+		obj.Reason = string(loop.ReasonAborted)
+		if m == mode.JSON || m == mode.Events {
+			b, _ := ai.MarshalNoEscape(obj)
+			lw.last(append(b, '\n'))
+		}
+	}
+}
+
+// exitWriter writes each Write whole, one at a time; after last, nothing.
+type exitWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	closed bool
+}
+
+func (e *exitWriter) Write(p []byte) (int, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return len(p), nil
+	}
+	return e.w.Write(p)
+}
+
+func (e *exitWriter) last(p []byte) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.closed {
+		e.closed = true
+		_, _ = e.w.Write(p)
+	}
+}
+
 // signalContext cancels on the first SIGINT or SIGTERM (the run aborts
-// and the session stays consistent); a second one exits at once.
-func signalContext(sys *System) (context.Context, func()) {
+// and the session stays consistent); a second one runs force (if any) and
+// exits at once.
+func signalContext(sys *System, force func()) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	if !sys.Signals {
 		return ctx, cancel
@@ -96,6 +149,9 @@ func signalContext(sys *System) (context.Context, func()) {
 		select {
 		case <-ch:
 			fmt.Fprintln(sys.Stderr, "gopi: interrupted again: exiting at once")
+			if force != nil {
+				force()
+			}
 			exit := sys.Exit
 			if exit == nil {
 				exit = os.Exit

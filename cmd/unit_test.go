@@ -330,7 +330,7 @@ func TestJSONEqualsTrueStillGetsAResultObject(t *testing.T) {
 func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	exited := make(chan int, 1)
 	sys := &System{Stderr: &bytes.Buffer{}, Signals: true, Exit: func(code int) { exited <- code }}
-	ctx, stop := signalContext(sys)
+	ctx, stop := signalContext(sys, nil)
 	defer stop()
 	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
 		t.Fatal(err)
