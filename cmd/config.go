@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
+	"gopi/pkg/ai"
 	"gopi/pkg/extension"
 )
 
@@ -37,6 +39,10 @@ type config struct {
 	v     *viper.Viper
 	home  string   // $GOPI_HOME
 	files []string // settings files read, global first
+	// setBy names, for each key (lower case, as viper keeps them), the
+	// settings files its value came from: the last one for a plain value,
+	// every one for an object merged across files.
+	setBy map[string][]string
 	flags *pflag.FlagSet
 	env   map[string]string // key → the GOPI_ variable that set it
 	// hooks are the "hooks" of every settings file, global first: they
@@ -65,7 +71,7 @@ func loadConfig(sys *System, flags *pflag.FlagSet, cwd string, bare bool) (*conf
 	}
 	v := viper.New()
 	v.SetConfigType("json")
-	c := &config{v: v, home: home, flags: flags, env: map[string]string{}}
+	c := &config{v: v, home: home, flags: flags, env: map[string]string{}, setBy: map[string][]string{}}
 	if !bare {
 		for _, f := range []string{filepath.Join(home, "settings.json"), filepath.Join(cwd, ".gopi", "settings.json")} {
 			if err := c.merge(f); err != nil {
@@ -129,11 +135,124 @@ func (c *config) merge(path string) error {
 		c.hooks.AfterTool = append(c.hooks.AfterTool, h.AfterTool...)
 		delete(obj, "hooks")
 	}
-	if err := c.v.MergeConfigMap(toAny(obj)); err != nil {
+	values := toAny(obj)
+	if err := checkTypes(path, values); err != nil {
+		return err
+	}
+	for k, val := range values {
+		k = strings.ToLower(k)
+		_, isMap := val.(map[string]any)
+		_, wasMap := c.v.Get(k).(map[string]any) // no flag is bound yet
+		if !isMap || !wasMap {
+			c.setBy[k] = nil // replaced, not merged
+		}
+		c.setBy[k] = append(c.setBy[k], path)
+	}
+	if err := c.v.MergeConfigMap(values); err != nil {
 		return usageErr("settings %s: %v", path, err)
 	}
 	c.files = append(c.files, path)
 	return nil
+}
+
+// settingKind is the JSON type a settings key takes.
+type settingKind int
+
+const (
+	kindString    settingKind = iota // a JSON string
+	kindStringNum                    // a string or a number (viper turns it into its decimal text)
+	kindList                         // a list of strings, or one comma-separated string
+	kindObject                       // a JSON object
+)
+
+// settingTypes are the types of the settings gopi reads, and what to say
+// when a file gives another: a wrong type is a usage error when the file
+// is read, before anything is sent or written, never a value ignored.
+// Keys are matched without regard to case, as viper reads them.
+var settingTypes = map[string]struct {
+	kind settingKind
+	want string
+}{
+	"provider":           {kindString, `give a provider name as a string, e.g. "anthropic"`},
+	"model":              {kindString, `give a model id as a string, or "provider/id"`},
+	"baseUrl":            {kindString, `give the API address as a string`},
+	"thinking":           {kindString, `give a string: "off", "minimal", "low", "medium", "high" or "xhigh"`},
+	"systemPrompt":       {kindString, `give the prompt text, or the path of a file holding it, as a string`},
+	"appendSystemPrompt": {kindString, `give the text, or the path of a file holding it, as a string`},
+	"fsync":              {kindString, `give a string: "always" or "never"`},
+	"timeout":            {kindStringNum, `give a duration as a string, such as "90s" or "10m"`},
+	"maxSteps":           {kindStringNum, `give a whole number above 0`},
+	"maxTokens":          {kindStringNum, `give a whole number, 0 for the model's limit`},
+	"tools":              {kindList, `give a list of tool names or a comma-separated string, e.g. ["read","bash"] or "read,bash"`},
+	"providers":          {kindObject, `give an object of named providers, e.g. {"local": {"api": "openai", ...}}`},
+	"retry":              {kindObject, `give an object, e.g. {"maxAttempts": 3}`},
+	"quirks":             {kindObject, `give an object, e.g. {"systemRole": "developer"}`},
+}
+
+// checkTypes rejects a value of the wrong JSON type in one settings file.
+// Null is rejected too: it would leave a lower-precedence value in place
+// without saying so.
+func checkTypes(path string, values map[string]any) error {
+	keys := make([]string, 0, len(values))
+	for k := range values {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // the same key is reported first every time
+	for _, k := range keys {
+		for name, t := range settingTypes {
+			if !strings.EqualFold(k, name) {
+				continue
+			}
+			if val := values[k]; !t.kind.accepts(val) {
+				return usageErr("%q in %s is %s: %s", k, path, describeValue(val), t.want)
+			}
+		}
+	}
+	return nil
+}
+
+func (k settingKind) accepts(val any) bool {
+	switch t := val.(type) {
+	case string:
+		return k != kindObject
+	case float64:
+		return k == kindStringNum
+	case []any:
+		if k != kindList {
+			return false
+		}
+		for _, x := range t {
+			if _, ok := x.(string); !ok {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		return k == kindObject
+	}
+	return false // null and booleans
+}
+
+// describeValue names a settings value's JSON type and shows it, shortened.
+func describeValue(val any) string {
+	b, _ := ai.MarshalNoEscape(val)
+	shown := string(b)
+	if r := []rune(shown); len(r) > 40 {
+		shown = string(r[:37]) + "…"
+	}
+	switch val.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean (" + shown + ")"
+	case float64:
+		return "a number (" + shown + ")"
+	case string:
+		return "a string (" + shown + ")"
+	case []any:
+		return "a list (" + shown + ")"
+	}
+	return "an object (" + shown + ")"
 }
 
 func toAny(obj map[string]json.RawMessage) map[string]any {
@@ -146,20 +265,28 @@ func toAny(obj map[string]json.RawMessage) map[string]any {
 	return out
 }
 
+// str reads a text setting; from a file it is a string or, for the keys
+// that take one, a number (checkTypes let no other type in).
 func (c *config) str(key string) string { return c.v.GetString(key) }
 
 // origin names where a setting's value came from, for error messages: the
-// flag, the environment variable, or the settings key.
+// flag, the environment variable, or the settings key and its file.
 func (c *config) origin(key string) string {
-	flag := settingsKeys[key]
-	if f := c.flags.Lookup(flag); f != nil && f.Changed {
+	flag, hasFlag := settingsKeys[key]
+	if f := c.flags.Lookup(flag); hasFlag && f != nil && f.Changed {
 		return "--" + flag
 	}
 	if name, ok := c.env[key]; ok {
 		return name
 	}
+	if files := c.setBy[strings.ToLower(key)]; len(files) > 0 {
+		return fmt.Sprintf("%q in %s", key, strings.Join(files, " or "))
+	}
 	if c.v.InConfig(key) {
 		return fmt.Sprintf("%q in %s", key, strings.Join(c.files, " or "))
+	}
+	if !hasFlag {
+		return fmt.Sprintf("setting %q", key)
 	}
 	return "--" + flag
 }
@@ -177,7 +304,8 @@ func (c *config) integer(key string) (int, error) {
 	return n, nil
 }
 
-// list reads a comma-separated or JSON-array setting.
+// list reads a comma-separated or JSON-array setting (checkTypes let no
+// other type in from a file; flags and the environment give strings).
 func (c *config) list(key string) []string {
 	raw := c.v.Get(key)
 	var out []string
@@ -206,10 +334,10 @@ func (c *config) decode(key string, dst any) error {
 	}
 	b, err := json.Marshal(raw)
 	if err != nil {
-		return usageErr("setting %s: %v", key, err)
+		return usageErr("%s: %v", c.origin(key), err)
 	}
 	if err := json.Unmarshal(b, dst); err != nil {
-		return usageErr("setting %s has the wrong shape: %v", key, err)
+		return usageErr("%s has the wrong shape: %v", c.origin(key), err)
 	}
 	return nil
 }

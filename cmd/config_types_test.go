@@ -1,0 +1,212 @@
+package cmd
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// A settings value of the wrong JSON type is a usage error naming the
+// file, the key and the value, raised before a model is chosen, a request
+// sent or a session written. It used to be read as "" or no list: a
+// provider given as a list fell back to the one the environment's key
+// inferred (and the prompt went there); tools given as a number ran with
+// none.
+func TestSettingsOfTheWrongTypeAreUsageErrors(t *testing.T) {
+	// An Anthropic key and address in the environment: a provider setting
+	// that is ignored makes gopi infer anthropic and send the prompt here.
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		http.Error(w, "no request was expected", http.StatusTeapot)
+	}))
+	defer srv.Close()
+	faux := []string{"--provider", "faux"}
+	cases := []struct {
+		name    string
+		project string   // .gopi/settings.json
+		global  string   // $GOPI_HOME/settings.json
+		args    []string // before the prompt
+		want    []string // in stderr besides the file's path
+		inHome  bool     // the global file is the one named
+	}{
+		{"provider list", `{"provider":["faux"]}`, "", nil,
+			[]string{`"provider" in `, `is a list (["faux"]): give a provider name as a string`}, false},
+		{"provider object", `{"provider":{"a":1}}`, "", nil, []string{`"provider"`, `is an object ({"a":1})`}, false},
+		{"provider boolean", `{"provider":true}`, "", nil, []string{`"provider"`, `is a boolean (true)`}, false},
+		{"provider null", `{"provider":null}`, "", nil, []string{`"provider"`, `is null: give a provider name`}, false},
+		{"provider number", `{"provider":5}`, "", nil, []string{`"provider"`, `is a number (5)`}, false},
+		{"provider in the global file", `{"thinking":"low"}`, `{"provider":["faux"]}`, nil,
+			[]string{`"provider" in `, `is a list (["faux"])`}, true},
+		{"key in other case", `{"Provider":["faux"]}`, "", nil, []string{`"Provider" in `, `is a list (["faux"])`}, false},
+
+		{"tools number", `{"tools":5}`, "", faux,
+			[]string{`"tools" in `, `is a number (5): give a list of tool names or a comma-separated string`}, false},
+		{"tools object", `{"tools":{"a":1}}`, "", faux, []string{`"tools"`, `is an object ({"a":1}): give a list of tool names`}, false},
+		{"tools boolean", `{"tools":true}`, "", faux, []string{`"tools"`, `is a boolean (true)`}, false},
+		{"tools null", `{"tools":null}`, "", faux, []string{`"tools"`, `is null`}, false},
+		{"tools list of numbers", `{"tools":["read",5]}`, "", faux, []string{`"tools"`, `is a list (["read",5])`}, false},
+		{"tools list of lists", `{"tools":[["read"]]}`, "", faux, []string{`"tools"`, `is a list ([["read"]])`}, false},
+
+		{"systemPrompt object", `{"systemPrompt":{"a":1}}`, "", faux,
+			[]string{`"systemPrompt" in `, `is an object ({"a":1}): give the prompt text`}, false},
+		{"systemPrompt list", `{"systemPrompt":["be brief"]}`, "", faux, []string{`"systemPrompt"`, `is a list (["be brief"])`}, false},
+		{"systemPrompt boolean", `{"systemPrompt":false}`, "", faux, []string{`"systemPrompt"`, `is a boolean (false)`}, false},
+		{"appendSystemPrompt null", `{"appendSystemPrompt":null}`, "", faux, []string{`"appendSystemPrompt"`, `is null`}, false},
+
+		{"model object", `{"model":{"a":1}}`, "", faux, []string{`"model" in `, `is an object ({"a":1}): give a model id as a string`}, false},
+		{"model list", `{"model":["demo"]}`, "", faux, []string{`"model"`, `is a list (["demo"])`}, false},
+		{"model boolean", `{"model":true}`, "", faux, []string{`"model"`, `is a boolean (true)`}, false},
+		{"model null", `{"model":null}`, "", faux, []string{`"model"`, `is null`}, false},
+
+		{"maxSteps list", `{"maxSteps":[1]}`, "", faux, []string{`"maxSteps" in `, `is a list ([1]): give a whole number above 0`}, false},
+		{"maxSteps object", `{"maxSteps":{"a":1}}`, "", faux, []string{`"maxSteps"`, `is an object ({"a":1}): give a whole number above 0`}, false},
+		{"maxSteps boolean", `{"maxSteps":true}`, "", faux, []string{`"maxSteps"`, `is a boolean (true)`}, false},
+		{"maxSteps null", `{"maxSteps":null}`, "", faux, []string{`"maxSteps"`, `is null`}, false},
+		{"maxTokens list", `{"maxTokens":[1]}`, "", faux, []string{`"maxTokens"`, `is a list ([1]): give a whole number, 0 for the model's limit`}, false},
+
+		{"thinking list", `{"thinking":["low"]}`, "", faux, []string{`"thinking"`, `is a list (["low"]): give a string: "off"`}, false},
+		{"timeout object", `{"timeout":{"s":1}}`, "", faux, []string{`"timeout"`, `is an object ({"s":1}): give a duration`}, false},
+		{"fsync boolean", `{"fsync":false}`, "", faux, []string{`"fsync"`, `is a boolean (false): give a string: "always" or "never"`}, false},
+		{"baseUrl list", `{"baseUrl":["http://x"]}`, "", faux, []string{`"baseUrl"`, `is a list (["http://x"])`}, false},
+		{"providers number", `{"providers":5}`, "", faux, []string{`"providers"`, `is a number (5): give an object of named providers`}, false},
+		{"retry list", `{"retry":[1]}`, "", faux, []string{`"retry"`, `is a list ([1]): give an object`}, false},
+		{"quirks string", `{"quirks":"x"}`, "", faux, []string{`"quirks"`, `is a string ("x"): give an object`}, false},
+
+		{"long value shortened", `{"systemPrompt":["` + strings.Repeat("x", 200) + `"]}`, "", faux,
+			[]string{`is a list (["` + strings.Repeat("x", 35) + `…)`}, false},
+		{"the first bad key in order", `{"tools":5,"model":[1]}`, "", faux, []string{`"model"`}, false},
+		{"json mode", `{"tools":5}`, "", append([]string{"--json"}, faux...), nil, false},
+		{"context command", `{"systemPrompt":{"a":1}}`, "", []string{"context"}, []string{`"systemPrompt"`, `is an object`}, false},
+
+		// Values of the right type and the wrong value were, and are,
+		// refused by the checks after loading; the file named is the one
+		// the value came from.
+		{"fractional steps", `{"maxSteps":1.5}`, "", faux, []string{`"maxSteps" in `, `"1.5": give a whole number`}, false},
+		{"project string over global number", `{"maxSteps":"x"}`, `{"maxSteps":2}`, faux, []string{`"maxSteps" in `, `"x": give a whole number`}, false},
+		{"unknown tool in a list", `{"tools":["read","teleport"]}`, "", faux, []string{`"tools" in `, `unknown tool "teleport"`}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cwd := t.TempDir()
+			sys, _, _ := sysFor(t, cwd, "ANTHROPIC_API_KEY=sk-ant-test", "ANTHROPIC_BASE_URL="+srv.URL)
+			home := sys.getenv("GOPI_HOME")
+			project := filepath.Join(cwd, ".gopi", "settings.json")
+			global := filepath.Join(home, "settings.json")
+			writeSettings(t, project, c.project)
+			writeSettings(t, global, c.global)
+			named := project
+			if c.inHome {
+				named = global
+			}
+			before := requests.Load()
+			args := c.args
+			if len(args) == 0 || args[0] != "context" {
+				args = append(append([]string{"run"}, args...), "hi")
+			}
+			stdout, stderr, code := runMain(t, sys, args...)
+			if code != ExitUsage {
+				t.Fatalf("exit %d, want %d; stderr %q", code, ExitUsage, stderr)
+			}
+			if c.name == "json mode" {
+				// One result object; the message is in it.
+				if !strings.HasPrefix(stdout, `{"type":"result"`) || !strings.Contains(stdout, `"class":"usage"`) ||
+					!strings.Contains(stdout, `is a number (5)`) || strings.Count(stdout, "\n") != 1 {
+					t.Fatalf("stdout %q", stdout)
+				}
+			} else {
+				if stdout != "" {
+					t.Errorf("stdout %q, want nothing", stdout)
+				}
+				for _, w := range append([]string{named}, c.want...) {
+					if !strings.Contains(stderr, w) {
+						t.Errorf("stderr %q\nlacks %q", stderr, w)
+					}
+				}
+				if named == project && c.global != "" && strings.Contains(stderr, global) {
+					t.Errorf("stderr %q names the global file too", stderr)
+				}
+			}
+			if n := requests.Load() - before; n != 0 {
+				t.Errorf("%d requests reached the provider", n)
+			}
+			if _, err := os.Stat(filepath.Join(home, "sessions")); !os.IsNotExist(err) {
+				t.Errorf("the sessions folder was created (%v)", err)
+			}
+		})
+	}
+}
+
+// Values of the right type behave as they always did.
+func TestSettingsOfTheRightTypeStillWork(t *testing.T) {
+	cases := []struct{ name, project, global string }{
+		{"provider from settings", `{"provider":"faux"}`, ""},
+		{"provider and model", `{"provider":"faux","model":"demo"}`, ""},
+		{"model as provider/id", `{"model":"faux/demo"}`, ""},
+		{"tools as a list", `{"provider":"faux","tools":["read","ls"]}`, ""},
+		{"tools as a string", `{"provider":"faux","tools":"read, ls"}`, ""},
+		{"no tools", `{"provider":"faux","tools":[]}`, ""},
+		{"tools string over global list", `{"tools":"ls"}`, `{"provider":"faux","tools":["read","bash"]}`},
+		{"numbers", `{"provider":"faux","maxSteps":5,"maxTokens":100,"timeout":0}`, ""},
+		{"numbers as strings", `{"provider":"faux","maxSteps":"5","maxTokens":"0","timeout":"10m"}`, ""},
+		{"whole number written as a fraction", `{"provider":"faux","maxSteps":5.0}`, ""},
+		{"prompts and the rest", `{"provider":"faux","systemPrompt":"be brief","appendSystemPrompt":"really","thinking":"low","fsync":"never"}`, ""},
+		{"objects merged across files", `{"provider":"faux","retry":{"maxAttempts":2}}`, `{"retry":{"baseDelayMs":1},"quirks":{},"providers":{}}`},
+		{"unknown keys are left alone", `{"provider":"faux","editor":["vim"],"theme":null}`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cwd := t.TempDir()
+			if err := os.WriteFile(filepath.Join(cwd, "hello.txt"), []byte("x"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			sys, _, _ := sysFor(t, cwd)
+			home := sys.getenv("GOPI_HOME")
+			writeSettings(t, filepath.Join(cwd, ".gopi", "settings.json"), c.project)
+			writeSettings(t, filepath.Join(home, "settings.json"), c.global)
+			stdout, stderr, code := runMain(t, sys, "run", "look around")
+			if code != 0 || stdout == "" {
+				t.Fatalf("exit %d stdout %q stderr %q", code, stdout, stderr)
+			}
+			if m, _ := filepath.Glob(filepath.Join(home, "sessions", "*", "*.jsonl")); len(m) != 1 {
+				t.Fatalf("session files %v, want one", m)
+			}
+		})
+	}
+}
+
+// The settings read back are the ones given, whatever their JSON type.
+func TestSettingsOfTheRightTypeReadBack(t *testing.T) {
+	cwd := t.TempDir()
+	sys, _, _ := sysFor(t, cwd)
+	writeSettings(t, filepath.Join(sys.getenv("GOPI_HOME"), "settings.json"), `{"tools":["read","bash"],"maxSteps":5}`)
+	writeSettings(t, filepath.Join(cwd, ".gopi", "settings.json"), `{"tools":" ls ,grep","maxSteps":"7","maxTokens":100,"timeout":"90s"}`)
+	c := newRunCmd(sys)
+	if err := c.ParseFlags(nil); err != nil {
+		t.Fatal(err)
+	}
+	s, err := readSettings(sys, c, &runOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(s.tools, ",") != "ls,grep" || s.maxSteps != 7 || s.maxTok != 100 || s.timeout.String() != "1m30s" {
+		t.Fatalf("tools %q steps %d tokens %d timeout %v", s.tools, s.maxSteps, s.maxTok, s.timeout)
+	}
+}
+
+func writeSettings(t *testing.T, path, body string) {
+	t.Helper()
+	if body == "" {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
