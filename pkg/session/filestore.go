@@ -55,7 +55,7 @@ func create(path string, h Header, opts Options) (*FileStore, error) {
 		_ = l.unlock()
 		return nil, fmt.Errorf("create session %s: %w", path, os.ErrExist)
 	}
-	return &FileStore{index: newIndex(h, nil, nil, opts), path: path, lock: l}, nil
+	return &FileStore{index: newIndex(h, nil, opts), path: path, lock: l}, nil
 }
 
 // Open opens an existing session file for appending: it takes the lock,
@@ -87,7 +87,7 @@ func openLocked(path string, l *fileLock, opts Options) (*FileStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open session %s: %w", path, err)
 	}
-	s := &FileStore{index: newIndex(f.Header, f.Entries, f.reserved, opts), path: path, lock: l,
+	s := &FileStore{index: newIndex(f.Header, f.Entries, opts), path: path, lock: l,
 		file: wf, warnings: f.Warnings, created: true, newline: f.NeedsNewline}
 	return s, nil
 }

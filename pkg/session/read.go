@@ -57,8 +57,6 @@ type File struct {
 	// NeedsNewline is true when the file does not end with "\n": the next
 	// append must begin with one so it never fuses with the torn tail.
 	NeedsNewline bool
-
-	reserved []string // ids seen in an ignored torn line
 }
 
 // ReadFile reads a session file without taking its lock. A missing or
@@ -143,8 +141,11 @@ func decodeLine(line []byte, start int, sc *ai.Scratch) decodedLine {
 }
 
 // addDecoded applies the rules to one decoded line and says whether its
-// entry is kept. Only the final bytes of a file can lack a newline, so an
-// incomplete line is the torn tail.
+// entry is kept. Only the final bytes of a file can lack a newline: a last
+// line without one that holds a whole entry is kept, as pi keeps it (the
+// next append writes the newline first, and every later read sees the same
+// entry); one that does not is the torn tail of a write, reported and
+// ignored.
 func (f *File) addDecoded(d *decodedLine, lineNo int, off int64) bool {
 	f.NeedsNewline = !d.complete
 	if d.blank {
@@ -155,14 +156,8 @@ func (f *File) addDecoded(d *decodedLine, lineNo int, off int64) bool {
 		err = errors.New("entry has no id")
 	}
 	switch {
-	case !d.complete:
-		msg := "torn last line (no newline at end of file), ignored"
-		if err != nil {
-			msg = fmt.Sprintf("torn last line, ignored: %v", err)
-		} else if e.ID != "" {
-			f.reserved = append(f.reserved, e.ID)
-		}
-		f.warn(WarnTornLine, lineNo, off, msg)
+	case !d.complete && err != nil:
+		f.warn(WarnTornLine, lineNo, off, fmt.Sprintf("torn last line, ignored: %v", err))
 	case err != nil:
 		f.warn(WarnCorruptLine, lineNo, off, fmt.Sprintf("corrupt line skipped: %v", err))
 	default:

@@ -84,21 +84,17 @@ func FormatTime(t time.Time) string {
 
 // index is the in-memory state shared by both stores.
 type index struct {
-	mu       sync.Mutex
-	opts     Options
-	header   Header
-	entries  []Entry
-	ids      map[string]bool
-	reserved map[string]bool
+	mu      sync.Mutex
+	opts    Options
+	header  Header
+	entries []Entry
+	ids     map[string]bool
 }
 
-func newIndex(h Header, entries []Entry, reserved []string, opts Options) *index {
-	ix := &index{opts: opts, header: h, entries: entries, ids: make(map[string]bool, len(entries)), reserved: map[string]bool{}}
+func newIndex(h Header, entries []Entry, opts Options) *index {
+	ix := &index{opts: opts, header: h, entries: entries, ids: make(map[string]bool, len(entries))}
 	for _, e := range entries {
 		ix.ids[e.ID] = true
-	}
-	for _, id := range reserved {
-		ix.reserved[id] = true
 	}
 	return ix
 }
@@ -116,7 +112,7 @@ func (ix *index) prepare(e Entry) (Entry, error) {
 			return e, err
 		}
 		e.ID = id
-	} else if ix.ids[e.ID] || ix.reserved[e.ID] {
+	} else if ix.ids[e.ID] {
 		return e, fmt.Errorf("append entry %s: %w", e.ID, ErrDuplicateID)
 	}
 	if p := e.Parent(); p != "" && !ix.ids[p] {
@@ -135,7 +131,7 @@ func (ix *index) drawID() (string, error) {
 	}
 	for range maxIDDraws {
 		id := gen()
-		if id != "" && !ix.ids[id] && !ix.reserved[id] {
+		if id != "" && !ix.ids[id] {
 			return id, nil
 		}
 	}
@@ -169,7 +165,7 @@ type MemoryStore struct {
 // NewMemoryStore returns an empty in-memory session for cwd.
 func NewMemoryStore(cwd string, opts Options) *MemoryStore {
 	h := Header{Type: "session", Version: CurrentVersion, ID: opts.newUUID(), Timestamp: FormatTime(opts.now()), Cwd: cwd, ParentSession: opts.ParentSession}
-	return &MemoryStore{index: newIndex(h, nil, nil, opts)}
+	return &MemoryStore{index: newIndex(h, nil, opts)}
 }
 
 // Append implements Store.

@@ -241,6 +241,36 @@ func TestTornTailThenAppend(t *testing.T) {
 	}
 }
 
+// A last line that holds a whole entry but lacks its newline is kept (as
+// pi keeps it), the next append writes the newline first, and every later
+// read sees the same entries: the newest leaf does not change under -c.
+func TestCompleteTailWithoutNewlineIsKept(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	writeGoldenSession(t, path)
+	appendRaw(t, path, `{"type":"message","id":"tail0001","parentId":"0000000b","timestamp":"2026-03-01T10:00:12.000Z","message":{"role":"user","content":"last","timestamp":1}}`)
+	s, err := Open(path, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := s.Warnings(); len(w) != 0 {
+		t.Fatalf("warnings %v", w)
+	}
+	if n, _ := Newest(s.Entries()); n.ID != "tail0001" {
+		t.Fatalf("newest entry %s", n.ID)
+	}
+	if _, err := s.Append(t.Context(), MessageEntry("tail0001", ai.UserText("next", 2))); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	f, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Entries) != 13 || len(f.Warnings) != 0 || f.Entries[11].ID != "tail0001" || f.Entries[12].Parent() != "tail0001" {
+		t.Fatalf("%d entries, warnings %v", len(f.Entries), f.Warnings)
+	}
+}
+
 func appendRaw(t *testing.T, path, s string) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
@@ -273,7 +303,7 @@ func TestReadProblems(t *testing.T) {
 		{"garbage middle", header + e1 + "garbage\n" + e3, nil, 2, []string{WarnCorruptLine}, []int{3}},
 		{"NUL bytes middle", header + e1 + "\x00\x00\x00\n" + e3, nil, 2, []string{WarnCorruptLine}, []int{3}},
 		{"torn tail", header + e1 + e3[:20], nil, 1, []string{WarnTornLine}, []int{3}},
-		{"complete tail without newline", header + e1 + strings.TrimSuffix(e3, "\n"), nil, 1, []string{WarnTornLine}, []int{3}},
+		{"complete tail without newline", header + e1 + strings.TrimSuffix(e3, "\n"), nil, 2, nil, nil},
 		{"5 MB line", header + e1 + e3 + big, nil, 3, nil, nil},
 		{"blank lines", header + "\n" + e1 + "\n\n", nil, 1, nil, nil},
 	}
