@@ -100,6 +100,9 @@ func chooseModel(sys *System, c *config, apiKeyFlag string, resumed session.Sett
 	if err := c.decode("providers", &customs); err != nil {
 		return modelChoice{}, err
 	}
+	if prov == "" && id != "" {
+		prov = catalogProvider(id) // --model gpt-5.4 is OpenAI's, whatever keys are set
+	}
 	if prov == "" {
 		prov = inferProvider(sys)
 		if prov == "" {
@@ -128,6 +131,39 @@ func chooseModel(sys *System, c *config, apiKeyFlag string, resumed session.Sett
 	}
 	sort.Strings(known[3:])
 	return modelChoice{}, usageErr("unknown provider %q: use one of %s, or declare it under \"providers\" in settings.json", prov, strings.Join(known, ", "))
+}
+
+// checkKey refuses a key that cannot go in a request header (a line
+// break or another control character, often a file read with its
+// newline), naming where it came from and never showing it.
+func checkKey(key, from string) error {
+	if i := strings.IndexFunc(key, func(r rune) bool { return r < 0x20 || r == 0x7f }); i >= 0 {
+		return usageErr("the API key in %s holds a control character (a line break?) at byte %d: set it without one", from, i)
+	}
+	return nil
+}
+
+// keySource names where a key came from: the flag, else the variable.
+func keySource(keyFlag, env string) string {
+	if keyFlag != "" {
+		return "--api-key"
+	}
+	return env
+}
+
+// catalogProvider is the one built-in provider whose catalog lists id, or
+// "" when none or several do.
+func catalogProvider(id string) string {
+	found := ""
+	for _, p := range []string{"anthropic", "openai"} {
+		if _, known := catalog.Resolve(p, id); known {
+			if found != "" {
+				return ""
+			}
+			found = p
+		}
+	}
+	return found
 }
 
 func inferProvider(sys *System) string {
@@ -178,6 +214,9 @@ func builtinModel(sys *System, c *config, prov, id, keyFlag string, retry retryS
 	if key == "" && !local {
 		return modelChoice{}, usageErr("no API key for %s: set %s or pass --api-key", prov, builtinKeyEnv[prov])
 	}
+	if err := checkKey(key, keySource(keyFlag, builtinKeyEnv[prov])); err != nil {
+		return modelChoice{}, err
+	}
 	ch.model, ch.key = adapter(info, prov, key, baseURL, retry), key
 	return ch, nil
 }
@@ -208,6 +247,9 @@ func customModel(sys *System, c *config, name, id string, cp customProvider, key
 		if key == "" {
 			return modelChoice{}, usageErr("no API key for provider %s: set %s or pass --api-key", name, cp.APIKeyEnv)
 		}
+	}
+	if err := checkKey(key, keySource(keyFlag, cp.APIKeyEnv)); err != nil {
+		return modelChoice{}, err
 	}
 	retry.quirks = mergeQuirks(retry.quirks, cp.Quirks)
 	ch.model, ch.key = adapter(info, cp.API, key, firstNonEmpty(c.str("baseUrl"), cp.BaseURL), retry), key

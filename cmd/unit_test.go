@@ -5,11 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -434,5 +437,31 @@ func TestStdinFailures(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(sys.getenv("GOPI_HOME"), "sessions")); !os.IsNotExist(err) {
 		t.Fatalf("a session folder was made: %v", err)
+	}
+}
+
+// A key with a line break is refused before anything is sent, naming where
+// it came from and never showing it.
+func TestAPIKeyWithALineBreakIsRefused(t *testing.T) {
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { requests.Add(1) }))
+	defer srv.Close()
+	for _, c := range []struct {
+		env  []string
+		args []string
+		from string
+	}{
+		{[]string{"ANTHROPIC_API_KEY=sk-secret-key\n"}, nil, "ANTHROPIC_API_KEY"},
+		{nil, []string{"--api-key", "sk-secret-key\r"}, "--api-key"},
+	} {
+		sys, _, _ := sysFor(t, t.TempDir(), append(c.env, "ANTHROPIC_BASE_URL="+srv.URL)...)
+		args := append([]string{"run", "--provider", "anthropic", "--no-session"}, c.args...)
+		_, errOut, code := runMain(t, sys, append(args, "hi")...)
+		if code != ExitUsage || !strings.Contains(errOut, "the API key in "+c.from+" holds a control character") || strings.Contains(errOut, "sk-secret") {
+			t.Fatalf("exit %d, stderr %q", code, errOut)
+		}
+	}
+	if n := requests.Load(); n != 0 {
+		t.Fatalf("%d requests sent", n)
 	}
 }
