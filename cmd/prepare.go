@@ -258,7 +258,8 @@ func secretNames(c *config) []string {
 }
 
 // warnMissingPromptFile says when --system-prompt or --append-system-prompt
-// looks like a file's path but names no file: it is then used as text.
+// looks like a file's path but names no file (or a folder): it is then
+// used as text.
 func warnMissingPromptFile(sys *System, c *config, cwd string) {
 	for _, key := range []string{"systemPrompt", "appendSystemPrompt"} {
 		v := c.str(key)
@@ -269,8 +270,11 @@ func warnMissingPromptFile(sys *System, c *config, cwd string) {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(cwd, path)
 		}
-		if _, err := os.Stat(path); err != nil {
+		switch st, err := os.Stat(path); {
+		case err != nil:
 			fmt.Fprintf(sys.Stderr, "gopi: warning: %s %q names no file; it is used as the prompt text itself\n", c.origin(key), v)
+		case !st.Mode().IsRegular():
+			fmt.Fprintf(sys.Stderr, "gopi: warning: %s %q is not a file (a folder?); it is used as the prompt text itself\n", c.origin(key), v)
 		}
 	}
 }

@@ -318,6 +318,11 @@ func TestMissingSystemPromptFileWarns(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, `--system-prompt "./typo.md" names no file`) {
 		t.Fatalf("code %d stderr %q", code, stderr)
 	}
+	dir := t.TempDir()
+	_, stderr, code = runMain(t, sys, "run", "--provider", "faux", "--append-system-prompt", dir, "hi")
+	if code != 0 || !strings.Contains(stderr, `--append-system-prompt "`+dir+`" is not a file (a folder?)`) {
+		t.Fatalf("code %d stderr %q", code, stderr)
+	}
 }
 
 func TestJSONEqualsTrueStillGetsAResultObject(t *testing.T) {
