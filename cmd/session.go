@@ -48,8 +48,12 @@ func readSession(sys *System, ref, cwdFlag string) (*session.File, error) {
 	path, err := session.Resolve(root, ref)
 	if err != nil {
 		if looksLikePath(ref) {
-			if _, serr := os.Stat(ref); serr != nil {
+			st, serr := os.Stat(ref)
+			if serr != nil {
 				return nil, usageErr("session %s: %v", ref, serr)
+			}
+			if !st.Mode().IsRegular() {
+				return nil, usageErr("session %s is not a file (a folder?): give a session file or id", ref)
 			}
 		}
 		return nil, usageErr("session %s: %v (gopi session list shows the sessions of this folder)", ref, err)
