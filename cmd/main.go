@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -104,10 +105,13 @@ func forcedExitResult(sys *System, m mode.Mode) func() {
 }
 
 // exitWriter writes each Write whole, one at a time; after last, nothing.
+// It notes when the run's own result object went out, so that an
+// interrupt arriving after it adds no second one.
 type exitWriter struct {
-	mu     sync.Mutex
-	w      io.Writer
-	closed bool
+	mu        sync.Mutex
+	w         io.Writer
+	closed    bool
+	hadResult bool
 }
 
 func (e *exitWriter) Write(p []byte) (int, error) {
@@ -116,16 +120,17 @@ func (e *exitWriter) Write(p []byte) (int, error) {
 	if e.closed {
 		return len(p), nil
 	}
+	e.hadResult = e.hadResult || bytes.HasPrefix(p, []byte(`{"type":"result"`))
 	return e.w.Write(p)
 }
 
 func (e *exitWriter) last(p []byte) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if !e.closed {
-		e.closed = true
+	if !e.closed && !e.hadResult {
 		_, _ = e.w.Write(p)
 	}
+	e.closed = true
 }
 
 // signalContext cancels on the first SIGINT or SIGTERM (the run aborts

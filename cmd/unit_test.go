@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"gopi/pkg/ai"
+	"gopi/pkg/mode"
 )
 
 // sysFor returns an in-process System with buffers and a fixed environment.
@@ -468,5 +470,28 @@ func TestAPIKeyWithALineBreakIsRefused(t *testing.T) {
 	}
 	if n := requests.Load(); n != 0 {
 		t.Fatalf("%d requests sent", n)
+	}
+}
+
+// The forced exit's result object is written once, after whole lines, and
+// not at all when the run's own result already went out.
+func TestForcedExitResultIsTheOnlyResult(t *testing.T) {
+	for _, already := range []bool{false, true} {
+		var out bytes.Buffer
+		sys := &System{Stdout: &out, Now: time.Now}
+		force := forcedExitResult(sys, mode.Events)
+		fmt.Fprintln(sys.Stdout, `{"type":"session","version":3}`)
+		if already {
+			fmt.Fprintln(sys.Stdout, `{"type":"result","reason":"aborted"}`)
+		}
+		force()
+		fmt.Fprintln(sys.Stdout, `{"type":"late"}`)
+		lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+		if len(lines) != 2 || !strings.HasPrefix(lines[1], `{"type":"result"`) || strings.Contains(out.String(), "late") {
+			t.Fatalf("already %v: %q", already, out.String())
+		}
+		if !already && !strings.Contains(lines[1], `"reason":"aborted"`) {
+			t.Fatalf("forced result %s", lines[1])
+		}
 	}
 }
