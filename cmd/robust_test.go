@@ -1,0 +1,124 @@
+package cmd
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"gopi/pkg/mode"
+)
+
+// Overlapping session reads pause the collector once and restore the
+// setting they found, whatever order they end in.
+func TestGCPauseOverlapsRestoreTheSetting(t *testing.T) {
+	prev := debug.SetGCPercent(77)
+	defer debug.SetGCPercent(prev)
+	firstIn, secondIn, firstOut := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = gcPaused(func() (int, error) {
+			close(firstIn)
+			<-secondIn
+			return 0, nil
+		})
+		close(firstOut)
+	}()
+	<-firstIn
+	_, _ = gcPaused(func() (int, error) {
+		close(secondIn)
+		<-firstOut // the first read ends while this one still runs
+		if p := debug.SetGCPercent(-1); p != -1 {
+			t.Errorf("collector running during a read: %d", p)
+		}
+		return 0, nil
+	})
+	<-done
+	if p := debug.SetGCPercent(prev); p != 77 {
+		t.Fatalf("GC percent after overlapping reads: %d, want 77", p)
+	}
+}
+
+type failingReader struct{ err error }
+
+// stalledReader never answers.
+type stalledReader struct{}
+
+// A stdin that cannot be read is an input error (exit 2) that says what
+// to do; stdin that does not end before --timeout exits 7 naming the flag.
+// Neither creates a session.
+func TestStdinFailures(t *testing.T) {
+	sys, _, _ := sysFor(t, t.TempDir())
+	sys.StdinTTY = false
+	sys.Stdin = failingReader{errors.New("is a directory")}
+	_, errOut, code := runMain(t, sys, "run", "--provider", "faux")
+	if code != ExitUsage || !strings.Contains(errOut, "read the prompt from stdin: is a directory (give the prompt as arguments, or pass --no-stdin)") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	sys.Stdin = stalledReader{}
+	out, errOut, code := runMain(t, sys, "run", "--provider", "faux", "--json", "--timeout", "50ms")
+	if code != ExitTimeout || !strings.Contains(errOut, "did not end before the deadline (--timeout)") || !strings.Contains(out, `"class":"timeout"`) {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(sys.getenv("GOPI_HOME"), "sessions")); !os.IsNotExist(err) {
+		t.Fatalf("a session folder was made: %v", err)
+	}
+}
+
+// A key with a line break is refused before anything is sent, naming where
+// it came from and never showing it.
+func TestAPIKeyWithALineBreakIsRefused(t *testing.T) {
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { requests.Add(1) }))
+	defer srv.Close()
+	for _, c := range []struct {
+		env  []string
+		args []string
+		from string
+	}{
+		{[]string{"ANTHROPIC_API_KEY=sk-secret-key\n"}, nil, "ANTHROPIC_API_KEY"},
+		{nil, []string{"--api-key", "sk-secret-key\r"}, "--api-key"},
+	} {
+		sys, _, _ := sysFor(t, t.TempDir(), append(c.env, "ANTHROPIC_BASE_URL="+srv.URL)...)
+		args := append([]string{"run", "--provider", "anthropic", "--no-session"}, c.args...)
+		_, errOut, code := runMain(t, sys, append(args, "hi")...)
+		if code != ExitUsage || !strings.Contains(errOut, "the API key in "+c.from+" holds a control character") || strings.Contains(errOut, "sk-secret") {
+			t.Fatalf("exit %d, stderr %q", code, errOut)
+		}
+	}
+	if n := requests.Load(); n != 0 {
+		t.Fatalf("%d requests sent", n)
+	}
+}
+
+// The forced exit's result object is written once, after whole lines, and
+// not at all when the run's own result already went out.
+func TestForcedExitResultIsTheOnlyResult(t *testing.T) {
+	for _, already := range []bool{false, true} {
+		var out bytes.Buffer
+		sys := &System{Stdout: &out, Now: time.Now}
+		force := forcedExitResult(sys, mode.Events)
+		fmt.Fprintln(sys.Stdout, `{"type":"session","version":3}`)
+		if already {
+			fmt.Fprintln(sys.Stdout, `{"type":"result","reason":"aborted"}`)
+		}
+		force()
+		fmt.Fprintln(sys.Stdout, `{"type":"late"}`)
+		lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+		if len(lines) != 2 || !strings.HasPrefix(lines[1], `{"type":"result"`) || strings.Contains(out.String(), "late") {
+			t.Fatalf("already %v: %q", already, out.String())
+		}
+		if !already && !strings.Contains(lines[1], `"reason":"aborted"`) {
+			t.Fatalf("forced result %s", lines[1])
+		}
+	}
+}
