@@ -190,8 +190,7 @@ var settingTypes = map[string]struct {
 }
 
 // checkTypes rejects a value of the wrong JSON type in one settings file.
-// Null is rejected too: it would leave a lower-precedence value in place
-// without saying so.
+// Null is accepted: it clears the value a lower-precedence file set.
 func checkTypes(path string, values map[string]any) error {
 	keys := make([]string, 0, len(values))
 	for k := range values {
@@ -229,8 +228,10 @@ func (k settingKind) accepts(val any) bool {
 		return true
 	case map[string]any:
 		return k == kindObject
+	case nil:
+		return true // clears what a lower-precedence file set
 	}
-	return false // null and booleans
+	return false // booleans
 }
 
 // describeValue names a settings value's JSON type and shows it, shortened.

@@ -38,7 +38,6 @@ func TestSettingsOfTheWrongTypeAreUsageErrors(t *testing.T) {
 			[]string{`"provider" in `, `is a list (["faux"]): give a provider name as a string`}, false},
 		{"provider object", `{"provider":{"a":1}}`, "", nil, []string{`"provider"`, `is an object ({"a":1})`}, false},
 		{"provider boolean", `{"provider":true}`, "", nil, []string{`"provider"`, `is a boolean (true)`}, false},
-		{"provider null", `{"provider":null}`, "", nil, []string{`"provider"`, `is null: give a provider name`}, false},
 		{"provider number", `{"provider":5}`, "", nil, []string{`"provider"`, `is a number (5)`}, false},
 		{"provider in the global file", `{"thinking":"low"}`, `{"provider":["faux"]}`, nil,
 			[]string{`"provider" in `, `is a list (["faux"])`}, true},
@@ -48,7 +47,6 @@ func TestSettingsOfTheWrongTypeAreUsageErrors(t *testing.T) {
 			[]string{`"tools" in `, `is a number (5): give a list of tool names or a comma-separated string`}, false},
 		{"tools object", `{"tools":{"a":1}}`, "", faux, []string{`"tools"`, `is an object ({"a":1}): give a list of tool names`}, false},
 		{"tools boolean", `{"tools":true}`, "", faux, []string{`"tools"`, `is a boolean (true)`}, false},
-		{"tools null", `{"tools":null}`, "", faux, []string{`"tools"`, `is null`}, false},
 		{"tools list of numbers", `{"tools":["read",5]}`, "", faux, []string{`"tools"`, `is a list (["read",5])`}, false},
 		{"tools list of lists", `{"tools":[["read"]]}`, "", faux, []string{`"tools"`, `is a list ([["read"]])`}, false},
 
@@ -56,17 +54,14 @@ func TestSettingsOfTheWrongTypeAreUsageErrors(t *testing.T) {
 			[]string{`"systemPrompt" in `, `is an object ({"a":1}): give the prompt text`}, false},
 		{"systemPrompt list", `{"systemPrompt":["be brief"]}`, "", faux, []string{`"systemPrompt"`, `is a list (["be brief"])`}, false},
 		{"systemPrompt boolean", `{"systemPrompt":false}`, "", faux, []string{`"systemPrompt"`, `is a boolean (false)`}, false},
-		{"appendSystemPrompt null", `{"appendSystemPrompt":null}`, "", faux, []string{`"appendSystemPrompt"`, `is null`}, false},
 
 		{"model object", `{"model":{"a":1}}`, "", faux, []string{`"model" in `, `is an object ({"a":1}): give a model id as a string`}, false},
 		{"model list", `{"model":["demo"]}`, "", faux, []string{`"model"`, `is a list (["demo"])`}, false},
 		{"model boolean", `{"model":true}`, "", faux, []string{`"model"`, `is a boolean (true)`}, false},
-		{"model null", `{"model":null}`, "", faux, []string{`"model"`, `is null`}, false},
 
 		{"maxSteps list", `{"maxSteps":[1]}`, "", faux, []string{`"maxSteps" in `, `is a list ([1]): give a whole number above 0`}, false},
 		{"maxSteps object", `{"maxSteps":{"a":1}}`, "", faux, []string{`"maxSteps"`, `is an object ({"a":1}): give a whole number above 0`}, false},
 		{"maxSteps boolean", `{"maxSteps":true}`, "", faux, []string{`"maxSteps"`, `is a boolean (true)`}, false},
-		{"maxSteps null", `{"maxSteps":null}`, "", faux, []string{`"maxSteps"`, `is null`}, false},
 		{"maxTokens list", `{"maxTokens":[1]}`, "", faux, []string{`"maxTokens"`, `is a list ([1]): give a whole number, 0 for the model's limit`}, false},
 
 		{"thinking list", `{"thinking":["low"]}`, "", faux, []string{`"thinking"`, `is a list (["low"]): give a string: "off"`}, false},
@@ -157,6 +152,9 @@ func TestSettingsOfTheRightTypeStillWork(t *testing.T) {
 		{"prompts and the rest", `{"provider":"faux","systemPrompt":"be brief","appendSystemPrompt":"really","thinking":"low","fsync":"never"}`, ""},
 		{"objects merged across files", `{"provider":"faux","retry":{"maxAttempts":2}}`, `{"retry":{"baseDelayMs":1},"quirks":{},"providers":{}}`},
 		{"unknown keys are left alone", `{"provider":"faux","editor":["vim"],"theme":null}`, ""},
+		// null clears what the global file set: a missing script model there
+		// would fail the run
+		{"null clears the global value", `{"model":null,"tools":null,"maxSteps":null}`, `{"provider":"faux","model":"missing.json","tools":"frobnicate","maxSteps":"x"}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -8,10 +8,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -39,8 +39,10 @@ func Main(args []string, sys System) (code int) {
 		// Only the commands that run a model trap signals: the first aborts
 		// the run (the session stays consistent), a second exits at once.
 		var force func()
-		if m, ok := wantsJSON(args); ok && isRun(args) {
-			force = forcedExitResult(&sys, mode.Mode(m))
+		if isRun(args) {
+			m, _ := wantsJSON(args)
+			sys.forced = newForcedExit(&sys, mode.Mode(m))
+			force = func() { sys.forced.write(sys.Now()) }
 		}
 		var stop func()
 		ctx, stop = signalContext(&sys, force)
@@ -85,23 +87,52 @@ func command(args []string) string {
 	return ""
 }
 
-// forcedExitResult routes stdout through a writer that keeps lines whole
-// and returns what a second interrupt runs before exiting: json and events
-// promise a result object on every exit, so it writes one (reason
-// aborted) and lets nothing else follow it.
-func forcedExitResult(sys *System, m mode.Mode) func() {
-	lw := &exitWriter{w: sys.Stdout}
-	sys.Stdout = lw
-	start := sys.Now()
-	return func() {
-		obj := mode.FailureObject(ai.ClassAborted, errors.New("interrupted again: exited at once; the session keeps what was written before"),
-			nil, sys.Now().Sub(start).Milliseconds())
-		obj.Reason = string(loop.ReasonAborted)
-		if m == mode.JSON || m == mode.Events {
-			b, _ := ai.MarshalNoEscape(obj)
-			lw.last(append(b, '\n'))
-		}
+// forcedExit is what a second interrupt of gopi run writes before it
+// exits at once: json and events promise a result object on every exit,
+// so it writes one (reason aborted, with the session as far as it got)
+// unless the run's own result already went out, and lets nothing follow.
+type forcedExit struct {
+	w     *exitWriter
+	start time.Time
+	mu    sync.Mutex
+	mode  mode.Mode                // the effective mode, once known
+	info  func() *mode.SessionInfo // the session, once opened
+}
+
+// newForcedExit routes sys's stdout through the writer it closes.
+func newForcedExit(sys *System, m mode.Mode) *forcedExit {
+	f := &forcedExit{w: &exitWriter{w: sys.Stdout}, start: sys.Now(), mode: m}
+	sys.Stdout = f.w
+	return f
+}
+
+// set records the effective mode and where the session's info comes from.
+func (f *forcedExit) set(m mode.Mode, info func() *mode.SessionInfo) {
+	if f == nil {
+		return
 	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.mode, f.info = m, info
+}
+
+func (f *forcedExit) write(now time.Time) {
+	f.mu.Lock()
+	m, info := f.mode, f.info
+	f.mu.Unlock()
+	if m != mode.JSON && m != mode.Events {
+		f.w.last(nil)
+		return
+	}
+	var si *mode.SessionInfo
+	if info != nil {
+		si = info()
+	}
+	obj := mode.FailureObject(ai.ClassAborted, errors.New("interrupted again: exited at once; the session keeps what was written before"),
+		si, now.Sub(f.start).Milliseconds())
+	obj.Reason = string(loop.ReasonAborted)
+	b, _ := ai.MarshalNoEscape(obj)
+	f.w.last(append(b, '\n'))
 }
 
 // exitWriter writes each Write whole, one at a time; after last, nothing.
@@ -127,11 +158,15 @@ func (e *exitWriter) Write(p []byte) (int, error) {
 func (e *exitWriter) last(p []byte) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if !e.closed && !e.hadResult {
+	if !e.closed && !e.hadResult && p != nil {
 		_, _ = e.w.Write(p)
 	}
 	e.closed = true
 }
+
+// forceWait bounds what a second interrupt waits for before exiting: the
+// result object goes to a stdout nobody may be reading.
+const forceWait = 250 * time.Millisecond
 
 // signalContext cancels on the first SIGINT or SIGTERM (the run aborts
 // and the session stays consistent); a second one runs force (if any) and
@@ -155,7 +190,12 @@ func signalContext(sys *System, force func()) (context.Context, func()) {
 		case <-ch:
 			fmt.Fprintln(sys.Stderr, "gopi: interrupted again: exiting at once")
 			if force != nil {
-				force()
+				done := make(chan struct{})
+				go func() { defer close(done); force() }()
+				select {
+				case <-done:
+				case <-time.After(forceWait):
+				}
 			}
 			exit := sys.Exit
 			if exit == nil {
@@ -228,21 +268,49 @@ func newHelpCmd() *cobra.Command {
 			}
 			return target.Help()
 		},
+		// gopi help <TAB> offers the commands below what is typed so far.
+		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			target, _, err := c.Root().Find(args)
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var out []cobra.Completion
+			for _, sub := range target.Commands() {
+				if sub.IsAvailableCommand() && strings.HasPrefix(sub.Name(), toComplete) {
+					out = append(out, cobra.CompletionWithDesc(sub.Name(), sub.Short))
+				}
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp
+		},
 	}
 }
 
 // wantsJSON reports whether the raw arguments ask for json or events
-// output, so that even a flag error is reported as a result object.
+// output, so that even a flag error is reported as a result object. It
+// reads them as the flag parser does: --json wins, otherwise the last
+// --mode counts, and nothing after "--" is a flag.
 func wantsJSON(args []string) (string, bool) {
-	for i, a := range args {
-		switch {
+	m, json := "", false
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--":
+			i = len(args)
 		case a == "--json" || a == "--json=true" || a == "--json=1":
-			return "json", true
-		case a == "--mode=json" || a == "--mode=events":
-			return strings.TrimPrefix(a, "--mode="), true
-		case a == "--mode" && i+1 < len(args) && slices.Contains([]string{"json", "events"}, args[i+1]):
-			return args[i+1], true
+			json = true
+		case a == "--json=false" || a == "--json=0":
+			json = false
+		case strings.HasPrefix(a, "--mode="):
+			m = strings.TrimPrefix(a, "--mode=")
+		case a == "--mode" && i+1 < len(args):
+			m = args[i+1]
+			i++
 		}
+	}
+	switch {
+	case json:
+		return "json", true
+	case m == "json" || m == "events":
+		return m, true
 	}
 	return "", false
 }

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -101,24 +102,55 @@ func TestAPIKeyWithALineBreakIsRefused(t *testing.T) {
 }
 
 // The forced exit's result object is written once, after whole lines, and
-// not at all when the run's own result already went out.
+// not at all when the run's own result already went out or the mode is
+// print; it names the session as far as it got.
 func TestForcedExitResultIsTheOnlyResult(t *testing.T) {
-	for _, already := range []bool{false, true} {
+	for _, c := range []struct {
+		mode    mode.Mode
+		already bool
+		want    int // lines
+	}{{mode.Events, false, 2}, {mode.Events, true, 2}, {mode.Print, false, 1}} {
 		var out bytes.Buffer
 		sys := &System{Stdout: &out, Now: time.Now}
-		force := forcedExitResult(sys, mode.Events)
+		f := newForcedExit(sys, mode.JSON) // what the raw arguments said ...
+		f.set(c.mode, func() *mode.SessionInfo { return &mode.SessionInfo{ID: "s1", File: "/s.jsonl", LeafID: "abcd0001"} })
 		fmt.Fprintln(sys.Stdout, `{"type":"session","version":3}`)
-		if already {
+		if c.already {
 			fmt.Fprintln(sys.Stdout, `{"type":"result","reason":"aborted"}`)
 		}
-		force()
+		f.write(time.Now())
 		fmt.Fprintln(sys.Stdout, `{"type":"late"}`)
 		lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-		if len(lines) != 2 || !strings.HasPrefix(lines[1], `{"type":"result"`) || strings.Contains(out.String(), "late") {
-			t.Fatalf("already %v: %q", already, out.String())
+		if len(lines) != c.want || strings.Contains(out.String(), "late") {
+			t.Fatalf("%+v: %q", c, out.String())
 		}
-		if !already && !strings.Contains(lines[1], `"reason":"aborted"`) {
+		if c.want == 2 && !c.already && (!strings.Contains(lines[1], `"reason":"aborted"`) || !strings.Contains(lines[1], `"leafId":"abcd0001"`)) {
 			t.Fatalf("forced result %s", lines[1])
 		}
+	}
+}
+
+// A second interrupt exits at once even when writing the result object
+// blocks (a stdout nobody reads).
+func TestSecondInterruptDoesNotWaitForStdout(t *testing.T) {
+	exited := make(chan int, 1)
+	block := make(chan struct{})
+	defer close(block)
+	sys := &System{Stderr: &bytes.Buffer{}, Signals: true, Exit: func(code int) { exited <- code }}
+	_, stop := signalContext(sys, func() { <-block })
+	defer stop()
+	for range 2 {
+		if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	select {
+	case code := <-exited:
+		if code != ExitInterrupted {
+			t.Fatalf("exit code %d", code)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the second SIGINT waited for a blocked write")
 	}
 }

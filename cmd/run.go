@@ -101,7 +101,11 @@ func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 		m = mode.JSON
 	}
 	out := mode.IO{Out: sys.Stdout, Err: sys.Stderr, ErrTerminal: sys.StderrTTY}
+	sys.forced.set(m, nil)
 	p, err := prepareRun(ctx, sys, c, o, m)
+	if p != nil {
+		sys.forced.set(m, p.sessionInfo)
+	}
 	if p != nil && p.store != nil {
 		defer p.store.Close()
 	}

@@ -27,6 +27,8 @@ type System struct {
 	Signals bool
 	// Exit ends the process at once (a second SIGINT); nil: os.Exit.
 	Exit func(code int)
+
+	forced *forcedExit // what a second SIGINT of gopi run writes; set by Main
 }
 
 // OSSystem is the real process.

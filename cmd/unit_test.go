@@ -65,6 +65,10 @@ func TestWantsJSONAndIsRun(t *testing.T) {
 		{[]string{"run", "--mode", "events", "x"}, "events", true},
 		{[]string{"run", "--mode=json"}, "json", true},
 		{[]string{"run", "--mode", "print"}, "", true},
+		{[]string{"run", "--mode", "json", "--mode", "print", "x"}, "", true}, // the last --mode counts
+		{[]string{"run", "--mode=print", "--mode=events"}, "events", true},
+		{[]string{"run", "--json", "--mode", "print"}, "json", true}, // --json wins
+		{[]string{"run", "--", "--json"}, "", true},                  // a prompt, not a flag
 		{[]string{"session", "list", "--json"}, "json", false},
 	}
 	for _, c := range cases {

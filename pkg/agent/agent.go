@@ -49,9 +49,12 @@ type Options struct {
 	// here, so nothing is reported before it is durable). An error stops
 	// the run at once (no further model request or tool call); the run ends
 	// with reason error and that cause, later messages of the run are not
-	// committed, and what was not committed is not reported: its message
-	// and turn events are not emitted and the result holds only the
-	// committed messages.
+	// committed, and what was not committed is not reported: a complete
+	// message's message_start waits for its commit and goes out with its
+	// message_end; after a failure no message or turn event is emitted (a
+	// streamed answer whose commit failed has had its start and deltas,
+	// never an end), and agent_end and the result hold only the committed
+	// messages.
 	Commit func(ai.Message) error
 }
 
@@ -73,6 +76,9 @@ type activeRun struct {
 	cancel    context.CancelCauseFunc
 	commitErr error // the first Commit failure; later messages are not committed
 	committed int   // messages of this run Commit accepted
+	// held is the message_start of a complete message (a prompt, a tool
+	// result) waiting for its commit: it goes out with its message_end.
+	held      *loop.Event
 	steering  []ai.Message
 	followUps []ai.Message
 	accepting bool
@@ -217,6 +223,12 @@ func (a *Agent) lifecycleAfterPanic(run *activeRun, history, prompts []ai.Messag
 // run's outcome is settled (a failed or aborted turn, or agent_end) the run
 // stops accepting queued input.
 func (a *Agent) onLoopEvent(run *activeRun, commit func(ai.Message) error, e loop.Event) {
+	if e.Type == loop.MessageStart && commit != nil && e.Message != nil && e.Message.Role != ai.RoleAssistant {
+		// A complete message's start would show it before it is durable.
+		held := e
+		run.held = &held
+		return
+	}
 	if e.Type == loop.MessageEnd && commit != nil && run.commitErr == nil {
 		if err := commit(e.Message.Clone()); err != nil {
 			run.commitErr = err
@@ -232,16 +244,24 @@ func (a *Agent) onLoopEvent(run *activeRun, commit func(ai.Message) error, e loo
 		run.accepting = false
 		a.mu.Unlock()
 	}
+	held := run.held
+	if e.Type == loop.MessageEnd {
+		run.held = nil
+	}
 	if run.commitErr != nil {
 		// What was not committed is never reported: no message or turn
-		// ends after the failed commit, and agent_end lists only the
-		// committed messages.
+		// ends after the failed commit (a streamed answer whose commit
+		// failed has had its start and deltas, never its end), and
+		// agent_end lists only the committed messages.
 		switch e.Type {
 		case loop.MessageStart, loop.MessageUpdate, loop.MessageEnd, loop.TurnEnd:
 			return
 		case loop.AgentEnd:
 			e.Messages = e.Messages[:min(run.committed, len(e.Messages))]
 		}
+	}
+	if e.Type == loop.MessageEnd && held != nil {
+		a.emit(Event{RunID: run.id, Event: *held})
 	}
 	a.emit(Event{RunID: run.id, Event: e})
 }

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -101,5 +102,42 @@ func TestOwnMessagesHandsTheTranscriptOver(t *testing.T) {
 	a.State().Messages[1].Content[0].Text = "changed via state"
 	if got := texts(a.Messages()); got[0] != "earlier" || got[1] != "noted" {
 		t.Fatalf("an exit shares the handed-over messages: %v", got)
+	}
+}
+
+// A complete message's message_start goes out only once the message is
+// committed, together with its end; when its commit fails, neither does.
+// (The streamed answer's start cannot wait: it opens the stream.)
+func TestCompleteMessagesStartOnlyOnceCommitted(t *testing.T) {
+	for _, failOn := range []int{0, 1, 3} { // never, the prompt, the tool result
+		m := faux.New(callResp(call("c1", "w", `{"ms":1}`)), faux.Text("done"))
+		commits := 0
+		a := New(Options{Model: m, Tools: registry(t, waitTool("w")), Commit: func(ai.Message) error {
+			if commits+1 == failOn {
+				return errors.New("disk full")
+			}
+			commits++
+			return nil
+		}})
+		var log []string
+		a.Subscribe(func(e Event) {
+			if (e.Type == loop.MessageStart || e.Type == loop.MessageEnd) && e.Message.Role != ai.RoleAssistant {
+				log = append(log, fmt.Sprintf("%s %s after %d commits", e.Type, e.Message.Role, commits))
+			}
+		})
+		mustPrompt(t, a, "go")
+		var want []string
+		switch failOn {
+		case 0:
+			want = []string{"message_start user after 1 commits", "message_end user after 1 commits",
+				"message_start toolResult after 3 commits", "message_end toolResult after 3 commits"}
+		case 1:
+			want = nil
+		case 3:
+			want = []string{"message_start user after 1 commits", "message_end user after 1 commits"}
+		}
+		if !slices.Equal(log, want) {
+			t.Fatalf("failing commit %d: %q, want %q", failOn, log, want)
+		}
 	}
 }

@@ -61,6 +61,8 @@ func (r *renderer) event(e agent.Event) {
 		r.activity(e.ToolName + keyArgument(e.Args))
 	case loop.ToolEnd:
 		r.toolEnd(e)
+	case loop.AgentEnd:
+		r.flushText() // an answer that never ended (its write failed) still shows
 	default:
 		r.notice(e)
 	}
