@@ -154,3 +154,16 @@ func TestSecondInterruptDoesNotWaitForStdout(t *testing.T) {
 		t.Fatal("the second SIGINT waited for a blocked write")
 	}
 }
+
+// gopi help <TAB> offers the commands below what is typed so far.
+func TestHelpCompletesCommandNames(t *testing.T) {
+	sys, _, _ := sysFor(t, t.TempDir())
+	out, _, code := runMain(t, sys, "__complete", "help", "")
+	if code != 0 || !strings.Contains(out, "run\t") || !strings.Contains(out, "session\t") {
+		t.Fatalf("exit %d: %q", code, out)
+	}
+	out, _, _ = runMain(t, sys, "__complete", "help", "session", "")
+	if !strings.Contains(out, "list\t") || !strings.Contains(out, "tree\t") || strings.Contains(out, "run\t") {
+		t.Fatalf("session's commands: %q", out)
+	}
+}

@@ -11,8 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"gopi/pkg/agent"
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/faux"
+	"gopi/pkg/loop"
 	"gopi/pkg/runtime"
 	"gopi/pkg/session"
 	"gopi/pkg/tools"
@@ -352,5 +354,25 @@ func TestWrapperAndFormats(t *testing.T) {
 	}
 	if got := (palette{on: true}).dim("x"); got != "\033[2mx\033[0m" {
 		t.Errorf("colour: %q", got)
+	}
+}
+
+// An answer whose message_end never comes (its write to the session
+// failed) is still shown when the run ends.
+func TestChatShowsAnAnswerThatNeverEnded(t *testing.T) {
+	var out bytes.Buffer
+	r := &renderer{scr: &screen{w: &out}, now: time.Now, width: func() int { return 80 },
+		took: func(string) {}, activity: func(string) {}}
+	ans := ai.Message{Role: ai.RoleAssistant}
+	for _, e := range []loop.Event{
+		{Type: loop.AgentStart},
+		{Type: loop.MessageStart, Message: &ans},
+		{Type: loop.MessageUpdate, Stream: &ai.Event{Type: ai.EventTextDelta, Delta: "half of an answer"}},
+		{Type: loop.AgentEnd},
+	} {
+		r.event(agent.Event{RunID: 1, Event: e})
+	}
+	if got := out.String(); got != "half of an answer\n" {
+		t.Fatalf("shown %q", got)
 	}
 }
