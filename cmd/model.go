@@ -100,8 +100,8 @@ func chooseModel(sys *System, c *config, apiKeyFlag string, resumed session.Sett
 	if err := c.decode("providers", &customs); err != nil {
 		return modelChoice{}, err
 	}
-	if prov == "" && id != "" {
-		prov = catalogProvider(id) // --model gpt-5.4 is OpenAI's, whatever keys are set
+	if p := catalogProvider(id); prov == "" && p != "" && (apiKeyFlag != "" || sys.getenv(builtinKeyEnv[p]) != "") {
+		prov = p // --model gpt-5.4 is OpenAI's when its key is there, whichever others are
 	}
 	if prov == "" {
 		prov = inferProvider(sys)
@@ -152,7 +152,9 @@ func keySource(keyFlag, env string) string {
 }
 
 // catalogProvider is the one built-in provider whose catalog lists id, or
-// "" when none or several do.
+// "" when none or several do. It picks the provider only when that
+// provider's key is there: with one key and an OpenAI-compatible proxy,
+// any model id goes to the proxy, as before.
 func catalogProvider(id string) string {
 	found := ""
 	for _, p := range []string{"anthropic", "openai"} {
