@@ -13,6 +13,7 @@ import (
 	"gopi/pkg/ai/faux"
 	"gopi/pkg/loop"
 	"gopi/pkg/tools"
+	"gopi/pkg/tools/toolstest"
 )
 
 // Lab 9.1 — the reducer derives state from events and copies its inputs.
@@ -76,7 +77,7 @@ func TestSequentialRunsShareTranscriptAndBusyGuard(t *testing.T) {
 		faux.Response{Text: "looking", ToolCalls: []faux.ToolCall{call("c1", "w", `{"ms":30}`)}},
 		faux.Text("README is fine"),
 		faux.Text("committed"))
-	a := New(Options{Model: m, Tools: registry(t, waitTool("w"))})
+	a := New(Options{Model: m, Tools: toolstest.Registry(t, waitTool("w"))})
 	started := make(chan struct{})
 	a.Subscribe(func(e Event) {
 		if e.Type == loop.ToolStart {
@@ -193,11 +194,11 @@ func TestSubscribersSeeUpdatedStateAndAreIsolated(t *testing.T) {
 // Lab 9.3 — State, events and results are copies; unserialisable tool
 // details become a standard error result and the agent ends idle.
 func TestThreeExitsAreCopiesAndBadDetailsEndIdle(t *testing.T) {
-	bad := fnTool{name: "bad", run: func(context.Context, tools.Call) (tools.Result, error) {
+	bad := toolstest.Func{Name: "bad", Fn: func(context.Context, tools.Call) (tools.Result, error) {
 		return tools.Result{Content: []ai.Content{ai.TextContent("x")}, Details: make(chan int)}, nil
 	}}
 	m := faux.New(callResp(call("c1", "bad", `{}`)), faux.Text("final"))
-	a := New(Options{Model: m, Tools: registry(t, bad)})
+	a := New(Options{Model: m, Tools: toolstest.Registry(t, bad)})
 	a.Subscribe(func(e Event) {
 		if e.Message != nil && len(e.Message.Content) > 0 {
 			e.Message.Content[0].Text = "changed by subscriber 1"
@@ -265,7 +266,7 @@ func TestAbortBeforeModelRequestAndFreshNextRun(t *testing.T) {
 func TestAbortReachesModelAndToolsWithPairedResults(t *testing.T) {
 	var mu sync.Mutex
 	var toolCtx context.Context
-	block := fnTool{name: "block", run: func(ctx context.Context, _ tools.Call) (tools.Result, error) {
+	block := toolstest.Func{Name: "block", Fn: func(ctx context.Context, _ tools.Call) (tools.Result, error) {
 		mu.Lock()
 		toolCtx = ctx
 		mu.Unlock()
@@ -273,7 +274,7 @@ func TestAbortReachesModelAndToolsWithPairedResults(t *testing.T) {
 		return tools.ErrorResult("stopped"), nil
 	}}
 	cm := &ctxModel{inner: faux.New(callResp(call("c1", "block", `{}`), call("c2", "block", `{}`)), faux.Text("never"))}
-	a := New(Options{Model: cm, Tools: registry(t, block)})
+	a := New(Options{Model: cm, Tools: toolstest.Registry(t, block)})
 	a.Subscribe(func(e Event) {
 		if e.Type == loop.ToolStart && e.ToolCallID == "c2" {
 			go a.Abort()
@@ -306,7 +307,7 @@ func TestAbortReachesModelAndToolsWithPairedResults(t *testing.T) {
 // batch, FIFO, before the next model request.
 func TestSteeringAfterBatchFIFO(t *testing.T) {
 	m := faux.New(callResp(call("slow", "w", `{"ms":60}`), call("fast", "w", `{"ms":1}`)), faux.Text("ok"))
-	a := New(Options{Model: m, Tools: registry(t, waitTool("w")), SteeringMode: All})
+	a := New(Options{Model: m, Tools: toolstest.Registry(t, waitTool("w")), SteeringMode: All})
 	a.Subscribe(func(e Event) {
 		if e.Type == loop.ToolStart && e.ToolCallID == "fast" {
 			if err := a.SteerText("check tests first"); err != nil {
@@ -523,7 +524,7 @@ func TestCommitRunsBeforeSubscribersAndFailureStopsTheRun(t *testing.T) {
 	var committed []string
 	var seenAtEnd []int
 	failOn := 3 // user, assistant(call), then the tool result fails
-	a := New(Options{Model: m, Tools: registry(t, waitTool("w")), Commit: func(msg ai.Message) error {
+	a := New(Options{Model: m, Tools: toolstest.Registry(t, waitTool("w")), Commit: func(msg ai.Message) error {
 		if len(committed)+1 == failOn {
 			return errors.New("disk full")
 		}

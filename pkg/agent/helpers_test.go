@@ -15,27 +15,14 @@ import (
 	"gopi/pkg/ai/faux"
 	"gopi/pkg/loop"
 	"gopi/pkg/tools"
+	"gopi/pkg/tools/toolstest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// fnTool is a tool whose behaviour a test supplies.
-type fnTool struct {
-	name string
-	run  func(ctx context.Context, call tools.Call) (tools.Result, error)
-}
-
-func (f fnTool) Spec() ai.ToolSpec {
-	return ai.ToolSpec{Name: f.name, Description: "test tool", Parameters: json.RawMessage(`{"type":"object"}`)}
-}
-
-func (f fnTool) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
-	return f.run(ctx, call)
-}
-
 // waitTool sleeps args.ms or until cancelled.
-func waitTool(name string) fnTool {
-	return fnTool{name: name, run: func(ctx context.Context, call tools.Call) (tools.Result, error) {
+func waitTool(name string) toolstest.Func {
+	return toolstest.Func{Name: name, Fn: func(ctx context.Context, call tools.Call) (tools.Result, error) {
 		var a struct{ Ms int }
 		_ = json.Unmarshal(call.Args, &a)
 		select {
@@ -45,15 +32,6 @@ func waitTool(name string) fnTool {
 			return tools.ErrorResult(name + " cancelled"), nil
 		}
 	}}
-}
-
-func registry(t *testing.T, ts ...tools.Tool) *tools.Registry {
-	t.Helper()
-	r, err := tools.NewRegistry(tools.Env{Cwd: t.TempDir()}, ts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
 }
 
 func callResp(calls ...faux.ToolCall) faux.Response { return faux.Response{ToolCalls: calls} }

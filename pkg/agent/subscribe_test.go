@@ -11,6 +11,7 @@ import (
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/faux"
 	"gopi/pkg/loop"
+	"gopi/pkg/tools/toolstest"
 )
 
 // A subscriber with filters gets only the event types every filter passes,
@@ -112,7 +113,7 @@ func TestCompleteMessagesStartOnlyOnceCommitted(t *testing.T) {
 	for _, failOn := range []int{0, 1, 3} { // never, the prompt, the tool result
 		m := faux.New(callResp(call("c1", "w", `{"ms":1}`)), faux.Text("done"))
 		commits := 0
-		a := New(Options{Model: m, Tools: registry(t, waitTool("w")), Commit: func(ai.Message) error {
+		a := New(Options{Model: m, Tools: toolstest.Registry(t, waitTool("w")), Commit: func(ai.Message) error {
 			if commits+1 == failOn {
 				return errors.New("disk full")
 			}

@@ -16,28 +16,17 @@ import (
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/faux"
 	"gopi/pkg/tools"
+	"gopi/pkg/tools/toolstest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// fnTool is a tool whose behaviour a test supplies.
-type fnTool struct {
-	name string
-	run  func(ctx context.Context, call tools.Call) (tools.Result, error)
-}
-
-func (f fnTool) Spec() ai.ToolSpec {
-	return ai.ToolSpec{Name: f.name, Description: "test tool",
-		Parameters: json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer"},"text":{"type":"string"}},"additionalProperties":false}`)}
-}
-
-func (f fnTool) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
-	return f.run(ctx, call)
-}
+// sleeperSchema is what the loop tests' tools accept.
+var sleeperSchema = json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer"},"text":{"type":"string"}},"additionalProperties":false}`)
 
 // sleeper waits args.ms (or until cancelled) and answers args.text.
-func sleeper(name string) fnTool {
-	return fnTool{name: name, run: func(ctx context.Context, call tools.Call) (tools.Result, error) {
+func sleeper(name string) toolstest.Func {
+	return toolstest.Func{Name: name, Parameters: sleeperSchema, Fn: func(ctx context.Context, call tools.Call) (tools.Result, error) {
 		var a struct {
 			Ms   int
 			Text string
@@ -50,15 +39,6 @@ func sleeper(name string) fnTool {
 			return tools.ErrorResult(name + ": cancelled"), nil
 		}
 	}}
-}
-
-func registry(t *testing.T, ts ...tools.Tool) *tools.Registry {
-	t.Helper()
-	r, err := tools.NewRegistry(tools.Env{Cwd: t.TempDir()}, ts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
 }
 
 // recorder collects events (safe for the tools' goroutines).
@@ -141,7 +121,7 @@ func TestTextAnswerEventsInPisOrder(t *testing.T) {
 func TestToolResultsFollowCallOrderNotCompletionOrder(t *testing.T) {
 	m := faux.New(calls(call("slow", "slow", `{"ms":60,"text":"s"}`), call("fast", "fast", `{"ms":1,"text":"f"}`)), faux.Text("done"))
 	rec := &recorder{}
-	res := Run(t.Context(), Config{Model: m, Emit: rec.emit, Tools: registry(t, sleeper("slow"), sleeper("fast"))}, nil, prompt("go"))
+	res := Run(t.Context(), Config{Model: m, Emit: rec.emit, Tools: toolstest.Registry(t, sleeper("slow"), sleeper("fast"))}, nil, prompt("go"))
 	if res.Reason != ReasonStop || res.Steps != 2 {
 		t.Fatalf("reason %s steps %d", res.Reason, res.Steps)
 	}
@@ -166,7 +146,7 @@ func TestToolResultsFollowCallOrderNotCompletionOrder(t *testing.T) {
 
 func TestModelErrorKeepsToolWorkInTranscript(t *testing.T) {
 	m := faux.New(calls(call("c1", "t", `{"text":"x"}`)), faux.Response{Error: "upstream exploded", ErrorClass: "server"})
-	res := Run(t.Context(), Config{Model: m, Tools: registry(t, sleeper("t"))}, nil, prompt("go"))
+	res := Run(t.Context(), Config{Model: m, Tools: toolstest.Registry(t, sleeper("t"))}, nil, prompt("go"))
 	if res.Reason != ReasonError || ai.ClassOf(res.Err) != ai.ClassServer {
 		t.Fatalf("reason %s err %v", res.Reason, res.Err)
 	}
@@ -184,7 +164,7 @@ func TestUnknownToolAndInvalidArgumentsBecomeErrorsTheModelSees(t *testing.T) {
 	m := faux.New(
 		calls(call("u", "nosuch", `{}`), call("v", "t", `{"ms":"soon"}`), call("w", "t", `not json`)),
 		faux.Text("recovered"))
-	res := Run(t.Context(), Config{Model: m, Tools: registry(t, sleeper("t"))}, nil, prompt("go"))
+	res := Run(t.Context(), Config{Model: m, Tools: toolstest.Registry(t, sleeper("t"))}, nil, prompt("go"))
 	if res.Reason != ReasonStop {
 		t.Fatalf("reason %s", res.Reason)
 	}
@@ -251,7 +231,7 @@ func TestCancelDuringToolBatchGivesEveryCallOneResult(t *testing.T) {
 		}
 	}
 	start := time.Now()
-	res := Run(ctx, Config{Model: m, Emit: emit, Tools: registry(t, sleeper("t"))}, nil, prompt("go"))
+	res := Run(ctx, Config{Model: m, Emit: emit, Tools: toolstest.Registry(t, sleeper("t"))}, nil, prompt("go"))
 	if time.Since(start) > 5*time.Second {
 		t.Fatal("tools did not see the cancellation")
 	}
@@ -272,8 +252,8 @@ func TestAbortedAnswerWithToolCallsGetsSynthesizedResults(t *testing.T) {
 		}
 	}
 	ran := false
-	tool := fnTool{name: "t", run: func(context.Context, tools.Call) (tools.Result, error) { ran = true; return tools.TextResult(""), nil }}
-	res := Run(ctx, Config{Model: m, Emit: emit, Tools: registry(t, tool)}, nil, prompt("go"))
+	tool := toolstest.Func{Name: "t", Parameters: sleeperSchema, Fn: func(context.Context, tools.Call) (tools.Result, error) { ran = true; return tools.TextResult(""), nil }}
+	res := Run(ctx, Config{Model: m, Emit: emit, Tools: toolstest.Registry(t, tool)}, nil, prompt("go"))
 	if res.Reason != ReasonAborted || ran {
 		t.Fatalf("reason %s ran %v", res.Reason, ran)
 	}
@@ -286,7 +266,7 @@ func TestAbortedAnswerWithToolCallsGetsSynthesizedResults(t *testing.T) {
 func TestMaxStepsEndsTheRun(t *testing.T) {
 	loopCall := calls(call("", "t", `{}`))
 	m := faux.New(loopCall, loopCall, loopCall, loopCall)
-	res := Run(t.Context(), Config{Model: m, MaxSteps: 3, Tools: registry(t, sleeper("t"))}, nil, prompt("go"))
+	res := Run(t.Context(), Config{Model: m, MaxSteps: 3, Tools: toolstest.Registry(t, sleeper("t"))}, nil, prompt("go"))
 	if res.Reason != ReasonMaxSteps || res.Steps != 3 || len(m.Requests()) != 3 {
 		t.Fatalf("reason %s steps %d", res.Reason, res.Steps)
 	}
@@ -313,7 +293,7 @@ func TestSteeringEntersAfterTheWholeBatchInFIFOOrder(t *testing.T) {
 		queue = nil
 		return q
 	}
-	res := Run(t.Context(), Config{Model: m, Emit: emit, Steering: steer, Tools: registry(t, sleeper("t"))}, nil, prompt("go"))
+	res := Run(t.Context(), Config{Model: m, Emit: emit, Steering: steer, Tools: toolstest.Registry(t, sleeper("t"))}, nil, prompt("go"))
 	second := m.Requests()[1].Messages
 	if roles(second) != "user,assistant,toolResult,toolResult,user,user" {
 		t.Fatalf("second request %s", roles(second))
@@ -367,7 +347,7 @@ func TestFollowUpOnlyAtNaturalStop(t *testing.T) {
 		}
 		return nil
 	}
-	res := Run(t.Context(), Config{Model: m, Emit: emit, FollowUp: follow, Tools: registry(t, sleeper("t"))}, nil, prompt("go"))
+	res := Run(t.Context(), Config{Model: m, Emit: emit, FollowUp: follow, Tools: toolstest.Registry(t, sleeper("t"))}, nil, prompt("go"))
 	if roles(res.New()) != "user,assistant,toolResult,assistant,user,assistant" {
 		t.Fatalf("transcript %s", roles(res.New()))
 	}
@@ -377,9 +357,9 @@ func TestFollowUpOnlyAtNaturalStop(t *testing.T) {
 }
 
 func TestPanickingToolBecomesErrorResult(t *testing.T) {
-	boom := fnTool{name: "boom", run: func(context.Context, tools.Call) (tools.Result, error) { panic("kaboom") }}
+	boom := toolstest.Func{Name: "boom", Parameters: sleeperSchema, Fn: func(context.Context, tools.Call) (tools.Result, error) { panic("kaboom") }}
 	m := faux.New(calls(call("a", "boom", `{}`)), faux.Text("ok"))
-	res := Run(t.Context(), Config{Model: m, Tools: registry(t, boom)}, nil, prompt("go"))
+	res := Run(t.Context(), Config{Model: m, Tools: toolstest.Registry(t, boom)}, nil, prompt("go"))
 	r := res.New()[2]
 	if !r.IsError || !strings.Contains(r.Text(), "kaboom") || res.Reason != ReasonStop {
 		t.Fatalf("result %+v reason %s", r, res.Reason)
@@ -403,11 +383,11 @@ func TestPanickingExecutorStillGivesOneResult(t *testing.T) {
 }
 
 func TestUnserialisableDetailsBecomeStandardErrorResult(t *testing.T) {
-	bad := fnTool{name: "bad", run: func(context.Context, tools.Call) (tools.Result, error) {
+	bad := toolstest.Func{Name: "bad", Parameters: sleeperSchema, Fn: func(context.Context, tools.Call) (tools.Result, error) {
 		return tools.Result{Content: []ai.Content{ai.TextContent("did it")}, Details: map[string]any{"f": func() {}}}, nil
 	}}
 	m := faux.New(calls(call("id-7", "bad", `{}`)), faux.Text("ok"))
-	res := Run(t.Context(), Config{Model: m, Tools: registry(t, bad)}, nil, prompt("go"))
+	res := Run(t.Context(), Config{Model: m, Tools: toolstest.Registry(t, bad)}, nil, prompt("go"))
 	r := res.New()[2]
 	if r.ToolCallID != "id-7" || r.ToolName != "bad" || !r.IsError || !strings.Contains(r.Text(), "cannot be recorded") || r.Details != nil {
 		t.Fatalf("result %+v", r)
@@ -418,24 +398,24 @@ func TestUnserialisableDetailsBecomeStandardErrorResult(t *testing.T) {
 }
 
 func TestToolOutputIsMadeValidUTF8(t *testing.T) {
-	bin := fnTool{name: "bin", run: func(context.Context, tools.Call) (tools.Result, error) {
+	bin := toolstest.Func{Name: "bin", Parameters: sleeperSchema, Fn: func(context.Context, tools.Call) (tools.Result, error) {
 		return tools.TextResult("ok\xff\xfe end"), nil
 	}}
 	m := faux.New(calls(call("a", "bin", `{}`)), faux.Text("ok"))
-	res := Run(t.Context(), Config{Model: m, Tools: registry(t, bin)}, nil, prompt("go"))
+	res := Run(t.Context(), Config{Model: m, Tools: toolstest.Registry(t, bin)}, nil, prompt("go"))
 	if got := res.New()[2].Text(); got != "ok\uFFFD end" {
 		t.Fatalf("got %q", got)
 	}
 }
 
 func TestToolUpdatesAreEmitted(t *testing.T) {
-	prog := fnTool{name: "prog", run: func(_ context.Context, c tools.Call) (tools.Result, error) {
+	prog := toolstest.Func{Name: "prog", Parameters: sleeperSchema, Fn: func(_ context.Context, c tools.Call) (tools.Result, error) {
 		c.Update(tools.TextResult("half"))
 		return tools.TextResult("all"), nil
 	}}
 	m := faux.New(calls(call("a", "prog", `{}`)), faux.Text("ok"))
 	rec := &recorder{}
-	Run(t.Context(), Config{Model: m, Emit: rec.emit, Tools: registry(t, prog)}, nil, prompt("go"))
+	Run(t.Context(), Config{Model: m, Emit: rec.emit, Tools: toolstest.Registry(t, prog)}, nil, prompt("go"))
 	var partial string
 	for _, e := range rec.evs {
 		if e.Type == ToolUpdate {

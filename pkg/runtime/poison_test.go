@@ -15,6 +15,7 @@ import (
 	"gopi/pkg/ai/faux"
 	"gopi/pkg/loop"
 	"gopi/pkg/session"
+	"gopi/pkg/tools/toolstest"
 )
 
 type agentEvent = agent.Event
@@ -148,7 +149,7 @@ func (r *Runtime) isDisposed() bool {
 func TestAbortKeepsSessionPaired(t *testing.T) {
 	s := store(t)
 	m := faux.New(faux.Response{ToolCalls: []faux.ToolCall{{ID: "c1", Name: "review_note", Arguments: []byte(`{"note":"x"}`)}, {ID: "c2", Name: "nosuch"}}})
-	r, err := New(Config{}, Deps{Model: m, Session: s, Tools: registry(t, &reviewNote{})})
+	r, err := New(Config{}, Deps{Model: m, Session: s, Tools: toolstest.Registry(t, &reviewNote{})})
 	if err != nil {
 		t.Fatal(err)
 	}

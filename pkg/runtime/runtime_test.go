@@ -20,6 +20,7 @@ import (
 	"gopi/pkg/loop"
 	"gopi/pkg/session"
 	"gopi/pkg/tools"
+	"gopi/pkg/tools/toolstest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -75,15 +76,6 @@ func (r *reviewNote) Run(_ context.Context, c tools.Call) (tools.Result, error) 
 	_ = json.Unmarshal(c.Args, &a)
 	r.notes = append(r.notes, a.Note)
 	return tools.TextResult("noted: " + a.Note), nil
-}
-
-func registry(t *testing.T, ts ...tools.Tool) *tools.Registry {
-	t.Helper()
-	r, err := tools.NewRegistry(tools.Env{Cwd: t.TempDir()}, ts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
 }
 
 // policy is an extension host that allows and observes.
@@ -200,7 +192,7 @@ func TestPromptProjectsPersistsAndChainsEntries(t *testing.T) {
 		}
 	}}
 	r, err := New(Config{ActiveLeaf: leaf("oldasst1"), SystemPrompt: "BASE SYSTEM"},
-		Deps{Model: model, Session: s, Tools: registry(t, note), Resources: staticResources("# Project Context\n\nPROJECT RULE"), Extensions: host, Now: clock})
+		Deps{Model: model, Session: s, Tools: toolstest.Registry(t, note), Resources: staticResources("# Project Context\n\nPROJECT RULE"), Extensions: host, Now: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
