@@ -2,8 +2,6 @@ package anthropic
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"iter"
 	"net/http"
 	"slices"
@@ -17,15 +15,6 @@ import (
 	"gopi/pkg/ai/provider/providertest"
 )
 
-func providerError(t *testing.T, evs []ai.Event) *ai.ProviderError {
-	t.Helper()
-	var pe *ai.ProviderError
-	if !errors.As(evs[len(evs)-1].Err, &pe) {
-		t.Fatalf("last event error = %v, want *ai.ProviderError", evs[len(evs)-1].Err)
-	}
-	return pe
-}
-
 func retries(evs []ai.Event) (starts, ends []ai.RetryInfo) {
 	for _, e := range evs {
 		switch e.Type {
@@ -36,24 +25,6 @@ func retries(evs []ai.Event) (starts, ends []ai.RetryInfo) {
 		}
 	}
 	return starts, ends
-}
-
-// assertNoKey fails when the API key shows in any error, event or message.
-func assertNoKey(t *testing.T, evs []ai.Event) {
-	t.Helper()
-	for _, e := range evs {
-		b, _ := json.Marshal(e.Message)
-		s := string(b)
-		if e.Err != nil {
-			s += e.Err.Error()
-		}
-		if e.Retry != nil {
-			s += e.Retry.ErrorMessage
-		}
-		if strings.Contains(s, testKey) {
-			t.Fatalf("API key leaked in %s event: %s", e.Type, s)
-		}
-	}
 }
 
 func TestRetryAfterThenSuccess(t *testing.T) {
@@ -94,7 +65,7 @@ func TestOverloadedExhaustsAttempts(t *testing.T) {
 	srv, m, sl := fixture(t, providertest.Status(529, body), providertest.Status(529, body), providertest.Status(529, body))
 	evs, msg := stream(t, m, nil)
 
-	pe := providerError(t, evs)
+	pe := providertest.ProviderError(t, evs)
 	if pe.Class != ai.ClassOverloaded || pe.Status != 529 || msg.StopReason != ai.StopError {
 		t.Fatalf("error = %+v, stop %s", pe, msg.StopReason)
 	}
@@ -135,7 +106,7 @@ func TestNotRetried(t *testing.T) {
 			t.Parallel()
 			srv, m, sl := fixture(t, tt.handler)
 			evs, msg := stream(t, m, nil)
-			pe := providerError(t, evs)
+			pe := providertest.ProviderError(t, evs)
 			if pe.Class != tt.class || !strings.Contains(msg.ErrorMessage, tt.msg) || msg.StopReason != ai.StopError {
 				t.Errorf("class %s message %q stop %s; want %s containing %q", pe.Class, msg.ErrorMessage, msg.StopReason, tt.class, tt.msg)
 			}
@@ -145,7 +116,7 @@ func TestNotRetried(t *testing.T) {
 			if starts, ends := retries(evs); len(starts)+len(ends) != 0 {
 				t.Errorf("retry events for a request that was not retried")
 			}
-			assertNoKey(t, evs)
+			providertest.AssertNoSecret(t, evs, testKey)
 		})
 	}
 }
@@ -194,7 +165,7 @@ func TestCutStreams(t *testing.T) {
 			t.Parallel()
 			srv, m, _ := fixture(t, tt.handler, tt.handler, tt.handler)
 			evs, msg := stream(t, m, nil)
-			pe := providerError(t, evs)
+			pe := providertest.ProviderError(t, evs)
 			t.Log(pe.Message)
 			if pe.Class != ai.ClassNetwork || msg.StopReason != ai.StopError || !strings.Contains(pe.Message, "truncated") {
 				t.Fatalf("error %+v stop %s, want a truncation", pe, msg.StopReason)
@@ -214,7 +185,7 @@ func TestStallEndsWithTimeout(t *testing.T) {
 	m := New(Config{Info: sonnet, APIKey: testKey, BaseURL: srv2.URL, HTTPClient: srv2.Client(), IdleTimeout: 50 * time.Millisecond})
 	start := time.Now()
 	evs, msg := stream(t, m, nil)
-	if pe := providerError(t, evs); pe.Class != ai.ClassTimeout || msg.StopReason != ai.StopError {
+	if pe := providertest.ProviderError(t, evs); pe.Class != ai.ClassTimeout || msg.StopReason != ai.StopError {
 		t.Fatalf("error %+v stop %s, want timeout", pe, msg.StopReason)
 	}
 	if d := time.Since(start); d > 3*time.Second {

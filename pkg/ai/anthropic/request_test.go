@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/provider/providertest"
 )
@@ -83,7 +81,7 @@ func TestRequestBodyReplaysThinkingAndMergesToolResults(t *testing.T) {
 	stream(t, m, replayRequest())
 
 	req := srv.Requests()[0]
-	assertJSON(t, wantReplayBody, req.Body)
+	providertest.AssertJSON(t, wantReplayBody, req.Body)
 	if got := req.Header.Get("anthropic-beta"); got != "fine-grained-tool-streaming-2025-05-14,interleaved-thinking-2025-05-14" {
 		t.Errorf("anthropic-beta = %q", got)
 	}
@@ -125,7 +123,7 @@ func TestThinkingParams(t *testing.T) {
 				t.Fatal(err)
 			}
 			b, _ := json.Marshal(got)
-			assertJSON(t, tt.want, b)
+			providertest.AssertJSON(t, tt.want, b)
 		})
 	}
 }
@@ -139,22 +137,8 @@ func TestRequestWithoutCacheAndWithTemperature(t *testing.T) {
 	if err != nil || thinking {
 		t.Fatal(err, thinking)
 	}
-	assertJSON(t, `{"model":"claude-sonnet-4-5","max_tokens":32000,"system":[{"type":"text","text":"sys"}],
+	providertest.AssertJSON(t, `{"model":"claude-sonnet-4-5","max_tokens":32000,"system":[{"type":"text","text":"sys"}],
 		"messages":[{"role":"user","content":[{"type":"text","text":"q"}]}],"temperature":0.3,"stream":true}`, body)
-}
-
-func assertJSON(t *testing.T, want string, got []byte) {
-	t.Helper()
-	var w, g any
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("want: %v", err)
-	}
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("got: %v\n%s", err, got)
-	}
-	if diff := cmp.Diff(w, g); diff != "" {
-		t.Errorf("JSON (-want +got):\n%s", diff)
-	}
 }
 
 // Tool call ids from other providers are made acceptable; good ones pass

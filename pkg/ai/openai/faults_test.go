@@ -60,14 +60,14 @@ func TestNotRetried(t *testing.T) {
 			t.Parallel()
 			srv, m, sl := fixture(t, gpt41, tt.handler)
 			evs, msg := stream(t, m, nil)
-			pe := providerError(t, evs)
+			pe := providertest.ProviderError(t, evs)
 			if pe.Class != tt.class || !strings.Contains(msg.ErrorMessage, tt.msg) {
 				t.Errorf("class %s message %q; want %s containing %q", pe.Class, msg.ErrorMessage, tt.class, tt.msg)
 			}
 			if len(srv.Requests()) != 1 || len(sl.Delays) != 0 {
 				t.Errorf("requests %d, sleeps %v: want no retry", len(srv.Requests()), sl.Delays)
 			}
-			assertNoKey(t, evs)
+			providertest.AssertNoSecret(t, evs, testKey)
 		})
 	}
 }
@@ -112,7 +112,7 @@ func TestCutStreams(t *testing.T) {
 			t.Parallel()
 			srv, m, _ := fixture(t, gpt41, tt.h, tt.h, tt.h)
 			evs, msg := stream(t, m, nil)
-			if pe := providerError(t, evs); pe.Class != ai.ClassNetwork || !strings.Contains(pe.Message, "truncated") || msg.StopReason != ai.StopError {
+			if pe := providertest.ProviderError(t, evs); pe.Class != ai.ClassNetwork || !strings.Contains(pe.Message, "truncated") || msg.StopReason != ai.StopError {
 				t.Fatalf("error %+v stop %s, want a truncation", pe, msg.StopReason)
 			}
 			if len(srv.Requests()) != 3 {
@@ -132,7 +132,7 @@ func TestStallAndCancel(t *testing.T) {
 		srv := providertest.New(t, providertest.Stall(prefix))
 		m := New(Config{Info: gpt41, APIKey: testKey, BaseURL: srv.URL, HTTPClient: srv.Client(), IdleTimeout: 50 * time.Millisecond})
 		evs, msg := stream(t, m, nil)
-		if pe := providerError(t, evs); pe.Class != ai.ClassTimeout || msg.Text() != "Hello" {
+		if pe := providertest.ProviderError(t, evs); pe.Class != ai.ClassTimeout || msg.Text() != "Hello" {
 			t.Fatalf("error %+v text %q", pe, msg.Text())
 		}
 	})
@@ -169,7 +169,7 @@ func TestRequestBodyQuirks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertJSON(t, `{"model":"magistral","stream":true,"stream_options":{"include_usage":true},"max_tokens":1000,
+	providertest.AssertJSON(t, `{"model":"magistral","stream":true,"stream_options":{"include_usage":true},"max_tokens":1000,
 	  "tools":[{"type":"function","function":{"name":"read","description":"Read a file.","parameters":{"type":"object","properties":{"path":{"type":"string"}}}}}],
 	  "messages":[
 		{"role":"system","content":"sys"},
@@ -185,7 +185,7 @@ func TestRequestBodyQuirks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertJSON(t, `{"model":"gpt-5.2","stream":true,"stream_options":{"include_usage":true},"max_completion_tokens":500,
+	providertest.AssertJSON(t, `{"model":"gpt-5.2","stream":true,"stream_options":{"include_usage":true},"max_completion_tokens":500,
 		"reasoning_effort":"xhigh","messages":[]}`, openaiBody)
 }
 

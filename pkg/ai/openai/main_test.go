@@ -2,15 +2,11 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"iter"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 
 	"gopi/pkg/ai"
@@ -46,45 +42,4 @@ func stream(t *testing.T, m *Model, req *ai.Request) ([]ai.Event, ai.Message) {
 		req = &ai.Request{SystemPrompt: "You are terse.", Messages: []ai.Message{ai.UserText("hi", 1)}}
 	}
 	return providertest.Collect(t, iter.Seq[ai.Event](m.Stream(context.Background(), req)))
-}
-
-func providerError(t *testing.T, evs []ai.Event) *ai.ProviderError {
-	t.Helper()
-	var pe *ai.ProviderError
-	if !errors.As(evs[len(evs)-1].Err, &pe) {
-		t.Fatalf("last event error = %v, want *ai.ProviderError", evs[len(evs)-1].Err)
-	}
-	return pe
-}
-
-func assertJSON(t *testing.T, want string, got []byte) {
-	t.Helper()
-	var w, g any
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("want: %v", err)
-	}
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("got: %v\n%s", err, got)
-	}
-	if diff := cmp.Diff(w, g); diff != "" {
-		t.Errorf("JSON (-want +got):\n%s", diff)
-	}
-}
-
-// assertNoKey fails when the API key shows in any error, event or message.
-func assertNoKey(t *testing.T, evs []ai.Event) {
-	t.Helper()
-	for _, e := range evs {
-		b, _ := json.Marshal(e.Message)
-		s := string(b)
-		if e.Err != nil {
-			s += e.Err.Error()
-		}
-		if e.Retry != nil {
-			s += e.Retry.ErrorMessage
-		}
-		if strings.Contains(s, testKey) {
-			t.Fatalf("API key leaked in %s event: %s", e.Type, s)
-		}
-	}
 }

@@ -32,7 +32,7 @@ func TestStreamTextWithUsageChunk(t *testing.T) {
 	if req.Path != "/chat/completions" || req.Header.Get("Authorization") != "Bearer "+testKey {
 		t.Errorf("request %s, authorization %q", req.Path, req.Header.Get("Authorization"))
 	}
-	assertJSON(t, `{"model":"gpt-4.1","stream":true,"stream_options":{"include_usage":true},
+	providertest.AssertJSON(t, `{"model":"gpt-4.1","stream":true,"stream_options":{"include_usage":true},
 		"messages":[{"role":"developer","content":"You are terse."},{"role":"user","content":"hi"}]}`, req.Body)
 }
 
@@ -84,7 +84,7 @@ func TestStreamReasoningContentAndReplay(t *testing.T) {
 	next := &ai.Request{Thinking: ai.ThinkingHigh, Messages: []ai.Message{ai.UserText("hi", 1), msg,
 		{Role: ai.RoleToolResult, ToolCallID: "fc_91", ToolName: "ls", Content: []ai.Content{ai.TextContent("go.mod")}}}}
 	stream(t, m, next)
-	assertJSON(t, `{"model":"gpt-oss-20b","stream":true,"stream_options":{"include_usage":true},"reasoning_effort":"high","messages":[
+	providertest.AssertJSON(t, `{"model":"gpt-oss-20b","stream":true,"stream_options":{"include_usage":true},"reasoning_effort":"high","messages":[
 		{"role":"user","content":"hi"},
 		{"role":"assistant","content":"Hi there","reasoning_content":"The user wants a greeting.",
 		 "tool_calls":[{"id":"fc_91","type":"function","function":{"name":"ls","arguments":"{\"path\":\".\"}"}}]},
