@@ -46,12 +46,7 @@ func TestFailedAppendPoisonsRuntime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	started := make(chan struct{})
-	r.Control().Subscribe(func(e agentEvent) {
-		if e.Type == loop.AgentStart && e.RunID == 1 {
-			close(started)
-		}
-	})
+	started := firstRunStarted(r)
 	var wg sync.WaitGroup
 	var err1, err2 error
 	var res1 Result
@@ -91,12 +86,7 @@ func TestDisposeFinishesAcceptedWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	started := make(chan struct{})
-	r.Control().Subscribe(func(e agentEvent) {
-		if e.Type == loop.AgentStart && e.RunID == 1 {
-			close(started)
-		}
-	})
+	started := firstRunStarted(r)
 	var wg sync.WaitGroup
 	results := make([]Result, 2)
 	errs := make([]error, 2)
@@ -213,12 +203,7 @@ func TestQueuedPromptHonoursItsContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	started := make(chan struct{})
-	r.Control().Subscribe(func(e agentEvent) {
-		if e.Type == loop.AgentStart && e.RunID == 1 {
-			close(started)
-		}
-	})
+	started := firstRunStarted(r)
 	first := make(chan error, 1)
 	go func() { _, err := r.Prompt(context.Background(), ai.UserText("1", 1)); first <- err }()
 	<-started

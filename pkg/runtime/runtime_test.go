@@ -322,12 +322,7 @@ func TestConcurrentPromptsAreSerialised(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	started := make(chan struct{})
-	r.Control().Subscribe(func(e agentEvent) {
-		if e.Type == loop.AgentStart && e.RunID == 1 {
-			close(started)
-		}
-	})
+	started := firstRunStarted(r)
 	var wg sync.WaitGroup
 	var res1, res2 Result
 	var err1, err2 error
@@ -352,4 +347,15 @@ func TestConcurrentPromptsAreSerialised(t *testing.T) {
 	if !slices.Equal(msgs, []string{"one", "answer one", "two", "answer two"}) {
 		t.Fatalf("store holds %q", msgs)
 	}
+}
+
+// firstRunStarted is closed when the Runtime's first run has started.
+func firstRunStarted(r *Runtime) <-chan struct{} {
+	started := make(chan struct{})
+	r.Control().Subscribe(func(e agentEvent) {
+		if e.Type == loop.AgentStart && e.RunID == 1 {
+			close(started)
+		}
+	})
+	return started
 }
