@@ -68,7 +68,7 @@ func (o replaceOps) replace(path string, content []byte, old fs.FileInfo) error 
 		// too, as it had to be when it was rewritten in place, so a
 		// read-only file stays protected.
 		if err := unix.Access(path, unix.W_OK); err != nil {
-			return fmt.Errorf("%s is not writable: %w", path, err)
+			return fmt.Errorf("the file is not writable: %w", err)
 		}
 		perm = 0o600 // until chmod below gives it the old mode
 	}
@@ -83,7 +83,7 @@ func (o replaceOps) replace(path string, content []byte, old fs.FileInfo) error 
 	}
 	if err := f.Close(); err != nil {
 		os.Remove(f.Name())
-		return fmt.Errorf("close %s: %w", f.Name(), err)
+		return fmt.Errorf("close %s: %w", filepath.Base(f.Name()), err)
 	}
 	if err := o.doRename(f.Name(), path); err != nil {
 		os.Remove(f.Name())
@@ -106,7 +106,7 @@ func (o replaceOps) fill(f *os.File, content []byte, old fs.FileInfo) error {
 		if err == nil {
 			err = io.ErrShortWrite
 		}
-		return fmt.Errorf("write %s: %w", f.Name(), err)
+		return fmt.Errorf("write %s: %w", filepath.Base(f.Name()), err)
 	}
 	if old != nil {
 		if err := keepOwnerAndMode(f, old); err != nil {
@@ -118,7 +118,7 @@ func (o replaceOps) fill(f *os.File, content []byte, old fs.FileInfo) error {
 		syncFile = (*os.File).Sync
 	}
 	if err := syncFile(f); err != nil {
-		return fmt.Errorf("sync %s: %w", f.Name(), err)
+		return fmt.Errorf("sync %s: %w", filepath.Base(f.Name()), err)
 	}
 	return nil
 }
@@ -145,11 +145,11 @@ func keepOwnerAndMode(f *os.File, old fs.FileInfo) error {
 	if st, ok := old.Sys().(*syscall.Stat_t); ok {
 		err := f.Chown(int(st.Uid), int(st.Gid))
 		if err != nil && !errors.Is(err, syscall.EPERM) {
-			return fmt.Errorf("chown %s: %w", f.Name(), err)
+			return fmt.Errorf("chown %s: %w", filepath.Base(f.Name()), err)
 		}
 	}
 	if err := f.Chmod(old.Mode() & keptModeBits); err != nil {
-		return fmt.Errorf("chmod %s: %w", f.Name(), err)
+		return fmt.Errorf("chmod %s: %w", filepath.Base(f.Name()), err)
 	}
 	return nil
 }
