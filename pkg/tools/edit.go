@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
+	"io"
+	"io/fs"
 	"slices"
 	"strings"
 
@@ -39,8 +41,13 @@ const maxEditBytes = 32 << 20
 
 // EditTool is the built-in edit tool: it replaces text that occurs exactly
 // once, exactly or after pi's tolerant normalisation, and rewrites only the
-// matched bytes. Line endings and a byte order mark are kept.
-type EditTool struct{}
+// matched bytes. Line endings and a byte order mark are kept. The file is
+// replaced atomically, keeping its mode and owner; a symbolic link stays a
+// link and the file it points to changes; pipes, sockets and devices are
+// refused without being opened for long enough to block.
+type EditTool struct {
+	ops replaceOps // the real file system unless a test fails a step
+}
 
 // NewEdit returns the edit tool.
 func NewEdit() *EditTool { return &EditTool{} }
@@ -105,8 +112,11 @@ func (t *EditTool) Run(ctx context.Context, call Call) (Result, error) {
 	if ctx.Err() != nil {
 		return ErrorResult(errAborted), nil
 	}
-	abs := resolvePath(call.Env, a.Path)
-	raw, res, ok := loadForEdit(abs, a.Path)
+	target, err := linkTarget(resolvePath(call.Env, a.Path))
+	if err != nil {
+		return ErrorResult(fmt.Sprintf("Cannot edit %s: %v", a.Path, err)), nil
+	}
+	raw, st, res, ok := loadForEdit(target, a.Path)
 	if !ok {
 		return res, nil
 	}
@@ -118,35 +128,57 @@ func (t *EditTool) Run(ctx context.Context, call Call) (Result, error) {
 	if ctx.Err() != nil {
 		return ErrorResult(errAborted), nil
 	}
-	if err := overwrite(abs, bom+out); err != nil {
-		return ErrorResult(fmt.Sprintf("Cannot write %s: %v", a.Path, err)), nil
-	}
-	diff, first := unifiedDiff(a.Path, toLF(text), toLF(out))
 	note := "Successfully replaced text in " + a.Path + "."
 	if len(reps) > 1 {
 		note = fmt.Sprintf("Successfully applied %d edits to %s.", len(reps), a.Path)
 	}
-	return Result{Content: textContent(note), Details: EditDetails{Diff: diff, FirstChangedLine: first}}, nil
+	res = replaceResult(note, a.Path, t.ops.replace(target, []byte(bom+out), st))
+	if res.IsError {
+		return res, nil
+	}
+	diff, first := unifiedDiff(a.Path, toLF(text), toLF(out))
+	res.Details = EditDetails{Diff: diff, FirstChangedLine: first}
+	return res, nil
 }
 
-func loadForEdit(abs, shown string) (string, Result, bool) {
-	st, err := os.Stat(abs)
-	switch {
-	case os.IsNotExist(err):
-		return "", ErrorResult(fmt.Sprintf("File not found: %s. Check the path, or create the file with write.", shown)), false
-	case err != nil:
-		return "", ErrorResult(fmt.Sprintf("Cannot edit %s: %v", shown, err)), false
-	case st.IsDir():
-		return "", ErrorResult(fmt.Sprintf("Cannot edit %s: it is a directory.", shown)), false
-	case st.Size() > maxEditBytes:
-		return "", ErrorResult(fmt.Sprintf("Cannot edit %s: it is %s, over the %s edit limit. Use bash (e.g. sed) instead.",
-			shown, formatSize(int(st.Size())), formatSize(maxEditBytes))), false
-	}
-	b, err := os.ReadFile(abs)
+// loadForEdit reads a regular file whole, with its stat, or says why it
+// cannot be edited.
+func loadForEdit(abs, shown string) (string, fs.FileInfo, Result, bool) {
+	f, st, err := openRegular(abs)
 	if err != nil {
-		return "", ErrorResult(fmt.Sprintf("Cannot edit %s: %v", shown, err)), false
+		return "", nil, editOpenFailure(shown, err), false
 	}
-	return string(b), Result{}, true
+	defer f.Close()
+	if st.Size() > maxEditBytes {
+		return "", nil, editTooBig(shown, st.Size()), false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxEditBytes+1))
+	switch {
+	case err != nil:
+		return "", nil, ErrorResult(fmt.Sprintf("Cannot edit %s: %v", shown, err)), false
+	case len(b) > maxEditBytes: // it grew since the stat
+		return "", nil, editTooBig(shown, int64(len(b))), false
+	}
+	return string(b), st, Result{}, true
+}
+
+func editTooBig(shown string, size int64) Result {
+	return ErrorResult(fmt.Sprintf("Cannot edit %s: it is %s, over the %s edit limit. Use bash (e.g. sed) instead.",
+		shown, formatSize(int(size)), formatSize(maxEditBytes)))
+}
+
+// editOpenFailure words why a file could not be opened for editing.
+func editOpenFailure(shown string, err error) Result {
+	if errors.Is(err, fs.ErrNotExist) {
+		return ErrorResult(fmt.Sprintf("File not found: %s. Check the path, or create the file with write.", shown))
+	}
+	switch notRegular, dir := isNotRegular(err); {
+	case dir:
+		return ErrorResult(fmt.Sprintf("Cannot edit %s: it is a directory.", shown))
+	case notRegular:
+		return ErrorResult(fmt.Sprintf("Cannot edit %s: %v; edit only changes regular files. Use bash for anything else.", shown, err))
+	}
+	return ErrorResult(fmt.Sprintf("Cannot edit %s: %v", shown, err))
 }
 
 func splitBOM(s string) (bom, rest string) {
@@ -229,20 +261,4 @@ func placeOne(src *sourceText, text string, r replacement, eol, path string) (sp
 		return span{}, fmt.Sprintf("No changes made to %s. The replacement produced identical content.", path)
 	}
 	return span{from: m.from, to: m.to, text: repl}, ""
-}
-
-// overwrite writes the file in place, so it keeps its mode, owner and links.
-func overwrite(path, content string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", path, err)
-	}
-	if _, err := f.WriteString(content); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", path, err)
-	}
-	return nil
 }

@@ -85,6 +85,9 @@ func (t *GrepTool) Run(ctx context.Context, call Call) (Result, error) {
 		return ErrorResult(fmt.Sprintf("Path not found: %s", root)), nil
 	}
 	s := &searcher{re: re, limit: max(intArg(a.Limit, grepDefaultLimit), 1), context: min(max(intArg(a.Context, 0), 0), grepMaxContext)}
+	if !st.IsDir() && !st.Mode().IsRegular() {
+		return ErrorResult(fmt.Sprintf("Cannot search %s: %v; grep reads regular files and walks folders. Give a file or a folder.", root, checkRegular(st))), nil
+	}
 	if st.IsDir() {
 		err = walkTree(ctx, root, func(abs, rel string, d fs.DirEntry) error {
 			if d.IsDir() || !d.Type().IsRegular() || (a.Glob != "" && !globMatch(a.Glob, rel)) {

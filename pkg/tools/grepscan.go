@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"os"
 )
 
 // grepMaxLineBytes bounds how much of one line grep reads and matches.
@@ -32,9 +31,9 @@ type block struct {
 
 // file searches one file; it returns fs.SkipAll once the limit is reached.
 func (s *searcher) file(ctx context.Context, abs, shown string) error {
-	f, err := os.Open(abs)
+	f, _, err := openRegular(abs)
 	if err != nil {
-		return nil // unreadable files are skipped, as rg does
+		return nil // unreadable files, pipes and devices are skipped, as rg does
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 64<<10)

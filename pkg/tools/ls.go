@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"gopi/pkg/ai"
 )
@@ -102,7 +103,9 @@ func (t *LsTool) Run(ctx context.Context, call Call) (Result, error) {
 
 // readNames returns a directory's entry names sorted case-insensitively.
 func readNames(dir string) ([]string, error) {
-	f, err := os.Open(dir)
+	// O_DIRECTORY: a folder swapped for a pipe since the stat fails here
+	// instead of blocking.
+	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", dir, err)
 	}

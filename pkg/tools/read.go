@@ -76,7 +76,7 @@ func (t *ReadTool) Run(ctx context.Context, call Call) (Result, error) {
 		return ErrorResult(errAborted), nil
 	}
 	abs := resolvePath(call.Env, a.Path)
-	f, res, ok := openRegular(abs, a.Path)
+	f, res, ok := openForRead(abs, a.Path)
 	if !ok {
 		return res, nil
 	}
@@ -108,22 +108,23 @@ func (t *ReadTool) Run(ctx context.Context, call Call) (Result, error) {
 	return w.result(a.Path, a.Offset), nil
 }
 
-// openRegular opens a file to read, or says why it cannot.
-func openRegular(abs, shown string) (*os.File, Result, bool) {
-	st, err := os.Stat(abs)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
+// openForRead opens a regular file to read, or says why it cannot.
+func openForRead(abs, shown string) (*os.File, Result, bool) {
+	f, _, err := openRegular(abs)
+	if err == nil {
+		return f, Result{}, true
+	}
+	if errors.Is(err, os.ErrNotExist) {
 		return nil, ErrorResult(fmt.Sprintf("File not found: %s (resolved to %s). Check the path, e.g. with ls or find.", shown, abs)), false
-	case err != nil:
-		return nil, ErrorResult(fmt.Sprintf("Cannot read %s: %v", shown, err)), false
-	case st.IsDir():
+	}
+	switch notRegular, dir := isNotRegular(err); {
+	case dir:
 		return nil, ErrorResult(fmt.Sprintf("Cannot read %s: it is a directory. List it with ls or bash instead.", shown)), false
+	case notRegular:
+		return nil, ErrorResult(fmt.Sprintf("Cannot read %s: %v; read only opens regular files, so a pipe or device cannot make it hang. "+
+			"If you need its data, use bash with a timeout, e.g. `timeout 5 head -c 10000 %s`.", shown, err, shown)), false
 	}
-	f, err := os.Open(abs)
-	if err != nil {
-		return nil, ErrorResult(fmt.Sprintf("Cannot read %s: %v", shown, err)), false
-	}
-	return f, Result{}, true
+	return nil, ErrorResult(fmt.Sprintf("Cannot read %s: %v", shown, err)), false
 }
 
 // imageMime detects the image types pi supports by their magic bytes.

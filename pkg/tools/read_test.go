@@ -125,7 +125,7 @@ func TestReadBounded(t *testing.T) {
 		wantErr    bool
 		want       []string
 	}{
-		{"dev zero", "/dev/zero", true, []string{"binary"}},
+		{"dev zero is a device", "/dev/zero", true, []string{"Cannot read /dev/zero: it is a character device, not a regular file"}},
 		{"sparse zeros", "zeros", true, []string{"binary"}},
 		{"sparse text head", "sparse.txt", false, []string{"line 2000\n\n[Showing lines 1-2000 of more than", "Use offset=2001 to continue.]"}},
 	}

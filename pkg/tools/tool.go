@@ -3,7 +3,12 @@
 // against the tool's JSON schema before the tool runs, turns an unknown
 // tool, invalid arguments or a panic into an error result the model can
 // read, and resolves every path against the registry's working directory,
-// never the process's.
+// never the process's. read, write and edit work on regular files only: a
+// named pipe, socket or device is refused before it is opened, so no call
+// hangs on one, and grep skips them. write and edit replace a file
+// atomically (a crash or a full disk leaves the old bytes or the new),
+// keeping its mode and owner and changing the file a symbolic link points
+// to, not the link.
 package tools
 
 import (

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -21,9 +20,11 @@ type ignoreRule struct {
 	anchored bool // matched against the path below base, not the name
 }
 
-// parseIgnore reads the rules of one .gitignore; a missing file has none.
+// parseIgnore reads the rules of one .gitignore; a missing file has none,
+// and so has one that is not a regular file (a pipe there must not hang
+// the walk).
 func parseIgnore(file, base string) []ignoreRule {
-	f, err := os.Open(file)
+	f, _, err := openRegular(file)
 	if err != nil {
 		return nil
 	}

@@ -3,7 +3,9 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -20,8 +22,12 @@ const writeSchema = `{
 }`
 
 // WriteTool is the built-in write tool: it creates or overwrites a file,
-// making its parent directories.
-type WriteTool struct{}
+// making its parent directories. It replaces the file atomically, keeps an
+// existing file's mode and owner, writes through symbolic links to the file
+// they point to, and refuses pipes, sockets and devices.
+type WriteTool struct {
+	ops replaceOps // the real file system unless a test fails a step
+}
 
 // NewWrite returns the write tool.
 func NewWrite() *WriteTool { return &WriteTool{} }
@@ -41,7 +47,7 @@ type writeArgs struct {
 	Content string `json:"content"`
 }
 
-// Run writes one file. An existing file keeps its mode.
+// Run writes one file.
 func (t *WriteTool) Run(ctx context.Context, call Call) (Result, error) {
 	var a writeArgs
 	if err := decodeArgs(call, &a); err != nil {
@@ -50,15 +56,37 @@ func (t *WriteTool) Run(ctx context.Context, call Call) (Result, error) {
 	if ctx.Err() != nil {
 		return ErrorResult(errAborted), nil
 	}
-	abs := resolvePath(call.Env, a.Path)
-	if st, err := os.Stat(abs); err == nil && st.IsDir() {
-		return ErrorResult(fmt.Sprintf("Cannot write %s: it is a directory. Choose a file path.", a.Path)), nil
-	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return ErrorResult(fmt.Sprintf("Cannot create the folder for %s: %v", a.Path, err)), nil
-	}
-	if err := os.WriteFile(abs, []byte(a.Content), 0o644); err != nil {
+	target, err := linkTarget(resolvePath(call.Env, a.Path))
+	if err != nil {
 		return ErrorResult(fmt.Sprintf("Cannot write %s: %v", a.Path, err)), nil
 	}
-	return TextResult(fmt.Sprintf("Successfully wrote %d bytes to %s", len(a.Content), a.Path)), nil
+	old, res, ok := writableTarget(target, a.Path)
+	if !ok {
+		return res, nil
+	}
+	err = t.ops.replace(target, []byte(a.Content), old)
+	return replaceResult(fmt.Sprintf("Successfully wrote %d bytes to %s", len(a.Content), a.Path), a.Path, err), nil
+}
+
+// writableTarget stats the file a write replaces: nil for a new one (its
+// folders are made), or says why it cannot be written. A pipe, socket or
+// device is refused, not replaced: renaming a regular file over /dev/null
+// or someone's FIFO would break whatever uses it.
+func writableTarget(target, shown string) (fs.FileInfo, Result, bool) {
+	st, err := os.Stat(target)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return nil, ErrorResult(fmt.Sprintf("Cannot create the folder for %s: %v", shown, err)), false
+		}
+		return nil, Result{}, true
+	case err != nil:
+		return nil, ErrorResult(fmt.Sprintf("Cannot write %s: %v", shown, err)), false
+	case st.IsDir():
+		return nil, ErrorResult(fmt.Sprintf("Cannot write %s: it is a directory. Choose a file path.", shown)), false
+	case !st.Mode().IsRegular():
+		return nil, ErrorResult(fmt.Sprintf("Cannot write %s: %v; write only replaces regular files. "+
+			"Choose another path, or use bash if you mean to send data into it.", shown, checkRegular(st))), false
+	}
+	return st, Result{}, true
 }
