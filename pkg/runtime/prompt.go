@@ -216,10 +216,13 @@ func (c Control) Subscribe(fn func(agent.Event), filter ...agent.Filter) (unsubs
 	return c.a.Subscribe(fn, filter...)
 }
 
-// Steer queues a message for the running run.
+// Steer queues a message for the running run. It is refused once the
+// run's outcome is settled; a message it accepts is delivered or handed
+// back with run_end (agent.Event.Unsent); see agent.Agent.Steer.
 func (c Control) Steer(m ai.Message) error { return c.a.Steer(m) }
 
-// FollowUp queues a message for when the running run would stop.
+// FollowUp queues a message for when the running run would stop; it is
+// refused, delivered or handed back as Steer says.
 func (c Control) FollowUp(m ai.Message) error { return c.a.FollowUp(m) }
 
 // Abort cancels the running run.
