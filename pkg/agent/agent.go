@@ -3,7 +3,9 @@
 // a pure reducer, dispatches events to subscribers in FIFO order (also
 // events raised from inside a subscriber), and hands out only deep copies.
 // Abort cancels only the current run; steering and follow-up messages enter
-// the run at the loop's boundaries and never leak into a later run.
+// the run at the loop's boundaries and never leak into a later run: input
+// is refused once the run's outcome is settled, and input accepted is
+// delivered or handed back with run_end, never dropped silently.
 package agent
 
 import (
@@ -54,7 +56,11 @@ type Options struct {
 	// message_end; after a failure no message or turn event is emitted (a
 	// streamed answer whose commit failed has had its start and deltas,
 	// never an end), and agent_end and the result hold only the committed
-	// messages.
+	// messages. A panic in Commit ends the run as any failure outside the
+	// loop does (reason error): the message it was given counts as not
+	// committed and is not reported, the hook is not asked again, and an
+	// error message (reported, not committed) follows the messages already
+	// reported.
 	Commit func(ai.Message) error
 }
 
@@ -72,13 +78,24 @@ type Agent struct {
 
 // activeRun is what one run owns while it is active.
 type activeRun struct {
-	id        int
-	cancel    context.CancelCauseFunc
+	id     int
+	ctx    context.Context // once done, the run's outcome is settled: input is refused
+	cancel context.CancelCauseFunc
+	// maxSteps is the loop's limit: the turn_end of the last allowed step
+	// settles the run, since the loop takes no queued input after it.
+	maxSteps  int
+	turns     int   // turn_ends the loop emitted
+	asked     int   // assistant messages the loop ended (model requests)
 	commitErr error // the first Commit failure; later messages are not committed
 	committed int   // messages of this run Commit accepted
+	// commitPanicked: the Commit hook panicked and is not asked again.
+	commitPanicked bool
 	// held is the message_start of a complete message (a prompt, a tool
 	// result) waiting for its commit: it goes out with its message_end.
-	held      *loop.Event
+	held *loop.Event
+	// reported are the run's messages whose message_end went out: what a
+	// failure outside the loop keeps (the loop's own result is lost then).
+	reported  []ai.Message
 	steering  []ai.Message
 	followUps []ai.Message
 	accepting bool
@@ -173,7 +190,11 @@ func (a *Agent) start(ctx context.Context, prompts []ai.Message, check func([]ai
 	}
 	a.nextRunID++
 	runCtx, cancel := context.WithCancelCause(ctx)
-	run := &activeRun{id: a.nextRunID, cancel: cancel, accepting: true, done: make(chan struct{})}
+	run := &activeRun{id: a.nextRunID, ctx: runCtx, cancel: cancel, maxSteps: a.opts.MaxSteps,
+		accepting: true, done: make(chan struct{})}
+	if run.maxSteps <= 0 {
+		run.maxSteps = loop.DefaultMaxSteps
+	}
 	a.active, a.last = run, run
 	history := slices.Clip(a.transcript) // shared, never changed in place (see New)
 	opts := a.opts
@@ -190,12 +211,12 @@ func (a *Agent) start(ctx context.Context, prompts []ai.Message, check func([]ai
 }
 
 // execute runs the loop; a panic outside the loop's own recovery still
-// completes the lifecycle with an error message.
+// completes the lifecycle with an error message (see lifecycleAfterPanic).
 func (a *Agent) execute(ctx context.Context, run *activeRun, opts Options, history, prompts []ai.Message) (res loop.Result) {
 	emit := func(e loop.Event) { a.onLoopEvent(run, opts.Commit, e) }
 	defer func() {
 		if p := recover(); p != nil {
-			res = a.lifecycleAfterPanic(run, history, prompts, p)
+			res = a.lifecycleAfterPanic(run, opts, history, p)
 		}
 	}()
 	return loop.Run(ctx, loop.Config{
@@ -205,83 +226,6 @@ func (a *Agent) execute(ctx context.Context, run *activeRun, opts Options, histo
 		Steering: func() []ai.Message { return a.takeSteering(run) },
 		FollowUp: func() []ai.Message { return a.takeFollowUp(run) },
 	}, history, prompts)
-}
-
-func (a *Agent) lifecycleAfterPanic(run *activeRun, history, prompts []ai.Message, p any) loop.Result {
-	msg := ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{}, StopReason: ai.StopError,
-		ErrorMessage: fmt.Sprintf("agent run failed: %v", p), Timestamp: a.opts.Now().UnixMilli()}
-	res := loop.Result{Reason: loop.ReasonError, Err: fmt.Errorf("agent run failed: %v", p), Start: len(history)}
-	res.Messages = append(append(history, prompts...), msg)
-	for _, t := range []loop.Event{{Type: loop.MessageStart, Message: &msg}, {Type: loop.MessageEnd, Message: &msg},
-		{Type: loop.TurnEnd, Message: &msg}, {Type: loop.AgentEnd, Messages: res.New()}} {
-		a.emit(Event{RunID: run.id, Event: t})
-	}
-	return res
-}
-
-// onLoopEvent tags a loop event with its run and dispatches it. Once the
-// run's outcome is settled (a failed or aborted turn, or agent_end) the run
-// stops accepting queued input.
-func (a *Agent) onLoopEvent(run *activeRun, commit func(ai.Message) error, e loop.Event) {
-	if e.Type == loop.MessageStart && commit != nil && e.Message != nil && e.Message.Role != ai.RoleAssistant {
-		// A complete message's start would show it before it is durable.
-		held := e
-		run.held = &held
-		return
-	}
-	if e.Type == loop.MessageEnd && commit != nil && run.commitErr == nil {
-		if err := commit(e.Message.Clone()); err != nil {
-			run.commitErr = err
-			run.cancel(err)
-		} else {
-			run.committed++
-		}
-	}
-	closing := e.Type == loop.AgentEnd ||
-		(e.Type == loop.TurnEnd && e.Message != nil && (e.Message.StopReason == ai.StopError || e.Message.StopReason == ai.StopAborted))
-	if closing {
-		a.mu.Lock()
-		run.accepting = false
-		a.mu.Unlock()
-	}
-	held := run.held
-	if e.Type == loop.MessageEnd {
-		run.held = nil
-	}
-	if run.commitErr != nil {
-		// What was not committed is never reported: no message or turn
-		// ends after the failed commit (a streamed answer whose commit
-		// failed has had its start and deltas, never its end), and
-		// agent_end lists only the committed messages.
-		switch e.Type {
-		case loop.MessageStart, loop.MessageUpdate, loop.MessageEnd, loop.TurnEnd:
-			return
-		case loop.AgentEnd:
-			e.Messages = e.Messages[:min(run.committed, len(e.Messages))]
-		}
-	}
-	if e.Type == loop.MessageEnd && held != nil {
-		a.emit(Event{RunID: run.id, Event: *held})
-	}
-	a.emit(Event{RunID: run.id, Event: e})
-}
-
-// finish releases the run (only if it is still the active one), records
-// the transcript and emits run_end.
-func (a *Agent) finish(run *activeRun, res loop.Result) {
-	a.mu.Lock()
-	dropped := len(run.steering) + len(run.followUps)
-	run.steering, run.followUps, run.accepting = nil, nil, false
-	a.transcript = slices.Clip(res.Messages) // the run's own slice; callers get copies
-	if a.active == run {
-		a.active = nil
-	}
-	a.mu.Unlock()
-	if dropped > 0 {
-		a.diagnose(fmt.Sprintf("run %d ended (%s) with %d queued message(s) not delivered", run.id, res.Reason, dropped))
-	}
-	a.emit(Event{RunID: run.id, Event: loop.Event{Type: RunEnd}, Result: &res}) // emit copies it
-	close(run.done)
 }
 
 // Abort cancels the current run, if any. The run ends with reason aborted

@@ -7,11 +7,16 @@ import (
 // Steer queues a message for the current run: the loop takes it after the
 // running tool batch (or after a text answer) and the model sees it on its
 // next request. It fails with ErrNotRunning when no run is active or the
-// run has already settled its outcome.
+// run has already settled its outcome (its context is done, a turn failed
+// or was aborted, or the last allowed step ended). A message it accepts is
+// delivered in a later turn of this run or, when the run ends first,
+// returned with run_end (Event.Unsent); it is never dropped silently and
+// never reaches a later run.
 func (a *Agent) Steer(msg ai.Message) error { return a.enqueue(msg, false) }
 
 // FollowUp queues a message for when the current run would otherwise
-// stop; the same run then goes on with it.
+// stop; the same run then goes on with it. It is refused, delivered or
+// returned as Steer says.
 func (a *Agent) FollowUp(msg ai.Message) error { return a.enqueue(msg, true) }
 
 // SteerText and FollowUpText queue text as a user message.
@@ -28,7 +33,8 @@ func (a *Agent) enqueue(msg ai.Message, followUp bool) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	run := a.active
-	if run == nil || !run.accepting {
+	if run == nil || !run.accepting || run.ctx.Err() != nil {
+		// A cancelled run ends aborted without asking the queues again.
 		return ErrNotRunning
 	}
 	if followUp {

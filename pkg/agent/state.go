@@ -17,6 +17,11 @@ type Event struct {
 	loop.Event
 	// Result is set on RunEnd.
 	Result *loop.Result
+	// Unsent, on RunEnd, is the input Steer and FollowUp accepted that the
+	// run never delivered (it ended first: aborted, failed, or at its step
+	// limit), steering first, then follow-ups, each in the order queued.
+	// It never reaches a later run by itself; the caller may send it again.
+	Unsent []ai.Message
 }
 
 // Clone returns a deep copy.
@@ -26,6 +31,7 @@ func (e Event) Clone() Event {
 		r := e.Result.Clone()
 		e.Result = &r
 	}
+	e.Unsent = ai.CloneMessages(e.Unsent)
 	return e
 }
 
@@ -65,24 +71,29 @@ func (s State) Clone() State {
 	return s
 }
 
-// Reduce derives the next state from an event. It never changes what s
-// or e show and keeps no reference into e (what it stores is copied); at
-// agent_start it deep-copies s, so the run's states share nothing with
-// the state the caller held before; reduce a given state once (see
-// MessageEnd). Loop events and
-// RunEnd of a run other than the current one are ignored, so late events
-// of an older run never overwrite a newer run's state.
+// Reduce derives the next state from an event. It is pure: it never
+// changes what s or e show, nor a state reduced earlier from the same s
+// (reducing s twice gives two independent results), and keeps no
+// reference into e (what it stores is copied); at agent_start it
+// deep-copies s, so the run's states share nothing with the state the
+// caller held before. Loop events and RunEnd of a run other than the
+// current one are ignored, so late events of an older run never
+// overwrite a newer run's state.
 func Reduce(s State, e Event) State {
 	if e.Type == loop.AgentStart {
 		s = s.Clone()
 	}
+	// An append must not write into spare capacity that an earlier
+	// result reduced from the same s may already use.
+	s.Messages = slices.Clip(s.Messages)
 	return reduce(s, e)
 }
 
 // reduce is Reduce for the Agent's own state, which nobody outside the
-// Agent can reach: its messages are never changed in place and its slice's
-// spare capacity belongs to it alone, so agent_start keeps them instead of
-// deep-copying a long transcript.
+// Agent can reach and which is reduced exactly once per event: its
+// messages are never changed in place and its slice's spare capacity
+// belongs to it alone, so message_end appends in place (amortised) and
+// agent_start keeps the messages instead of deep-copying a long transcript.
 func reduce(s State, e Event) State {
 	if e.Type == loop.AgentStart {
 		s.Diagnostics = slices.Clip(s.Diagnostics)
@@ -106,9 +117,7 @@ func reduce(s State, e Event) State {
 	case loop.RetryStart:
 		s.StreamingText = ""
 	case loop.MessageEnd:
-		// Amortised append: s's visible messages are never changed, but two
-		// states reduced from the same s would share storage. The Agent
-		// reduces each state exactly once.
+		// Amortised append into s's spare capacity: Reduce clips first.
 		s.Messages = append(s.Messages, e.Message.Clone())
 		s.StreamingText = ""
 	case loop.ToolStart:

@@ -15,6 +15,14 @@ import (
 // cancelled ctx) ends it with EventError and a message whose StopReason is
 // StopError or StopAborted. A consumer may stop iterating early; the model
 // then releases what it holds (connections, goroutines) before returning.
+//
+// Ownership at the boundary: the Request, its messages (with their
+// content blocks) and its tools stay the caller's. A model reads them and
+// must not modify them, not even by appending to their slices (their
+// spare capacity may hold the caller's transcript); to send something
+// else it builds a Request of its own. What an event points to (Block,
+// Message) is the consumer's to read; the consumer deep-copies the final
+// message before keeping it, so the model may reuse what it returned.
 type Model interface {
 	Stream(ctx context.Context, req *Request) iter.Seq[Event]
 }
@@ -42,7 +50,8 @@ type ToolSpec struct {
 	Parameters  json.RawMessage `json:"parameters"` // a JSON schema of type object
 }
 
-// Request is one model request. Models must not modify it.
+// Request is one model request. Models must not modify it, its messages
+// or its tools (see Model).
 type Request struct {
 	SystemPrompt string
 	Messages     []Message

@@ -41,7 +41,8 @@ func (r *run) ask() (msg ai.Message, err error) {
 			start(nil)
 		}
 	}()
-	var final *ai.Message
+	var final ai.Message // the model's final message, copied
+	ended := false
 	for e := range r.cfg.Model.Stream(r.ctx, req) {
 		switch e.Type {
 		case ai.EventStart:
@@ -56,20 +57,25 @@ func (r *run) ask() (msg ai.Message, err error) {
 		case ai.EventCompactionStart, ai.EventCompactionEnd:
 			r.emitCompaction(e)
 		case ai.EventDone, ai.EventError:
-			final, err = e.Message, e.Err
+			// The transcript owns its copy: the model may reuse or change
+			// the message it returned (one message, cheap to copy).
+			err, ended = e.Err, e.Message != nil
+			if ended {
+				final = e.Message.Clone()
+			}
 		default:
 			start(nil)
 			ev := e
 			r.emit(Event{Type: MessageUpdate, Stream: &ev})
 		}
 	}
-	if final == nil {
+	if !ended {
 		err = errors.New("model stream ended without a result")
 		start(nil)
 		return r.errorMessage(err), err
 	}
-	start(final)
-	msg = *final
+	start(&final)
+	msg = final
 	if msg.Timestamp == 0 {
 		msg.Timestamp = r.now()
 	}

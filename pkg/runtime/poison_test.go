@@ -222,3 +222,64 @@ func TestQueuedPromptHonoursItsContext(t *testing.T) {
 		t.Fatalf("third prompt: %v, %d requests", err, len(m.Requests()))
 	}
 }
+
+// panickingStore panics in the n-th Append (1-based) and counts every call.
+type panickingStore struct {
+	*session.MemoryStore
+	panicAt int
+	calls   atomic.Int32
+}
+
+func (p *panickingStore) Append(ctx context.Context, e session.Entry) (session.Entry, error) {
+	if int(p.calls.Add(1)) == p.panicAt {
+		panic(errDisk)
+	}
+	return p.MemoryStore.Append(ctx, e)
+}
+
+// A store whose Append panics fails closed exactly like one that returns
+// an error: the current prompt, the queued one, later prompts and Flush
+// all fail with the same cause, and nothing more reaches the model or
+// the store.
+func TestPanickingStorePoisonsRuntime(t *testing.T) {
+	ps := &panickingStore{MemoryStore: store(t), panicAt: 3} // model_change, user, then the assistant panics
+	m := faux.New(faux.Response{Text: "first answer", DelayMs: 20}, faux.Text("never"), faux.Text("never"))
+	r, err := New(Config{Model: faux.Info}, Deps{Model: m, Session: ps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := firstRunStarted(r)
+	var wg sync.WaitGroup
+	var err1, err2 error
+	var res1 Result
+	wg.Add(1)
+	go func() { defer wg.Done(); res1, err1 = r.Prompt(context.Background(), ai.UserText("one", 1)) }()
+	<-started
+	wg.Add(1)
+	go func() { defer wg.Done(); _, err2 = r.Prompt(context.Background(), ai.UserText("queued", 2)) }()
+	wg.Wait()
+	_, err3 := r.Prompt(t.Context(), ai.UserText("later", 3))
+	err4 := r.Flush(t.Context())
+	var cause *PoisonError
+	if !errors.As(err1, &cause) || !errors.Is(err1, errDisk) || !strings.Contains(err1.Error(), "panicked") {
+		t.Fatalf("the prompt whose write panicked: %v", err1)
+	}
+	for i, err := range []error{err2, err3, err4} {
+		var got *PoisonError
+		if !errors.As(err, &got) || got != cause {
+			t.Fatalf("error %d is %v, want the same cause %v", i+2, err, cause)
+		}
+	}
+	if res1.Reason != loop.ReasonError || !errors.Is(res1.Err, errDisk) {
+		t.Fatalf("poisoned prompt's result: %s %v", res1.Reason, res1.Err)
+	}
+	if n := len(m.Requests()); n != 1 {
+		t.Fatalf("%d model requests, want 1", n)
+	}
+	if n := ps.calls.Load(); n != 3 {
+		t.Fatalf("%d appends, want 3 (no append after the panic)", n)
+	}
+	if ps.Entries()[len(ps.Entries())-1].Message.Text() != "one" || r.Leaf() != ps.Entries()[1].ID {
+		t.Fatal("the leaf advanced past the panicked append")
+	}
+}

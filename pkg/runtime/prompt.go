@@ -99,7 +99,7 @@ func (r *Runtime) appendEntry(e session.Entry, isMessage bool) (session.Entry, e
 		return session.Entry{}, r.poison
 	}
 	e.ParentID = session.Ref(r.leaf)
-	stored, err := r.deps.Session.Append(context.WithoutCancel(context.Background()), e)
+	stored, err := r.storeAppend(e)
 	if err != nil {
 		r.poison = &PoisonError{Err: err}
 		return session.Entry{}, r.poison
@@ -110,6 +110,21 @@ func (r *Runtime) appendEntry(e session.Entry, isMessage bool) (session.Entry, e
 		r.persisted++
 	}
 	return stored, nil
+}
+
+// storeAppend calls the store. A panic is a failed write like any other:
+// whether the entry reached the store is unknown either way, so the
+// Runtime fails closed on both alike.
+func (r *Runtime) storeAppend(e session.Entry) (stored session.Entry, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the session store panicked: %v", p)
+			if perr, ok := p.(error); ok {
+				err = fmt.Errorf("the session store panicked: %w", perr)
+			}
+		}
+	}()
+	return r.deps.Session.Append(context.WithoutCancel(context.Background()), e)
 }
 
 // PoisonError is the cause every Prompt and Flush returns after a failed
@@ -201,10 +216,13 @@ func (c Control) Subscribe(fn func(agent.Event), filter ...agent.Filter) (unsubs
 	return c.a.Subscribe(fn, filter...)
 }
 
-// Steer queues a message for the running run.
+// Steer queues a message for the running run. It is refused once the
+// run's outcome is settled; a message it accepts is delivered or handed
+// back with run_end (agent.Event.Unsent); see agent.Agent.Steer.
 func (c Control) Steer(m ai.Message) error { return c.a.Steer(m) }
 
-// FollowUp queues a message for when the running run would stop.
+// FollowUp queues a message for when the running run would stop; it is
+// refused, delivered or handed back as Steer says.
 func (c Control) FollowUp(m ai.Message) error { return c.a.FollowUp(m) }
 
 // Abort cancels the running run.

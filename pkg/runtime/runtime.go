@@ -5,7 +5,8 @@
 // wraps the tools with the extension host, serialises prompts through one
 // operation queue, and writes every message of a run to the session store
 // as soon as it is complete, before it is reported anywhere. A failed
-// write poisons the Runtime: nothing more reaches the model or the store.
+// write (the store returning an error or panicking) poisons the Runtime:
+// nothing more reaches the model or the store.
 package runtime
 
 import (
