@@ -31,7 +31,7 @@ const exitCodesHelp = `Exit codes:
   2    usage or input error (nothing was sent to a model, no file was changed)
   3    the model or provider failed (after retries)
   4    authentication or quota refused
-  5    the session could not be read or written (locked, disk full)
+  5    the session could not be read or written (locked, changed by another program, disk full)
   6    max steps reached
   7    --timeout expired
   130  interrupted (SIGINT/SIGTERM)`

@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -82,21 +83,7 @@ func openFileStoreNow(sys *System, s *runSettings, o *runOptions) (*session.File
 	var err error
 	switch {
 	case o.session != "":
-		path, rerr := session.Resolve(root, o.session)
-		switch {
-		case rerr == nil:
-			fs, err = session.Open(path, opts)
-		case errors.Is(rerr, session.ErrNotFound) && looksLikePath(o.session) && o.leaf != "":
-			return nil, usageErr("--session %s does not exist, so it has no entry %s; leave out --leaf to start it", o.session, o.leaf)
-		case errors.Is(rerr, session.ErrNotFound) && looksLikePath(o.session):
-			abs, aerr := filepath.Abs(o.session)
-			if aerr != nil {
-				return nil, usageErr("--session %s: %v", o.session, aerr)
-			}
-			fs, err = session.OpenOrCreate(abs, s.cwd, opts)
-		default:
-			return nil, usageErr("--session %s: %v (gopi session list shows the sessions of this folder)", o.session, rerr)
-		}
+		fs, err = openNamed(root, s, o, opts)
 	case o.cont:
 		info, lerr := session.Latest(root, s.cwd)
 		if lerr != nil {
@@ -112,13 +99,45 @@ func openFileStoreNow(sys *System, s *runSettings, o *runOptions) (*session.File
 	return fs, nil
 }
 
-// classifyOpen: a lock held elsewhere or an I/O failure is a session
-// error (exit 5); a file that is not a session is an input error (exit 2).
-func classifyOpen(err error) error {
+// openNamed opens the session --session names: an existing file or an id
+// prefix, or a path where a new session starts. A path that does not
+// exist has nothing to continue from, so -c and --leaf refuse it and
+// nothing is created.
+func openNamed(root string, s *runSettings, o *runOptions, opts session.Options) (*session.FileStore, error) {
+	path, rerr := session.Resolve(root, o.session)
 	switch {
+	case rerr == nil:
+		return session.Open(path, opts)
+	case !errors.Is(rerr, session.ErrNotFound) || !looksLikePath(o.session):
+		return nil, usageErr("--session %s: %v (gopi session list shows the sessions of this folder)", o.session, rerr)
+	}
+	if _, err := os.Stat(o.session); err == nil {
+		return session.Open(o.session, opts) // a folder: Open says so
+	}
+	switch {
+	case o.leaf != "":
+		return nil, usageErr("--session %s does not exist, so it has no entry %s; leave out --leaf to start it", o.session, o.leaf)
+	case o.cont:
+		return nil, usageErr("--session %s does not exist, so there is nothing to continue; leave out -c to start it", o.session)
+	}
+	abs, err := filepath.Abs(o.session)
+	if err != nil {
+		return nil, usageErr("--session %s: %v", o.session, err)
+	}
+	return session.OpenOrCreate(abs, s.cwd, opts)
+}
+
+// classifyOpen: a lock held elsewhere or an I/O failure is a session
+// error (exit 5); a file that is not a session (a bad header, a folder, a
+// FIFO, a device) is an input error (exit 2).
+func classifyOpen(err error) error {
+	var ce *classedError
+	switch {
+	case errors.As(err, &ce):
+		return err
 	case errors.Is(err, session.ErrLocked):
 		return sessionErr(err)
-	case errors.Is(err, session.ErrInvalidHeader), errors.Is(err, session.ErrOldVersion):
+	case errors.Is(err, session.ErrInvalidHeader), errors.Is(err, session.ErrOldVersion), errors.Is(err, session.ErrNotRegular):
 		return usageErr("%v", err)
 	}
 	return sessionErr(err)

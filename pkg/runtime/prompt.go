@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"gopi/pkg/agent"
@@ -102,6 +103,10 @@ func (r *Runtime) appendEntry(e session.Entry, isMessage bool) (session.Entry, e
 	stored, err := r.storeAppend(e)
 	if err != nil {
 		r.poison = &PoisonError{Err: err}
+		var ce *session.ChangedError
+		if errors.As(err, &ce) && ce.EntriesLost() {
+			r.leaf = "" // the file at the session's path no longer has it
+		}
 		return session.Entry{}, r.poison
 	}
 	r.path = append(r.path, stored.Clone())

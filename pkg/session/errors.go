@@ -31,6 +31,12 @@ var (
 	ErrBroken = errors.New("session store is broken by an earlier write error")
 	// ErrNothingToCompact: the path has nothing before the kept recent part.
 	ErrNothingToCompact = errors.New("nothing to compact")
+	// ErrChanged: another program deleted, replaced, truncated or appended
+	// to the session file while a store had it open (see ChangedError).
+	ErrChanged = errors.New("session file changed on disk by another program")
+	// ErrNotRegular: the path names a folder, a named pipe, a device or a
+	// socket, not a session file (see NotRegularError).
+	ErrNotRegular = errors.New("not a regular file")
 )
 
 // LockedError says who holds a session's write lock.
@@ -41,10 +47,71 @@ type LockedError struct {
 
 func (e *LockedError) Error() string {
 	if e.PID == 0 {
-		return fmt.Sprintf("session %s is locked by another process; wait for it to finish", e.Path)
+		// The holder may have opened the file under another name (a hard
+		// link): only its lock on the file itself says it is there.
+		return fmt.Sprintf("session %s is locked by another gopi process; wait for it to finish", e.Path)
 	}
 	return fmt.Sprintf("session %s is locked by process %d; wait for it to finish or stop it", e.Path, e.PID)
 }
 
 // Is makes errors.Is(err, ErrLocked) true.
 func (e *LockedError) Is(target error) bool { return target == ErrLocked }
+
+// Changes a ChangedError reports.
+const (
+	ChangeDeleted   = "deleted"
+	ChangeReplaced  = "replaced"
+	ChangeTruncated = "truncated"
+	ChangeGrown     = "grown"
+	ChangeCreated   = "created" // a new session's path was taken before its first write
+)
+
+// ChangedError says how the session file changed under a store that had
+// it open. The store refuses every later append: the file at Path is no
+// longer the one whose entries it holds.
+type ChangedError struct {
+	Path   string
+	Change string // one of the Change constants
+	// Was and Now are the sizes in bytes the store expected and found
+	// (truncated, grown).
+	Was, Now int64
+}
+
+func (e *ChangedError) Error() string {
+	var what string
+	switch e.Change {
+	case ChangeDeleted:
+		what = "was deleted (or moved away)"
+	case ChangeReplaced:
+		what = "was replaced by another file"
+	case ChangeTruncated:
+		what = fmt.Sprintf("was truncated from %d to %d bytes", e.Was, e.Now)
+	case ChangeGrown:
+		what = fmt.Sprintf("was grown from %d to %d bytes by another writer", e.Was, e.Now)
+	case ChangeCreated:
+		return fmt.Sprintf("session %s was created by another program before gopi's first write to it; gopi stopped writing to it", e.Path)
+	default:
+		what = "changed"
+	}
+	return fmt.Sprintf("session %s %s while gopi was writing it; gopi stopped writing to it", e.Path, what)
+}
+
+// Is makes errors.Is(err, ErrChanged) true.
+func (e *ChangedError) Is(target error) bool { return target == ErrChanged }
+
+// EntriesLost reports whether entries the store read or wrote may be
+// missing from the file at Path now: true unless someone only appended.
+func (e *ChangedError) EntriesLost() bool { return e.Change != ChangeGrown }
+
+// NotRegularError says what a path that should be a session file is.
+type NotRegularError struct {
+	Path string
+	Kind string // "a directory", "a named pipe (FIFO)", ...
+}
+
+func (e *NotRegularError) Error() string {
+	return fmt.Sprintf("session %s is %s, not a session file: give the path of a .jsonl session file or a session id", e.Path, e.Kind)
+}
+
+// Is makes errors.Is(err, ErrNotRegular) true.
+func (e *NotRegularError) Is(target error) bool { return target == ErrNotRegular }

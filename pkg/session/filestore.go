@@ -15,15 +15,22 @@ import (
 // O_APPEND, followed by fsync unless Options.NoSync. A new session's header
 // is written in the same write as its first entry. After a failed write or
 // fsync the store refuses further appends (ErrBroken): what reached the
-// disk is unknown, and the caller must reopen the file to go on.
+// disk is unknown, and the caller must reopen the file to go on. Before
+// each append the store checks that the path still names the file it
+// holds, at the size it left it, and checks again after the fsync (two
+// stat(2) calls per append); a file another program deleted, replaced,
+// truncated or appended to fails the append with a *ChangedError and
+// breaks the store the same way.
 type FileStore struct {
 	*index
 	path     string
 	lock     *fileLock
 	file     WriteFile
 	warnings []Warning
-	created  bool // the file exists on disk
-	newline  bool // the next write must start with "\n"
+	created  bool        // the file exists on disk
+	held     os.FileInfo // the file, once it exists: what the path must still name
+	size     int64       // the bytes it holds: those read, then those written
+	newline  bool        // the next write must start with "\n"
 	broken   error
 	closed   bool
 }
@@ -61,13 +68,22 @@ func create(path string, h Header, opts Options) (*FileStore, error) {
 // Open opens an existing session file for appending: it takes the lock,
 // reads the file and keeps it open. A missing or invalid header is an
 // error and the file is left untouched. Version 2 files are appended to as
-// they are; version 1 files need migrating first (ErrOldVersion).
+// they are; version 1 files need migrating first (ErrOldVersion). A path
+// that is not a regular file is refused (ErrNotRegular) without blocking
+// on it; another gopi writing the same file, under this name or another
+// (a symlink, a hard link), is ErrLocked.
 func Open(path string, opts Options) (*FileStore, error) {
-	l, err := lock(path, opts.pid())
+	data, held, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
-	s, err := openLocked(path, l, opts)
+	l, err := lock(path, opts.pid())
+	if err != nil {
+		data.Close()
+		return nil, err
+	}
+	l.data = data
+	s, err := openLocked(path, l, held, opts)
 	if err != nil {
 		_ = l.unlock()
 		return nil, err
@@ -75,8 +91,13 @@ func Open(path string, opts Options) (*FileStore, error) {
 	return s, nil
 }
 
-func openLocked(path string, l *fileLock, opts Options) (*FileStore, error) {
-	f, err := ReadFile(path)
+// openLocked reads the session from the file the lock holds, so what is
+// read is the file that is locked and appended to.
+func openLocked(path string, l *fileLock, held os.FileInfo, opts Options) (*FileStore, error) {
+	if err := lockData(l.data, path); err != nil {
+		return nil, err
+	}
+	f, err := Read(l.data, path)
 	if err != nil {
 		return nil, err
 	}
@@ -87,8 +108,12 @@ func openLocked(path string, l *fileLock, opts Options) (*FileStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open session %s: %w", path, err)
 	}
+	if !sameAsOpen(wf, held) {
+		wf.Close()
+		return nil, fmt.Errorf("open session %s: %w", path, &ChangedError{Path: path, Change: ChangeReplaced})
+	}
 	s := &FileStore{index: newIndex(f.Header, f.Entries, opts), path: path, lock: l,
-		file: wf, warnings: f.Warnings, created: true, newline: f.NeedsNewline}
+		file: wf, warnings: f.Warnings, created: true, newline: f.NeedsNewline, held: held, size: f.Size}
 	return s, nil
 }
 
@@ -141,6 +166,10 @@ func (s *FileStore) Append(_ context.Context, e Entry) (Entry, error) {
 	}
 	if err := s.write(line); err != nil {
 		s.broken = err
+		var ce *ChangedError
+		if errors.As(err, &ce) {
+			return Entry{}, fmt.Errorf("append entry %s: %w", e.ID, err)
+		}
 		return Entry{}, fmt.Errorf("append entry %s to session %s: %w", e.ID, s.path, err)
 	}
 	s.commit(e)
@@ -168,18 +197,22 @@ func (s *FileStore) encode(e Entry) ([]byte, error) {
 	return append(append(buf, b...), '\n'), nil
 }
 
+// write appends line to the file the store holds. The path is checked
+// before the write, so nothing is written into a file that changed, and
+// after the fsync, so no entry is reported that the file at the path
+// lost while it was being written.
 func (s *FileStore) write(line []byte) error {
-	if !s.created {
-		f, err := s.opts.openFile(s.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL)
-		if err != nil {
-			return err
-		}
-		s.file, s.created = f, true
-		if err := s.syncDir(); err != nil {
-			return err
-		}
+	var err error
+	if s.created {
+		err = s.verify()
+	} else {
+		err = s.createFile()
+	}
+	if err != nil {
+		return err
 	}
 	n, err := s.file.Write(line)
+	s.size += int64(n)
 	if err == nil && n < len(line) {
 		err = fmt.Errorf("short write: %d of %d bytes", n, len(line))
 	}
@@ -187,13 +220,43 @@ func (s *FileStore) write(line []byte) error {
 		return err
 	}
 	s.newline = false
-	if s.opts.NoSync {
-		return nil
+	if !s.opts.NoSync {
+		if err := s.file.Sync(); err != nil {
+			return fmt.Errorf("fsync: %w", err)
+		}
 	}
-	if err := s.file.Sync(); err != nil {
-		return fmt.Errorf("fsync: %w", err)
+	return s.verify()
+}
+
+// createFile creates a new session's file for its first write, takes its
+// flock and notes which file it is.
+func (s *FileStore) createFile() error {
+	wf, err := s.opts.openFile(s.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL)
+	if errors.Is(err, os.ErrExist) {
+		return &ChangedError{Path: s.path, Change: ChangeCreated}
 	}
-	return nil
+	if err != nil {
+		return err
+	}
+	s.file, s.created = wf, true
+	data, held, err := openRegular(s.path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return &ChangedError{Path: s.path, Change: ChangeDeleted}
+	case errors.Is(err, ErrNotRegular):
+		return &ChangedError{Path: s.path, Change: ChangeReplaced}
+	case err != nil:
+		return err
+	}
+	s.lock.data = data
+	if err := lockData(data, s.path); err != nil {
+		return err
+	}
+	if !sameAsOpen(wf, held) {
+		return &ChangedError{Path: s.path, Change: ChangeReplaced}
+	}
+	s.held = held
+	return s.syncDir()
 }
 
 // syncDir makes the new file's directory entry durable.

@@ -83,9 +83,9 @@ func Latest(root, cwd string) (Info, error) {
 
 // ReadHeader reads only line 1 of a session file.
 func ReadHeader(path string) (Header, error) {
-	f, err := os.Open(path)
+	f, _, err := openRegular(path)
 	if err != nil {
-		return Header{}, fmt.Errorf("open session %s: %w", path, err)
+		return Header{}, err
 	}
 	defer f.Close()
 	line, err := bufio.NewReader(f).ReadBytes('\n')
@@ -103,6 +103,9 @@ func statSession(path string) (Info, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return Info{}, err
+	}
+	if !st.Mode().IsRegular() {
+		return Info{}, &NotRegularError{Path: path, Kind: fileKind(st.Mode())}
 	}
 	h, err := ReadHeader(path)
 	if err != nil {

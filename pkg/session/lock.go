@@ -12,23 +12,32 @@ import (
 )
 
 // The write lock of a session file is an exclusive flock on a sidecar file,
-// <session>.lock, that holds the pid of its holder as decimal text. Readers
-// never touch it. The holder removes it on close; because another process
-// may have opened the old file in between, a process that gets the lock
-// checks that the path still names the file it locked, and retries if not.
+// <session>.lock next to the session's real path (symlinks resolved), that
+// holds the pid of its holder as decimal text, and, once the session file
+// exists, an exclusive flock on the session file itself, which hard links
+// share (see identity.go). Readers never touch either. The holder removes
+// the sidecar on close; because another process may have opened the old
+// sidecar in between, a process that gets the lock checks that the path
+// still names the file it locked, and retries if not.
 
-// LockPath returns the lock file of a session file.
+// LockPath returns the lock file of a session file given by its real path
+// (a symlink's lock is its target's).
 func LockPath(session string) string { return session + ".lock" }
 
 type fileLock struct {
-	f    *os.File
+	f    *os.File // the sidecar
 	path string
+	data *os.File // the session file, flocked; nil until it exists
 }
 
 const lockRetries = 10
 
 func lock(session string, pid int) (*fileLock, error) {
-	path := LockPath(session)
+	real, err := realPath(session)
+	if err != nil {
+		return nil, fmt.Errorf("lock session %s: %w", session, err)
+	}
+	path := LockPath(real)
 	for range lockRetries {
 		l, retry, err := tryLock(session, path, pid)
 		if !retry {
@@ -92,10 +101,15 @@ func readPID(f *os.File) int {
 	return pid
 }
 
-// unlock removes the lock file while still holding the lock, then releases it.
+// unlock releases the session file, removes the lock file while still
+// holding the lock, then releases it.
 func (l *fileLock) unlock() error {
 	if l == nil || l.f == nil {
 		return nil
+	}
+	if l.data != nil {
+		l.data.Close()
+		l.data = nil
 	}
 	rmErr := os.Remove(l.path)
 	err := l.f.Close()

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 
 	"gopi/pkg/ai"
 )
@@ -61,16 +60,14 @@ type File struct {
 
 // ReadFile reads a session file without taking its lock. A missing or
 // invalid header is an error wrapping ErrInvalidHeader; bad lines after it
-// are warnings. The file is never modified.
+// are warnings. A folder, a FIFO or a device is ErrNotRegular, found
+// without blocking on it. The file is never modified.
 func ReadFile(path string) (*File, error) {
-	f, err := os.Open(path)
+	f, _, err := openRegular(path)
 	if err != nil {
-		return nil, fmt.Errorf("open session %s: %w", path, err)
+		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("session %s: %w: not a regular file", path, ErrInvalidHeader)
-	}
 	return Read(f, path)
 }
 

@@ -367,9 +367,10 @@ func TestAppendChecks(t *testing.T) {
 }
 
 // Regression: opening /dev/zero (or any huge first line) read it whole
-// looking for a header and ran out of memory.
+// looking for a header and ran out of memory. A device is now refused
+// before it is read at all.
 func TestNonSessionFilesFailFast(t *testing.T) {
-	if _, err := ReadFile("/dev/zero"); !errors.Is(err, ErrInvalidHeader) {
+	if _, err := ReadFile("/dev/zero"); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "/dev/zero is a device") {
 		t.Fatalf("/dev/zero: %v", err)
 	}
 	p := filepath.Join(t.TempDir(), "big.jsonl")
