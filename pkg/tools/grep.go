@@ -84,7 +84,8 @@ func (t *GrepTool) Run(ctx context.Context, call Call) (Result, error) {
 	if err != nil {
 		return ErrorResult(fmt.Sprintf("Path not found: %s", root)), nil
 	}
-	s := &searcher{re: re, limit: max(intArg(a.Limit, grepDefaultLimit), 1), context: min(max(intArg(a.Context, 0), 0), grepMaxContext)}
+	s := &searcher{re: re, limit: max(intArg(a.Limit, grepDefaultLimit), 1), context: min(max(intArg(a.Context, 0), 0), grepMaxContext),
+		secrets: call.Env.Secrets}
 	if st.IsDir() {
 		err = walkTree(ctx, root, func(abs, rel string, d fs.DirEntry) error {
 			if d.IsDir() || !d.Type().IsRegular() || (a.Glob != "" && !globMatch(a.Glob, rel)) {

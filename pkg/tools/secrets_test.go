@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -63,5 +65,21 @@ func TestScrubStreamSplits(t *testing.T) {
 	byByte.Flush()
 	if out.String() != want {
 		t.Errorf("byte by byte: got %q, want %q", out.String(), want)
+	}
+}
+
+// TestGrepScrubsBeforeCutting: grep cuts long lines at 500 characters; a
+// key across the cut must not leave its first half behind.
+func TestGrepScrubsBeforeCutting(t *testing.T) {
+	const key = "sk-ant-HALFHALFHALF"
+	env := testEnv(t)
+	env.Secrets = NewSecrets(Secret{Name: "ANTHROPIC_API_KEY", Value: key})
+	line := strings.Repeat("x", 490) + key + strings.Repeat("y", 100)
+	if err := os.WriteFile(filepath.Join(env.Cwd, "env.txt"), []byte(line+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := runTool(t, env, NewGrep(), map[string]any{"pattern": "x", "path": "env.txt"})
+	if got := text(res); res.IsError || strings.Contains(got, "sk-ant") || !strings.Contains(got, "xxx[REDACTED:") {
+		t.Errorf("got %q", got)
 	}
 }
