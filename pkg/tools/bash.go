@@ -87,8 +87,8 @@ func (t *BashTool) Spec() ai.ToolSpec {
 	return ai.ToolSpec{
 		Name: "bash",
 		Description: fmt.Sprintf("Execute a bash command in the current working directory. Returns stdout and stderr. "+
-			"Output is truncated to last %d lines or %dKB (whichever is hit first). If truncated, full output is saved to a temp file. "+
-			"Optionally provide a timeout in seconds.", DefaultMaxLines, DefaultMaxBytes/1024),
+			"Output is truncated to last %d lines or %dKB (whichever is hit first). If truncated, full output is saved to a temp file "+
+			"(up to %s; past that its start and end). Optionally provide a timeout in seconds.", DefaultMaxLines, DefaultMaxBytes/1024, formatSize(max(t.maxSpill, minSpillBytes))),
 		Parameters: json.RawMessage(fmt.Sprintf(bashSchema, seconds(t.timeout), seconds(MaxBashTimeout))),
 	}
 }
