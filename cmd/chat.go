@@ -88,6 +88,7 @@ type chatHost struct {
 	cat    *resources.Catalog
 	choice modelChoice
 	p      *prepared // the open store and its file
+	kept   bool      // a closed session names the spill folder
 }
 
 func newChatHost(sys *System, c *cobra.Command, o *chatOptions) (*chatHost, error) {
@@ -132,6 +133,7 @@ func newChatHost(sys *System, c *cobra.Command, o *chatOptions) (*chatHost, erro
 
 // close releases the session store (and its lock).
 func (h *chatHost) close() {
+	finishRunDir(h.s.spillDir, h.kept || mentionsDir(h.p.store, h.p.file, h.s.spillDir), h.sys.Now())
 	if h.p.store != nil {
 		h.p.store.Close()
 	}
@@ -163,6 +165,7 @@ func (h *chatHost) open(w mode.Want) (mode.Opened, error) {
 		return mode.Opened{}, err
 	}
 	if w.NewSession {
+		h.kept = h.kept || mentionsDir(h.p.store, h.p.file, h.s.spillDir)
 		h.p.store.Close()
 		h.p = p
 	}

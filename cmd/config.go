@@ -48,6 +48,8 @@ type config struct {
 	// hooks are the "hooks" of every settings file, global first: they
 	// add up instead of the project's replacing the user's.
 	hooks extension.HooksConfig
+	// secrets are the "secrets" of every settings file (toolSecrets).
+	secrets []string
 }
 
 // gopiHome is $GOPI_HOME, or ~/.gopi.
@@ -139,6 +141,7 @@ func (c *config) merge(path string) error {
 	if err := checkTypes(path, values); err != nil {
 		return err
 	}
+	c.mergeSecrets(values)
 	for k, val := range values {
 		k = strings.ToLower(k)
 		_, isMap := val.(map[string]any)
@@ -187,6 +190,7 @@ var settingTypes = map[string]struct {
 	"providers":          {kindObject, `give an object of named providers, e.g. {"local": {"api": "openai", ...}}`},
 	"retry":              {kindObject, `give an object, e.g. {"maxAttempts": 3}`},
 	"quirks":             {kindObject, `give an object, e.g. {"systemRole": "developer"}`},
+	"secrets":            {kindList, `give a list of environment variable names, e.g. ["GITHUB_TOKEN"]`},
 }
 
 // checkTypes rejects a value of the wrong JSON type in one settings file.

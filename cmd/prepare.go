@@ -30,6 +30,7 @@ type runSettings struct {
 	timeout  time.Duration
 	tools    []string
 	noSync   bool
+	spillDir string // bash's spill files (rundir.go)
 }
 
 // prepareRun validates everything and builds the Runtime. Nothing is sent
@@ -116,11 +117,14 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 	if err != nil {
 		return nil, err
 	}
+	if err := o.loadAPIKeyFile(cwd); err != nil {
+		return nil, err
+	}
 	cfg, err := loadConfig(sys, c.Flags(), cwd, o.bare)
 	if err != nil {
 		return nil, err
 	}
-	s := &runSettings{cwd: cwd, cfg: cfg}
+	s := &runSettings{cwd: cwd, cfg: cfg, spillDir: newRunDir()}
 	if t := cfg.str("thinking"); t != "" {
 		if !slices.Contains(ai.ThinkingLevels, ai.ThinkingLevel(t)) {
 			return nil, usageErr("%s %q: use off, minimal, low, medium, high or xhigh", cfg.origin("thinking"), t)
@@ -187,7 +191,9 @@ func loadResources(sys *System, s *runSettings, o *runOptions) (*resources.Catal
 
 // buildRuntime assembles tools, hooks and the Runtime.
 func buildRuntime(sys *System, s *runSettings, choice modelChoice, cat *resources.Catalog, p *prepared) error {
-	env := tools.Env{Cwd: s.cwd, Environ: scrubEnv(sys.Environ, secretNames(s.cfg), choice.key), TempDir: os.TempDir()}
+	env := tools.Env{Cwd: s.cwd, Environ: scrubEnv(sys.Environ, secretNames(s.cfg), choice.key), TempDir: s.spillDir,
+		Secrets: toolSecrets(sys, s.cfg, choice.key)}
+	p.spill = s.spillDir
 	builtins, err := tools.Builtins(tools.Options{}, s.tools...)
 	if err != nil {
 		return usageErr("%v", err)
@@ -202,9 +208,9 @@ func buildRuntime(sys *System, s *runSettings, choice modelChoice, cat *resource
 	var ext runtime.Extensions
 	hooks := s.cfg.hooks
 	if len(hooks.BeforeTool)+len(hooks.AfterTool) > 0 {
-		host := extension.NewHost(extension.Options{Report: func(d extension.Diagnostic) { fmt.Fprintf(sys.Stderr, "gopi: hook: %s\n", d) }})
+		host := extension.NewHost(extension.Options{Report: func(d extension.Diagnostic) { fmt.Fprintf(sys.Stderr, "gopi: hook: %s\n", d) }, Secrets: env.Secrets})
 		id := p.store.Header().ID
-		if err := host.AddCommandHooks(hooks, extension.CommandEnv{Cwd: s.cwd, Environ: env.Environ, SessionID: func() string { return id }, Source: "settings"}); err != nil {
+		if err := host.AddCommandHooks(hooks, extension.CommandEnv{Cwd: s.cwd, Environ: env.Environ, SessionID: func() string { return id }, Source: "settings", Secrets: env.Secrets}); err != nil {
 			return usageErr("hooks: %v", err)
 		}
 		ext = host

@@ -26,6 +26,7 @@ type runOptions struct {
 	cont      bool
 	noSession bool
 	apiKey    string
+	keyFile   string // --api-key-file
 	noTools   bool
 	cwd       string
 	bare      bool
@@ -76,7 +77,8 @@ func addAgentFlags(f *pflag.FlagSet, o *runOptions) {
 	f.String("provider", "", "model provider: anthropic, openai, faux, or one declared in settings")
 	f.String("model", "", "model id, or provider/id")
 	f.String("base-url", "", "the provider's API address (local and compatible servers)")
-	f.StringVar(&o.apiKey, "api-key", "", "API key (default: the provider's environment variable)")
+	f.StringVar(&o.apiKey, "api-key", "", apiKeyHelp)
+	f.StringVar(&o.keyFile, "api-key-file", "", apiKeyFileHelp)
 	f.String("system-prompt", "", "system prompt text, or a file holding it")
 	f.String("append-system-prompt", "", "text (or a file) appended to the system prompt")
 	f.StringSlice("tools", tools.DefaultNames, "tools to offer: read,write,edit,bash,grep,find,ls")
@@ -131,6 +133,7 @@ func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 	if p.done {
 		return nil
 	}
+	defer p.finishSpill(sys)
 	return p.execute(p.ctx, sys, out, m, start)
 }
 
@@ -169,6 +172,8 @@ type prepared struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	done   bool // nothing to run (--print-system-prompt)
+	// spill is the run's spill folder (rundir.go).
+	spill string
 }
 
 // sessionInfo names the session file for the result object; nil when no

@@ -49,6 +49,9 @@ type CommandEnv struct {
 	// Source names where the hooks were declared (a settings file), for
 	// error messages and hook names.
 	Source string
+	// Secrets are scrubbed from the hooks' output (stdout and stderr)
+	// before it is read: hooks can find gopi's keys as tools can.
+	Secrets *tools.Secrets
 }
 
 // AddCommandHooks registers cfg's command hooks, before-hooks and

@@ -68,6 +68,8 @@ type Options struct {
 	// Report receives each Diagnostic as it happens (for stderr); calls
 	// are serialised. Nil: diagnostics are only kept for Diagnostics().
 	Report func(Diagnostic)
+	// Secrets are scrubbed from diagnostics (a panic's value and stack).
+	Secrets *tools.Secrets
 }
 
 // maxDiagnostics bounds the diagnostics a Host keeps.
@@ -139,6 +141,7 @@ func (h *Host) Diagnostics() []Diagnostic {
 }
 
 func (h *Host) report(d Diagnostic) {
+	d.Message = h.opts.Secrets.Scrub(d.Message)
 	h.diagMu.Lock()
 	defer h.diagMu.Unlock()
 	if len(h.diags) < maxDiagnostics {

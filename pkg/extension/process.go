@@ -62,6 +62,7 @@ func (c *commandHook) run(ctx context.Context, input []byte) *runResult {
 		res.timedOut = true
 	}
 	res.setEnding(cmd, err)
+	res.scrub(c.env.Secrets)
 	return res
 }
 

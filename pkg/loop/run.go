@@ -36,6 +36,7 @@ func newRun(ctx context.Context, cfg Config, history []ai.Message) *run {
 	if cfg.FollowUp == nil {
 		cfg.FollowUp = func() []ai.Message { return nil }
 	}
+	cfg.Tools = scrubbing(cfg.Tools) // keys never reach an event or the transcript
 	r := &run{ctx: ctx, cfg: cfg}
 	if cfg.Tools != nil {
 		r.specs = cfg.Tools.Specs()

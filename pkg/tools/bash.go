@@ -17,7 +17,7 @@ const bashSchema = `{
   "type": "object",
   "properties": {
     "command": {"type": "string", "description": "Bash command to execute"},
-    "timeout": {"type": "number", "description": "Timeout in seconds (optional, default %s)"}
+    "timeout": {"type": "number", "description": "Timeout in seconds (optional, default %s, at most %s)"}
   },
   "required": ["command"]
 }`
@@ -26,20 +26,28 @@ const bashSchema = `{
 // gopi never lets a command hang a run.
 const DefaultBashTimeout = 120 * time.Second
 
+// MaxBashTimeout is the longest timeout a call may ask for.
+const MaxBashTimeout = 24 * time.Hour
+
 // BashTool is the built-in bash tool. Each call runs `bash -c` in its own
 // process group with stdin closed and stdout and stderr merged; on timeout
 // or cancellation the whole group is killed and the call returns within a
-// bounded wait. Output is kept as a bounded tail, spilled whole to a temp
-// file when it is over the limits.
+// bounded wait. Output is kept as a bounded tail, spilled to a temp file
+// (bounded too: head and tail) when it is over the limits. Env.Secrets are
+// scrubbed from the output as it streams, before it is kept anywhere.
 type BashTool struct {
 	shell    string
 	timeout  time.Duration
 	interval time.Duration
+	maxSpill int
 }
 
 // NewBash returns the bash tool.
 func NewBash(opts Options) *BashTool {
-	t := &BashTool{shell: opts.Shell, timeout: opts.BashTimeout, interval: opts.UpdateInterval}
+	t := &BashTool{shell: opts.Shell, timeout: opts.BashTimeout, interval: opts.UpdateInterval, maxSpill: opts.MaxSpillBytes}
+	if t.maxSpill <= 0 {
+		t.maxSpill = DefaultMaxSpillBytes
+	}
 	if t.shell == "" {
 		t.shell = findShell()
 	}
@@ -69,6 +77,9 @@ func findShell() string {
 type BashDetails struct {
 	Truncation     *Truncation `json:"truncation,omitempty"`
 	FullOutputPath string      `json:"fullOutputPath,omitempty"`
+	// FullOutputTruncated says the file at FullOutputPath lacks the middle
+	// of the output: it was over the spill limit.
+	FullOutputTruncated bool `json:"fullOutputTruncated,omitempty"`
 }
 
 // Spec describes the tool as pi does, with gopi's default timeout.
@@ -76,9 +87,9 @@ func (t *BashTool) Spec() ai.ToolSpec {
 	return ai.ToolSpec{
 		Name: "bash",
 		Description: fmt.Sprintf("Execute a bash command in the current working directory. Returns stdout and stderr. "+
-			"Output is truncated to last %d lines or %dKB (whichever is hit first). If truncated, full output is saved to a temp file. "+
-			"Optionally provide a timeout in seconds.", DefaultMaxLines, DefaultMaxBytes/1024),
-		Parameters: json.RawMessage(fmt.Sprintf(bashSchema, seconds(t.timeout))),
+			"Output is truncated to last %d lines or %dKB (whichever is hit first). If truncated, full output is saved to a temp file "+
+			"(up to %s; past that its start and end). Optionally provide a timeout in seconds.", DefaultMaxLines, DefaultMaxBytes/1024, formatSize(max(t.maxSpill, minSpillBytes))),
+		Parameters: json.RawMessage(fmt.Sprintf(bashSchema, seconds(t.timeout), seconds(MaxBashTimeout))),
 	}
 }
 
@@ -99,11 +110,15 @@ func (t *BashTool) Run(ctx context.Context, call Call) (Result, error) {
 		return ErrorResult(fmt.Sprintf("Working directory does not exist: %s\nCannot execute bash commands.", call.Env.Cwd)), nil
 	}
 	timeout, label := t.timeout, seconds(t.timeout)
-	if a.Timeout != nil && *a.Timeout > 0 {
-		timeout = time.Duration(*a.Timeout * float64(time.Second))
+	if a.Timeout != nil {
 		label = strconv.FormatFloat(*a.Timeout, 'f', -1, 64)
+		if !(*a.Timeout > 0 && *a.Timeout <= MaxBashTimeout.Seconds()) {
+			return ErrorResult(fmt.Sprintf("Invalid timeout %s: give seconds above 0 and at most %s (24 hours), "+
+				"or leave it out for the default of %s seconds.", label, seconds(MaxBashTimeout), seconds(t.timeout))), nil
+		}
+		timeout = time.Duration(*a.Timeout * float64(time.Second))
 	}
-	sink := newOutputSink(call.Env.tempDir())
+	sink := newOutputSink(call.Env.tempDir(), t.maxSpill)
 	p := &process{shell: t.shell, env: call.Env, sink: sink, update: t.throttled(call.Update, sink)}
 	end := p.run(ctx, a.Command, timeout)
 	return t.result(sink, end, label), nil
@@ -123,7 +138,7 @@ func (t *BashTool) throttled(update func(Result), sink *outputSink) func() {
 }
 
 func bashDetails(sink *outputSink, tr Truncation) *BashDetails {
-	d := &BashDetails{FullOutputPath: sink.spillPath()}
+	d := &BashDetails{FullOutputPath: sink.spillPath(), FullOutputTruncated: sink.spill != nil && sink.spill.truncated()}
 	if tr.Truncated {
 		d.Truncation = &tr
 	}

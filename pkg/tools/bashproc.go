@@ -85,14 +85,17 @@ func (p *process) run(ctx context.Context, command string, timeout time.Duration
 	return end
 }
 
-// read copies the pipe into the sink until EOF or the pipe is closed.
+// read copies the pipe into the sink, the secrets scrubbed, until EOF or
+// the pipe is closed.
 func (p *process) read(r *os.File, done chan<- struct{}) {
 	defer close(done)
+	scrub := p.env.Secrets.Stream(p.sink.write)
+	defer scrub.Flush()
 	buf := make([]byte, readChunk)
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
-			p.sink.write(buf[:n])
+			scrub.Write(buf[:n])
 			p.update()
 		}
 		if err != nil {

@@ -24,6 +24,9 @@ type Options struct {
 	// UpdateInterval is the least time between two partial bash updates;
 	// 0 means 100 ms.
 	UpdateInterval time.Duration
+	// MaxSpillBytes bounds one bash spill file; 0 means
+	// DefaultMaxSpillBytes, and less than 64 KiB counts as 64 KiB.
+	MaxSpillBytes int
 }
 
 // New returns the built-in tool called name.

@@ -84,7 +84,8 @@ func (t *GrepTool) Run(ctx context.Context, call Call) (Result, error) {
 	if err != nil {
 		return ErrorResult(fmt.Sprintf("Path not found: %s", root)), nil
 	}
-	s := &searcher{re: re, limit: max(intArg(a.Limit, grepDefaultLimit), 1), context: min(max(intArg(a.Context, 0), 0), grepMaxContext)}
+	s := &searcher{re: re, limit: max(intArg(a.Limit, grepDefaultLimit), 1), context: min(max(intArg(a.Context, 0), 0), grepMaxContext),
+		secrets: call.Env.Secrets}
 	if !st.IsDir() && !st.Mode().IsRegular() {
 		return ErrorResult(fmt.Sprintf("Cannot search %s: %v; grep reads regular files and walks folders. Give a file or a folder.", root, checkRegular(st))), nil
 	}

@@ -21,6 +21,7 @@ type searcher struct {
 	out      []string
 	outBytes int
 	linesCut bool
+	secrets  *Secrets // scrubbed before a long line is cut, which could halve a key
 }
 
 // block is one match waiting for its lines after.
@@ -124,7 +125,7 @@ func (s *searcher) keepBefore(before []ctxLine, n int, line []byte) []ctxLine {
 // format renders one line as pi: "path:12: text" for a match,
 // "path-11- text" for context.
 func (s *searcher) format(shown string, n int, line []byte, sep byte) string {
-	text, cut := truncateLine(validUTF8(string(line)), GrepMaxLineLength)
+	text, cut := truncateLine(validUTF8(s.secrets.Scrub(string(line))), GrepMaxLineLength)
 	if cut {
 		s.linesCut = true
 	}

@@ -55,6 +55,9 @@ func compileToolSchema(spec ai.ToolSpec) (*schema, error) {
 // Env returns the registry's environment.
 func (r *Registry) Env() Env { return r.env }
 
+// Secrets returns what the loop scrubs from this registry's results.
+func (r *Registry) Secrets() *Secrets { return r.env.Secrets }
+
 // Specs returns the tools' descriptions in registration order.
 func (r *Registry) Specs() []ai.ToolSpec {
 	specs := make([]ai.ToolSpec, len(r.tools))

@@ -15,23 +15,34 @@ const ringCap = 2 * DefaultMaxBytes
 const readChunk = 32 << 10
 
 // outputSink keeps the last ringCap bytes of a command's output and, once
-// the output is over the limits, the whole of it in a 0600 temp file.
+// the output is over the limits, a copy of it in a 0600 temp file bounded
+// to maxSpill bytes (head and tail; spillFile).
 type outputSink struct {
 	ring     []byte
 	total    int // bytes seen
 	newlines int // '\n' seen
 	lastLine int // bytes since the last '\n'
 	tempDir  string
-	spill    *os.File
+	maxSpill int
+	spill    *spillFile
 	spillErr error
 }
 
-func newOutputSink(tempDir string) *outputSink {
-	return &outputSink{tempDir: tempDir} // the ring grows as output arrives
+func newOutputSink(tempDir string, maxSpill int) *outputSink {
+	return &outputSink{tempDir: tempDir, maxSpill: maxSpill} // the ring grows as output arrives
 }
 
-// write takes one chunk of output (at most readChunk bytes).
+// write takes output in pieces of any size.
 func (s *outputSink) write(p []byte) {
+	for len(p) > readChunk {
+		s.writeChunk(p[:readChunk])
+		p = p[readChunk:]
+	}
+	s.writeChunk(p)
+}
+
+// writeChunk takes one chunk of output (at most readChunk bytes).
+func (s *outputSink) writeChunk(p []byte) {
 	s.total += len(p)
 	if n := bytes.Count(p, []byte{'\n'}); n > 0 {
 		s.newlines += n
@@ -45,7 +56,7 @@ func (s *outputSink) write(p []byte) {
 	s.ring = append(s.ring, p...)
 	switch {
 	case s.spill != nil:
-		s.spillWrite(p)
+		s.spill.write(p)
 	case s.spillErr == nil && s.overLimits():
 		s.startSpill()
 	}
@@ -55,22 +66,20 @@ func (s *outputSink) overLimits() bool {
 	return s.total > DefaultMaxBytes || s.newlines >= DefaultMaxLines
 }
 
-// startSpill creates the temp file and writes everything so far, which is
-// still all in the ring.
+// startSpill creates the temp file (and the run's temp folder, the first
+// time) and writes everything so far, which is still all in the ring.
 func (s *outputSink) startSpill() {
+	if err := os.MkdirAll(s.tempDir, 0o700); err != nil {
+		s.spillErr = fmt.Errorf("create temp folder %s: %w", s.tempDir, err)
+		return
+	}
 	f, err := os.CreateTemp(s.tempDir, "gopi-bash-*.log")
 	if err != nil {
 		s.spillErr = fmt.Errorf("create temp file in %s: %w", s.tempDir, err)
 		return
 	}
-	s.spill = f
-	s.spillWrite(s.ring)
-}
-
-func (s *outputSink) spillWrite(p []byte) {
-	if _, err := s.spill.Write(p); err != nil && s.spillErr == nil {
-		s.spillErr = fmt.Errorf("write %s: %w", s.spill.Name(), err)
-	}
+	s.spill = newSpillFile(f, s.maxSpill)
+	s.spill.write(s.ring)
 }
 
 // close finishes the temp file, if any.
@@ -78,8 +87,9 @@ func (s *outputSink) close() {
 	if s.spill == nil {
 		return
 	}
-	if err := s.spill.Close(); err != nil && s.spillErr == nil {
-		s.spillErr = fmt.Errorf("close %s: %w", s.spill.Name(), err)
+	s.spill.close()
+	if s.spillErr == nil {
+		s.spillErr = s.spill.err
 	}
 }
 
@@ -87,7 +97,7 @@ func (s *outputSink) spillPath() string {
 	if s.spill == nil {
 		return ""
 	}
-	return s.spill.Name()
+	return s.spill.f.Name()
 }
 
 // tail returns the shown end of the output, valid UTF-8, with pi's
@@ -103,18 +113,18 @@ func (s *outputSink) tail() (text string, tr Truncation, invalid bool) {
 
 // notice is pi's truncation notice for the tail.
 func (s *outputSink) notice(tr Truncation) string {
-	full := s.spillPath()
-	if full == "" {
-		full = fmt.Sprintf("not saved (%v)", s.spillErr)
+	full := fmt.Sprintf("Full output: not saved (%v)", s.spillErr)
+	if s.spill != nil {
+		full = s.spill.notice()
 	}
 	end := tr.TotalLines
 	switch {
 	case tr.LastLinePartial:
-		return fmt.Sprintf("[Showing last %s of line %d (line is %s). Full output: %s]",
+		return fmt.Sprintf("[Showing last %s of line %d (line is %s). %s]",
 			formatSize(tr.OutputBytes), end, formatSize(s.lastLine), full)
 	case tr.TruncatedBy == "lines":
-		return fmt.Sprintf("[Showing lines %d-%d of %d. Full output: %s]", end-tr.OutputLines+1, end, end, full)
+		return fmt.Sprintf("[Showing lines %d-%d of %d. %s]", end-tr.OutputLines+1, end, end, full)
 	}
-	return fmt.Sprintf("[Showing lines %d-%d of %d (%s limit). Full output: %s]",
+	return fmt.Sprintf("[Showing lines %d-%d of %d (%s limit). %s]",
 		end-tr.OutputLines+1, end, end, formatSize(DefaultMaxBytes), full)
 }

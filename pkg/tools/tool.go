@@ -44,8 +44,13 @@ type Env struct {
 	Cwd string
 	// Environ is the environment for commands (bash); credentials already removed.
 	Environ []string
-	// TempDir is where spilled output goes; "" means os.TempDir().
+	// TempDir is where spilled output goes, made (0700) when the first
+	// spill needs it; "" means os.TempDir().
 	TempDir string
+	// Secrets are scrubbed from every tool's output: bash scrubs its
+	// stream (and so its spill file), the loop every result and partial
+	// result. Nil scrubs nothing.
+	Secrets *Secrets
 }
 
 // Result is what a tool returns.

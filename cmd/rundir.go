@@ -1,0 +1,105 @@
+package cmd
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"gopi/pkg/ai"
+	"gopi/pkg/session"
+)
+
+// Spill files (a bash command's output over the limits) go to one folder
+// per invocation, gopi-run-<random> in the temp folder. bash makes it on
+// its first spill; nothing is made otherwise. When the invocation ends
+// the folder is removed, unless the session file mentions it (a result
+// names a spill file in it): then it is kept for runDirKeep, and the
+// first gopi run or chat that ends after that removes it.
+const (
+	runDirPrefix = "gopi-run-"
+	runDirKeep   = 7 * 24 * time.Hour
+)
+
+// newRunDir names this invocation's spill folder; the random name is
+// what keeps other local users from making it first.
+func newRunDir() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return filepath.Join(os.TempDir(), runDirPrefix+hex.EncodeToString(b[:]))
+}
+
+// finishRunDir removes dir unless keep, and the kept folders of earlier
+// runs that are older than runDirKeep.
+func finishRunDir(dir string, keep bool, now time.Time) {
+	if dir == "" {
+		return
+	}
+	if !keep {
+		_ = os.RemoveAll(dir)
+	}
+	sweepRunDirs(filepath.Dir(dir), filepath.Base(dir), now)
+}
+
+// sweepRunDirs removes this user's gopi-run-* folders in parent last
+// changed more than runDirKeep before now. Symbolic links and other
+// users' folders are left alone.
+func sweepRunDirs(parent, own string, now time.Time) {
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), runDirPrefix) || e.Name() == own || !e.IsDir() {
+			continue
+		}
+		info, err := e.Info() // lstat: a link is not a folder
+		if err != nil || !info.IsDir() || now.Sub(info.ModTime()) < runDirKeep {
+			continue
+		}
+		if st, ok := info.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Getuid() {
+			continue
+		}
+		_ = os.RemoveAll(filepath.Join(parent, e.Name()))
+	}
+}
+
+// mentionsDir reports whether the session on disk names dir: a tool
+// result (its text or details) or a summary that points into it.
+func mentionsDir(store session.Store, file, dir string) bool {
+	if store == nil || file == "" || dir == "" {
+		return false // --no-session keeps nothing on disk, spill files neither
+	}
+	if _, err := os.Lstat(dir); err != nil {
+		return false
+	}
+	for _, e := range store.Entries() {
+		if strings.Contains(e.Summary, dir) {
+			return true
+		}
+		if m := e.Message; m != nil && messageMentions(m, dir) {
+			return true
+		}
+	}
+	return false
+}
+
+func messageMentions(m *ai.Message, dir string) bool {
+	if strings.Contains(string(m.Details), dir) {
+		return true
+	}
+	for _, c := range m.Content {
+		if strings.Contains(c.Text, dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// finishSpill ends a gopi run's spill folder.
+func (p *prepared) finishSpill(sys *System) {
+	finishRunDir(p.spill, mentionsDir(p.store, p.file, p.spill), sys.Now())
+}
