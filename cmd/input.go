@@ -36,8 +36,13 @@ func promptLimit(c *config) (int, error) {
 
 // promptTooLarge is the usage error of a prompt over the bound.
 func promptTooLarge(what string, limit int, c *config) error {
-	return usageErr("%s is larger than %d bytes, the limit set by %s: shorten it, or raise the limit with --max-prompt-bytes N",
-		what, limit, c.origin("maxPromptBytes"))
+	return promptOverLimit(fmt.Sprintf("%s is larger than %d bytes", what, limit), c)
+}
+
+// promptOverLimit says what is over the bound, which setting set it and
+// what to do.
+func promptOverLimit(fact string, c *config) error {
+	return usageErr("%s, the limit set by %s: shorten it, or raise the limit with --max-prompt-bytes N", fact, c.origin("maxPromptBytes"))
 }
 
 // readPrompt joins the words of args and, when stdin is not a terminal,

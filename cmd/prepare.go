@@ -84,7 +84,7 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 		return p, err
 	}
 	if text, err = cat.ExpandWithin(text, s.maxPrompt); errors.Is(err, resources.ErrRefused) {
-		return p, promptTooLarge("the expanded prompt ("+err.Error()+")", s.maxPrompt, s.cfg)
+		return p, promptOverLimit(err.Error(), s.cfg)
 	} else if err != nil {
 		return p, usageErr("%v", err)
 	}

@@ -17,7 +17,8 @@
 //   - A project's .gopi folder (and pi's .pi folder, after it) is found in
 //     the working directory or any parent up to the repository root
 //     (ProjectRoots), nearest first, so the project's skills, templates
-//     and SYSTEM.md apply wherever in it a session starts.
+//     and SYSTEM.md apply wherever in it a session starts; outside a
+//     repository only the working directory's own folders count.
 //   - Bare mode and the No* switches discover nothing of their kind; what
 //     was switched off is listed in Catalog.Skipped.
 //   - Expansion is a single pass: text that arguments bring in is never

@@ -16,14 +16,23 @@ const PiDir = ".pi"
 // ProjectRoots returns the folders whose .gopi (and .pi) folders belong
 // to the project at cwd, nearest first: cwd and each parent up to the
 // repository root (the nearest folder holding .git, a folder or a file),
-// or up to the filesystem root outside a repository. It is the rule pi
-// applies to .agents/skills; settings, skills, templates and SYSTEM.md
-// all follow it, so a project's setup applies wherever in it gopi starts.
-// fsys is the filesystem the absolute cwd is looked up in; nil is the
-// real one.
+// the root pi's .agents/skills walk stops at. Outside a repository it is
+// cwd alone: walking on to the filesystem root would let a .gopi folder in
+// a shared parent such as /tmp, which anyone can create, bring settings
+// and hooks into every run below it. fsys is the filesystem the absolute
+// cwd is looked up in; nil is the real one.
 func ProjectRoots(fsys fs.FS, cwd string) []string {
 	all := ancestors(path.Clean(cwd))
-	for i, d := range all {
+	if i := repoRoot(fsys, all); i >= 0 {
+		return all[:i+1]
+	}
+	return all[:1]
+}
+
+// repoRoot is the index in dirs (nearest first) of the first folder
+// holding .git, or -1.
+func repoRoot(fsys fs.FS, dirs []string) int {
+	for i, d := range dirs {
 		var err error
 		if fsys == nil {
 			_, err = os.Stat(path.Join(d, ".git"))
@@ -31,8 +40,19 @@ func ProjectRoots(fsys fs.FS, cwd string) []string {
 			_, err = fs.Stat(fsys, rel(path.Join(d, ".git")))
 		}
 		if err == nil {
-			return all[:i+1]
+			return i
 		}
+	}
+	return -1
+}
+
+// agentsAncestors are the folders searched for .agents/skills, as pi
+// searches them: cwd and its parents up to the repository root, or to the
+// filesystem root outside a repository.
+func (l *loader) agentsAncestors() []string {
+	all := ancestors(l.opts.Cwd)
+	if i := repoRoot(l.opts.FS, all); i >= 0 {
+		return all[:i+1]
 	}
 	return all
 }

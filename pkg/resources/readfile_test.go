@@ -229,13 +229,30 @@ func TestProjectFoldersWalkUpToTheRepositoryRoot(t *testing.T) {
 		}
 	}
 
-	// outside a repository the walk goes on to the filesystem root, but the
-	// .gopi folder that is $GOPI_HOME is read as the user's, once
-	home := fstest.MapFS{"h/.gopi/skills/mine/SKILL.md": skill("the user's"), "h/src/x/keep": text("x")}
-	c = mustLoad(t, Options{FS: home, Cwd: "/h/src/x", GopiHome: "/h/.gopi", Now: fixedNow})
-	if len(c.Skills) != 1 || c.Skills[0].Source != "user" || len(c.Skipped) != 0 {
-		t.Errorf("$GOPI_HOME's skill: %+v\n%s", c.Skills, listing(c))
+	// outside a repository only the working directory's own folders count
+	// (a .gopi in a shared parent such as /tmp is not the project's), and a
+	// .gopi folder that is $GOPI_HOME is the user's, read once as such
+	home := fstest.MapFS{
+		"h/.gopi/skills/mine/SKILL.md":      skill("the user's"),
+		"h/src/.gopi/skills/above/SKILL.md": skill("a parent's, outside any repository"),
+		"h/src/x/.pi/skills/here/SKILL.md":  skill("the working directory's"),
 	}
+	c = mustLoad(t, Options{FS: home, Cwd: "/h/src/x", GopiHome: "/h/.gopi", Now: fixedNow})
+	if got := skillSources(c); got != "here:project mine:user" || len(c.Skipped) != 0 {
+		t.Errorf("skills %s, want here:project mine:user\n%s", got, listing(c))
+	}
+	c = mustLoad(t, Options{FS: home, Cwd: "/h", GopiHome: "/h/.gopi", Now: fixedNow})
+	if got := skillSources(c); got != "mine:user" || len(c.Skipped) != 0 {
+		t.Errorf("skills %s, want mine:user\n%s", got, listing(c))
+	}
+}
+
+func skillSources(c *Catalog) string {
+	var got []string
+	for _, s := range c.Skills {
+		got = append(got, s.Name+":"+s.Source)
+	}
+	return strings.Join(got, " ")
 }
 
 func kindOf(p string) Kind {

@@ -44,7 +44,7 @@ func (l *loader) skillDirs() []skillDir {
 	for _, p := range l.projectPlaces("skills") {
 		dirs = append(dirs, skillDir{p, "project"})
 	}
-	for _, d := range ProjectRoots(l.opts.FS, l.opts.Cwd) {
+	for _, d := range l.agentsAncestors() {
 		if p := path.Join(d, ".agents", "skills"); p != userAgents {
 			dirs = append(dirs, skillDir{p, "project"})
 		}
