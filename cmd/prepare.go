@@ -79,16 +79,9 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 	if s.timeout > 0 { // the deadline covers reading stdin too; runRun cancels it
 		p.ctx, p.cancel = context.WithTimeout(ctx, s.timeout)
 	}
-	text, err := readPrompt(p.ctx, sys, s.cfg, o.args, o.noStdin, s.maxPrompt)
-	if err != nil {
+	if err := readPromptMessage(sys, s, o, cat, p); err != nil {
 		return p, err
 	}
-	if text, err = cat.ExpandWithin(text, s.maxPrompt); errors.Is(err, resources.ErrRefused) {
-		return p, promptOverLimit(err.Error(), s.cfg)
-	} else if err != nil {
-		return p, usageErr("%v", err)
-	}
-	p.prompt = []ai.Message{ai.UserText(text, sys.Now().UnixMilli())}
 	if err := openSession(sys, s, o, p); err != nil {
 		return p, err
 	}
@@ -106,6 +99,25 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 	}
 	p.model = choice.info
 	return p, buildRuntime(sys, s, choice, cat, p)
+}
+
+// readPromptMessage reads the prompt (bounded by --max-prompt-bytes),
+// expands a template or skill in it (bounded too) and makes it the
+// user message of the run.
+func readPromptMessage(sys *System, s *runSettings, o *runOptions, cat *resources.Catalog, p *prepared) error {
+	text, err := readPrompt(p.ctx, sys, s.cfg, o.args, o.noStdin, s.maxPrompt)
+	if err != nil {
+		return err
+	}
+	text, err = cat.ExpandWithin(text, s.maxPrompt)
+	if errors.Is(err, resources.ErrRefused) {
+		return promptOverLimit(err.Error(), s.cfg)
+	}
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	p.prompt = []ai.Message{ai.UserText(text, sys.Now().UnixMilli())}
+	return nil
 }
 
 // resumeSettings returns the model and thinking level on the chosen path.

@@ -92,12 +92,13 @@ func TestReadFileRefusesWhatIsNotASmallRegularFile(t *testing.T) {
 	}
 }
 
-// Every kind of discovered resource that is a named pipe, a device or
-// over MaxFileSize is skipped with its path and why, and the rest still
-// loads; a --system-prompt naming one is an error.
-func TestLoadSkipsRefusedResources(t *testing.T) {
-	root := t.TempDir()
-	proj := filepath.Join(root, "proj")
+// refusedProject makes a repository whose AGENTS.md, SYSTEM.md and one
+// template are named pipes, whose APPEND_SYSTEM.md is a link to /dev/zero,
+// and whose one skill and one template are over MaxFileSize, next to a
+// usable CLAUDE.md, skill and template.
+func refusedProject(t *testing.T) string {
+	t.Helper()
+	proj := filepath.Join(t.TempDir(), "proj")
 	big := strings.Repeat("x", MaxFileSize+1)
 	files := map[string]string{
 		".git/HEAD":                  "ref: refs/heads/main\n",
@@ -124,6 +125,14 @@ func TestLoadSkipsRefusedResources(t *testing.T) {
 	if err := os.Symlink("/dev/zero", filepath.Join(proj, ".gopi", "APPEND_SYSTEM.md")); err != nil {
 		t.Fatal(err)
 	}
+	return proj
+}
+
+// Every kind of discovered resource that is a named pipe, a device or
+// over MaxFileSize is skipped with its path and why, and the rest still
+// loads.
+func TestLoadSkipsRefusedResources(t *testing.T) {
+	proj := refusedProject(t)
 	done := make(chan error, 1)
 	var c *Catalog
 	go func() {
@@ -148,12 +157,7 @@ func TestLoadSkipsRefusedResources(t *testing.T) {
 		".gopi/skills/big/SKILL.md": "larger than the 1 MiB allowed",
 	}
 	for name, want := range wants {
-		p := filepath.Join(proj, name)
-		found := false
-		for _, s := range c.Skipped {
-			found = found || (s.Path == p && strings.Contains(s.Reason, want))
-		}
-		if !found {
+		if !hasSkip(c, kindFor(name), filepath.Join(proj, name), want) {
 			t.Errorf("%s is not skipped with %q:\n%s", name, want, listing(c))
 		}
 	}
@@ -166,7 +170,11 @@ func TestLoadSkipsRefusedResources(t *testing.T) {
 	if c.Base != "" || c.Append != "" {
 		t.Errorf("base %q append %q: the refused files were used", c.Base, c.Append)
 	}
+}
 
+// A --system-prompt naming a refused file is an error, not text.
+func TestPromptFlagNamingARefusedFileIsAnError(t *testing.T) {
+	proj := refusedProject(t)
 	for _, opts := range []Options{
 		{Cwd: proj, SystemPrompt: ".gopi/SYSTEM.md"},
 		{Cwd: proj, AppendSystemPrompt: filepath.Join(proj, ".gopi", "prompts", "big.md")},
@@ -177,6 +185,20 @@ func TestLoadSkipsRefusedResources(t *testing.T) {
 			t.Errorf("Load(%+v): %v, want a PromptFileError naming the file", opts, err)
 		}
 	}
+}
+
+func kindFor(name string) Kind {
+	switch {
+	case strings.Contains(name, "APPEND_SYSTEM.md"):
+		return KindAppend
+	case strings.Contains(name, "SYSTEM.md"):
+		return KindSystem
+	case strings.Contains(name, "/skills/"):
+		return KindSkill
+	case strings.Contains(name, "/prompts/"):
+		return KindTemplate
+	}
+	return KindContext
 }
 
 // The project's .gopi and .pi folders are found from any folder below the
@@ -224,7 +246,7 @@ func TestProjectFoldersWalkUpToTheRepositoryRoot(t *testing.T) {
 		t.Errorf("found\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	for _, shadowed := range []string{"/w/r/.pi/skills/deploy/SKILL.md", "/w/r/a/.pi/skills/lint/SKILL.md", "/w/r/.gopi/prompts/review.md", "/w/r/.pi/prompts/fix.md"} {
-		if !hasSkip(c, kindOf(shadowed), shadowed, "is already taken by") {
+		if !hasSkip(c, kindFor(shadowed), shadowed, "is already taken by") {
 			t.Errorf("%s is not listed as shadowed:\n%s", shadowed, listing(c))
 		}
 	}
@@ -253,11 +275,4 @@ func skillSources(c *Catalog) string {
 		got = append(got, s.Name+":"+s.Source)
 	}
 	return strings.Join(got, " ")
-}
-
-func kindOf(p string) Kind {
-	if strings.Contains(p, "/skills/") {
-		return KindSkill
-	}
-	return KindTemplate
 }
