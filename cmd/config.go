@@ -15,6 +15,7 @@ import (
 
 	"gopi/pkg/ai"
 	"gopi/pkg/extension"
+	"gopi/pkg/resources"
 )
 
 // settingsKeys are the keys of settings.json and their flags; a key's
@@ -31,22 +32,24 @@ var settingsKeys = map[string]string{
 	"systemPrompt":       "system-prompt",
 	"appendSystemPrompt": "append-system-prompt",
 	"fsync":              "fsync",
+	"maxPromptBytes":     "max-prompt-bytes",
 }
 
 // config is one invocation's viper instance: flags > environment >
-// project settings > global settings > defaults.
+// project settings (the nearest folder's first) > global settings >
+// defaults.
 type config struct {
 	v     *viper.Viper
 	home  string   // $GOPI_HOME
-	files []string // settings files read, global first
+	files []string // settings files read, in merge order: global first, then the project's from its root down
 	// setBy names, for each key (lower case, as viper keeps them), the
 	// settings files its value came from: the last one for a plain value,
 	// every one for an object merged across files.
 	setBy map[string][]string
 	flags *pflag.FlagSet
 	env   map[string]string // key → the GOPI_ variable that set it
-	// hooks are the "hooks" of every settings file, global first: they
-	// add up instead of the project's replacing the user's.
+	// hooks are the "hooks" of every settings file, in merge order: they
+	// add up instead of a nearer file's replacing a farther one's.
 	hooks extension.HooksConfig
 	// secrets are the "secrets" of every settings file (toolSecrets).
 	secrets []string
@@ -75,7 +78,7 @@ func loadConfig(sys *System, flags *pflag.FlagSet, cwd string, bare bool) (*conf
 	v.SetConfigType("json")
 	c := &config{v: v, home: home, flags: flags, env: map[string]string{}, setBy: map[string][]string{}}
 	if !bare {
-		for _, f := range []string{filepath.Join(home, "settings.json"), filepath.Join(cwd, ".gopi", "settings.json")} {
+		for _, f := range settingsFiles(home, cwd) {
 			if err := c.merge(f); err != nil {
 				return nil, err
 			}
@@ -97,6 +100,25 @@ func loadConfig(sys *System, flags *pflag.FlagSet, cwd string, bare bool) (*conf
 	return c, nil
 }
 
+// settingsFiles are the settings files one invocation may read, in the
+// order they are merged, a later one overriding an earlier one key by
+// key: $GOPI_HOME's, then each project folder's .gopi/settings.json from
+// the repository root down to the working directory (the folders
+// resources.ProjectRoots finds for skills and templates), so a project's
+// settings, hooks among them, apply wherever in it gopi starts.
+func settingsFiles(home, cwd string) []string {
+	files := []string{filepath.Join(home, "settings.json")}
+	roots := resources.ProjectRoots(nil, cwd)
+	for i := len(roots) - 1; i >= 0; i-- {
+		dir := filepath.Join(roots[i], resources.ProjectDir)
+		if dir == home { // ~/.gopi is $GOPI_HOME, read above as the user's
+			continue
+		}
+		files = append(files, filepath.Join(dir, "settings.json"))
+	}
+	return files
+}
+
 // reapplyChangedFlags makes flags the user gave win over the environment,
 // which was set explicitly above.
 func reapplyChangedFlags(v *viper.Viper, flags *pflag.FlagSet) {
@@ -115,11 +137,15 @@ func flagValue(f *pflag.Flag) any {
 }
 
 // merge reads one settings file; a missing file is fine, a malformed
-// one is a usage error naming it.
+// one is a usage error naming it. It is read as every resource is: a
+// regular file of at most resources.MaxFileSize, never a blocking open.
 func (c *config) merge(path string) error {
-	data, err := os.ReadFile(path)
+	data, err := resources.ReadFile(nil, path, resources.MaxFileSize)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
+	}
+	if errors.Is(err, resources.ErrRefused) {
+		return usageErr("settings %s %v: make it a regular file of at most 1 MiB, or remove it", path, err)
 	}
 	if err != nil {
 		return usageErr("read settings %s: %v", path, err)
@@ -186,6 +212,7 @@ var settingTypes = map[string]struct {
 	"timeout":            {kindStringNum, `give a duration as a string, such as "90s" or "10m"`},
 	"maxSteps":           {kindStringNum, `give a whole number above 0`},
 	"maxTokens":          {kindStringNum, `give a whole number, 0 for the model's limit`},
+	"maxPromptBytes":     {kindStringNum, `give a whole number of bytes above 0, e.g. 10485760`},
 	"tools":              {kindList, `give a list of tool names or a comma-separated string, e.g. ["read","bash"] or "read,bash"`},
 	"providers":          {kindObject, `give an object of named providers, e.g. {"local": {"api": "openai", ...}}`},
 	"retry":              {kindObject, `give an object, e.g. {"maxAttempts": 3}`},

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -21,13 +22,9 @@ func newContextCmd(sys *System) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cat, err := resources.Load(resources.Options{
-				Cwd: s.cwd, Home: sys.getenv("HOME"), GopiHome: s.cfg.home, Now: sys.Now,
-				SystemPrompt: s.cfg.str("systemPrompt"), AppendSystemPrompt: s.cfg.str("appendSystemPrompt"),
-				ActiveTools: s.tools, NoSkills: o.noSkills, NoTemplates: o.noTempl, NoContextFiles: o.noContext, Bare: o.bare,
-			})
+			cat, err := discover(sys, s, o)
 			if err != nil {
-				return usageErr("%v", err)
+				return err
 			}
 			return printContext(sys.Stdout, s.cfg, cat)
 		},
@@ -47,8 +44,31 @@ func newContextCmd(sys *System) *cobra.Command {
 	return c
 }
 
+// discover loads the resources of a run (or of gopi context); a
+// --system-prompt or systemPrompt naming a file that is refused is a
+// usage error naming where the value came from.
+func discover(sys *System, s *runSettings, o *runOptions) (*resources.Catalog, error) {
+	cat, err := resources.Load(resources.Options{
+		Cwd: s.cwd, Home: sys.getenv("HOME"), GopiHome: s.cfg.home, Now: sys.Now,
+		SystemPrompt: s.cfg.str("systemPrompt"), AppendSystemPrompt: s.cfg.str("appendSystemPrompt"),
+		ActiveTools: s.tools, NoSkills: o.noSkills, NoTemplates: o.noTempl, NoContextFiles: o.noContext, Bare: o.bare,
+	})
+	var pe *resources.PromptFileError
+	switch {
+	case errors.As(err, &pe):
+		key := "systemPrompt"
+		if pe.Kind == resources.KindAppend {
+			key = "appendSystemPrompt"
+		}
+		return nil, usageErr("%s names %s, which %v: give a regular file of at most 1 MiB, or the text itself", s.cfg.origin(key), pe.Path, pe.Err)
+	case err != nil:
+		return nil, usageErr("%v", err)
+	}
+	return cat, nil
+}
+
 func printContext(w io.Writer, c *config, cat *resources.Catalog) error {
-	fmt.Fprintf(w, "# System prompt\n\n%s\n\n# Settings files\n", cat.SystemPrompt())
+	fmt.Fprintf(w, "# System prompt\n\n%s\n\n# Settings files (merged in this order: a later one overrides an earlier one key by key)\n", cat.SystemPrompt())
 	for _, f := range c.files {
 		fmt.Fprintf(w, "- %s\n", f)
 	}

@@ -13,14 +13,54 @@ import (
 // stdinNotice is how long gopi waits for stdin before saying so.
 const stdinNotice = 3 * time.Second
 
+// defaultMaxPromptBytes bounds a prompt (arguments and stdin together)
+// unless --max-prompt-bytes or maxPromptBytes says otherwise: far more
+// than any model's context, far less than what would exhaust memory.
+const defaultMaxPromptBytes = 10 << 20
+
+// promptLimit reads the prompt bound: --max-prompt-bytes, GOPI_MAX_PROMPT_BYTES
+// or maxPromptBytes, else the default; 0 or less is a usage error.
+func promptLimit(c *config) (int, error) {
+	if c.str("maxPromptBytes") == "" {
+		return defaultMaxPromptBytes, nil
+	}
+	n, err := c.integer("maxPromptBytes")
+	if err != nil {
+		return 0, err
+	}
+	if n <= 0 {
+		return 0, usageErr("%s %q: give a whole number of bytes above 0 (the default is %d)", c.origin("maxPromptBytes"), c.str("maxPromptBytes"), defaultMaxPromptBytes)
+	}
+	return n, nil
+}
+
+// promptTooLarge is the usage error of a prompt over the bound.
+func promptTooLarge(what string, limit int, c *config) error {
+	return promptOverLimit(fmt.Sprintf("%s is larger than %d bytes", what, limit), c)
+}
+
+// promptOverLimit says what is over the bound, which setting set it and
+// what to do.
+func promptOverLimit(fact string, c *config) error {
+	return usageErr("%s, the limit set by %s: shorten it, or raise the limit with --max-prompt-bytes N", fact, c.origin("maxPromptBytes"))
+}
+
 // readPrompt joins the words of args and, when stdin is not a terminal,
-// appends what it holds after a blank line (alone, it is the prompt).
-func readPrompt(ctx context.Context, sys *System, args []string, noStdin bool) (string, error) {
+// appends what it holds after a blank line (alone, it is the prompt). A
+// prompt over limit bytes is refused before anything is sent or written;
+// stdin is never read past limit+1 bytes.
+func readPrompt(ctx context.Context, sys *System, c *config, args []string, noStdin bool, limit int) (string, error) {
 	prompt := strings.Join(args, " ")
+	if len(prompt) > limit {
+		return "", promptTooLarge("the prompt given as arguments", limit, c)
+	}
 	if !noStdin && !sys.StdinTTY && sys.Stdin != nil {
-		in, err := readStdin(ctx, sys)
+		in, err := readStdin(ctx, sys, limit)
 		if err != nil {
 			return "", err
+		}
+		if len(in) > limit {
+			return "", promptTooLarge("the prompt on stdin", limit, c)
 		}
 		switch {
 		case strings.TrimSpace(in) == "":
@@ -33,19 +73,24 @@ func readPrompt(ctx context.Context, sys *System, args []string, noStdin bool) (
 	if strings.TrimSpace(prompt) == "" {
 		return "", usageErr("empty prompt: give it as arguments (gopi run \"fix the tests\") or on stdin")
 	}
+	if len(prompt) > limit {
+		return "", promptTooLarge("the prompt (arguments and stdin together)", limit, c)
+	}
 	return prompt, nil
 }
 
-// readStdin reads stdin to its end. When nothing has arrived after a few
-// seconds and stderr is a terminal, it says what it is waiting for.
-func readStdin(ctx context.Context, sys *System) (string, error) {
+// readStdin reads stdin to its end, or to limit+1 bytes: enough to tell a
+// prompt over the limit, never an unbounded read. When nothing has arrived
+// after a few seconds and stderr is a terminal, it says what it is
+// waiting for.
+func readStdin(ctx context.Context, sys *System, limit int) (string, error) {
 	type result struct {
 		data []byte
 		err  error
 	}
 	done := make(chan result, 1)
 	go func() {
-		b, err := io.ReadAll(sys.Stdin)
+		b, err := io.ReadAll(io.LimitReader(sys.Stdin, int64(limit)+1))
 		done <- result{b, err}
 	}()
 	timer := time.NewTimer(stdinNotice)
@@ -55,6 +100,9 @@ func readStdin(ctx context.Context, sys *System) (string, error) {
 		case r := <-done:
 			if r.err != nil {
 				return "", usageErr("read the prompt from stdin: %v (give the prompt as arguments, or pass --no-stdin)", r.err)
+			}
+			if len(r.data) > limit {
+				return string(r.data), nil // the caller refuses it, by its length
 			}
 			return strings.TrimRight(string(r.data), "\n"), nil
 		case <-timer.C:

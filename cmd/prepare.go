@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,6 +32,8 @@ type runSettings struct {
 	tools    []string
 	noSync   bool
 	spillDir string // bash's spill files (rundir.go)
+	// maxPrompt bounds the prompt in bytes (--max-prompt-bytes).
+	maxPrompt int
 }
 
 // prepareRun validates everything and builds the Runtime. Nothing is sent
@@ -77,14 +80,9 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 	if s.timeout > 0 { // the deadline covers reading stdin too; runRun cancels it
 		p.ctx, p.cancel = context.WithTimeout(ctx, s.timeout)
 	}
-	text, err := readPrompt(p.ctx, sys, o.args, o.noStdin)
-	if err != nil {
+	if err := readPromptMessage(sys, s, o, cat, p); err != nil {
 		return p, err
 	}
-	if text, err = cat.Expand(text); err != nil {
-		return p, usageErr("%v", err)
-	}
-	p.prompt = []ai.Message{ai.UserText(text, sys.Now().UnixMilli())}
 	if err := openSession(sys, s, o, p); err != nil {
 		return p, err
 	}
@@ -102,6 +100,25 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 	}
 	p.model = choice.info
 	return p, buildRuntime(sys, s, choice, cat, p)
+}
+
+// readPromptMessage reads the prompt (bounded by --max-prompt-bytes),
+// expands a template or skill in it (bounded too) and makes it the
+// user message of the run.
+func readPromptMessage(sys *System, s *runSettings, o *runOptions, cat *resources.Catalog, p *prepared) error {
+	text, err := readPrompt(p.ctx, sys, s.cfg, o.args, o.noStdin, s.maxPrompt)
+	if err != nil {
+		return err
+	}
+	text, err = cat.ExpandWithin(text, s.maxPrompt)
+	if errors.Is(err, resources.ErrRefused) {
+		return promptOverLimit(err.Error(), s.cfg)
+	}
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	p.prompt = []ai.Message{ai.UserText(text, sys.Now().UnixMilli())}
+	return nil
 }
 
 // resumeSettings returns the model and thinking level on the chosen path.
@@ -157,26 +174,34 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 	default:
 		return nil, usageErr("%s %q: use always or never", cfg.origin("fsync"), f)
 	}
-	if !o.noTools {
-		s.tools = cfg.list("tools")
-		for _, name := range s.tools {
-			if !slices.Contains(tools.AllNames, name) {
-				return nil, usageErr("%s: unknown tool %q: choose from %s", cfg.origin("tools"), name, strings.Join(tools.AllNames, ","))
-			}
-		}
+	if s.tools, err = toolNames(cfg, o.noTools); err != nil {
+		return nil, err
+	}
+	if s.maxPrompt, err = promptLimit(cfg); err != nil {
+		return nil, err
 	}
 	warnMissingPromptFile(sys, cfg, s.cwd)
 	return s, nil
 }
 
+// toolNames reads and checks the tools setting (none with --no-tools).
+func toolNames(cfg *config, noTools bool) ([]string, error) {
+	if noTools {
+		return nil, nil
+	}
+	names := cfg.list("tools")
+	for _, name := range names {
+		if !slices.Contains(tools.AllNames, name) {
+			return nil, usageErr("%s: unknown tool %q: choose from %s", cfg.origin("tools"), name, strings.Join(tools.AllNames, ","))
+		}
+	}
+	return names, nil
+}
+
 func loadResources(sys *System, s *runSettings, o *runOptions) (*resources.Catalog, error) {
-	cat, err := resources.Load(resources.Options{
-		Cwd: s.cwd, Home: sys.getenv("HOME"), GopiHome: s.cfg.home, Now: sys.Now,
-		SystemPrompt: s.cfg.str("systemPrompt"), AppendSystemPrompt: s.cfg.str("appendSystemPrompt"),
-		ActiveTools: s.tools, NoSkills: o.noSkills, NoTemplates: o.noTempl, NoContextFiles: o.noContext, Bare: o.bare,
-	})
+	cat, err := discover(sys, s, o)
 	if err != nil {
-		return nil, usageErr("%v", err)
+		return nil, err
 	}
 	for _, w := range cat.Warnings {
 		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
@@ -265,7 +290,8 @@ func secretNames(c *config) []string {
 
 // warnMissingPromptFile says when --system-prompt or --append-system-prompt
 // looks like a file's path but names no file (or a folder): it is then
-// used as text.
+// used as text. A named pipe, a device or a file over 1 MiB there is
+// refused by resources.Load instead.
 func warnMissingPromptFile(sys *System, c *config, cwd string) {
 	for _, key := range []string{"systemPrompt", "appendSystemPrompt"} {
 		v := c.str(key)
@@ -279,7 +305,7 @@ func warnMissingPromptFile(sys *System, c *config, cwd string) {
 		switch st, err := os.Stat(path); {
 		case err != nil:
 			fmt.Fprintf(sys.Stderr, "gopi: warning: %s %q names no file; it is used as the prompt text itself\n", c.origin(key), v)
-		case !st.Mode().IsRegular():
+		case st.IsDir(): // anything else that is not a regular file is refused by resources.Load
 			fmt.Fprintf(sys.Stderr, "gopi: warning: %s %q is not a file (a folder?); it is used as the prompt text itself\n", c.origin(key), v)
 		}
 	}

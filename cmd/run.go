@@ -64,6 +64,7 @@ blank line (git diff | gopi run "review this").`,
 	f.Duration("timeout", 0, "deadline for the whole run, e.g. 10m (exit 7 when it expires)")
 	f.BoolVar(&o.noStdin, "no-stdin", false, "do not read stdin")
 	f.BoolVar(&o.printSP, "print-system-prompt", false, "print the assembled system prompt and exit")
+	f.Int("max-prompt-bytes", defaultMaxPromptBytes, "refuse a prompt (arguments and stdin together) larger than this (exit 2)")
 	return c
 }
 

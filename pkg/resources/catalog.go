@@ -1,6 +1,7 @@
 package resources
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -89,7 +90,8 @@ type Catalog struct {
 
 // Load discovers the resources described by opts. Problems with a
 // project's files are recorded in the Catalog, never returned; the error
-// is only for unusable Options.
+// is for unusable Options, among them a SystemPrompt or
+// AppendSystemPrompt naming a file ReadFile refuses (*PromptFileError).
 func Load(opts Options) (*Catalog, error) {
 	l, err := newLoader(opts)
 	if err != nil {
@@ -98,12 +100,34 @@ func Load(opts Options) (*Catalog, error) {
 	c := l.cat
 	c.ActiveTools = append([]string(nil), opts.ActiveTools...)
 	c.read = l.readText
-	l.loadPrompts()
+	if err := l.loadPrompts(); err != nil {
+		return nil, err
+	}
 	l.switchable(opts.NoContextFiles, KindContext, "--no-context-files", l.loadContextFiles)
 	l.switchable(opts.NoSkills, KindSkill, "--no-skills", l.loadSkills)
 	l.switchable(opts.NoTemplates, KindTemplate, "--no-prompt-templates", l.loadTemplates)
 	return c, nil
 }
+
+// PromptFileError is a SystemPrompt or AppendSystemPrompt value naming a
+// file that is not a regular file or is larger than MaxFileSize: the
+// person asked for that file, so it is neither skipped nor used as text.
+type PromptFileError struct {
+	Kind Kind   // KindSystem or KindAppend
+	Path string // the file's absolute path
+	Err  error  // why it is refused (errors.Is ErrRefused)
+}
+
+func (e *PromptFileError) Error() string {
+	flag := "--system-prompt"
+	if e.Kind == KindAppend {
+		flag = "--append-system-prompt"
+	}
+	return fmt.Sprintf("%s names %s, which %v: give a regular file of at most %s, or the text itself",
+		flag, e.Path, e.Err, sizeText(MaxFileSize))
+}
+
+func (e *PromptFileError) Unwrap() error { return e.Err }
 
 // switchable runs a discovery unless it is switched off, and records why not.
 func (l *loader) switchable(off bool, kind Kind, flag string, discover func()) {
@@ -130,52 +154,62 @@ func (l *loader) warn(kind Kind, p, msg string) {
 }
 
 // loadPrompts resolves the base and appended prompt: the option's value,
-// else the project's file, else the global one.
-func (l *loader) loadPrompts() {
-	l.cat.Base = l.promptText(KindSystem, l.opts.SystemPrompt, "SYSTEM.md", "--system-prompt")
-	l.cat.Append = l.promptText(KindAppend, l.opts.AppendSystemPrompt, "APPEND_SYSTEM.md", "--append-system-prompt")
+// else the nearest project file (.gopi before .pi), else the global one.
+func (l *loader) loadPrompts() error {
+	var err error
+	if l.cat.Base, err = l.promptText(KindSystem, l.opts.SystemPrompt, "SYSTEM.md", "--system-prompt"); err != nil {
+		return err
+	}
+	l.cat.Append, err = l.promptText(KindAppend, l.opts.AppendSystemPrompt, "APPEND_SYSTEM.md", "--append-system-prompt")
+	return err
 }
 
-func (l *loader) promptText(kind Kind, value, file, flag string) string {
+func (l *loader) promptText(kind Kind, value, file, flag string) (string, error) {
 	if value != "" {
 		return l.flagText(kind, value, flag)
 	}
 	if l.opts.Bare {
-		return ""
+		return "", nil
 	}
-	candidates := []struct{ p, source string }{{path.Join(l.opts.Cwd, ProjectDir, file), "project"}}
+	type place struct{ p, source string }
+	var places []place
+	for _, p := range l.projectPlaces(file) {
+		places = append(places, place{p, "project"})
+	}
 	if l.opts.GopiHome != "" {
-		candidates = append(candidates, struct{ p, source string }{path.Join(l.opts.GopiHome, file), "global"})
+		places = append(places, place{path.Join(l.opts.GopiHome, file), "global"})
 	}
-	for _, c := range candidates {
-		if !l.isFile(c.p) {
+	for _, c := range places {
+		if !l.candidate(c.p) {
 			continue
 		}
-		text, err := l.readText(c.p)
-		if err != nil {
-			l.skip(kind, c.p, fmt.Sprintf("cannot be read (%v); fix its permissions or remove it", err))
-			continue
+		if text, ok := l.readResource(kind, c.p); ok {
+			l.found(kind, c.p, "", c.source)
+			return text, nil
 		}
-		l.found(kind, c.p, "", c.source)
-		return text
 	}
-	return ""
+	return "", nil
 }
 
 // flagText reads a flag's value as pi does: a file when one exists at
-// that path, otherwise the text itself.
-func (l *loader) flagText(kind Kind, value, flag string) string {
+// that path, otherwise the text itself. A path naming something ReadFile
+// refuses is an error: the person meant that file, and its name is not
+// the prompt they want.
+func (l *loader) flagText(kind Kind, value, flag string) (string, error) {
 	if len(value) <= maxInlineLen && !strings.ContainsAny(value, "\n\x00") {
 		p := l.abs(value)
-		if l.isFile(p) {
+		if l.candidate(p) {
 			text, err := l.readText(p)
 			if err == nil {
 				l.found(kind, p, "", "flag")
-				return text
+				return text, nil
+			}
+			if errors.Is(err, ErrRefused) {
+				return "", &PromptFileError{Kind: kind, Path: p, Err: err}
 			}
 			l.warn(kind, p, fmt.Sprintf("%s names a file that cannot be read (%v); its value is used as text", flag, err))
 		}
 	}
 	l.found(kind, "", "", "flag")
-	return value
+	return value, nil
 }

@@ -1,7 +1,6 @@
 package resources
 
 import (
-	"fmt"
 	"path"
 	"slices"
 )
@@ -34,19 +33,17 @@ func (l *loader) loadContextFiles() {
 }
 
 // contextFileIn returns the folder's context file, recording a candidate
-// that exists and cannot be read.
+// that exists and cannot be read or is refused (not a regular file, or
+// larger than MaxFileSize).
 func (l *loader) contextFileIn(dir string) (ContextFile, bool) {
 	for _, name := range contextNames {
 		p := path.Join(dir, name)
-		if !l.isFile(p) {
+		if !l.candidate(p) {
 			continue
 		}
-		text, err := l.readText(p)
-		if err != nil {
-			l.skip(KindContext, p, fmt.Sprintf("cannot be read (%v); fix its permissions or remove it", err))
-			continue
+		if text, ok := l.readResource(KindContext, p); ok {
+			return ContextFile{Path: p, Content: text}, true
 		}
-		return ContextFile{Path: p, Content: text}, true
 	}
 	return ContextFile{}, false
 }

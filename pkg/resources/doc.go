@@ -11,6 +11,14 @@
 //     invalid frontmatter or a name collision becomes an entry in
 //     Catalog.Skipped or Catalog.Warnings that says what is wrong and
 //     where; only an unusable Options value is an error.
+//   - Every file is read through ReadFile: a regular file of at most
+//     MaxFileSize (1 MiB), never opened in a way that blocks. A named
+//     pipe, a device or a larger file is skipped with its path and why.
+//   - A project's .gopi folder (and pi's .pi folder, after it) is found in
+//     the working directory or any parent up to the repository root
+//     (ProjectRoots), nearest first, so the project's skills, templates
+//     and SYSTEM.md apply wherever in it a session starts; outside a
+//     repository only the working directory's own folders count.
 //   - Bare mode and the No* switches discover nothing of their kind; what
 //     was switched off is listed in Catalog.Skipped.
 //   - Expansion is a single pass: text that arguments bring in is never
@@ -19,5 +27,6 @@
 //
 // Behaviour follows upstream pi (packages/coding-agent/src/core:
 // resource-loader, system-prompt, skills, prompt-templates), except that a
-// project's skill or template wins a name collision with a user-wide one.
+// project's skill or template wins a name collision with a user-wide one,
+// and that pi reads .pi only in the working directory.
 package resources

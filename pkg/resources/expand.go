@@ -22,6 +22,23 @@ const skillPrefix = "/skill:"
 // piped after `gopi run "/review"` arrives unchanged (pi parses the whole
 // text as arguments, collapsing its white space).
 func (c *Catalog) Expand(prompt string) (string, error) {
+	return c.ExpandWithin(prompt, 0)
+}
+
+// ExpandWithin is Expand refusing an expansion larger than limit bytes
+// (0: no limit) with an error that errors.Is ErrRefused. A template
+// repeating $@ over long arguments would otherwise grow the prompt
+// without bound before anyone could measure it; the substitution stops
+// as soon as the limit is passed.
+func (c *Catalog) ExpandWithin(prompt string, limit int) (string, error) {
+	out, err := c.expand(prompt, limit)
+	if err == nil && limit > 0 && len(out) > limit {
+		err = &refusal{fmt.Sprintf("the prompt expands to more than %d bytes", limit)}
+	}
+	return out, err
+}
+
+func (c *Catalog) expand(prompt string, limit int) (string, error) {
 	if !strings.HasPrefix(prompt, "/") {
 		return prompt, nil
 	}
@@ -37,7 +54,10 @@ func (c *Catalog) Expand(prompt string) (string, error) {
 			continue
 		}
 		line, more, _ := strings.Cut(rest, "\n")
-		out := SubstituteArgs(t.Content, ParseArgs(line))
+		out, ok := substitute(t.Content, ParseArgs(line), limit)
+		if !ok {
+			return "", &refusal{fmt.Sprintf("template /%s expands to more than %d bytes", name, limit)}
+		}
 		if more = strings.TrimSpace(more); more != "" {
 			out += "\n\n" + more
 		}
@@ -126,8 +146,18 @@ func ParseArgs(s string) []string {
 // (from the Nth on) and ${@:N:L} (L arguments from the Nth). Out of range
 // gives "". Text brought in by an argument is never substituted again.
 func SubstituteArgs(content string, args []string) string {
+	out, _ := substitute(content, args, 0)
+	return out
+}
+
+// substitute is SubstituteArgs stopping (ok false) once the output passes
+// limit bytes; limit 0 is no limit.
+func substitute(content string, args []string, limit int) (string, bool) {
 	var b strings.Builder
 	for i := 0; i < len(content); {
+		if limit > 0 && b.Len() > limit {
+			return "", false
+		}
 		if content[i] != '$' {
 			j := strings.IndexByte(content[i:], '$')
 			if j < 0 {
@@ -146,7 +176,7 @@ func SubstituteArgs(content string, args []string) string {
 		b.WriteString(val)
 		i += n
 	}
-	return b.String()
+	return b.String(), true
 }
 
 // placeholder reads the placeholder at the start of s (which starts with

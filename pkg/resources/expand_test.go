@@ -1,6 +1,7 @@
 package resources
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -154,5 +155,36 @@ func TestExpandSkillGoneIsAnError(t *testing.T) {
 	_, err := c.Expand("/skill:gone")
 	if err == nil || !strings.Contains(err.Error(), "/p/.gopi/skills/gone/SKILL.md") {
 		t.Fatalf("Expand of a deleted skill: err %v, want one naming the file", err)
+	}
+}
+
+// A template repeating $@ grows the prompt by the arguments' length each
+// time: ExpandWithin stops at the limit instead of building it whole.
+func TestExpandWithinStopsAtTheLimit(t *testing.T) {
+	fsys := fstest.MapFS{
+		"p/.gopi/prompts/many.md":         {Data: []byte(strings.Repeat("$@ ", 100_000))},
+		"p/.gopi/skills/s/SKILL.md":       {Data: []byte("---\ndescription: d\n---\n" + strings.Repeat("b", 500))},
+		"p/.gopi/prompts/short-enough.md": {Data: []byte("$1 $1")},
+	}
+	c := mustLoad(t, Options{FS: fsys, Cwd: "/p", Now: fixedNow})
+	tests := []struct {
+		prompt  string
+		limit   int
+		refused string // "" means expanded
+	}{
+		{"/many " + strings.Repeat("x", 1000), 4096, "template /many expands to more than 4096 bytes"},
+		{"/skill:s go", 100, "the prompt expands to more than 100 bytes"},
+		{"/short-enough abc", 7, ""},
+		{"/short-enough abcd", 7, "the prompt expands to more than 7 bytes"},
+		{"/many x", 0, ""}, // no limit
+	}
+	for _, tt := range tests {
+		got, err := c.ExpandWithin(tt.prompt, tt.limit)
+		switch {
+		case tt.refused == "" && err != nil:
+			t.Errorf("ExpandWithin(%.20q, %d): %v", tt.prompt, tt.limit, err)
+		case tt.refused != "" && (!errors.Is(err, ErrRefused) || err.Error() != tt.refused):
+			t.Errorf("ExpandWithin(%.20q, %d): %d bytes, error %v; want %q", tt.prompt, tt.limit, len(got), err, tt.refused)
+		}
 	}
 }

@@ -52,7 +52,8 @@ type Options struct {
 	Bare bool
 }
 
-// ProjectDir is the folder of a project's own gopi resources, under Cwd.
+// ProjectDir is the folder of a project's own gopi resources, in Cwd or
+// one of its parents up to the repository root (see ProjectRoots).
 const ProjectDir = ".gopi"
 
 // maxInlineLen bounds a --system-prompt value that may still be a path;
@@ -110,21 +111,16 @@ func (l *loader) stat(abs string) (fs.FileInfo, error) {
 	return fi, err
 }
 
-// isFile reports whether a regular file (or a link to one) is at abs.
-func (l *loader) isFile(abs string) bool {
-	fi, err := l.stat(abs)
-	return err == nil && fi != nil && fi.Mode().IsRegular()
-}
-
 // isDir reports whether a folder (or a link to one) is at abs.
 func (l *loader) isDir(abs string) bool {
 	fi, err := l.stat(abs)
 	return err == nil && fi != nil && fi.IsDir()
 }
 
-// readText reads a file as text with Windows line ends normalised.
+// readText reads a file as text with Windows line ends normalised,
+// through ReadFile: never more than MaxFileSize, never a named pipe.
 func (l *loader) readText(abs string) (string, error) {
-	b, err := fs.ReadFile(l.fsys, rel(abs))
+	b, err := ReadFile(l.opts.FS, abs, MaxFileSize)
 	if err != nil {
 		return "", err
 	}

@@ -31,14 +31,19 @@ type Skill struct {
 
 type skillDir struct{ dir, source string }
 
-// skillDirs lists the skills folders by precedence: the project's first,
-// so that a project's skill wins a name collision with a user-wide one.
+// skillDirs lists the skills folders by precedence, so that the first of
+// two skills with one name wins: the project's .gopi/skills folders
+// (nearest first), then its .pi/skills folders, then its .agents/skills
+// folders, then the user's $GOPI_HOME/skills and ~/.agents/skills.
 func (l *loader) skillDirs() []skillDir {
 	userAgents := ""
 	if l.opts.Home != "" {
 		userAgents = path.Join(l.opts.Home, ".agents", "skills")
 	}
-	dirs := []skillDir{{path.Join(l.opts.Cwd, ProjectDir, "skills"), "project"}}
+	var dirs []skillDir
+	for _, p := range l.projectPlaces("skills") {
+		dirs = append(dirs, skillDir{p, "project"})
+	}
 	for _, d := range l.agentsAncestors() {
 		if p := path.Join(d, ".agents", "skills"); p != userAgents {
 			dirs = append(dirs, skillDir{p, "project"})
@@ -51,18 +56,6 @@ func (l *loader) skillDirs() []skillDir {
 		dirs = append(dirs, skillDir{userAgents, "user"})
 	}
 	return dirs
-}
-
-// agentsAncestors are the working directory and its parents up to the git
-// root (the nearest folder holding .git), or to the filesystem root.
-func (l *loader) agentsAncestors() []string {
-	all := ancestors(l.opts.Cwd)
-	for i, d := range all {
-		if fi, err := l.stat(path.Join(d, ".git")); err == nil && fi != nil {
-			return all[:i+1]
-		}
-	}
-	return all
 }
 
 func (l *loader) loadSkills() {
@@ -78,7 +71,7 @@ func (l *loader) loadSkills() {
 			}
 			seenFile[s.Path] = true
 			if prev, dup := byName[s.Name]; dup {
-				l.skip(KindSkill, s.Path, fmt.Sprintf("name %q is already taken by %s, which wins (project skills before user skills, nearer folders first); rename one of them", s.Name, prev.Path))
+				l.skip(KindSkill, s.Path, fmt.Sprintf("name %q is already taken by %s, which wins (project skills before user skills; .gopi, then .pi, then .agents folders; nearer folders first); rename one of them", s.Name, prev.Path))
 				continue
 			}
 			byName[s.Name] = s
@@ -96,7 +89,7 @@ func (l *loader) skillsIn(dir, source string, root bool, depth int) []Skill {
 		l.skip(KindSkill, dir, fmt.Sprintf("nested deeper than %d folders (a link loop?); move the skill up", maxSkillDepth))
 		return nil
 	}
-	if p := path.Join(dir, "SKILL.md"); l.isFile(p) {
+	if p := path.Join(dir, "SKILL.md"); l.candidate(p) {
 		return l.skillAt(p, path.Base(dir), source)
 	}
 	entries, err := fs.ReadDir(l.fsys, rel(dir))
@@ -114,7 +107,7 @@ func (l *loader) skillsIn(dir, source string, root bool, depth int) []Skill {
 		switch {
 		case l.isDir(p):
 			out = append(out, l.skillsIn(p, source, false, depth+1)...)
-		case root && strings.HasSuffix(name, ".md") && l.isFile(p):
+		case root && strings.HasSuffix(name, ".md") && l.candidate(p):
 			out = append(out, l.skillAt(p, strings.TrimSuffix(name, ".md"), source)...)
 		}
 	}
@@ -124,9 +117,8 @@ func (l *loader) skillsIn(dir, source string, root bool, depth int) []Skill {
 // skillAt reads and validates one skill file; an invalid one is skipped
 // with every reason, a usable one with problems is kept with a warning.
 func (l *loader) skillAt(p, defaultName, source string) []Skill {
-	text, err := l.readText(p)
-	if err != nil {
-		l.skip(KindSkill, p, fmt.Sprintf("cannot be read (%v)", err))
+	text, ok := l.readResource(KindSkill, p)
+	if !ok {
 		return nil
 	}
 	s, problems, warnings := parseSkill(text, defaultName)

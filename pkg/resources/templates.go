@@ -20,10 +20,14 @@ type Template struct {
 // maxDescriptionPreview bounds a description taken from the first line.
 const maxDescriptionPreview = 60
 
-// loadTemplates reads the .md files of the project's prompts folder, then
-// the user's; a project's template wins a name collision.
+// loadTemplates reads the .md files of the project's prompts folders
+// (.gopi nearest first, then .pi nearest first), then the user's; the
+// first template of a name wins.
 func (l *loader) loadTemplates() {
-	dirs := []skillDir{{path.Join(l.opts.Cwd, ProjectDir, "prompts"), "project"}}
+	var dirs []skillDir
+	for _, p := range l.projectPlaces("prompts") {
+		dirs = append(dirs, skillDir{p, "project"})
+	}
 	if l.opts.GopiHome != "" {
 		dirs = append(dirs, skillDir{path.Join(l.opts.GopiHome, "prompts"), "user"})
 	}
@@ -31,7 +35,7 @@ func (l *loader) loadTemplates() {
 	for _, d := range dirs {
 		for _, t := range l.templatesIn(d.dir, d.source) {
 			if prev, dup := byName[t.Name]; dup {
-				l.skip(KindTemplate, t.Path, fmt.Sprintf("name %q is already taken by %s, which wins (project templates before user templates); rename one of them", t.Name, prev))
+				l.skip(KindTemplate, t.Path, fmt.Sprintf("name %q is already taken by %s, which wins (project templates before user templates; .gopi before .pi folders; nearer folders first); rename one of them", t.Name, prev))
 				continue
 			}
 			byName[t.Name] = t.Path
@@ -54,10 +58,14 @@ func (l *loader) templatesIn(dir, source string) []Template {
 	var out []Template
 	for _, e := range entries {
 		p := path.Join(dir, e.Name())
-		if !strings.HasSuffix(e.Name(), ".md") || !l.isFile(p) {
+		if !strings.HasSuffix(e.Name(), ".md") || !l.candidate(p) {
 			continue
 		}
-		t, err := l.templateAt(p, source)
+		text, ok := l.readResource(KindTemplate, p)
+		if !ok {
+			continue
+		}
+		t, err := templateAt(text, p, source)
 		if err != nil {
 			l.skip(KindTemplate, p, err.Error())
 			continue
@@ -67,11 +75,7 @@ func (l *loader) templatesIn(dir, source string) []Template {
 	return out
 }
 
-func (l *loader) templateAt(p, source string) (Template, error) {
-	text, err := l.readText(p)
-	if err != nil {
-		return Template{}, fmt.Errorf("cannot be read (%w)", err)
-	}
+func templateAt(text, p, source string) (Template, error) {
 	fm, body, err := parseFrontmatter(text)
 	if err != nil {
 		return Template{}, fmt.Errorf("%w; fix the header between the --- lines", err)
