@@ -119,6 +119,17 @@ func settingsFiles(home, cwd string) []string {
 	return files
 }
 
+// hookDir is where the hooks a settings file declares run: a project's
+// hooks in the project folder that holds its .gopi (so "./policy.sh" is
+// found from any subfolder), $GOPI_HOME's in the working directory ("").
+func hookDir(home, settings string) string {
+	dir := filepath.Dir(settings)
+	if dir == home {
+		return ""
+	}
+	return filepath.Dir(dir)
+}
+
 // reapplyChangedFlags makes flags the user gave win over the environment,
 // which was set explicitly above.
 func reapplyChangedFlags(v *viper.Viper, flags *pflag.FlagSet) {
@@ -159,6 +170,7 @@ func (c *config) merge(path string) error {
 		if err := json.Unmarshal(raw, &h); err != nil {
 			return usageErr("settings %s: \"hooks\" has the wrong shape: %v", path, err)
 		}
+		h.SetDir(hookDir(c.home, path))
 		c.hooks.BeforeTool = append(c.hooks.BeforeTool, h.BeforeTool...)
 		c.hooks.AfterTool = append(c.hooks.AfterTool, h.AfterTool...)
 		delete(obj, "hooks")

@@ -28,16 +28,33 @@ type CommandHook struct {
 	// Matcher is a regular expression that must match the whole tool
 	// name ("bash", "edit|write"); "" or "*" matches every tool.
 	Matcher string `json:"matcher,omitempty"`
-	// Command is run with `sh -c` in the working directory.
+	// Command is run with `sh -c` in Dir.
 	Command string `json:"command"`
 	// Timeout in seconds; 0 means DefaultHookTimeout.
 	Timeout float64 `json:"timeout,omitempty"`
+	// Dir is the folder the command runs in and the hook's project
+	// folder (GOPI_PROJECT_DIR): the project whose settings declared it,
+	// so a relative "./policy.sh" resolves wherever gopi starts. ""
+	// means CommandEnv.Cwd. It is set by whoever reads the settings, not
+	// from JSON.
+	Dir string `json:"-"`
+}
+
+// SetDir gives every hook of cfg the folder it runs in.
+func (cfg *HooksConfig) SetDir(dir string) {
+	for i := range cfg.BeforeTool {
+		cfg.BeforeTool[i].Dir = dir
+	}
+	for i := range cfg.AfterTool {
+		cfg.AfterTool[i].Dir = dir
+	}
 }
 
 // CommandEnv is what command hooks see of the world, injected by the CLI.
 type CommandEnv struct {
-	// Cwd is the session's working directory: hooks run there and get it
-	// as "cwd" and as GOPI_PROJECT_DIR and CLAUDE_PROJECT_DIR.
+	// Cwd is the session's working directory: hooks get it as "cwd", and
+	// a hook without a Dir runs there and gets it as GOPI_PROJECT_DIR
+	// and CLAUDE_PROJECT_DIR.
 	Cwd string
 	// Environ is the hooks' environment; variables holding provider
 	// credentials are removed again here, whatever the caller passed.
@@ -83,6 +100,7 @@ type commandHook struct {
 	match   *regexp.Regexp // nil: every tool
 	timeout time.Duration
 	env     CommandEnv
+	dir     string // where it runs: its project folder, or env.Cwd
 }
 
 func compileHooks(hooks []CommandHook, field string, env CommandEnv) ([]*commandHook, error) {
@@ -98,7 +116,10 @@ func compileHooks(hooks []CommandHook, field string, env CommandEnv) ([]*command
 		if hk.Timeout < 0 {
 			return nil, fmt.Errorf("%s: timeout %v is negative: give seconds, or leave it out for %v", where, hk.Timeout, DefaultHookTimeout)
 		}
-		c := &commandHook{name: fmt.Sprintf("%q", hk.Command), command: hk.Command, timeout: DefaultHookTimeout, env: env}
+		c := &commandHook{name: fmt.Sprintf("%q", hk.Command), command: hk.Command, timeout: DefaultHookTimeout, env: env, dir: hk.Dir}
+		if c.dir == "" {
+			c.dir = env.Cwd
+		}
 		if hk.Timeout > 0 {
 			c.timeout = time.Duration(hk.Timeout * float64(time.Second))
 		}

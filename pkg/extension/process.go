@@ -47,8 +47,8 @@ func (c *commandHook) run(ctx context.Context, input []byte) *runResult {
 		shell = "/bin/sh"
 	}
 	cmd := exec.CommandContext(runCtx, shell, "-c", c.command)
-	cmd.Dir = c.env.Cwd
-	cmd.Env = hookEnv(c.env)
+	cmd.Dir = c.dir
+	cmd.Env = hookEnv(c.env, c.dir)
 	cmd.Stdin = bytes.NewReader(input)
 	cmd.Stdout, cmd.Stderr = &res.stdout, &res.stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -87,7 +87,7 @@ func (r *runResult) setEnding(cmd *exec.Cmd, err error) {
 // hookEnv is the hook's environment: the injected one without
 // credentials, plus the project folder under gopi's and Claude Code's
 // names so that hooks written for either work.
-func hookEnv(env CommandEnv) []string {
+func hookEnv(env CommandEnv, project string) []string {
 	out := make([]string, 0, len(env.Environ)+2)
 	for _, kv := range env.Environ {
 		name, _, _ := strings.Cut(kv, "=")
@@ -97,7 +97,7 @@ func hookEnv(env CommandEnv) []string {
 		}
 		out = append(out, kv)
 	}
-	return append(out, "GOPI_PROJECT_DIR="+env.Cwd, "CLAUDE_PROJECT_DIR="+env.Cwd)
+	return append(out, "GOPI_PROJECT_DIR="+project, "CLAUDE_PROJECT_DIR="+project)
 }
 
 // secretNames are provider credentials that do not end in _API_KEY.
