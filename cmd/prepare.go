@@ -243,7 +243,7 @@ func buildRuntime(sys *System, s *runSettings, choice modelChoice, cat *resource
 	rt, err := runtime.New(runtime.Config{
 		ActiveLeaf: leafRef(p.leaf), SystemPrompt: cat.SystemPrompt(), MaxSteps: s.maxSteps, MaxTokens: s.maxTok,
 		Thinking: s.thinking, Model: choice.info,
-	}, runtime.Deps{Model: choice.model, Tools: reg, Session: p.store, Extensions: ext, Now: sys.Now})
+	}, runtime.Deps{Model: choice.model, Tools: reg, Session: p.store, Extensions: ext, Secrets: env.Secrets, Now: sys.Now})
 	if err != nil {
 		return usageErr("%v", err)
 	}

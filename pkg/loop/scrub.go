@@ -24,10 +24,25 @@ type secretsHolder interface {
 // returned as it is.
 func scrubbing(x Executor) Executor {
 	h, ok := x.(secretsHolder)
-	if !ok || h.Secrets().Len() == 0 {
+	if !ok {
 		return x
 	}
-	return &scrubExecutor{next: x, secrets: h.Secrets()}
+	return Scrubbing(x, h.Secrets())
+}
+
+// Scrubbing wraps x so that s is taken out of every result and partial
+// result it gives. The composition root calls it with the secrets it
+// holds, so no wrapper between it and the tools can hide them; a run
+// scrubs again with whatever secrets its executor declares. x is
+// returned as it is when s is empty or x already scrubs s.
+func Scrubbing(x Executor, s *tools.Secrets) Executor {
+	if x == nil || s.Len() == 0 {
+		return x
+	}
+	if sx, ok := x.(*scrubExecutor); ok && sx.secrets == s {
+		return x
+	}
+	return &scrubExecutor{next: x, secrets: s}
 }
 
 type scrubExecutor struct {

@@ -20,6 +20,7 @@ import (
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
 	"gopi/pkg/session"
+	"gopi/pkg/tools"
 )
 
 // Config is what a Runtime is asked to do.
@@ -71,8 +72,11 @@ type Observer interface {
 // Deps are the objects a Runtime is built from. The Runtime uses them
 // as given (same identity) and does not close the store.
 type Deps struct {
-	Model      ai.Model
-	Tools      loop.Executor // nil: no tools
+	Model ai.Model
+	Tools loop.Executor // nil: no tools
+	// Secrets are scrubbed from every tool result and partial result,
+	// after the extensions; nil: those the executor itself declares.
+	Secrets    *tools.Secrets
 	Session    session.Store
 	Resources  Resources  // may be nil
 	Extensions Extensions // may be nil
@@ -134,12 +138,17 @@ func New(cfg Config, deps Deps) (*Runtime, error) {
 		}
 	}
 	r.persisted = len(msgs)
-	tools := deps.Tools
-	if deps.Extensions != nil && tools != nil {
-		tools = deps.Extensions.Wrap(tools)
+	exec := deps.Tools
+	if deps.Extensions != nil && exec != nil {
+		exec = deps.Extensions.Wrap(exec)
+	}
+	if exec != nil {
+		// Outermost, so whatever a hook or wrapper did to a result, the
+		// keys are out of it before it becomes an event or an entry.
+		exec = loop.Scrubbing(exec, deps.Secrets)
 	}
 	r.agent = agent.New(agent.Options{
-		Model: &projector{r: r, inner: deps.Model}, SystemPrompt: r.systemPrompt(), Tools: tools,
+		Model: &projector{r: r, inner: deps.Model}, SystemPrompt: r.systemPrompt(), Tools: exec,
 		MaxSteps: cfg.MaxSteps, MaxTokens: cfg.MaxTokens, Thinking: cfg.Thinking, Messages: msgs, OwnMessages: true,
 		SteeringMode: cfg.SteeringMode, FollowUpMode: cfg.FollowUpMode, Now: deps.Now, Commit: r.commit,
 	})
