@@ -133,7 +133,7 @@ func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, m mode
 		// Nobody reads the output any more: like an interrupt, whether the
 		// run was still going (it was aborted) or had just ended.
 		what := "the run was aborted"
-		if o.Result.Reason != loop.ReasonAborted {
+		if o.Class != ai.ClassAborted {
 			what = "its end was not written"
 		}
 		fmt.Fprintf(sys.Stderr, "gopi: stdout was closed by its reader: %s; the session keeps what was done\n", what)
