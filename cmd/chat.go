@@ -47,6 +47,8 @@ use gopi run.`,
 // runChat refuses without a terminal, then prepares the first Runtime as
 // gopi run does and hands the terminal to the interactive mode.
 func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions) error {
+	ctx, untrap := trapChat(ctx, sys)
+	defer untrap()
 	if !sys.StdinTTY || !sys.StdoutTTY {
 		return usageErr("gopi chat needs a terminal on stdin and stdout; for pipes and scripts use gopi run " +
 			"(e.g. gopi run \"fix the tests\", or echo PROMPT | gopi run)")

@@ -24,6 +24,7 @@ const (
 // with Alt-Enter and pasted line breaks recognised by keyFilter.
 type chatTerminal struct {
 	rl       *readline.Instance
+	stdin    io.Closer // what readline reads; its Close does not reach it
 	out      *os.File
 	fd       int
 	state    *readline.State
@@ -47,9 +48,11 @@ func openTerminal(sys *System, historyFile string) (*chatTerminal, error) {
 	}
 	t.state = state
 	noop := func() error { return nil }
+	stdin := readline.NewCancelableStdin(in)
+	t.stdin = stdin
 	rl, err := readline.NewEx(&readline.Config{
 		Prompt: "› ", HistoryFile: historyFile, HistoryLimit: 1000,
-		Stdin: newKeyFilter(readline.NewCancelableStdin(in)), Stdout: out, Stderr: out,
+		Stdin: newKeyFilter(stdin), Stdout: out, Stderr: out,
 		FuncIsTerminal: func() bool { return true }, FuncMakeRaw: noop, FuncExitRaw: noop,
 		FuncFilterInputRune: t.filterRune,
 	})
@@ -106,6 +109,9 @@ func (t *chatTerminal) Interrupt() { t.Close() }
 func (t *chatTerminal) Close() {
 	t.once.Do(func() {
 		io.WriteString(t.out, bracketedPasteOff)
+		// readline's Close waits for its reader, which waits for input
+		// that may never come (a hangup, a signal mid-run): end the read.
+		_ = t.stdin.Close()
 		_ = t.rl.Close()
 		_ = readline.Restore(t.fd, t.state)
 	})

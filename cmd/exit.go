@@ -34,7 +34,7 @@ const exitCodesHelp = `Exit codes:
   5    the session could not be read or written (locked, changed by another program, disk full)
   6    max steps reached
   7    --timeout expired
-  130  interrupted (SIGINT/SIGTERM)`
+  130  interrupted (SIGINT/SIGTERM/SIGHUP, or stdout's reader went away)`
 
 // exitCode maps an error class to the exit code. A provider's own stall
 // timeout is a provider failure; only the --timeout deadline exits 7.

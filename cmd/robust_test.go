@@ -112,8 +112,8 @@ func TestForcedExitResultIsTheOnlyResult(t *testing.T) {
 	}{{mode.Events, false, 2}, {mode.Events, true, 2}, {mode.Print, false, 1}} {
 		var out bytes.Buffer
 		sys := &System{Stdout: &out, Now: time.Now}
-		f := newForcedExit(sys, mode.JSON) // what the raw arguments said ...
-		f.set(c.mode, func() *mode.SessionInfo { return &mode.SessionInfo{ID: "s1", File: "/s.jsonl", LeafID: "abcd0001"} })
+		f := newForcedExit(sys, c.mode, nil)
+		f.setSession(func() *mode.SessionInfo { return &mode.SessionInfo{ID: "s1", File: "/s.jsonl", LeafID: "abcd0001"} })
 		fmt.Fprintln(sys.Stdout, `{"type":"session","version":3}`)
 		if c.already {
 			fmt.Fprintln(sys.Stdout, `{"type":"result","reason":"aborted"}`)
@@ -137,7 +137,7 @@ func TestSecondInterruptDoesNotWaitForStdout(t *testing.T) {
 	block := make(chan struct{})
 	defer close(block)
 	sys := &System{Stderr: &bytes.Buffer{}, Signals: true, Exit: func(code int) { exited <- code }}
-	_, stop := signalContext(sys, func() { <-block })
+	stop := trapSignals(sys, func() {}, func() { <-block })
 	defer stop()
 	for range 2 {
 		if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {

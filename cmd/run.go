@@ -19,8 +19,6 @@ import (
 
 // runOptions are gopi run's flags.
 type runOptions struct {
-	mode      string
-	json      bool
 	session   string
 	leaf      string
 	cont      bool
@@ -57,9 +55,10 @@ blank line (git diff | gopi run "review this").`,
 		},
 	}
 	c.SetUsageTemplate(c.UsageTemplate() + "\n" + exitCodesHelp + "\n")
+	c.SetFlagErrorFunc(runFlagError(sys))
 	f := c.Flags()
-	f.StringVar(&o.mode, "mode", "print", "output: print (the answer), json (one result object) or events (a JSON line per event)")
-	f.BoolVar(&o.json, "json", false, "same as --mode json")
+	f.String("mode", "print", "output: print (the answer), json (one result object) or events (a JSON line per event)")
+	f.Bool("json", false, "same as --mode json")
 	addAgentFlags(f, o)
 	f.Duration("timeout", 0, "deadline for the whole run, e.g. 10m (exit 7 when it expires)")
 	f.BoolVar(&o.noStdin, "no-stdin", false, "do not read stdin")
@@ -96,18 +95,20 @@ func addAgentFlags(f *pflag.FlagSet, o *runOptions) {
 }
 
 // runRun is gopi run: every failure is reported here, in the mode asked
-// for, and returned as an exit code.
+// for, and returned as an exit code. Signals are trapped from here on:
+// the first aborts the run, and so does stdout's reader going away.
 func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) error {
 	start := sys.Now()
-	m := mode.Mode(o.mode)
-	if o.json {
-		m = mode.JSON
-	}
+	m, err := outputMode(c.Flags())
+	ctx, stop := trapRun(ctx, sys, m)
+	defer stop()
 	out := mode.IO{Out: sys.Stdout, Err: sys.Stderr, ErrTerminal: sys.StderrTTY}
-	sys.forced.set(m, nil)
-	p, err := prepareRun(ctx, sys, c, o, m)
+	var p *prepared
+	if err == nil {
+		p, err = prepareRun(ctx, sys, c, o, m)
+	}
 	if p != nil {
-		sys.forced.set(m, p.sessionInfo)
+		sys.forced.setSession(p.sessionInfo)
 	}
 	if p != nil && p.store != nil {
 		defer p.store.Close()
@@ -116,20 +117,7 @@ func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 		defer p.cancel()
 	}
 	if err != nil {
-		var info *mode.SessionInfo
-		var header *mode.Header
-		if p != nil {
-			info = p.sessionInfo()
-			if p.store != nil && p.file != "" {
-				h := p.header()
-				header = &h
-			}
-		}
-		class := classOf(err)
-		if werr := mode.WriteFailure(out, m, class, err, info, header, sys.Now().Sub(start).Milliseconds()); werr != nil {
-			return werr
-		}
-		return &reported{code: exitCode(class, err)}
+		return reportFailure(sys, out, m, p, err, start)
 	}
 	if p.done {
 		return nil
@@ -145,8 +133,18 @@ func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, m mode
 	}
 	info := p.sessionInfo()
 	o, werr := mode.Run(ctx, p.rt, p.prompt, out, mode.Options{Mode: m, Session: info, Header: p.header(), Start: start, Now: sys.Now})
+	if sys.forced.stdoutGone() {
+		// Nobody reads the output any more: like an interrupt, whether the
+		// run was still going (it was aborted) or had just ended.
+		what := "the run was aborted"
+		if o.Class != ai.ClassAborted {
+			what = "its end was not written"
+		}
+		fmt.Fprintf(sys.Stderr, "gopi: stdout was closed by its reader: %s; the session keeps what was done\n", what)
+		return &reported{code: ExitInterrupted}
+	}
 	if werr != nil {
-		// stdout is gone: say so on stderr; the session keeps the run.
+		// stdout failed (a full disk): say so on stderr; the session keeps the run.
 		fmt.Fprintf(sys.Stderr, "gopi: writing the output failed: %v\n", werr)
 		return &reported{code: ExitInternal}
 	}
@@ -158,6 +156,26 @@ func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, m mode
 		return &reported{code: code}
 	}
 	return nil
+}
+
+// reportFailure writes a failure before the run in mode m and returns its
+// exit code; a stdout whose reader is gone does not change the code.
+func reportFailure(sys *System, out mode.IO, m mode.Mode, p *prepared, err error, start time.Time) error {
+	var info *mode.SessionInfo
+	var header *mode.Header
+	if p != nil {
+		info = p.sessionInfo()
+		if p.store != nil && p.file != "" {
+			h := p.header()
+			header = &h
+		}
+	}
+	class := classOf(err)
+	werr := mode.WriteFailure(out, m, class, err, info, header, sys.Now().Sub(start).Milliseconds())
+	if werr != nil && !sys.forced.stdoutGone() {
+		return werr
+	}
+	return &reported{code: exitCode(class, err)}
 }
 
 // prepared is everything a run needs, built before anything is sent.

@@ -30,7 +30,8 @@ const waitLimit = 20 * time.Second
 //	waitrequests N              wait until the provider answered (or started) N requests
 //	exits CODE PROG ARGS...     run PROG; its exit code must be CODE
 //	start NAME PROG ARGS...     run PROG in the background; $NAME_PID is its pid
-//	signal NAME INT|TERM|KILL   signal a process started with start
+//	signal NAME INT|TERM|HUP|KILL
+//	                            signal a process started with start
 //	waitexit NAME CODE          wait for it; its exit code must be CODE; its output becomes stdout/stderr
 //	waitany NAME...             wait until one of them exits by itself; prints its exit code
 //	waitcodes NAME...           wait for them all; prints their exit codes, sorted, on one line
@@ -40,6 +41,7 @@ const waitLimit = 20 * time.Second
 //	                            PATH is dotted (messages.0.role, messages.-1 the last, messages.len the length); the
 //	                            value (strings unquoted) must equal WANT, or is stored in $VAR
 //	jsonl FILE [LINES]          every line of FILE is valid JSON (and there are LINES of them)
+//	waitfile, gone, startpipe   see signals_cmds_test.go
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
 	"serve":        cmdServe,
 	"waitrequests": cmdWaitRequests,
@@ -52,6 +54,9 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"perm":         cmdPerm,
 	"jsonfield":    cmdJSONField,
 	"jsonl":        cmdJSONL,
+	"waitfile":     cmdWaitFile,
+	"gone":         cmdGone,
+	"startpipe":    cmdStartPipe,
 }
 
 func provider(ts *testscript.TestScript) *fakeProvider {
@@ -173,9 +178,9 @@ func proc(ts *testscript.TestScript, name string) *bgProc {
 func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
 	noNeg(ts, neg, "signal")
 	if len(args) != 2 {
-		ts.Fatalf("usage: signal NAME INT|TERM|KILL")
+		ts.Fatalf("usage: signal NAME INT|TERM|HUP|KILL")
 	}
-	sigs := map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "KILL": syscall.SIGKILL}
+	sigs := map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "HUP": syscall.SIGHUP, "KILL": syscall.SIGKILL}
 	sig, ok := sigs[args[1]]
 	if !ok {
 		ts.Fatalf("signal: unknown signal %s", args[1])

@@ -23,12 +23,15 @@ type System struct {
 	Environ                        []string
 	Getwd                          func() (string, error)
 	Now                            func() time.Time
-	// Signals makes SIGINT and SIGTERM abort the run.
+	// Signals makes SIGINT, SIGTERM and SIGHUP abort the run, and a write
+	// to a stdout whose reader is gone fail (EPIPE) instead of killing
+	// the process (SIGPIPE).
 	Signals bool
 	// Exit ends the process at once (a second SIGINT); nil: os.Exit.
 	Exit func(code int)
 
-	forced *forcedExit // what a second SIGINT of gopi run writes; set by Main
+	args   []string    // the arguments Main was given, for a flag error's mode
+	forced *forcedExit // gopi run's stdout and what a second SIGINT writes; set by trapRun
 }
 
 // OSSystem is the real process.

@@ -55,26 +55,33 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
-func TestWantsJSONAndIsRun(t *testing.T) {
+// A flag error is reported in the mode the arguments ask for, read as the
+// flag parser reads them (the hand-made reader of the raw arguments
+// disagreed with it: --json=t was not json).
+func TestLenientModeReadsArgsAsTheFlagParser(t *testing.T) {
 	cases := []struct {
 		args []string
 		mode string
-		run  bool
 	}{
-		{[]string{"run", "--json", "x"}, "json", true},
-		{[]string{"run", "--mode", "events", "x"}, "events", true},
-		{[]string{"run", "--mode=json"}, "json", true},
-		{[]string{"run", "--mode", "print"}, "", true},
-		{[]string{"run", "--mode", "json", "--mode", "print", "x"}, "", true}, // the last --mode counts
-		{[]string{"run", "--mode=print", "--mode=events"}, "events", true},
-		{[]string{"run", "--json", "--mode", "print"}, "json", true}, // --json wins
-		{[]string{"run", "--", "--json"}, "", true},                  // a prompt, not a flag
-		{[]string{"session", "list", "--json"}, "json", false},
+		{[]string{"run", "--json", "x"}, "json"},
+		{[]string{"run", "--json=t", "--bogus", "x"}, "json"},
+		{[]string{"run", "--bogus", "--json=1"}, "json"},
+		{[]string{"run", "--json=maybe"}, "print"}, // not a boolean: not json
+		{[]string{"run", "--mode", "events", "x"}, "events"},
+		{[]string{"run", "--mode=json"}, "json"},
+		{[]string{"run", "--mode", "print"}, "print"},
+		{[]string{"run", "--mode", "json", "--mode", "print", "x"}, "print"}, // the last --mode counts
+		{[]string{"run", "--mode=print", "--mode=events"}, "events"},
+		{[]string{"run", "--json", "--mode", "events"}, "json"}, // conflicting: json wins
+		{[]string{"run", "--json", "--json=false", "--mode", "events"}, "events"},
+		{[]string{"run", "--", "--json"}, "print"},               // a prompt, not a flag
+		{[]string{"run", "--session", "--json", "x"}, "print"},   // --session's value
+		{[]string{"run", "-c", "--json", "--max-steps"}, "json"}, // a value missing at the end
 	}
+	flags := newRunCmd(&System{}).Flags()
 	for _, c := range cases {
-		m, _ := wantsJSON(c.args)
-		if m != c.mode || isRun(c.args) != c.run {
-			t.Errorf("%v: mode %q run %v", c.args, m, isRun(c.args))
+		if m := lenientMode(flags, c.args); string(m) != c.mode {
+			t.Errorf("%v: mode %q, want %q", c.args, m, c.mode)
 		}
 	}
 }
@@ -338,7 +345,9 @@ func TestJSONEqualsTrueStillGetsAResultObject(t *testing.T) {
 func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	exited := make(chan int, 1)
 	sys := &System{Stderr: &bytes.Buffer{}, Signals: true, Exit: func(code int) { exited <- code }}
-	ctx, stop := signalContext(sys, nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	stop := trapSignals(sys, cancel, nil)
 	defer stop()
 	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
 		t.Fatal(err)

@@ -25,6 +25,10 @@ type Executor interface {
 // DefaultMaxSteps bounds the model requests of one run.
 const DefaultMaxSteps = 100
 
+// DefaultToolGrace is how long a cancelled run still waits for tools that
+// have not returned; a call still running then gets an aborted result.
+const DefaultToolGrace = 2 * time.Second
+
 // Config is everything one run needs.
 type Config struct {
 	Model        ai.Model
@@ -34,6 +38,9 @@ type Config struct {
 	MaxTokens    int
 	Thinking     ai.ThinkingLevel
 	Now          func() time.Time // nil: time.Now
+	// ToolGrace bounds the wait for tools after the run is cancelled;
+	// 0 means DefaultToolGrace.
+	ToolGrace time.Duration
 	// Emit receives every event, synchronously, in order. Tool updates and
 	// ends of one batch come from the tools' goroutines, one at a time.
 	Emit func(Event)

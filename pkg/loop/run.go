@@ -24,6 +24,9 @@ func newRun(ctx context.Context, cfg Config, history []ai.Message) *run {
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = DefaultMaxSteps
 	}
+	if cfg.ToolGrace <= 0 {
+		cfg.ToolGrace = DefaultToolGrace
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}

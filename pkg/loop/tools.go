@@ -3,8 +3,10 @@ package loop
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"gopi/pkg/ai"
@@ -13,36 +15,100 @@ import (
 
 // runTools runs one batch concurrently and appends the results in call
 // order, never completion order. Every call gets exactly one result, also
-// when there are no tools, a tool panics or the run is cancelled.
+// when there are no tools, a tool panics or the run is cancelled. Once the
+// run is cancelled it waits at most cfg.ToolGrace for the tools still
+// running: a tool that ignores its context (a read blocked on a FIFO, a
+// custom tool) must not hold --timeout or an interrupt forever.
 func (r *run) runTools(calls []ai.Content) []ai.Message {
 	for _, c := range calls {
 		r.emit(Event{Type: ToolStart, ToolCallID: c.ID, ToolName: c.Name, Args: c.Arguments})
 	}
-	results := make([]ai.Message, len(calls))
-	var mu sync.Mutex // serialises events from the tools' goroutines
-	var wg sync.WaitGroup
+	b := &batch{results: make([]ai.Message, len(calls)), done: make([]bool, len(calls))}
+	// Buffered so that a tool ending after the run stopped waiting for it
+	// never blocks.
+	finished := make(chan struct{}, len(calls))
 	for i, c := range calls {
-		wg.Add(1)
 		go func() {
-			defer wg.Done()
-			out := r.execute(c, func(p tools.Result) {
-				partial := output(p)
-				mu.Lock()
-				defer mu.Unlock()
-				r.emit(Event{Type: ToolUpdate, ToolCallID: c.ID, ToolName: c.Name, Args: c.Arguments, Result: &partial})
-			})
-			results[i] = r.resultMessage(c, out)
-			final := ToolOutput{Content: results[i].Content, Details: results[i].Details}
-			mu.Lock()
-			defer mu.Unlock()
-			r.emit(Event{Type: ToolEnd, ToolCallID: c.ID, ToolName: c.Name, Result: &final, IsError: results[i].IsError})
+			defer func() { finished <- struct{}{} }()
+			r.runOne(b, i, c)
 		}()
 	}
-	wg.Wait()
-	for _, m := range results {
+	r.await(finished, len(calls))
+	b.mu.Lock()
+	b.closed = true
+	done := slices.Clone(b.done)
+	b.mu.Unlock()
+	for i, c := range calls {
+		if done[i] {
+			continue
+		}
+		b.results[i] = r.abandonedResult(c)
+		final := ToolOutput{Content: b.results[i].Content}
+		r.emit(Event{Type: ToolEnd, ToolCallID: c.ID, ToolName: c.Name, Result: &final, IsError: true})
+	}
+	for _, m := range b.results {
 		r.add(m)
 	}
-	return results
+	return b.results
+}
+
+// batch is what one batch's tools share with the run. Once the run stops
+// waiting (closed), a tool still running writes no result and emits no
+// event: its call already has its aborted result.
+type batch struct {
+	mu      sync.Mutex // serialises the tools' events; guards the rest
+	closed  bool
+	results []ai.Message
+	done    []bool
+}
+
+// runOne runs call i of the batch and records its result, unless the run
+// already gave up on it.
+func (r *run) runOne(b *batch, i int, c ai.Content) {
+	out := r.execute(c, func(p tools.Result) {
+		partial := output(p)
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if !b.closed {
+			r.emit(Event{Type: ToolUpdate, ToolCallID: c.ID, ToolName: c.Name, Args: c.Arguments, Result: &partial})
+		}
+	})
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return
+	}
+	msg := r.resultMessage(c, out)
+	b.results[i], b.done[i] = msg, true
+	final := ToolOutput{Content: msg.Content, Details: msg.Details}
+	r.emit(Event{Type: ToolEnd, ToolCallID: c.ID, ToolName: c.Name, Result: &final, IsError: msg.IsError})
+}
+
+// await waits until n tools finished, or, once the run is cancelled, for
+// at most the grace period.
+func (r *run) await(finished <-chan struct{}, n int) {
+	cancelled := r.ctx.Done()
+	var grace <-chan time.Time
+	for n > 0 {
+		select {
+		case <-finished:
+			n--
+		case <-cancelled:
+			t := time.NewTimer(r.cfg.ToolGrace)
+			defer t.Stop()
+			cancelled, grace = nil, t.C
+		case <-grace:
+			return
+		}
+	}
+}
+
+// abandonedResult is the error result of a call whose tool did not stop
+// within the grace period after the run was cancelled.
+func (r *run) abandonedResult(c ai.Content) ai.Message {
+	return r.skippedResult(c, fmt.Sprintf(
+		"Tool call aborted: the run was cancelled (%v) and %s did not stop within %v. Its effects, if any, were not undone.",
+		r.ctx.Err(), c.Name, r.cfg.ToolGrace))
 }
 
 // execute runs one call, turning a missing executor or a panic into an

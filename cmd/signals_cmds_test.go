@@ -1,0 +1,122 @@
+package cmd_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// The script commands of the signal tests:
+//
+//	waitfile FILE               wait until FILE exists
+//	gone PIDFILE                every pid in PIDFILE (one a line) ends (a zombie counts as ended)
+//	startpipe NAME FILE PROG ARGS...
+//	                            start PROG in the background (as start does) with stdout a pipe
+//	                            whose reader reads nothing and goes away once FILE exists
+
+// pollEvery is how often the signal tests' waits look again.
+const pollEvery = 20 * time.Millisecond
+
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "waitfile")
+	if len(args) != 1 {
+		ts.Fatalf("usage: waitfile FILE")
+	}
+	path := ts.MkAbs(args[0])
+	if !poll(func() bool { _, err := os.Stat(path); return err == nil }) {
+		ts.Fatalf("%s did not appear within %v", args[0], waitLimit)
+	}
+}
+
+func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "gone")
+	if len(args) != 1 {
+		ts.Fatalf("usage: gone PIDFILE")
+	}
+	pids := strings.Fields(ts.ReadFile(args[0]))
+	if len(pids) == 0 {
+		ts.Fatalf("%s holds no pid", args[0])
+	}
+	for _, pid := range pids {
+		if _, err := strconv.Atoi(pid); err != nil {
+			ts.Fatalf("%s: %q is not a pid", args[0], pid)
+		}
+		if !poll(func() bool { return ended(pid) }) {
+			ts.Fatalf("process %s still runs %v later", pid, waitLimit)
+		}
+	}
+}
+
+// ended reports that process pid no longer runs: it is gone, or a zombie
+// nobody reaped yet.
+func ended(pid string) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
+	if err != nil {
+		return true
+	}
+	// The state follows the command name, which is in parentheses.
+	i := bytes.LastIndexByte(stat, ')')
+	return i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z'
+}
+
+// poll reports whether ok became true within waitLimit.
+func poll(ok func() bool) bool {
+	deadline := time.Now().Add(waitLimit)
+	for !ok() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(pollEvery)
+	}
+	return true
+}
+
+func cmdStartPipe(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "startpipe")
+	if len(args) < 3 {
+		ts.Fatalf("usage: startpipe NAME FILE PROG ARGS...")
+	}
+	name, until := args[0], ts.MkAbs(args[1])
+	if _, dup := procs(ts)[name]; dup {
+		ts.Fatalf("startpipe: %s is already running", name)
+	}
+	path, err := exec.LookPath(args[2])
+	ts.Check(err)
+	r, w, err := os.Pipe()
+	ts.Check(err)
+	p := &bgProc{cmd: exec.Command(path, args[3:]...), done: make(chan struct{})}
+	p.cmd.Dir = ts.MkAbs(".")
+	for _, k := range startEnv {
+		if v := ts.Getenv(k); v != "" {
+			p.cmd.Env = append(p.cmd.Env, k+"="+v)
+		}
+	}
+	p.cmd.Stdin = strings.NewReader("")
+	p.cmd.Stdout, p.cmd.Stderr = w, &p.stderr
+	ts.Check(p.cmd.Start())
+	w.Close()
+	go func() {
+		// The reader gives up as head -c1 does, once it has seen enough.
+		poll(func() bool { _, err := os.Stat(until); return err == nil })
+		r.Close()
+	}()
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+	procs(ts)[name] = p
+	ts.Defer(func() {
+		select {
+		case <-p.done:
+		default:
+			_ = p.cmd.Process.Kill()
+			<-p.done
+		}
+	})
+}
