@@ -135,6 +135,7 @@ func newChatHost(sys *System, c *cobra.Command, o *chatOptions) (*chatHost, erro
 
 // close releases the session store (and its lock).
 func (h *chatHost) close() {
+	killGroups(h.sys, h.s.groups)
 	finishRunDir(h.s.spillDir, h.kept || mentionsDir(h.p.store, h.p.file, h.s.spillDir), h.sys.Now())
 	if h.p.store != nil {
 		h.p.store.Close()

@@ -31,7 +31,8 @@ type runSettings struct {
 	timeout  time.Duration
 	tools    []string
 	noSync   bool
-	spillDir string // bash's spill files (rundir.go)
+	spillDir string        // bash's spill files (rundir.go)
+	groups   *tools.Groups // what bash calls left running, killed at the end
 	// maxPrompt bounds the prompt in bytes (--max-prompt-bytes).
 	maxPrompt int
 }
@@ -141,7 +142,7 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 	if err != nil {
 		return nil, err
 	}
-	s := &runSettings{cwd: cwd, cfg: cfg, spillDir: newRunDir()}
+	s := &runSettings{cwd: cwd, cfg: cfg, spillDir: newRunDir(), groups: &tools.Groups{}}
 	if t := cfg.str("thinking"); t != "" {
 		if !slices.Contains(ai.ThinkingLevels, ai.ThinkingLevel(t)) {
 			return nil, usageErr("%s %q: use off, minimal, low, medium, high or xhigh", cfg.origin("thinking"), t)
@@ -217,8 +218,8 @@ func loadResources(sys *System, s *runSettings, o *runOptions) (*resources.Catal
 // buildRuntime assembles tools, hooks and the Runtime.
 func buildRuntime(sys *System, s *runSettings, choice modelChoice, cat *resources.Catalog, p *prepared) error {
 	env := tools.Env{Cwd: s.cwd, Environ: scrubEnv(sys.Environ, secretNames(s.cfg), choice.key), TempDir: s.spillDir,
-		Secrets: toolSecrets(sys, s.cfg, choice.key)}
-	p.spill = s.spillDir
+		Secrets: toolSecrets(sys, s.cfg, choice.key), Groups: s.groups}
+	p.spill, p.groups, sys.groups = s.spillDir, s.groups, s.groups
 	builtins, err := tools.Builtins(tools.Options{}, s.tools...)
 	if err != nil {
 		return usageErr("%v", err)

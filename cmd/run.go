@@ -122,7 +122,7 @@ func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 	if p.done {
 		return nil
 	}
-	defer p.finishSpill(sys)
+	defer p.finishTools(sys)
 	return p.execute(p.ctx, sys, out, m, start)
 }
 
@@ -193,6 +193,8 @@ type prepared struct {
 	done   bool // nothing to run (--print-system-prompt)
 	// spill is the run's spill folder (rundir.go).
 	spill string
+	// groups are the process groups bash calls left running.
+	groups *tools.Groups
 }
 
 // sessionInfo names the session file for the result object; nil when no

@@ -3,6 +3,7 @@ package cmd
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"gopi/pkg/ai"
 	"gopi/pkg/session"
+	"gopi/pkg/tools"
 )
 
 // Spill files (a bash command's output over the limits) go to one folder
@@ -99,7 +101,20 @@ func messageMentions(m *ai.Message, dir string) bool {
 	return false
 }
 
-// finishSpill ends a gopi run's spill folder.
-func (p *prepared) finishSpill(sys *System) {
+// finishTools ends what a gopi run's tools left: the processes bash calls
+// left running in the background, then the spill folder.
+func (p *prepared) finishTools(sys *System) {
+	killGroups(sys, p.groups)
 	finishRunDir(p.spill, mentionsDir(p.store, p.file, p.spill), sys.Now())
 }
+
+// killGroups ends the background processes of bash calls: no child of a
+// bash call outlives gopi.
+func killGroups(sys *System, g *tools.Groups) {
+	if left := g.Kill(groupKillWait); left > 0 {
+		fmt.Fprintf(sys.Stderr, "gopi: warning: %d process group(s) started by bash did not end within %v of SIGKILL\n", left, groupKillWait)
+	}
+}
+
+// groupKillWait bounds the wait for background processes after SIGKILL.
+const groupKillWait = 2 * time.Second

@@ -98,6 +98,7 @@ func forceExit(sys *System, force func()) {
 		case <-time.After(forceWait):
 		}
 	}
+	sys.groups.Kill(0) // SIGKILL now; nothing waits on the way out
 	exit := sys.Exit
 	if exit == nil {
 		exit = os.Exit

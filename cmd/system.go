@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/mattn/go-isatty"
+
+	"gopi/pkg/tools"
 )
 
 // System is what gopi takes from its process. Main receives it so that
@@ -30,8 +32,9 @@ type System struct {
 	// Exit ends the process at once (a second SIGINT); nil: os.Exit.
 	Exit func(code int)
 
-	args   []string    // the arguments Main was given, for a flag error's mode
-	forced *forcedExit // gopi run's stdout and what a second SIGINT writes; set by trapRun
+	args   []string      // the arguments Main was given, for a flag error's mode
+	forced *forcedExit   // gopi run's stdout and what a second SIGINT writes; set by trapRun
+	groups *tools.Groups // bash's background process groups, killed by a forced exit too
 }
 
 // OSSystem is the real process.

@@ -83,3 +83,41 @@ func waitDead(pid int, limit time.Duration) bool {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestBashBackgroundGroupsKept pins Env.Groups: a process a call leaves
+// running in the background outlives the call (a later call may use it),
+// the group is kept, and Groups.Kill ends it; a call that leaves nothing
+// behind keeps nothing.
+func TestBashBackgroundGroupsKept(t *testing.T) {
+	env := testEnv(t)
+	env.Groups = &Groups{}
+	bash := NewBash(Options{})
+	res := runToolCtx(t, context.Background(), env, bash, map[string]any{"command": "echo quiet"}, nil)
+	if res.IsError || env.Groups.Len() != 0 {
+		t.Fatalf("a call with no background process: %q, %d groups kept", text(res), env.Groups.Len())
+	}
+	res = runToolCtx(t, context.Background(), env, bash, map[string]any{"command": "sleep 300 >/dev/null 2>&1 & echo $! > pid"}, nil)
+	if res.IsError {
+		t.Fatalf("background call failed: %q", text(res))
+	}
+	pid, err := waitPID(filepath.Join(env.Cwd, "pid"), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) }) // when the test fails
+	if waitDead(pid, 0) {
+		t.Fatalf("the background process %d ended with the call", pid)
+	}
+	if n := env.Groups.Len(); n != 1 {
+		t.Fatalf("%d groups kept, want 1", n)
+	}
+	if left := env.Groups.Kill(10 * time.Second); left != 0 {
+		t.Fatalf("%d groups left after Kill", left)
+	}
+	if !waitDead(pid, 0) {
+		t.Fatalf("the background process %d outlived Kill", pid)
+	}
+	if env.Groups.Len() != 0 || env.Groups.Kill(time.Second) != 0 {
+		t.Fatal("Kill did not forget the groups it killed")
+	}
+}

@@ -68,6 +68,7 @@ func (p *process) run(ctx context.Context, command string, timeout time.Duration
 	case err := <-waitDone:
 		end = exitEnding(err)
 		awaitOrClose(readDone, r, drainWait)
+		p.env.Groups.keep(cmd.Process.Pid) // a `server &` may serve later calls
 		return end
 	case <-timer.C:
 		end.timedOut = true

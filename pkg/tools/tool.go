@@ -51,6 +51,10 @@ type Env struct {
 	// stream (and so its spill file), the loop every result and partial
 	// result. Nil scrubs nothing.
 	Secrets *Secrets
+	// Groups keeps the process groups bash calls left running in the
+	// background, for the caller to Kill when it is done; nil keeps none
+	// (they are left running).
+	Groups *Groups
 }
 
 // Result is what a tool returns.
