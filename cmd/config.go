@@ -187,6 +187,7 @@ var settingTypes = map[string]struct {
 	"providers":          {kindObject, `give an object of named providers, e.g. {"local": {"api": "openai", ...}}`},
 	"retry":              {kindObject, `give an object, e.g. {"maxAttempts": 3}`},
 	"quirks":             {kindObject, `give an object, e.g. {"systemRole": "developer"}`},
+	"compaction":         {kindObject, `give an object, e.g. {"enabled": false} or {"reserveTokens": 16384, "keepRecentTokens": 20000}`},
 }
 
 // checkTypes rejects a value of the wrong JSON type in one settings file.
