@@ -3,11 +3,11 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"iter"
 	"strings"
 	"testing"
 
 	"gopi/pkg/ai"
-	"gopi/pkg/ai/faux"
 	"gopi/pkg/session"
 )
 
@@ -52,13 +52,30 @@ func benchResume(b *testing.B, c Compaction) {
 	b.ReportAllocs()
 	for b.Loop() {
 		cfg := Config{ActiveLeaf: leaf(leafID), Model: ai.Info{ID: "m", Provider: "faux", ContextWindow: 200_000}, Compaction: c}
-		r, err := New(cfg, Deps{Model: faux.New(faux.Text("summary"), faux.Text("done")), Session: s})
+		r, err := New(cfg, Deps{Model: answerer{}, Session: s})
 		if err != nil {
 			b.Fatal(err)
 		}
 		if _, err := r.Prompt(context.Background(), ai.UserText("one more", 2)); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// answerer answers every request at once without looking at it, as
+// scripts/fakeserver does, so that the figures are the Runtime's.
+type answerer struct{}
+
+func (answerer) Stream(_ context.Context, _ *ai.Request) iter.Seq[ai.Event] {
+	return func(yield func(ai.Event) bool) {
+		b := ai.NewBuilder(ai.Info{ID: "m", Provider: "faux", API: "faux"}, 1, yield)
+		if !b.Start() {
+			return
+		}
+		if i, ok := b.TextStart(); !ok || !b.TextDelta(i, "Done.") || !b.TextEnd(i, "") {
+			return
+		}
+		b.Done(ai.StopStop)
 	}
 }
 
