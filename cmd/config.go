@@ -230,6 +230,7 @@ var settingTypes = map[string]struct {
 	"retry":              {kindObject, `give an object, e.g. {"maxAttempts": 3}`},
 	"quirks":             {kindObject, `give an object, e.g. {"systemRole": "developer"}`},
 	"secrets":            {kindList, `give a list of environment variable names, e.g. ["GITHUB_TOKEN"]`},
+	"compaction":         {kindObject, `give an object, e.g. {"enabled": false} or {"reserveTokens": 16384, "keepRecentTokens": 20000}`},
 }
 
 // checkTypes rejects a value of the wrong JSON type in one settings file.

@@ -35,6 +35,7 @@ type runSettings struct {
 	groups   *tools.Groups // what bash calls left running, killed at the end
 	// maxPrompt bounds the prompt in bytes (--max-prompt-bytes).
 	maxPrompt int
+	compact   runtime.Compaction
 }
 
 // prepareRun validates everything and builds the Runtime. Nothing is sent
@@ -161,6 +162,9 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 	if s.maxTok < 0 {
 		return nil, usageErr("%s %q: give a whole number, 0 for the model's limit", cfg.origin("maxTokens"), cfg.str("maxTokens"))
 	}
+	if s.compact, err = readCompaction(cfg); err != nil {
+		return nil, err
+	}
 	if t := cfg.str("timeout"); t != "" && t != "0s" && t != "0" {
 		d, err := time.ParseDuration(t)
 		if err != nil || d <= 0 {
@@ -243,7 +247,7 @@ func buildRuntime(sys *System, s *runSettings, choice modelChoice, cat *resource
 	}
 	rt, err := runtime.New(runtime.Config{
 		ActiveLeaf: leafRef(p.leaf), SystemPrompt: cat.SystemPrompt(), MaxSteps: s.maxSteps, MaxTokens: s.maxTok,
-		Thinking: s.thinking, Model: choice.info,
+		Thinking: s.thinking, Model: choice.info, Compaction: s.compact,
 	}, runtime.Deps{Model: choice.model, Tools: reg, Session: p.store, Extensions: ext, Secrets: env.Secrets, Now: sys.Now})
 	if err != nil {
 		return usageErr("%v", err)

@@ -91,7 +91,35 @@ const (
 	// instead of) a request; Compaction describes them.
 	EventCompactionStart EventType = "compaction_start"
 	EventCompactionEnd   EventType = "compaction_end"
+
+	// EventContextTrimmed comes from a model wrapper whose request leaves
+	// out the oldest turns of the conversation to fit the model's window
+	// (compaction being off, failed or not enough); Trim describes them.
+	// It precedes the request, once for every new cut.
+	EventContextTrimmed EventType = "context_trimmed"
 )
+
+// Reasons of a context_trimmed event.
+const (
+	TrimCompactionDisabled = "compactionDisabled" // automatic compaction is off
+	TrimCompactionFailed   = "compactionFailed"   // it was tried and failed (ErrorMessage says why)
+	TrimAfterCompaction    = "afterCompaction"    // the compacted context still does not fit
+)
+
+// TrimInfo describes the oldest turns a request leaves out.
+type TrimInfo struct {
+	Reason        string // one of the Trim* reasons
+	ContextWindow int    // the model's window, in tokens
+	Turns         int    // whole turns left out
+	Messages      int    // their messages
+	// FirstDroppedEntryID and FirstKeptEntryID bound what is left out:
+	// the messages from the first (after a compaction's summary) up to,
+	// not including, the second.
+	FirstDroppedEntryID string
+	FirstKeptEntryID    string
+	Tokens              int    // the estimated tokens of the messages sent
+	ErrorMessage        string // compactionFailed: why
+}
 
 // CompactionInfo describes an automatic compaction of the context.
 type CompactionInfo struct {
@@ -131,6 +159,8 @@ type Event struct {
 	Retry *RetryInfo
 	// Compaction describes compaction_start and compaction_end events.
 	Compaction *CompactionInfo
+	// Trim describes context_trimmed events.
+	Trim *TrimInfo
 }
 
 // Terminal reports whether the event ends the stream.

@@ -56,6 +56,11 @@ func (r *run) ask() (msg ai.Message, err error) {
 			r.emitRetry(e)
 		case ai.EventCompactionStart, ai.EventCompactionEnd:
 			r.emitCompaction(e)
+		case ai.EventContextTrimmed:
+			if e.Trim != nil {
+				t := *e.Trim
+				r.emit(Event{Type: ContextTrimmed, Trim: &t})
+			}
 		case ai.EventDone, ai.EventError:
 			// The transcript owns its copy: the model may reuse or change
 			// the message it returned (one message, cheap to copy).

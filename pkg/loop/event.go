@@ -31,6 +31,9 @@ const (
 	// of the context before a model request.
 	CompactionStart EventType = "auto_compaction_start"
 	CompactionEnd   EventType = "auto_compaction_end"
+	// ContextTrimmed says the next model request leaves out the oldest
+	// turns of the conversation to fit the model's window.
+	ContextTrimmed EventType = "context_trimmed"
 )
 
 // Event is one step of a run. Which fields are set depends on Type:
@@ -44,6 +47,7 @@ const (
 //	agent_end                    Messages (this run's new messages)
 //	auto_retry_start|end         Retry
 //	auto_compaction_start|end    Compaction
+//	context_trimmed              Trim
 type Event struct {
 	Type        EventType
 	Message     *ai.Message
@@ -57,6 +61,7 @@ type Event struct {
 	Messages    []ai.Message
 	Retry       *ai.RetryInfo
 	Compaction  *ai.CompactionInfo
+	Trim        *ai.TrimInfo
 }
 
 // ToolOutput is a tool's (partial or final) output as events carry it.
@@ -117,6 +122,10 @@ func (e Event) Clone() Event {
 		c := *e.Compaction
 		e.Compaction = &c
 	}
+	if e.Trim != nil {
+		t := *e.Trim
+		e.Trim = &t
+	}
 	return e
 }
 
@@ -163,6 +172,8 @@ func (e Event) shape() any {
 		return retryShape(e.Type, e.Retry)
 	case CompactionStart, CompactionEnd:
 		return compactionShape(e.Type, e.Compaction)
+	case ContextTrimmed:
+		return trimShape(e.Type, e.Trim)
 	}
 	return b
 }
@@ -261,6 +272,20 @@ func compactionShape(t EventType, c *ai.CompactionInfo) any {
 		out.Result = &result{c.Summary, c.FirstKeptEntryID, c.TokensBefore}
 	}
 	return out
+}
+
+func trimShape(t EventType, c *ai.TrimInfo) any {
+	return struct {
+		Type                EventType `json:"type"`
+		Reason              string    `json:"reason"`
+		ContextWindow       int       `json:"contextWindow"`
+		Turns               int       `json:"turns"`
+		Messages            int       `json:"messages"`
+		FirstDroppedEntryID string    `json:"firstDroppedEntryId"`
+		FirstKeptEntryID    string    `json:"firstKeptEntryId"`
+		Tokens              int       `json:"tokens"`
+		ErrorMessage        string    `json:"errorMessage,omitempty"`
+	}{t, c.Reason, c.ContextWindow, c.Turns, c.Messages, c.FirstDroppedEntryID, c.FirstKeptEntryID, c.Tokens, c.ErrorMessage}
 }
 
 func rawOrEmpty(r json.RawMessage) json.RawMessage {

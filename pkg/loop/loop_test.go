@@ -551,6 +551,9 @@ func TestEventJSONShapes(t *testing.T) {
 			`{"type":"auto_compaction_end","result":{"summary":"s","firstKeptEntryId":"ab12cd34","tokensBefore":9000},"aborted":false,"willRetry":false}`},
 		{Event{Type: CompactionEnd, Compaction: &ai.CompactionInfo{ErrorMessage: "no", WillRetry: false}},
 			`{"type":"auto_compaction_end","aborted":false,"willRetry":false,"errorMessage":"no"}`},
+		{Event{Type: ContextTrimmed, Trim: &ai.TrimInfo{Reason: ai.TrimCompactionFailed, ContextWindow: 200000, Turns: 12, Messages: 340,
+			FirstDroppedEntryID: "aa000001", FirstKeptEntryID: "ab12cd34", Tokens: 120000, ErrorMessage: "summarizer down"}},
+			`{"type":"context_trimmed","reason":"compactionFailed","contextWindow":200000,"turns":12,"messages":340,"firstDroppedEntryId":"aa000001","firstKeptEntryId":"ab12cd34","tokens":120000,"errorMessage":"summarizer down"}`},
 	}
 	for _, c := range cases {
 		b, err := c.ev.MarshalJSON()

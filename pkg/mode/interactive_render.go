@@ -147,7 +147,8 @@ func resultPreview(out *loop.ToolOutput, n int) string {
 	return oneLine(strings.Join(parts, "\n"), n)
 }
 
-// notice writes retries and compactions as dim lines.
+// notice writes retries and compactions as dim lines, a cut of the
+// context in red.
 func (r *renderer) notice(e agent.Event) {
 	switch e.Type {
 	case loop.RetryStart:
@@ -161,6 +162,8 @@ func (r *renderer) notice(e agent.Event) {
 			return
 		}
 		r.scr.line(r.pal.dim(fmt.Sprintf("compacted: %s tokens summarised", formatTokens(int64(e.Compaction.TokensBefore)))))
+	case loop.ContextTrimmed:
+		r.scr.line(r.pal.red(trimText(e.Trim)))
 	}
 }
 

@@ -129,13 +129,17 @@ func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, 
 			defer p.stop()
 		}
 	}
-	// Every retry is one stderr line, in every mode (a terminal's progress
-	// line prints its own).
+	// Every retry and every cut of the context is one stderr line, in
+	// every mode (a terminal's progress line prints its own).
 	var unsubRetry func()
 	if !(opts.Mode == Print && out.ErrTerminal) {
 		unsubRetry = rt.Control().Subscribe(func(e agent.Event) {
+			if e.Type == loop.ContextTrimmed {
+				fmt.Fprintln(out.Err, trimLine(e.Trim))
+				return
+			}
 			fmt.Fprintln(out.Err, retryLine(e.Retry))
-		}, agent.Only(loop.RetryStart))
+		}, agent.Only(loop.RetryStart, loop.ContextTrimmed))
 	}
 	res, err := rt.Prompt(ctx, prompt...)
 	if unsub != nil {

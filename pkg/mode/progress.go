@@ -85,6 +85,11 @@ func (p *progress) event(e agent.Event) {
 		p.mu.Lock()
 		fmt.Fprintln(p.w, retryLine(e.Retry))
 		p.mu.Unlock()
+	case loop.ContextTrimmed:
+		p.set("")
+		p.mu.Lock()
+		fmt.Fprintln(p.w, trimLine(e.Trim))
+		p.mu.Unlock()
 	case loop.CompactionStart:
 		p.set("compacting the context")
 	case loop.CompactionEnd:

@@ -1,12 +1,14 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"iter"
 	"slices"
 	"strings"
+	"sync"
 
 	"gopi/pkg/ai"
 	"gopi/pkg/session"
@@ -18,6 +20,9 @@ import (
 type projector struct {
 	r     *Runtime
 	inner ai.Model
+
+	mu  sync.Mutex
+	cut session.Cut // where the previous request's context started
 }
 
 // tempID is the id prefix of suffix messages in a projection; they are
@@ -34,15 +39,16 @@ func (r *Runtime) snapshot() ([]session.Entry, int) {
 }
 
 // project builds the messages of one request from the transcript the
-// loop sends (persisted prefix + suffix).
+// loop sends (persisted prefix + suffix), as the first of a run.
 func (r *Runtime) project(transcript []ai.Message) (session.Context, error) {
-	c, _, err := r.projectPath(transcript)
+	c, _, err := r.projectPath(transcript, session.Cut{})
 	return c, err
 }
 
 // projectPath also returns the projected path (persisted entries, then the
-// suffix under temporary ids).
-func (r *Runtime) projectPath(transcript []ai.Message) (session.Context, []session.Entry, error) {
+// suffix under temporary ids). prev is where the previous request's
+// context started: it is kept while it fits.
+func (r *Runtime) projectPath(transcript []ai.Message, prev session.Cut) (session.Context, []session.Entry, error) {
 	path, persisted := r.snapshot()
 	if persisted > len(transcript) {
 		return session.Context{}, nil, fmt.Errorf("runtime: %d persisted messages but a transcript of %d", persisted, len(transcript))
@@ -72,9 +78,13 @@ func (r *Runtime) projectPath(transcript []ai.Message) (session.Context, []sessi
 		path = append(path, e)
 		parent = id
 	}
-	return session.BuildContext(path, r.budget()), path, nil
+	return session.BuildStableContext(path, r.budget(), prev), path, nil
 }
 
+// budget bounds a request: the window less the answer's room, which is
+// --max-tokens when given, else pi's compaction reserve (what pi keeps
+// free for the answer), so that a request filled to the limit still
+// leaves the model room to answer.
 func (r *Runtime) budget() session.Budget {
 	b := r.cfg.Budget
 	if b.ContextWindow == 0 {
@@ -83,38 +93,20 @@ func (r *Runtime) budget() session.Budget {
 	if b.ReserveOutput == 0 {
 		b.ReserveOutput = r.cfg.MaxTokens
 	}
+	if b.ReserveOutput == 0 {
+		b.ReserveOutput = cmp.Or(r.cfg.Compaction.ReserveTokens, session.DefaultReserveTokens)
+	}
 	return b
 }
 
-// overThreshold reports that the context of the projected path (as pi
-// counts it: the last answer's usage plus estimates of what followed,
-// before anything is dropped to fit) passes window − reserve.
-func (r *Runtime) overThreshold(path []session.Entry) bool {
-	if r.cfg.Compaction.Disabled {
-		return false
-	}
-	return session.ShouldCompact(session.ContextTokens(path), r.budget().ContextWindow, r.cfg.Compaction.ReserveTokens)
-}
-
-// Stream projects the request, compacting first when the context passes
-// the threshold, and compacts and retries once on a context overflow.
+// Stream projects the request, compacting first when the context would
+// not fit whole or passes pi's threshold, and compacts and retries once
+// on a context overflow.
 func (p *projector) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Event] {
 	return func(yield func(ai.Event) bool) {
 		r := p.r
-		c, path, err := r.projectPath(req.Messages)
-		if err == nil && r.overThreshold(path) {
-			// A failed threshold compaction is reported in its end event;
-			// the request then goes out with the oldest turns dropped.
-			var ok bool
-			if c, ok, err = p.compact(ctx, req, "threshold", false, yield); !ok {
-				return
-			}
-			if err != nil {
-				c, err = r.project(req.Messages)
-			}
-		}
-		if err != nil {
-			failStream(ctx, r.cfg.Model, r.deps.Now().UnixMilli(), err, yield)
+		c, ok := p.prepare(ctx, req, yield)
+		if !ok {
 			return
 		}
 		for retried := false; ; retried = true {
@@ -124,12 +116,15 @@ func (p *projector) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Eve
 			if !cont || overflow == nil {
 				return
 			}
-			var ok bool
-			if c, ok, err = p.compact(ctx, req, "overflow", true, yield); !ok {
+			compacted, ok, err := p.compact(ctx, req, "overflow", true, yield)
+			if !ok {
 				return
 			}
 			if err != nil {
 				yield(*overflow)
+				return
+			}
+			if c = compacted; !p.settle(c, ai.TrimAfterCompaction, "", yield) {
 				return
 			}
 		}
@@ -178,7 +173,7 @@ func (p *projector) compact(ctx context.Context, req *ai.Request, reason string,
 	if err != nil {
 		return session.Context{}, true, err
 	}
-	c, err := r.project(req.Messages)
+	c, _, err := r.projectPath(req.Messages, p.lastCut())
 	return c, true, err
 }
 

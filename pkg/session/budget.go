@@ -35,26 +35,42 @@ func EstimateTokens(m ai.Message) int {
 	return (chars + 3) / 4
 }
 
+// fitting is what fit is asked besides the budget.
+type fitting struct {
+	// prev is the first kept index of the previous request's cut (-1:
+	// none); fit keeps it while the messages from there still fit.
+	prev int
+	// low is what the kept part may use after a new cut (0: the limit).
+	low int
+}
+
 // fit finds the oldest message to keep so that the messages fit the
 // budget, dropping whole turns from the oldest on. A turn starts at a user
 // message that no tool result is still owed before; the first pinned
-// messages (a compaction summary) are never dropped. It sets c.Tokens and
-// c.Over and returns the first kept index after the pinned ones (len(ms)
-// when none is) with the turn starts.
-func fit(c *Context, ms []*ai.Message, b Budget, pinned int) (keepFrom int, starts []int) {
+// messages (a compaction summary) are never dropped. The previous cut is
+// kept while it fits; a new cut keeps only what fits in f.low. One pass
+// from the newest turn estimates the kept part and one turn more, never
+// the whole path. It sets c.Tokens and c.Over and returns the first kept
+// index after the pinned ones (len(ms) when none is) with the turn starts.
+func fit(c *Context, ms []*ai.Message, b Budget, pinned int, f fitting) (keepFrom int, starts []int) {
 	est := b.Estimate
 	if est == nil {
 		est = EstimateTokens
 	}
 	limit := b.Limit()
-	starts = turnStarts(ms, pinned)
-	pinnedTokens := 0
-	for _, m := range ms[:pinned] {
-		pinnedTokens += est(*m)
+	low := f.low
+	if low <= 0 || low > limit {
+		low = limit
 	}
+	starts = turnStarts(ms, pinned)
 	total := 0
+	for _, m := range ms[:pinned] {
+		total += est(*m)
+	}
 	keepFrom = len(ms)
-	for t := len(starts) - 1; t >= 0; t-- {
+	lowKeep, lowTotal := keepFrom, total
+	cut := false
+	for t := len(starts) - 1; t >= 0 && keepFrom != f.prev; t-- {
 		end := len(ms)
 		if t+1 < len(starts) {
 			end = starts[t+1]
@@ -63,13 +79,20 @@ func fit(c *Context, ms []*ai.Message, b Budget, pinned int) (keepFrom int, star
 		for _, m := range ms[starts[t]:end] {
 			turn += est(*m)
 		}
-		if limit > 0 && pinnedTokens+total+turn > limit && keepFrom < len(ms) {
+		if limit > 0 && total+turn > limit && keepFrom < len(ms) {
+			cut = true
 			break
 		}
 		total += turn
 		keepFrom = starts[t]
+		if lowKeep == len(ms) || total <= low {
+			lowKeep, lowTotal = keepFrom, total
+		}
 	}
-	c.Tokens = pinnedTokens + total
+	if cut {
+		keepFrom, total = lowKeep, lowTotal
+	}
+	c.Tokens = total
 	c.Over = limit > 0 && c.Tokens > limit
 	if keepFrom < pinned {
 		keepFrom = pinned

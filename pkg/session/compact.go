@@ -189,8 +189,7 @@ func summarize(ctx context.Context, model ai.Model, p *plan, opts CompactOptions
 		}
 	})
 	wg.Go(func() {
-		text := "<conversation>\n" + serializeConversation(p.turnPrefix) + "\n</conversation>\n\n" + turnPrefixPrompt
-		prefix, perr = ask(ctx, model, text, opts.ReserveTokens/2, false, opts)
+		prefix, perr = ask(ctx, model, conversationPrompt(p.turnPrefix, turnPrefixPrompt), opts.ReserveTokens/2, false, opts)
 	})
 	wg.Wait()
 	if err := errors.Join(herr, perr); err != nil {
@@ -207,11 +206,12 @@ func historySummary(ctx context.Context, model ai.Model, p *plan, opts CompactOp
 	if opts.CustomInstructions != "" {
 		prompt += "\n\nAdditional focus: " + opts.CustomInstructions
 	}
-	text := "<conversation>\n" + serializeConversation(p.toSummarize) + "\n</conversation>\n\n"
+	var previous []string
 	if p.previousSummary != "" {
-		text += "<previous-summary>\n" + p.previousSummary + "\n</previous-summary>\n\n"
+		previous = []string{"<previous-summary>\n", p.previousSummary, "\n</previous-summary>\n\n"}
 	}
-	return ask(ctx, model, text+prompt, opts.ReserveTokens*8/10, opts.Reasoning, opts)
+	text := conversationPrompt(p.toSummarize, append(previous, prompt)...)
+	return ask(ctx, model, text, opts.ReserveTokens*8/10, opts.Reasoning, opts)
 }
 
 // ask sends one summary request and returns the answer's text blocks

@@ -108,28 +108,62 @@ Be concise. Focus on what's needed to understand the kept suffix.`
 // toolResultMaxChars caps a tool result in the text sent for summarizing.
 const toolResultMaxChars = 2000
 
-// serializeConversation is pi's: the conversation as tagged plain text, so
-// the summarizer does not continue it.
-func serializeConversation(ms []ai.Message) string {
-	var parts []string
+// conversationPrompt is the text of a summary request: the conversation
+// serialized as pi does, in <conversation> tags, then tail. It is built
+// in one buffer: a long session's conversation is tens of megabytes, and
+// every intermediate string would copy it again.
+func conversationPrompt(ms []ai.Message, tail ...string) string {
+	size := 64
+	for _, m := range ms {
+		size += 24
+		for _, c := range m.Content {
+			size += len(c.Text) + len(c.Thinking) + len(c.Name) + len(c.Arguments)
+		}
+	}
+	for _, t := range tail {
+		size += len(t)
+	}
+	var sb strings.Builder
+	sb.Grow(size)
+	sb.WriteString("<conversation>\n")
+	writeConversation(&sb, ms)
+	sb.WriteString("\n</conversation>\n\n")
+	for _, t := range tail {
+		sb.WriteString(t)
+	}
+	return sb.String()
+}
+
+// writeConversation is pi's serializeConversation: the conversation as
+// tagged plain text, so the summarizer does not continue it; parts are
+// separated by blank lines.
+func writeConversation(sb *strings.Builder, ms []ai.Message) {
+	first := true
+	part := func(label, text string) {
+		if !first {
+			sb.WriteString("\n\n")
+		}
+		first = false
+		sb.WriteString(label)
+		sb.WriteString(text)
+	}
 	for _, m := range ms {
 		switch m.Role {
 		case ai.RoleUser:
 			if t := m.Text(); t != "" {
-				parts = append(parts, "[User]: "+t)
+				part("[User]: ", t)
 			}
 		case ai.RoleAssistant:
-			parts = append(parts, serializeAssistant(m)...)
+			writeAssistant(part, m)
 		case ai.RoleToolResult:
 			if t := m.Text(); t != "" {
-				parts = append(parts, "[Tool result]: "+truncateForSummary(t, toolResultMaxChars))
+				part("[Tool result]: ", truncateForSummary(t, toolResultMaxChars))
 			}
 		}
 	}
-	return strings.Join(parts, "\n\n")
 }
 
-func serializeAssistant(m ai.Message) []string {
+func writeAssistant(part func(label, text string), m ai.Message) {
 	var text, thinking, calls []string
 	for _, c := range m.Content {
 		switch c.Type {
@@ -141,17 +175,15 @@ func serializeAssistant(m ai.Message) []string {
 			calls = append(calls, c.Name+"("+formatArgs(c.Arguments)+")")
 		}
 	}
-	var parts []string
 	if len(thinking) > 0 {
-		parts = append(parts, "[Assistant thinking]: "+strings.Join(thinking, "\n"))
+		part("[Assistant thinking]: ", strings.Join(thinking, "\n"))
 	}
 	if len(text) > 0 {
-		parts = append(parts, "[Assistant]: "+strings.Join(text, "\n"))
+		part("[Assistant]: ", strings.Join(text, "\n"))
 	}
 	if len(calls) > 0 {
-		parts = append(parts, "[Assistant tool calls]: "+strings.Join(calls, "; "))
+		part("[Assistant tool calls]: ", strings.Join(calls, "; "))
 	}
-	return parts
 }
 
 // formatArgs writes k=JSON(v) pairs in the arguments' own key order.

@@ -169,3 +169,22 @@ func TestContextTokens(t *testing.T) {
 		t.Error("ShouldCompact threshold")
 	}
 }
+
+// The summary request's text is pi's serialization of the conversation
+// (built in one buffer since a long session's is tens of megabytes).
+func TestConversationPromptIsPisSerialization(t *testing.T) {
+	ms := []ai.Message{
+		ai.UserText("fix the parser", 1),
+		{Role: ai.RoleAssistant, Content: []ai.Content{{Type: ai.TypeThinking, Thinking: "look first"}, ai.TextContent("Reading."), ai.TextContent("Two."),
+			ai.ToolCallContent("c1", "read", []byte(`{"path":"p.go","offset":3}`)), ai.ToolCallContent("c2", "bash", []byte(`{"command":"go test"}`))}},
+		{Role: ai.RoleToolResult, ToolCallID: "c1", Content: []ai.Content{ai.TextContent(strings.Repeat("é", 2005))}},
+		{Role: ai.RoleToolResult, ToolCallID: "c2", Content: []ai.Content{}},
+		{Role: ai.RoleAssistant, Content: []ai.Content{ai.TextContent("Done.")}},
+	}
+	want := "<conversation>\n[User]: fix the parser\n\n[Assistant thinking]: look first\n\n[Assistant]: Reading.\nTwo.\n\n" +
+		"[Assistant tool calls]: read(path=\"p.go\", offset=3); bash(command=\"go test\")\n\n" +
+		"[Tool result]: " + strings.Repeat("é", 2000) + "\n\n[... 5 more characters truncated]\n\n[Assistant]: Done.\n</conversation>\n\nTAIL"
+	if got := conversationPrompt(ms, "TA", "IL"); got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}

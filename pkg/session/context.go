@@ -46,7 +46,27 @@ type Context struct {
 	// Over is true when even the newest turn alone exceeds the budget
 	// (it is kept; the caller should compact or fail).
 	Over bool
+	// Cut is where the messages start: what BuildStableContext is given
+	// for the next request.
+	Cut Cut
 }
+
+// Cut is where a context starts: after the summary of the compaction it
+// is based on (if any), at its first kept message. Two contexts with the
+// same Cut start with the same messages.
+type Cut struct {
+	Base string // the id of the compaction whose summary leads; "" for none
+	// Index is the first kept message's index in the context's messages
+	// as selected before any is left out (the summary is 0); 0 when
+	// nothing is left out.
+	Index int
+	ID    string // the entry id of that message
+}
+
+// cutNum/cutDen is the share of the limit a new cut of BuildStableContext
+// keeps (two-thirds), so that a growing run goes on for a third of the
+// window with the same first message before the cut moves again.
+const cutNum, cutDen = 2, 3
 
 // Dropped reports turns BuildContext left out. (Their tokens are not
 // counted: estimating a long session's every old message costs more than
@@ -67,6 +87,21 @@ type Dropped struct {
 // dropped (a leading compaction summary is kept); a tool call is never
 // separated from its result.
 func BuildContext(path []Entry, b Budget) Context {
+	return buildContext(path, b, Cut{}, false)
+}
+
+// BuildStableContext is BuildContext for the requests of a run, one after
+// another: prev is the Cut of the previous request's context. While the
+// messages from prev's first kept one still fit, they are what is sent,
+// so the start of the context (what providers cache) stays the same from
+// one request to the next even when more would fit. When it has to cut
+// anew, it leaves out enough old turns that the rest uses at most
+// two-thirds of the limit, so the next cut is many requests away.
+func BuildStableContext(path []Entry, b Budget, prev Cut) Context {
+	return buildContext(path, b, prev, true)
+}
+
+func buildContext(path []Entry, b Budget, prev Cut, stable bool) Context {
 	// The selection and the budget work on pointers into the path; only
 	// the messages kept are copied out (a long session's dropped turns
 	// cost neither a copy nor a conversion).
@@ -78,13 +113,23 @@ func BuildContext(path []Entry, b Budget) Context {
 			ids = append(ids, e.ID)
 		}
 	})
-	pinned := 0
+	pinned, base := 0, ""
 	if compacted {
-		pinned = 1
+		pinned, base = 1, ids[0]
 	}
-	ctx := Context{}
-	keepFrom, starts := fit(&ctx, ms, b, pinned)
+	f := fitting{prev: -1}
+	if stable {
+		f.low = b.Limit() * cutNum / cutDen
+		if prev.Base == base && prev.Index > pinned && prev.Index < len(ids) && ids[prev.Index] == prev.ID {
+			f.prev = prev.Index
+		}
+	}
+	ctx := Context{Cut: Cut{Base: base}}
+	keepFrom, starts := fit(&ctx, ms, b, pinned, f)
 	ctx.Dropped = dropped(ids, pinned, keepFrom, starts)
+	if keepFrom > pinned && keepFrom < len(ms) {
+		ctx.Cut.Index, ctx.Cut.ID = keepFrom, ids[keepFrom]
+	}
 	n := pinned + len(ms) - keepFrom
 	ctx.Messages, ctx.Sources = make([]ai.Message, 0, n), make([]string, 0, n)
 	for i, m := range ms {

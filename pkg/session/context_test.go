@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -168,5 +169,51 @@ func TestBudgetPinsSummaryAndUnansweredCalls(t *testing.T) {
 	}
 	if got.Messages[1].Role != ai.RoleUser {
 		t.Errorf("turn boundary broken: %s", brief(got.Messages))
+	}
+}
+
+// A run's successive requests keep the previous cut while it fits (the
+// context's start, which providers cache, stays the same), and a new cut
+// leaves out enough that the rest uses at most two-thirds of the limit.
+func TestStableContextKeepsItsCut(t *testing.T) {
+	es := turnMsgs(10, 400) // turns of ≈ 204 tokens
+	b := Budget{ContextWindow: 1000, ReserveOutput: 100}
+	first := BuildStableContext(es, b, Cut{})
+	if first.Tokens > b.Limit()*2/3 || first.Cut.Index == 0 || first.Cut.ID != first.Sources[0] {
+		t.Fatalf("new cut: %d tokens, cut %+v, sources %v", first.Tokens, first.Cut, first.Sources)
+	}
+	if most := BuildContext(es, b); len(most.Messages) <= len(first.Messages) {
+		t.Fatalf("the stable cut keeps %d messages, as many as fit (%d): no room to grow", len(first.Messages), len(most.Messages))
+	}
+	// The path grows by a turn: the cut stays while it fits, then moves.
+	grown := append(slices.Clone(es), turnMsgs(11, 400)[40:]...)
+	grown[40].ParentID = Ref(es[39].ID)
+	again := BuildStableContext(grown, b, first.Cut)
+	if again.Cut != first.Cut || again.Sources[0] != first.Sources[0] || again.Tokens <= first.Tokens {
+		t.Fatalf("cut moved while it fit: %+v → %+v", first.Cut, again.Cut)
+	}
+	for again.Cut == first.Cut {
+		n := len(grown)
+		grown = append(grown, Entry{Type: TypeMessage, ID: fmt.Sprintf("g%07d", n), ParentID: Ref(grown[n-1].ID),
+			Message: &ai.Message{Role: ai.RoleUser, Content: []ai.Content{ai.TextContent(strings.Repeat("x", 400))}}})
+		added := EstimateTokens(*grown[n].Message)
+		next := BuildStableContext(grown, b, again.Cut)
+		if moved := next.Cut != again.Cut; moved == (again.Tokens+added <= b.Limit()) {
+			t.Fatalf("%d tokens kept + %d added, limit %d: moved = %v", again.Tokens, added, b.Limit(), moved)
+		}
+		again = next
+	}
+	if again.Tokens > b.Limit()*2/3 || again.Cut.Index <= first.Cut.Index {
+		t.Fatalf("moved cut: %d tokens, %+v after %+v", again.Tokens, again.Cut, first.Cut)
+	}
+	// A cut of another base (a compaction came since) is not kept.
+	other := first.Cut
+	other.Base = "cccccccc"
+	if c := BuildStableContext(es, b, other); c.Cut != first.Cut {
+		t.Fatalf("a stale cut was kept: %+v", c.Cut)
+	}
+	// Nothing left out: no cut.
+	if c := BuildStableContext(es[:4], b, Cut{}); c.Cut != (Cut{}) || c.Dropped.Messages != 0 {
+		t.Fatalf("a context that fits was cut: %+v", c.Cut)
 	}
 }

@@ -1,0 +1,93 @@
+package runtime
+
+import (
+	"context"
+	"strings"
+
+	"gopi/pkg/ai"
+	"gopi/pkg/session"
+)
+
+// Nothing is left out of the context without saying so. A request whose
+// path does not fit the window is compacted first (as when it passes pi's
+// threshold); only when compaction is off, fails or is not enough are
+// the oldest turns left out, and then a context_trimmed event says which,
+// once for every new cut. The cut stays where it is for the following
+// requests while they fit, so that the start of the context, which
+// providers cache, does not change from one step to the next.
+
+// prepare projects the request, compacts first when that is due, and
+// announces what the request leaves out. ok is false when the stream has
+// ended (the consumer stopped, or the request failed before the model).
+func (p *projector) prepare(ctx context.Context, req *ai.Request, yield func(ai.Event) bool) (session.Context, bool) {
+	r := p.r
+	prev := p.lastCut()
+	c, path, err := r.projectPath(req.Messages, prev)
+	if err != nil {
+		failStream(ctx, r.cfg.Model, r.deps.Now().UnixMilli(), err, yield)
+		return session.Context{}, false
+	}
+	reason, detail := ai.TrimCompactionDisabled, ""
+	if r.compactionDue(c, path, prev) {
+		// A failed compaction is reported in its end event; the request
+		// then goes out with the oldest turns left out, and says so.
+		compacted, ok, err := p.compact(ctx, req, "threshold", false, yield)
+		if !ok {
+			return session.Context{}, false
+		}
+		if err == nil {
+			c, reason = compacted, ai.TrimAfterCompaction
+		} else {
+			reason, detail = ai.TrimCompactionFailed, err.Error()
+		}
+	}
+	return c, p.settle(c, reason, detail, yield)
+}
+
+// compactionDue reports that compaction should run before the request:
+// when the context would have to leave out more than the previous
+// request did (nothing is dropped silently to fit), or, when it leaves
+// out nothing, when pi's usage-based count passes window − reserve.
+func (r *Runtime) compactionDue(c session.Context, path []session.Entry, prev session.Cut) bool {
+	if r.cfg.Compaction.Disabled {
+		return false
+	}
+	if c.Dropped.Messages > 0 {
+		return c.Cut != prev
+	}
+	return session.ShouldCompact(session.ContextTokens(path), r.budget().ContextWindow, r.cfg.Compaction.ReserveTokens)
+}
+
+func (p *projector) lastCut() session.Cut {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cut
+}
+
+// settle remembers where c starts and, when that is a new cut that leaves
+// something out, yields the context_trimmed event. It returns false when
+// the consumer stopped.
+func (p *projector) settle(c session.Context, reason, detail string, yield func(ai.Event) bool) bool {
+	p.mu.Lock()
+	prev := p.cut
+	p.cut = c.Cut
+	p.mu.Unlock()
+	if c.Dropped.Messages == 0 || c.Cut == prev {
+		return true
+	}
+	info := &ai.TrimInfo{
+		Reason: reason, ContextWindow: p.r.budget().ContextWindow,
+		Turns: c.Dropped.Turns, Messages: c.Dropped.Messages,
+		FirstDroppedEntryID: persistedID(c.Dropped.EntryIDs[0]), FirstKeptEntryID: persistedID(c.Cut.ID),
+		Tokens: c.Tokens, ErrorMessage: detail,
+	}
+	return yield(ai.Event{Type: ai.EventContextTrimmed, Trim: info})
+}
+
+// persistedID hides the temporary id of a message not yet written.
+func persistedID(id string) string {
+	if strings.Contains(id, tempID) {
+		return ""
+	}
+	return id
+}
