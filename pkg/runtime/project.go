@@ -205,11 +205,25 @@ func (r *Runtime) compactPath(ctx context.Context, focus string) (session.Entry,
 		Estimate:           r.cfg.Budget.Estimate,
 		Now:                r.deps.Now,
 		Reasoning:          r.cfg.Model.Reasoning,
+		MaxInputTokens:     summaryInput(r.budget().ContextWindow, r.cfg.Compaction.ReserveTokens),
 	})
 	if err != nil {
 		return session.Entry{}, err
 	}
 	return r.appendEntry(entry, false)
+}
+
+// summaryInput is how much history one summary request may carry: the
+// window less the summary's own room (reserve, pi's default when unset);
+// 0 (no bound) when the window is unknown.
+func summaryInput(window, reserve int) int {
+	if reserve <= 0 {
+		reserve = session.DefaultReserveTokens
+	}
+	if window <= 0 {
+		return 0
+	}
+	return max(window-reserve, 1)
 }
 
 // failStream ends a stream that never reached the model with an error.

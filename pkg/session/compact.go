@@ -26,7 +26,17 @@ type CompactOptions struct {
 	// Estimate counts a message's tokens; default EstimateTokens.
 	Estimate func(ai.Message) int
 	Now      func() time.Time // timestamp of the summary request; default time.Now
+	// MaxInputTokens bounds the history a summary request carries (the
+	// summarising model's window less its answer); 0: no bound. The
+	// oldest messages past it are left out of the request, and the
+	// prompt says so: a session far bigger than the window still gets a
+	// summary instead of a request the provider refuses on every resume.
+	MaxInputTokens int
 }
+
+// summaryOverhead is what a summary request holds besides the history:
+// the system prompt, the instructions and the previous summary's wrapper.
+const summaryOverhead = 2048
 
 func (o CompactOptions) withDefaults() CompactOptions {
 	if o.KeepRecentTokens <= 0 {
@@ -53,6 +63,7 @@ type plan struct {
 	tokensBefore    int
 	previousSummary string
 	files           fileOps
+	omitted         int // the oldest messages of toSummarize left out to fit MaxInputTokens
 }
 
 // Compact summarizes the part of path before a cut point that keeps about
@@ -113,11 +124,34 @@ func prepare(path []Entry, opts CompactOptions) (*plan, error) {
 	for _, m := range append(p.toSummarize, p.turnPrefix...) {
 		p.files.add(m)
 	}
+	p.bound(opts)
 	if len(p.toSummarize) == 0 && len(p.turnPrefix) == 0 {
 		return nil, fmt.Errorf("compact: everything after the last compaction fits in %d recent tokens: %w",
 			opts.KeepRecentTokens, ErrNothingToCompact)
 	}
 	return p, nil
+}
+
+// bound leaves the oldest messages to summarise out of the request until
+// the rest, the previous summary and the prompt fit opts.MaxInputTokens.
+// It walks back from the newest message and stops at the first that does
+// not fit, so a huge history costs only the estimate of what fits.
+func (p *plan) bound(opts CompactOptions) {
+	if opts.MaxInputTokens <= 0 {
+		return
+	}
+	left := opts.MaxInputTokens - summaryOverhead - (len(p.previousSummary)+3)/4
+	keep := len(p.toSummarize)
+	for keep > 0 {
+		t := opts.Estimate(p.toSummarize[keep-1])
+		if t > left {
+			break
+		}
+		left -= t
+		keep--
+	}
+	p.omitted = keep
+	p.toSummarize = p.toSummarize[keep:]
 }
 
 // carry takes over the file lists of a previous pi-made compaction.
@@ -209,6 +243,10 @@ func historySummary(ctx context.Context, model ai.Model, p *plan, opts CompactOp
 	var previous []string
 	if p.previousSummary != "" {
 		previous = []string{"<previous-summary>\n", p.previousSummary, "\n</previous-summary>\n\n"}
+	}
+	if p.omitted > 0 {
+		previous = append(previous, fmt.Sprintf("Note: the %d oldest messages of this conversation were too long to include and are left out; "+
+			"summarize what is shown, and say that earlier history is missing.\n\n", p.omitted))
 	}
 	text := conversationPrompt(p.toSummarize, append(previous, prompt)...)
 	return ask(ctx, model, text, opts.ReserveTokens*8/10, opts.Reasoning, opts)
