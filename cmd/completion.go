@@ -27,8 +27,12 @@ type completeFunc = func(*cobra.Command, []string, string) ([]cobra.Completion, 
 const noFiles = cobra.ShellCompDirectiveNoFileComp
 
 // registerAgentCompletions completes the values of the flags
-// addAgentFlags adds, on c.
+// addAgentFlags adds, on c. Only a completion request registers them:
+// cobra keeps them in a map of its own for the life of the process.
 func registerAgentCompletions(c *cobra.Command, sys *System) {
+	if len(sys.args) == 0 || (sys.args[0] != cobra.ShellCompRequestCmd && sys.args[0] != cobra.ShellCompNoDescRequestCmd) {
+		return
+	}
 	funcs := map[string]completeFunc{
 		"provider": func(c *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return completeProviders(sys, c), noFiles
