@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -23,24 +24,28 @@ type chatOptions struct {
 func newChatCmd(sys *System) *cobra.Command {
 	o := &chatOptions{}
 	c := &cobra.Command{
-		Use:   "chat [flags]",
+		Use:   "chat [flags] [PROMPT...]",
 		Short: "Talk with the agent in the terminal",
 		Long: `Talk with the agent in the terminal: one prompt per line, the answer streams as it
 arrives, tool calls show as one line each. While a run is active a typed line steers
 it and Alt-Enter queues a follow-up; Ctrl-C aborts the run. /help lists the commands.
+PROMPT, the words joined by spaces, is sent at once as the first message.
 
 Bare gopi starts a chat when stdin and stdout are terminals. For scripts and pipes
 use gopi run.`,
 		Example: `  gopi chat
+  gopi chat "why does the build fail?"
   gopi chat -c                      # continue the newest session of this folder
   gopi chat --session ID --leaf ENTRY`,
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
+		Args: cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			o.args = args
 			return runChat(c.Context(), sys, c, o)
 		},
 	}
 	addAgentFlags(c.Flags(), &o.runOptions)
 	c.Flags().BoolVar(&o.noColor, "no-color", false, "no colours (also when NO_COLOR is set)")
+	registerAgentCompletions(c, sys)
 	return c
 }
 
@@ -49,6 +54,9 @@ use gopi run.`,
 func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions) error {
 	ctx, untrap := trapChat(ctx, sys)
 	defer untrap()
+	if err := checkConflicts(c.Flags()); err != nil {
+		return err
+	}
 	if !sys.StdinTTY || !sys.StdoutTTY {
 		return usageErr("gopi chat needs a terminal on stdin and stdout; for pipes and scripts use gopi run " +
 			"(e.g. gopi run \"fix the tests\", or echo PROMPT | gopi run)")
@@ -73,7 +81,8 @@ func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions)
 	stop := context.AfterFunc(ctx, term.Interrupt)
 	defer stop()
 	chat := mode.NewChat(term, term.Out(), first, mode.ChatDeps{Open: h.open, Expand: h.cat.Expand, Tree: h.tree},
-		mode.ChatOptions{Color: !o.noColor && sys.getenv("NO_COLOR") == "", Width: term.Width, Thinking: h.s.thinking, Now: sys.Now})
+		mode.ChatOptions{Color: !o.noColor && sys.getenv("NO_COLOR") == "", Width: term.Width, Thinking: h.s.thinking, Now: sys.Now,
+			First: strings.Join(o.args, " ")})
 	err = chat.Run(ctx)
 	if ctx.Err() != nil {
 		return &reported{code: ExitInterrupted}

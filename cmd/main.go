@@ -50,9 +50,7 @@ func newRootCmd(sys *System) *cobra.Command {
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageErr("%v (see %s --help)", err, c.CommandPath())
-	})
+	addRootRun(root, sys)
 	root.AddCommand(newRunCmd(sys), newChatCmd(sys), newVersionCmd(sys), newModelsCmd(sys), newSessionCmd(sys), newContextCmd(sys))
 	root.SetHelpCommand(newHelpCmd())
 	root.InitDefaultCompletionCmd()

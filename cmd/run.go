@@ -56,15 +56,24 @@ blank line (git diff | gopi run "review this").`,
 	}
 	c.SetUsageTemplate(c.UsageTemplate() + "\n" + exitCodesHelp + "\n")
 	c.SetFlagErrorFunc(runFlagError(sys))
-	f := c.Flags()
+	addAgentFlags(c.Flags(), o)
+	addRunFlags(c.Flags(), o)
+	registerAgentCompletions(c, sys)
+	return c
+}
+
+// runOnlyFlags are the flags of gopi run that gopi chat has not: given
+// to bare gopi, they ask for a run (rootcmd.go).
+var runOnlyFlags = []string{"mode", "json", "timeout", "no-stdin", "print-system-prompt", "max-prompt-bytes"}
+
+// addRunFlags adds runOnlyFlags.
+func addRunFlags(f *pflag.FlagSet, o *runOptions) {
 	f.String("mode", "print", "output: print (the answer), json (one result object) or events (a JSON line per event)")
 	f.Bool("json", false, "same as --mode json")
-	addAgentFlags(f, o)
 	f.Duration("timeout", 0, "deadline for the whole run, e.g. 10m (exit 7 when it expires)")
 	f.BoolVar(&o.noStdin, "no-stdin", false, "do not read stdin")
 	f.BoolVar(&o.printSP, "print-system-prompt", false, "print the assembled system prompt and exit")
 	f.Int("max-prompt-bytes", defaultMaxPromptBytes, "refuse a prompt (arguments and stdin together) larger than this (exit 2)")
-	return c
 }
 
 // addAgentFlags adds the flags gopi run and gopi chat share: session,
@@ -100,6 +109,9 @@ func addAgentFlags(f *pflag.FlagSet, o *runOptions) {
 func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) error {
 	start := sys.Now()
 	m, err := outputMode(c.Flags())
+	if err == nil {
+		err = checkConflicts(c.Flags())
+	}
 	ctx, stop := trapRun(ctx, sys, m)
 	defer stop()
 	out := mode.IO{Out: sys.Stdout, Err: sys.Stderr, ErrTerminal: sys.StderrTTY}

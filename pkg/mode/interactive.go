@@ -66,6 +66,8 @@ type ChatOptions struct {
 	Width    func() int // the terminal's width; nil: 80
 	Thinking ai.ThinkingLevel
 	Now      func() time.Time
+	// First is a prompt to send at once, as if typed (gopi chat PROMPT).
+	First string
 }
 
 // Chat is the interactive mode: one prompt per line, steering while a run
@@ -130,6 +132,12 @@ func (c *Chat) Run(ctx context.Context) error {
 	c.mu.Unlock()
 	c.scr.line(c.pal.dim(c.banner()))
 	defer c.shutdown()
+	if first := c.opts.First; first != "" {
+		c.scr.line(c.pal.cyan("› " + oneLine(first, c.width()-2))) // shown as a typed line would be
+		if c.handle(ctx, Line{Text: first}) {
+			return c.scr.error()
+		}
+	}
 	for ctx.Err() == nil {
 		c.updatePrompt()
 		line, err := c.in.ReadLine()

@@ -55,7 +55,7 @@ func (r *renderer) event(e agent.Event) {
 	case loop.MessageUpdate:
 		r.stream(e.Stream)
 	case loop.MessageEnd:
-		r.messageEnd(e.Message)
+		r.messageEnd()
 	case loop.ToolStart:
 		r.started[e.ToolCallID] = toolCall{at: r.now(), arg: keyArgument(e.Args)}
 		r.activity(e.ToolName + keyArgument(e.Args))
@@ -104,13 +104,12 @@ func (r *renderer) showThinking() {
 	r.scr.line(r.pal.dim(fmt.Sprintf("∴ thinking (%d words): %s", words, oneLine(t, max(r.width()-30, 20)))))
 }
 
-func (r *renderer) messageEnd(m *ai.Message) {
+// messageEnd flushes the answer. A failed answer's error is not shown
+// here: it ends the run, and the run's report says it once, with its class.
+func (r *renderer) messageEnd() {
 	r.flushText()
 	if r.thinking.Len() > 0 {
 		r.showThinking()
-	}
-	if m != nil && m.Role == ai.RoleAssistant && m.StopReason == ai.StopError && m.ErrorMessage != "" {
-		r.scr.line(r.pal.red("error: " + m.ErrorMessage))
 	}
 }
 

@@ -145,15 +145,25 @@ func (c *Chat) report(rt *runtime.Runtime, res *runtime.Result, err error) {
 	case class == ai.ClassAborted:
 		c.scr.line(c.pal.red("aborted") + c.pal.dim(" (the session keeps what was said; the next prompt continues from it)"))
 	case err != nil:
-		c.scr.line(c.pal.red(fmt.Sprintf("error (%s): %v", class, err)))
+		c.scr.line(c.pal.red(errorLine(class, err)))
 	case res.Reason == loop.ReasonError && res.Err != nil:
-		c.scr.line(c.pal.red(fmt.Sprintf("error (%s): %v", class, res.Err)))
+		c.scr.line(c.pal.red(errorLine(class, res.Err)))
 	case res.Reason == loop.ReasonMaxSteps:
 		c.scr.line(c.pal.red("stopped: the step limit was reached"))
 	case res.Reason == loop.ReasonLength:
 		c.scr.line(c.pal.dim("(the answer hit the output token limit)"))
 	}
 	c.scr.line(c.pal.dim(c.statusLine(rt, res.Usage, res.Messages)))
+}
+
+// errorLine names a failed run's class once: a provider's error says
+// its class itself ("server (HTTP 500): …"), others get it in front.
+func errorLine(class ai.Class, err error) string {
+	msg := err.Error()
+	if strings.HasPrefix(msg, string(class)+":") || strings.HasPrefix(msg, string(class)+" (") {
+		return "error: " + msg
+	}
+	return fmt.Sprintf("error (%s): %s", class, msg)
 }
 
 // statusLine is tokens in and out, cost, and how full the context is.

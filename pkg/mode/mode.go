@@ -167,8 +167,17 @@ func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, 
 	case res.Reason == loop.ReasonLength:
 		fmt.Fprintln(out.Err, "gopi: warning: the answer was cut short at the output token limit (raise --max-tokens)")
 	}
+	if opts.Mode == Print && obj.Error == nil && obj.Text == "" {
+		// A run may do its work with tools and end without words; a script
+		// that captured nothing is told why (json and events carry "text": "").
+		fmt.Fprintln(out.Err, emptyAnswer)
+	}
 	return o, w.err
 }
+
+// emptyAnswer is said on stderr in print mode when a run that succeeded
+// ended without answer text; the exit code stays 0.
+const emptyAnswer = "gopi: the model ended without an answer"
 
 // WriteFailure reports an invocation that failed before its run: json
 // and events write the result object; every mode says why on Err.

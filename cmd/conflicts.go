@@ -1,0 +1,33 @@
+package cmd
+
+import (
+	"github.com/spf13/pflag"
+)
+
+// checkConflicts refuses flags that ask for opposite things, before
+// anything is read, sent or written: gopi does not pick one of them
+// silently. A flag set to its "off" value (--no-tools=false) asks for
+// nothing and conflicts with nothing. (--json with another --mode is
+// outputMode's; --api-key with --api-key-file is loadAPIKeyFile's.)
+func checkConflicts(f *pflag.FlagSet) error {
+	on := func(name string) bool {
+		fl := f.Lookup(name)
+		if fl == nil || !fl.Changed {
+			return false
+		}
+		if fl.Value.Type() == "bool" {
+			return fl.Value.String() == "true"
+		}
+		return true
+	}
+	switch {
+	case on("no-tools") && on("tools"):
+		return usageErr("--tools and --no-tools contradict each other: give --tools NAMES for some tools, or --no-tools for none")
+	case on("no-session") && (on("session") || on("leaf") || on("continue")):
+		return usageErr("--no-session cannot be combined with --session, --leaf or --continue: " +
+			"--no-session keeps nothing on disk and so resumes nothing")
+	case on("session") && on("leaf") && on("continue"):
+		return usageErr("--leaf and -c both choose the entry to continue from: give --leaf ID for that entry, or -c for the newest")
+	}
+	return nil
+}

@@ -1,0 +1,116 @@
+package cmd
+
+import (
+	"context"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"gopi/pkg/ai"
+	"gopi/pkg/mode"
+)
+
+// rootLong is bare gopi's help: what it does without a command.
+const rootLong = `gopi sends a prompt to a model that reads, edits and runs things through tools,
+and records every run in a session that later runs can resume from any entry.
+
+Without a command gopi takes the flags of run and chat. When stdin and stdout
+are terminals it talks (gopi chat), with PROMPT as the first message if given;
+otherwise it runs one prompt, from PROMPT or stdin, and exits (gopi run). A flag
+only run has (--json, --mode, --timeout, ...) always runs. A lone word is taken
+for a mistyped command, not a prompt: gopi run WORD sends it.`
+
+// addRootRun makes bare gopi a run or a chat, as pi is: it takes the
+// union of their flags and picks by the terminal and the flags given.
+func addRootRun(root *cobra.Command, sys *System) {
+	o := &chatOptions{}
+	root.Use = "gopi [flags] [PROMPT...]"
+	root.Long = rootLong
+	root.Example = `  gopi --provider faux                 # on a terminal: a chat with the offline model
+  gopi "fix the failing test"          # on a terminal: a chat that starts with this prompt
+  git diff | gopi "review this"        # not a terminal: gopi run
+  gopi --json "run the tests" | jq .text`
+	root.Args = cobra.ArbitraryArgs
+	root.SuggestionsMinimumDistance = 2
+	root.RunE = func(c *cobra.Command, args []string) error {
+		return runRoot(c.Context(), sys, c, o, args)
+	}
+	f := root.Flags()
+	addAgentFlags(f, &o.runOptions)
+	addRunFlags(f, &o.runOptions)
+	f.BoolVar(&o.noColor, "no-color", false, "no colours in a chat (also when NO_COLOR is set)")
+	root.SetUsageTemplate(root.UsageTemplate() + "\n" + exitCodesHelp + "\n")
+	registerAgentCompletions(root, sys)
+	// A flag error of bare gopi is reported in the mode its arguments ask
+	// for, as run's is; a command below keeps the plain usage error.
+	runFlagErr := runFlagError(sys)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if c == root {
+			return runFlagErr(c, err)
+		}
+		return usageErr("%v (see %s --help)", err, c.CommandPath())
+	})
+}
+
+// runRoot is bare gopi with flags or words (Main turns bare gopi without
+// either into chat or run itself).
+func runRoot(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions, args []string) error {
+	if len(args) == 0 && c.Flags().NFlag() == 0 {
+		return c.Help() // stdout is not a terminal and nothing asked for
+	}
+	chat := sys.StdinTTY && sys.StdoutTTY && !anyChanged(c, runOnlyFlags)
+	if err := refuseCommandLike(c, args); err != nil {
+		if chat {
+			return err
+		}
+		return reportUsage(sys, c, err)
+	}
+	o.args = args
+	if chat {
+		return runChat(ctx, sys, c, o)
+	}
+	return runRun(ctx, sys, c, &o.runOptions)
+}
+
+// reportUsage reports a usage error of what would have been a run in the
+// output mode the flags ask for: json and events still get their one
+// result object.
+func reportUsage(sys *System, c *cobra.Command, err error) error {
+	m, _ := outputMode(c.Flags()) // --json with another --mode: json, as run reports it
+	if m != mode.JSON && m != mode.Events {
+		return err
+	}
+	out := mode.IO{Out: sys.Stdout, Err: sys.Stderr}
+	if werr := mode.WriteFailure(out, m, ai.ClassUsage, err, nil, nil, 0); werr != nil {
+		return werr
+	}
+	return &reported{code: ExitUsage}
+}
+
+func anyChanged(c *cobra.Command, names []string) bool {
+	for _, n := range names {
+		if c.Flags().Changed(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// commandLike is a word that could be a command's name.
+var commandLike = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+
+// refuseCommandLike refuses a lone word as a prompt: "gopi sesion" or
+// "gopi frobnicate" is far more often a mistyped command than a question
+// for the model, and a prompt is never sent by mistake.
+func refuseCommandLike(c *cobra.Command, args []string) error {
+	if len(args) != 1 || !commandLike.MatchString(args[0]) {
+		return nil
+	}
+	hint := ""
+	if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+		hint = "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return usageErr("unknown command %q for gopi%s (gopi --help lists the commands; to send one word as a prompt: gopi run %s)",
+		args[0], hint, args[0])
+}
