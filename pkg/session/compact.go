@@ -124,11 +124,11 @@ func prepare(path []Entry, opts CompactOptions) (*plan, error) {
 	for _, m := range append(p.toSummarize, p.turnPrefix...) {
 		p.files.add(m)
 	}
-	p.bound(opts)
 	if len(p.toSummarize) == 0 && len(p.turnPrefix) == 0 {
 		return nil, fmt.Errorf("compact: everything after the last compaction fits in %d recent tokens: %w",
 			opts.KeepRecentTokens, ErrNothingToCompact)
 	}
+	p.bound(opts)
 	return p, nil
 }
 
@@ -140,9 +140,10 @@ func (p *plan) bound(opts CompactOptions) {
 	if opts.MaxInputTokens <= 0 {
 		return
 	}
-	left := opts.MaxInputTokens - summaryOverhead - (len(p.previousSummary)+3)/4
+	overhead := min(summaryOverhead, opts.MaxInputTokens/4) // a tiny window has a short prompt to spare
+	left := opts.MaxInputTokens - overhead - (len(p.previousSummary)+3)/4
 	keep := len(p.toSummarize)
-	for keep > 0 {
+	for keep > 1 { // the newest message goes whatever its size: a summary of nothing helps no one
 		t := opts.Estimate(p.toSummarize[keep-1])
 		if t > left {
 			break
