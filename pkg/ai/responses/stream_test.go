@@ -3,6 +3,7 @@ package responses
 import (
 	"encoding/json"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -175,4 +176,35 @@ func sseEvents(datas ...string) string {
 		s.WriteString("event: " + head.Type + "\ndata: " + d + "\n\n")
 	}
 	return s.String()
+}
+
+// FuzzDecodeEvent feeds any event data to the decoder: it never panics,
+// and the fast path for delta events reads what encoding/json reads.
+func FuzzDecodeEvent(f *testing.F) {
+	for _, file := range []string{"testdata/text.sse", "testdata/reasoning.sse", "testdata/tools.sse", "testdata/error_midstream.sse"} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if d, ok := strings.CutPrefix(line, "data: "); ok {
+				f.Add(d)
+			}
+		}
+	}
+	f.Add(`{"type":"response.output_text.delta","output_index":1e3,"delta":"x"}`)
+	f.Add(`{"type":"response.output_text.delta","output_index":0,"delta":"\ud800","delta":"y"}`)
+	f.Fuzz(func(t *testing.T, data string) {
+		if out, delta, ok := deltaEvent([]byte(data)); ok {
+			var ev streamEvent
+			if err := json.Unmarshal([]byte(data), &ev); err != nil || ev.OutputIndex != out || ev.Delta != delta || !deltaTypes[ev.Type] {
+				t.Errorf("fast path read %d %q, encoding/json %d %q %q (%v)", out, delta, ev.OutputIndex, ev.Delta, ev.Type, err)
+			}
+		}
+		b := ai.NewBuilder(codex, 0, func(ai.Event) bool { return true })
+		d := newDecoder(b, codex)
+		_, _, _ = d.handle([]byte(`{"type":"response.output_item.added","output_index":0,"item":{"id":"m","type":"message"}}`))
+		_, _, _ = d.handle([]byte(data))
+		_, _, _ = d.handle([]byte(`{"type":"response.completed","response":{"status":"completed"}}`))
+	})
 }
