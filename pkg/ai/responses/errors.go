@@ -80,16 +80,23 @@ func statusError(conn *provider.Conn, now time.Time) error {
 // streamError classifies a failure reported inside a 200 stream (an error
 // event or response.failed), which names a code but seldom a type. The
 // codes OpenAI documents for it classify by themselves
-// (context_length_exceeded, rate_limit_exceeded, insufficient_quota);
-// server_error, an overloaded server, or no code at all are taken for a
+// (context_length_exceeded, rate_limit_exceeded, insufficient_quota); an
+// overloaded server is overloaded; server_error, or no code at all, is a
 // server error, which may be retried; any other code (invalid_prompt,
 // invalid_image…) is the request's fault and is not.
 func streamError(ae provider.APIError) *ai.ProviderError {
-	if ae.Type == "" && (ae.Code == "" || ae.Code == "server_error" || strings.Contains(ae.Code, "overloaded")) {
-		ae.Type = "server_error"
-	}
 	if ae.Message == "" {
 		ae.Message = "the response failed without an error message"
 	}
-	return provider.Classify(provider.Status{}, ae)
+	pe := provider.Classify(provider.Status{}, ae)
+	if pe.Class != ai.ClassServer || ae.Type != "" {
+		return pe
+	}
+	switch {
+	case strings.Contains(ae.Code, "overloaded"):
+		pe.Class, pe.Retryable = ai.ClassOverloaded, true
+	case ae.Code == "" || ae.Code == "server_error":
+		pe.Retryable = true
+	}
+	return pe
 }

@@ -96,6 +96,7 @@ func TestStreamFailuresClassified(t *testing.T) {
 		{"rate limit", responseFailed("rate_limit_exceeded", "Rate limit reached for gpt-5-codex."), ai.ClassRateLimit, 3, "Rate limit reached"},
 		{"quota", responseFailed("insufficient_quota", "You exceeded your current quota."), ai.ClassQuota, 1, "current quota"},
 		{"server error", responseFailed("server_error", "The model failed to generate a response."), ai.ClassServer, 3, "server_error"},
+		{"overloaded", responseFailed("server_is_overloaded", "The server is overloaded."), ai.ClassOverloaded, 3, "server_is_overloaded"},
 		{"invalid prompt", responseFailed("invalid_prompt", "Invalid prompt: flagged as potentially violating our usage policy."), ai.ClassServer, 1, "invalid_prompt"},
 		{"failed without error", failedStream(`{"type":"response.failed","response":{"status":"failed","error":null}}`), ai.ClassServer, 3, "without an error message"},
 		{"error event", failedStream(`{"type":"error","sequence_number":3,"code":"rate_limit_exceeded","message":"Too many requests.","param":null}`),
