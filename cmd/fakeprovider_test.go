@@ -17,7 +17,8 @@ import (
 
 // fakeProvider is the model server of one script: it answers each request
 // with the next scripted reply, rendered in the wire format of the path
-// asked (Anthropic at /v1/messages, OpenAI at /chat/completions), and
+// asked (Anthropic at /v1/messages, OpenAI at /chat/completions, OpenAI's
+// Responses API at /responses), and
 // writes what it received to requests/N.json (body) and requests/N.head
 // (method, path, headers) under the script's $WORK.
 //
@@ -124,8 +125,11 @@ func (p *fakeProvider) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	_ = json.Unmarshal(body, &model)
 	wire := anthropicWire
-	if strings.HasSuffix(r.URL.Path, "/chat/completions") {
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/chat/completions"):
 		wire = openaiWire
+	case strings.HasSuffix(r.URL.Path, "/responses"):
+		wire = responsesWire
 	}
 	p.reply(w, r, wire, model.Model, n, reply, answered)
 }

@@ -15,6 +15,7 @@ import (
 	"gopi/pkg/ai/faux"
 	"gopi/pkg/ai/openai"
 	"gopi/pkg/ai/provider"
+	"gopi/pkg/ai/responses"
 	"gopi/pkg/session"
 )
 
@@ -23,7 +24,7 @@ import (
 //	"providers": {"local": {"api": "openai", "baseUrl": "http://localhost:8080/v1",
 //	  "apiKeyEnv": "LOCAL_KEY", "models": [{"id": "qwen", "contextWindow": 32768}]}}
 type customProvider struct {
-	API       string        `json:"api"` // "anthropic" or "openai"
+	API       string        `json:"api"` // "anthropic", "openai" or "openai-responses"
 	BaseURL   string        `json:"baseUrl"`
 	APIKeyEnv string        `json:"apiKeyEnv"`
 	Models    []ai.Info     `json:"models"`
@@ -219,13 +220,17 @@ func builtinModel(sys *System, c *config, prov, id, keyFlag string, retry retryS
 	if err := checkKey(key, keySource(keyFlag, builtinKeyEnv[prov])); err != nil {
 		return modelChoice{}, err
 	}
-	ch.model, ch.key = adapter(info, prov, key, baseURL, retry), key
+	api := prov
+	if info.API == responses.API { // a model only the Responses API serves (codex, -pro)
+		api = responses.API
+	}
+	ch.model, ch.key = adapter(info, api, key, baseURL, retry), key
 	return ch, nil
 }
 
 func customModel(sys *System, c *config, name, id string, cp customProvider, keyFlag string, retry retrySettings) (modelChoice, error) {
-	if cp.API != "anthropic" && cp.API != "openai" {
-		return modelChoice{}, usageErr("provider %q in settings: api must be \"anthropic\" or \"openai\", not %q", name, cp.API)
+	if cp.API != "anthropic" && cp.API != "openai" && cp.API != responses.API {
+		return modelChoice{}, usageErr("provider %q in settings: api must be \"anthropic\", \"openai\" or \"openai-responses\", not %q", name, cp.API)
 	}
 	if id == "" && len(cp.Models) > 0 {
 		id = cp.Models[0].ID
@@ -233,7 +238,7 @@ func customModel(sys *System, c *config, name, id string, cp customProvider, key
 	if id == "" {
 		return modelChoice{}, usageErr("provider %q: name a model with --model", name)
 	}
-	info, known := catalog.Resolve(cp.API, id)
+	info, known := catalog.Resolve(strings.TrimSuffix(cp.API, "-responses"), id)
 	info.Provider, info.ID = name, id
 	if i := slices.IndexFunc(cp.Models, func(m ai.Info) bool { return m.ID == id }); i >= 0 {
 		known = true
@@ -281,6 +286,10 @@ func adapter(info ai.Info, api, key, baseURL string, r retrySettings) ai.Model {
 	if api == "anthropic" {
 		info.API = "anthropic-messages"
 		return anthropic.New(anthropic.Config{Info: info, APIKey: key, BaseURL: baseURL, Retry: policy, IdleTimeout: idle})
+	}
+	if api == responses.API {
+		info.API = responses.API
+		return responses.New(responses.Config{Info: info, APIKey: key, BaseURL: baseURL, Retry: policy, IdleTimeout: idle})
 	}
 	info.API = "openai-completions"
 	q := r.quirks.apply(baseURL)

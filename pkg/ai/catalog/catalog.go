@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"gopi/pkg/ai"
@@ -30,10 +31,14 @@ var builtinJSON []byte
 
 // Provider describes a model provider.
 type Provider struct {
-	Name         string `json:"name"`
-	API          string `json:"api"`
-	BaseURL      string `json:"baseUrl"`
-	DefaultModel string `json:"defaultModel"`
+	Name string `json:"name"`
+	API  string `json:"api"` // the API of its models, unless a model names another
+	// APIs are the other APIs some of its models are served by only (the
+	// Responses API for OpenAI's codex and -pro models); such a model's
+	// api says which.
+	APIs         []string `json:"apis,omitempty"`
+	BaseURL      string   `json:"baseUrl"`
+	DefaultModel string   `json:"defaultModel"`
 }
 
 // Catalog is a set of providers and model descriptions.
@@ -67,8 +72,8 @@ func (c *Catalog) check() error {
 		switch {
 		case !ok:
 			return fmt.Errorf("model %s: unknown provider %q", m.ID, m.Provider)
-		case m.API != p.API:
-			return fmt.Errorf("model %s: api %q, provider %s uses %q", m.ID, m.API, p.Name, p.API)
+		case m.API != p.API && !slices.Contains(p.APIs, m.API):
+			return fmt.Errorf("model %s: api %q, provider %s uses %q", m.ID, m.API, p.Name, strings.Join(append([]string{p.API}, p.APIs...), `", "`))
 		case m.ContextWindow <= 0 || m.MaxOutputTokens <= 0:
 			return fmt.Errorf("model %s/%s: limits must be positive", m.Provider, m.ID)
 		case seen[[2]string{m.Provider, m.ID}]:
@@ -121,12 +126,19 @@ func (c *Catalog) Lookup(provider, id string) (ai.Info, bool) {
 }
 
 // Providers returns the known providers.
-func (c *Catalog) Providers() []Provider { return slices.Clone(c.providers) }
+func (c *Catalog) Providers() []Provider {
+	out := slices.Clone(c.providers)
+	for i := range out {
+		out[i].APIs = slices.Clone(out[i].APIs)
+	}
+	return out
+}
 
 // Provider returns a known provider by name.
 func (c *Catalog) Provider(name string) (Provider, bool) {
 	for _, p := range c.providers {
 		if p.Name == name {
+			p.APIs = slices.Clone(p.APIs)
 			return p, true
 		}
 	}

@@ -66,11 +66,43 @@ func TestParseRejectsBadData(t *testing.T) {
 		"missing default":  `{"providers":[{"name":"p","api":"a","defaultModel":"nope"}],"models":[]}`,
 		"duplicate": `{"providers":[{"name":"p","api":"a","defaultModel":"m"}],"models":[
 			{"id":"m","provider":"p","api":"a","contextWindow":1,"maxOutputTokens":1},{"id":"m","provider":"p","api":"a","contextWindow":1,"maxOutputTokens":1}]}`,
+		"api the provider does not serve": `{"providers":[{"name":"p","api":"a","apis":["b"],"defaultModel":"m"}],"models":[
+			{"id":"m","provider":"p","api":"a","contextWindow":1,"maxOutputTokens":1},{"id":"n","provider":"p","api":"c","contextWindow":1,"maxOutputTokens":1}]}`,
 		"not json": `{`,
 	}
 	for name, data := range tests {
 		if _, err := Parse([]byte(data)); err == nil || !strings.HasPrefix(err.Error(), "model catalog") {
 			t.Errorf("%s: err = %v", name, err)
 		}
+	}
+}
+
+// The codex and -pro models are served by the Responses API only: the
+// catalog says so, and gopi picks the adapter from it.
+func TestResponsesOnlyModels(t *testing.T) {
+	n := 0
+	for _, m := range ForProvider("openai") {
+		only := strings.Contains(m.ID, "codex") || strings.HasSuffix(m.ID, "-pro")
+		if only != (m.API == "openai-responses") {
+			t.Errorf("%s: api %q", m.ID, m.API)
+		}
+		if only {
+			n++
+		}
+	}
+	if n < 5 {
+		t.Errorf("%d responses-only models", n)
+	}
+	m, ok := Lookup("openai", "gpt-5-codex")
+	if !ok || m.API != "openai-responses" || m.ContextWindow != 400000 || m.Prices.CacheRead != 0.125 || !m.Reasoning {
+		t.Errorf("gpt-5-codex = %+v, %v", m, ok)
+	}
+	if info, known := Resolve("openai", "gpt-9"); known || info.API != "openai-completions" {
+		t.Errorf("an unknown id keeps the provider's own api: %+v", info)
+	}
+	p, _ := Builtin().Provider("openai")
+	p.APIs[0] = "changed"
+	if q, _ := Builtin().Provider("openai"); q.APIs[0] != "openai-responses" {
+		t.Error("Provider shares its APIs with the catalog")
 	}
 }

@@ -1,0 +1,102 @@
+package responses
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+	"time"
+
+	"gopi/pkg/ai"
+	"gopi/pkg/ai/provider"
+)
+
+// maxErrorBody bounds how much of an error response is read.
+const maxErrorBody = 64 << 10
+
+// apiError is {error:{message,type,param,code}}; servers that imitate the
+// API also send {error:"text"} or {message:"text"}, and code may be a
+// number.
+type apiError struct {
+	Message string          `json:"message"`
+	Type    string          `json:"type"`
+	Code    json.RawMessage `json:"code"`
+}
+
+func (e apiError) provider() provider.APIError {
+	return provider.APIError{Type: e.Type, Code: codeString(e.Code), Message: e.Message}
+}
+
+// codeString is a code as text: a string unquoted, a number as written,
+// null as empty.
+func codeString(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	if c := strings.TrimSpace(string(raw)); c != "null" {
+		return c
+	}
+	return ""
+}
+
+// parseError reads an error object from raw JSON; ok is false when raw
+// holds none.
+func parseError(raw []byte) (provider.APIError, bool) {
+	var body struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+	}
+	if json.Unmarshal(raw, &body) != nil {
+		return provider.APIError{}, false
+	}
+	var s string
+	var e apiError
+	switch {
+	case len(body.Error) > 0 && json.Unmarshal(body.Error, &s) == nil && s != "":
+		return provider.APIError{Message: s}, true
+	case len(body.Error) > 0 && json.Unmarshal(body.Error, &e) == nil && (e.Message != "" || e.Type != ""):
+		return e.provider(), true
+	case body.Message != "":
+		return provider.APIError{Message: body.Message}, true
+	}
+	return provider.APIError{}, false
+}
+
+// statusError classifies a non-200 response from its status, headers and
+// body, as the Chat Completions adapter does.
+func statusError(conn *provider.Conn, now time.Time) error {
+	raw, err := io.ReadAll(io.LimitReader(conn.Body, maxErrorBody))
+	if err != nil && len(raw) == 0 {
+		return conn.Err(err)
+	}
+	ae, ok := parseError(raw)
+	if !ok {
+		ae = provider.APIError{Message: strings.TrimSpace(string(raw))}
+	}
+	st := provider.Status{Code: conn.Resp.StatusCode, Header: conn.Resp.Header, Now: now}
+	return provider.Classify(st, ae)
+}
+
+// streamError classifies a failure reported inside a 200 stream (an error
+// event or response.failed), which names a code but seldom a type. The
+// codes OpenAI documents for it classify by themselves
+// (context_length_exceeded, rate_limit_exceeded, insufficient_quota); an
+// overloaded server is overloaded; server_error, or no code at all, is a
+// server error, which may be retried; any other code (invalid_prompt,
+// invalid_image…) is the request's fault and is not.
+func streamError(ae provider.APIError) *ai.ProviderError {
+	if ae.Message == "" {
+		ae.Message = "the response failed without an error message"
+	}
+	pe := provider.Classify(provider.Status{}, ae)
+	if pe.Class != ai.ClassServer || ae.Type != "" {
+		return pe
+	}
+	switch {
+	case strings.Contains(ae.Code, "overloaded"):
+		pe.Class, pe.Retryable = ai.ClassOverloaded, true
+	case ae.Code == "" || ae.Code == "server_error":
+		pe.Retryable = true
+	}
+	return pe
+}
