@@ -219,6 +219,31 @@ func TestOpenDefaultIdleWaits(t *testing.T) {
 	})
 }
 
+// A read that returns no byte is not data: it does not re-arm the timer.
+func TestOpenEmptyReadsAreNotData(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		head := "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n"
+		srv := &pipeServer{beats: []beat{{data: head}, {wait: 25 * time.Second, data: "x"}}}
+		defer srv.wait()
+		c, err := provider.Open(t.Context(), srv.client(), newRequest(t), 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		for range 4 {
+			time.Sleep(5 * time.Second)
+			if n, err := c.Body.Read(nil); n != 0 || err != nil {
+				break // the idle timeout already ended the body
+			}
+		}
+		body, err := readBody(t, c, 10)
+		if body != "" {
+			t.Errorf("body = %q, want nothing", body)
+		}
+		wantIdleTimeout(t, err, "10s")
+	})
+}
+
 // The caller's cancellation and deadline come back as the context's own
 // errors (never a retryable network failure), before or after the headers.
 func TestOpenCallerEnds(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -446,4 +447,48 @@ func TestRunnerScrubsEveryErrorText(t *testing.T) {
 	if !strings.Contains(pe.Message, secret) {
 		t.Errorf("the attempt's own error was changed: %q", pe.Message)
 	}
+}
+
+// Without an injected Sleep the runner waits on the clock, honouring ctx.
+// The bubble's clock is fake: the waits take no real time and the elapsed
+// time is exact.
+func TestRunnerDefaultSleep(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &script{t: t, steps: []step{{err: busy(ai.ClassServer, "a")}, {err: busy(ai.ClassServer, "b")}, {text: "ok"}}}
+		r := provider.Runner{Info: info(), Policy: provider.Policy{BaseDelay: time.Second, Rand: half}}
+		start := time.Now()
+		_, final := providertest.Collect(t, r.Stream(t.Context(), s.attempt))
+		if final.StopReason != ai.StopStop || time.Since(start) != 2250*time.Millisecond {
+			t.Errorf("final %s after %s on the bubble's clock, want stop after 750ms + 1.5s", final.StopReason, time.Since(start))
+		}
+		// The start timestamps come from the clock too.
+		if final.Timestamp != start.Add(2250*time.Millisecond).UnixMilli() {
+			t.Errorf("final timestamp %d, want %d", final.Timestamp, start.Add(2250*time.Millisecond).UnixMilli())
+		}
+
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		time.AfterFunc(100*time.Millisecond, cancel)
+		s = &script{t: t, steps: []step{{err: busy(ai.ClassServer, "a")}}}
+		start = time.Now()
+		evs, final := providertest.Collect(t, r.Stream(ctx, s.attempt))
+		if final.StopReason != ai.StopAborted || ai.ClassOf(evs[len(evs)-1].Err) != ai.ClassAborted || time.Since(start) != 100*time.Millisecond {
+			t.Errorf("final %s after %s, want aborted when ctx ended", final.StopReason, time.Since(start))
+		}
+	})
+}
+
+func TestSleepContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		if err := provider.SleepContext(t.Context(), 3*time.Second); err != nil || time.Since(start) != 3*time.Second {
+			t.Errorf("SleepContext = %v after %s, want nil after 3s", err, time.Since(start))
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		time.AfterFunc(time.Second, cancel)
+		start = time.Now()
+		if err := provider.SleepContext(ctx, time.Hour); err != context.Canceled || time.Since(start) != time.Second {
+			t.Errorf("SleepContext = %v after %s, want context.Canceled after 1s", err, time.Since(start))
+		}
+	})
 }
