@@ -81,6 +81,11 @@ func TestReader(t *testing.T) {
 			want: []sse.Event{{Data: "1"}, {Data: "2"}, {Data: "3"}, {Data: "4"}},
 		},
 		{
+			name: "lf lines then cr lines",
+			in:   "data: 1\n\ndata: 2\r\r",
+			want: []sse.Event{{Data: "1"}, {Data: "2"}},
+		},
+		{
 			name: "cr at the start of a line",
 			in:   "data: 1\n\rdata: 2\n\n",
 			want: []sse.Event{{Data: "1"}, {Data: "2"}},
@@ -94,6 +99,11 @@ func TestReader(t *testing.T) {
 			name: "comments and unknown fields",
 			in:   ": keep-alive\n:\nretry: 10\nfoo\nfoo: bar\ndata: x\n:: also a comment\n\n",
 			want: []sse.Event{{Data: "x"}},
+		},
+		{
+			name: "a one-byte comment inside an event",
+			in:   "data: 1\n:\ndata: 2\n\n",
+			want: []sse.Event{{Data: "1\n2"}},
 		},
 		{
 			name: "multi-line data and spaces",
