@@ -12,7 +12,8 @@
 // work tree is never changed and an interrupted run leaves nothing behind.
 // A mutant that does not compile is counted apart and not in the score.
 // The score is killed / (killed + survived); a mutant whose tests run past
-// -timeout counts as killed (a hang is a failure a user would see).
+// -timeout counts as killed (a hang is a failure a user would see); the
+// limit is the test binary's, so a slow build does not count.
 package main
 
 import (
@@ -48,7 +49,7 @@ func main() {
 	files := flag.String("files", "", "comma-separated base names of the files to mutate (default: every non-test file)")
 	tests := flag.String("tests", "", "comma-separated packages whose tests judge the mutants (default: the mutated package)")
 	run := flag.String("run", "", "passed to go test -run")
-	timeout := flag.Duration("timeout", 3*time.Minute, "a test run longer than this kills the mutant")
+	timeout := flag.Duration("timeout", 3*time.Minute, "a test binary running longer than this kills the mutant (go test -timeout; the build is not counted)")
 	list := flag.Bool("list", false, "list the mutants and run nothing")
 	verbose := flag.Bool("v", false, "print every mutant's outcome, not only the survivors")
 	sampleN := flag.Int("sample", 0, "judge only this many mutants, picked at random (0: all)")
@@ -229,9 +230,13 @@ func judge(work, name string, mutated []byte, opts options) (outcome, string) {
 	if err := os.WriteFile(overlay, ov, 0o644); err != nil {
 		return unbuilt, err.Error()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opts.timeout)
+	// The test binary gets -timeout itself, so a slow build on a busy
+	// machine is not taken for a hang; the whole command has a backstop.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*opts.timeout+5*time.Minute)
 	defer cancel()
-	args := []string{"test", "-count=1", "-failfast", "-overlay", overlay}
+	// vet is not the test suite: a mutant vet dislikes still has to be
+	// caught by a test.
+	args := []string{"test", "-count=1", "-failfast", "-vet=off", "-timeout", opts.timeout.String(), "-overlay", overlay}
 	if opts.run != "" {
 		args = append(args, "-run", opts.run)
 	}

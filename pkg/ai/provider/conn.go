@@ -44,6 +44,9 @@ func Open(ctx context.Context, client *http.Client, req *http.Request, idle time
 		c.Close()
 		return nil, err
 	}
+	// The headers are data too: the wait for the first byte of the body
+	// starts now, not when the request was sent.
+	c.timer.Reset(idle)
 	c.Resp = resp
 	c.Body = &idleReader{r: resp.Body, c: c}
 	return c, nil

@@ -5,9 +5,11 @@
 // skipped, several data lines are joined with "\n", one leading space after
 // the colon is dropped) with two choices for model streams: an event whose
 // lines all arrived but whose closing blank line did not is still returned
-// at the end of the stream, and a last line cut before its newline is never
-// returned and makes Next report io.ErrUnexpectedEOF, so callers can tell a
-// cut stream from a clean end. Lines and events are bounded in size.
+// at the end of the stream, and a last line cut before its line end is
+// never returned and makes Next report io.ErrUnexpectedEOF, so callers can
+// tell a cut stream from a clean end. Lines end at "\n", "\r\n" or a lone
+// "\r", and each is handed on as soon as its end arrives. Lines and events
+// are bounded in size.
 package sse
 
 import (
@@ -38,13 +40,15 @@ type Reader struct {
 	r       *bufio.Reader
 	max     int
 	lastID  string
-	pending []string // lines split off a line that held lone CRs
+	afterCR bool // the last line ended with "\r": a "\n" next belongs to it
 }
 
 // NewReader returns a Reader with the default size limit.
 func NewReader(r io.Reader) *Reader { return NewReaderSize(r, DefaultMaxEventSize) }
 
-// NewReaderSize returns a Reader whose events may be at most max bytes.
+// NewReaderSize returns a Reader whose events may be at most max bytes
+// (the bytes of their lines, line ends not counted); max <= 0 means the
+// default.
 func NewReaderSize(r io.Reader, max int) *Reader {
 	if max <= 0 {
 		max = DefaultMaxEventSize
@@ -121,50 +125,69 @@ func field(line string) (string, string) {
 }
 
 // line returns the next line without its terminator. Lines end at "\n",
-// "\r\n" or a lone "\r".
+// "\r\n" or a lone "\r": a line is returned as soon as its terminator
+// arrives, and a "\n" right after a "\r" is the end of the same line.
 func (r *Reader) line() (string, error) {
-	if len(r.pending) > 0 {
-		l := r.pending[0]
-		r.pending = r.pending[1:]
-		return l, nil
+	var long []byte // the line so far, when it spans several buffers
+	for {
+		buf, err := r.buffered()
+		if err != nil {
+			switch {
+			case !errors.Is(err, io.EOF):
+				return "", fmt.Errorf("sse: read: %w", err)
+			case len(long) > 0:
+				return "", io.ErrUnexpectedEOF
+			}
+			return "", io.EOF
+		}
+		if r.afterCR {
+			r.afterCR = false
+			if buf[0] == '\n' {
+				_, _ = r.r.Discard(1)
+				continue
+			}
+		}
+		end := lineEnd(buf)
+		if end < 0 {
+			if len(long)+len(buf) > r.max {
+				return "", ErrEventTooLarge
+			}
+			long = append(long, buf...)
+			_, _ = r.r.Discard(len(buf))
+			continue
+		}
+		if len(long)+end > r.max {
+			return "", ErrEventTooLarge
+		}
+		line := string(buf[:end])
+		if len(long) > 0 {
+			line = string(append(long, buf[:end]...))
+		}
+		r.afterCR = buf[end] == '\r'
+		_, _ = r.r.Discard(end + 1)
+		return line, nil
 	}
-	raw, err := r.readRaw()
-	if err != nil {
-		return "", err
-	}
-	raw = bytes.TrimSuffix(raw, []byte("\n"))
-	raw = bytes.TrimSuffix(raw, []byte("\r"))
-	if bytes.IndexByte(raw, '\r') < 0 {
-		return string(raw), nil
-	}
-	parts := bytes.Split(raw, []byte("\r"))
-	for _, p := range parts[1:] {
-		r.pending = append(r.pending, string(p))
-	}
-	return string(parts[0]), nil
 }
 
-// readRaw reads up to and including the next "\n", bounded by the limit.
-func (r *Reader) readRaw() ([]byte, error) {
-	var buf []byte
-	for {
-		chunk, err := r.r.ReadSlice('\n')
-		if len(buf)+len(chunk) > r.max {
-			return nil, ErrEventTooLarge
-		}
-		buf = append(buf, chunk...)
-		switch {
-		case err == nil:
-			return buf, nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case errors.Is(err, io.EOF):
-			if len(buf) > 0 {
-				return nil, io.ErrUnexpectedEOF
-			}
-			return nil, io.EOF
-		default:
-			return nil, fmt.Errorf("sse: read: %w", err)
+// buffered returns the buffered bytes, reading when there are none.
+func (r *Reader) buffered() ([]byte, error) {
+	if r.r.Buffered() == 0 {
+		if _, err := r.r.Peek(1); err != nil {
+			return nil, err
 		}
 	}
+	return r.r.Peek(r.r.Buffered())
+}
+
+// lineEnd is the index of the first "\r" or "\n" in b, or -1.
+func lineEnd(b []byte) int {
+	lf := bytes.IndexByte(b, '\n')
+	before := b
+	if lf >= 0 {
+		before = b[:lf]
+	}
+	if cr := bytes.IndexByte(before, '\r'); cr >= 0 {
+		return cr
+	}
+	return lf
 }

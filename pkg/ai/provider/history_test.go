@@ -1,0 +1,134 @@
+package provider_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"gopi/pkg/ai"
+	"gopi/pkg/ai/provider"
+)
+
+var self = ai.Info{ID: "m1", Provider: "p", API: "a"}
+
+func call(id string) ai.Content { return ai.ToolCallContent(id, "ls", nil) }
+
+func result(id string) ai.Message {
+	return ai.Message{Role: ai.RoleToolResult, ToolCallID: id, ToolName: "ls", Content: []ai.Content{ai.TextContent("ok " + id)}}
+}
+
+// assistant is a message of the model self describes.
+func assistant(stop ai.StopReason, content ...ai.Content) ai.Message {
+	return ai.Message{Role: ai.RoleAssistant, Provider: self.Provider, API: self.API, Model: self.ID, StopReason: stop, Content: content}
+}
+
+// show renders messages as "role block block… [toolCallId]" lines; a
+// synthesised result shows as "toolResult! …".
+func show(msgs []ai.Message) []string {
+	out := []string{}
+	for _, m := range msgs {
+		s := m.Role
+		if m.IsError {
+			s += "!"
+		}
+		for _, c := range m.Content {
+			s += " " + c.Type + ":" + c.Text + c.Thinking + c.ID
+		}
+		if m.ToolCallID != "" {
+			s += " @" + m.ToolCallID + "/" + m.ToolName
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestNormalizePairsCallsAndResults(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		in   []ai.Message
+		want []string
+	}{
+		{"empty", nil, []string{}},
+		{"answered calls kept in order",
+			[]ai.Message{ai.UserText("q", 1), assistant(ai.StopToolUse, call("a"), call("b")), result("b"), result("a"), assistant(ai.StopStop, ai.TextContent("done"))},
+			[]string{"user text:q", "assistant toolCall:a toolCall:b", "toolResult text:ok b @b/ls", "toolResult text:ok a @a/ls", "assistant text:done"}},
+		{"missing result before the next user message",
+			[]ai.Message{assistant(ai.StopToolUse, call("a"), call("b")), result("a"), ai.UserText("next", 2)},
+			[]string{"assistant toolCall:a toolCall:b", "toolResult text:ok a @a/ls", "toolResult! text:No result provided @b/ls", "user text:next"}},
+		{"missing result before the next assistant message",
+			[]ai.Message{assistant(ai.StopToolUse, call("a")), assistant(ai.StopStop, ai.TextContent("x"))},
+			[]string{"assistant toolCall:a", "toolResult! text:No result provided @a/ls", "assistant text:x"}},
+		{"missing result at the end",
+			[]ai.Message{ai.UserText("q", 1), assistant(ai.StopToolUse, ai.TextContent("let me look"), call("a"))},
+			[]string{"user text:q", "assistant text:let me look toolCall:a", "toolResult! text:No result provided @a/ls"}},
+		{"orphan and duplicate results dropped",
+			[]ai.Message{assistant(ai.StopToolUse, ai.TextContent("t"), call("a")), result("zzz"), result("a"), result("a")},
+			[]string{"assistant text:t toolCall:a", "toolResult text:ok a @a/ls"}},
+		{"a result after the user spoke is late and dropped",
+			[]ai.Message{assistant(ai.StopToolUse, call("a")), ai.UserText("stop", 2), result("a"), assistant(ai.StopStop, ai.TextContent("ok"))},
+			[]string{"assistant toolCall:a", "toolResult! text:No result provided @a/ls", "user text:stop", "assistant text:ok"}},
+		{"a result before any call is dropped",
+			[]ai.Message{result("a"), ai.UserText("q", 1)},
+			[]string{"user text:q"}},
+		{"failed and aborted turns dropped with their calls",
+			[]ai.Message{ai.UserText("q", 1), assistant(ai.StopError, ai.TextContent("half"), call("e")), result("e"),
+				assistant(ai.StopAborted, call("c")), assistant(ai.StopLength, ai.TextContent("long"))},
+			[]string{"user text:q", "assistant text:long"}},
+		{"other roles are not sent",
+			[]ai.Message{{Role: "bashExecution"}, ai.UserText("q", 1), {Role: "custom"}},
+			[]string{"user text:q"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, show(provider.Normalize(tt.in, self))); diff != "" {
+				t.Errorf("Normalize (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestNormalizeForeignThinking(t *testing.T) {
+	t.Parallel()
+	content := []ai.Content{
+		{Type: ai.TypeThinking, Thinking: "because", ThinkingSignature: "sig"},
+		{Type: ai.TypeThinking, Thinking: "opaque", ThinkingSignature: "data", Redacted: true},
+		{Type: ai.TypeThinking, Thinking: " \n "},
+		{Type: ai.TypeText, Text: "answer", TextSignature: "tsig"},
+		ai.ImageContent("AAAA", "image/png"),
+	}
+	foreign := []ai.Info{
+		{ID: "m2", Provider: self.Provider, API: self.API},
+		{ID: self.ID, Provider: "q", API: self.API},
+		{ID: self.ID, Provider: self.Provider, API: "b"},
+	}
+	for _, from := range foreign {
+		m := ai.Message{Role: ai.RoleAssistant, Provider: from.Provider, API: from.API, Model: from.ID, StopReason: ai.StopStop, Content: content}
+		if provider.SameModel(m, self) {
+			t.Errorf("SameModel(%+v) = true", from)
+		}
+		out := provider.Normalize([]ai.Message{m}, self)
+		// Thinking becomes text, signatures go: they only verify for the
+		// model that made them.
+		want := []ai.Content{ai.TextContent("because"), ai.TextContent("answer"), ai.ImageContent("AAAA", "image/png")}
+		if len(out) != 1 {
+			t.Fatalf("from %+v: %d messages", from, len(out))
+		}
+		if diff := cmp.Diff(want, out[0].Content); diff != "" {
+			t.Errorf("from %+v: content (-want +got):\n%s", from, diff)
+		}
+	}
+	// The model's own thinking goes back as it is.
+	own := assistant(ai.StopStop, content...)
+	if !provider.SameModel(own, self) {
+		t.Error("SameModel(own) = false")
+	}
+	out := provider.Normalize([]ai.Message{own}, self)
+	if diff := cmp.Diff(content, out[0].Content); diff != "" {
+		t.Errorf("own content (-want +got):\n%s", diff)
+	}
+	// The input is not modified.
+	if content[0].Type != ai.TypeThinking || content[1].Thinking != "opaque" || len(content) != 5 {
+		t.Errorf("Normalize modified its input: %+v", content)
+	}
+}

@@ -1,0 +1,120 @@
+package provider_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"gopi/pkg/ai/provider"
+)
+
+func TestPolicyWithDefaults(t *testing.T) {
+	t.Parallel()
+	for _, p := range []provider.Policy{{}, {MaxAttempts: -1, BaseDelay: -1, MaxDelay: -1, MaxRetryAfter: -1}} {
+		d := p.WithDefaults()
+		if d.MaxAttempts != 3 || d.BaseDelay != 2*time.Second || d.MaxDelay != 30*time.Second ||
+			d.MaxRetryAfter != 60*time.Second || d.Rand == nil {
+			t.Errorf("%+v.WithDefaults() = %+v", p, d)
+		}
+		if r := d.Rand(); r < 0 || r >= 1 {
+			t.Errorf("default jitter %v outside [0, 1)", r)
+		}
+	}
+	// The smallest set values are kept.
+	p := provider.Policy{MaxAttempts: 1, BaseDelay: 1, MaxDelay: 1, MaxRetryAfter: 1, Rand: func() float64 { return 0.25 }}
+	d := p.WithDefaults()
+	if d.MaxAttempts != 1 || d.BaseDelay != 1 || d.MaxDelay != 1 || d.MaxRetryAfter != 1 || d.Rand() != 0.25 {
+		t.Errorf("%+v.WithDefaults() = %+v", p, d)
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	t.Parallel()
+	zero := func() float64 { return 0 }
+	p := provider.Policy{BaseDelay: time.Second, MaxDelay: 5 * time.Second, Rand: zero}
+	// Half of BaseDelay doubled per attempt, capped at half of MaxDelay.
+	want := []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 2500 * time.Millisecond, 2500 * time.Millisecond}
+	for i, w := range want {
+		if got := p.Backoff(i + 1); got != w {
+			t.Errorf("Backoff(%d) = %s, want %s", i+1, got, w)
+		}
+	}
+	// A late attempt neither overflows nor passes the cap.
+	for _, n := range []int{40, 100, 1 << 20} {
+		if got := p.Backoff(n); got != 2500*time.Millisecond {
+			t.Errorf("Backoff(%d) = %s, want 2.5s", n, got)
+		}
+	}
+	// The random half spreads evenly over [d/2, d).
+	for _, tt := range []struct {
+		r    float64
+		n    int
+		want time.Duration
+	}{{0.5, 1, 750 * time.Millisecond}, {0.5, 2, 1500 * time.Millisecond}, {0.25, 3, 2500 * time.Millisecond}, {0.5, 9, 3750 * time.Millisecond}} {
+		p.Rand = func() float64 { return tt.r }
+		if got := p.Backoff(tt.n); got != tt.want {
+			t.Errorf("jitter %v: Backoff(%d) = %s, want %s", tt.r, tt.n, got, tt.want)
+		}
+	}
+	p.Rand = func() float64 { return 0.999999 }
+	if got := p.Backoff(1); got < 999*time.Millisecond || got >= time.Second {
+		t.Errorf("full jitter Backoff(1) = %s, want just under 1s", got)
+	}
+	// The zero Policy backs off from 2s to at most 30s.
+	d := provider.Policy{Rand: zero}
+	if got := d.Backoff(1); got != time.Second {
+		t.Errorf("default Backoff(1) = %s, want 1s", got)
+	}
+	if got := d.Backoff(10); got != 15*time.Second {
+		t.Errorf("default Backoff(10) = %s, want 15s", got)
+	}
+	// Without a jitter source, the default one stays in range.
+	for range 20 {
+		if got := (provider.Policy{}).Backoff(1); got < time.Second || got >= 2*time.Second {
+			t.Fatalf("default jitter Backoff(1) = %s, want in [1s, 2s)", got)
+		}
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	date := func(d time.Duration) string { return now.Add(d).Format(http.TimeFormat) }
+	tests := []struct {
+		name string
+		ms   string // retry-after-ms, "" for none
+		s    string // retry-after, "" for none
+		want time.Duration
+	}{
+		{"none", "", "", 0},
+		{"ms wins", "250", "9", 250 * time.Millisecond},
+		{"ms fraction", "1.5", "", 1500 * time.Microsecond},
+		{"ms below one", "0.5", "", 500 * time.Microsecond},
+		{"ms spaced", " 40 ", "", 40 * time.Millisecond},
+		{"ms zero falls back", "0", "3", 3 * time.Second},
+		{"ms negative falls back", "-10", "3", 3 * time.Second},
+		{"ms garbage falls back", "soon", "3", 3 * time.Second},
+		{"ms only and zero", "0", "", 0},
+		{"seconds", "", "7", 7 * time.Second},
+		{"seconds fraction", "", "1.5", 1500 * time.Millisecond},
+		{"seconds spaced", "", " 2 ", 2 * time.Second},
+		{"seconds zero", "", "0", 0},
+		{"seconds negative", "", "-3", 0},
+		{"garbage", "", "soon", 0},
+		{"date ahead", "", date(30 * time.Second), 30 * time.Second},
+		{"date now", "", date(0), 0},
+		{"date past", "", date(-time.Minute), 0},
+	}
+	for _, tt := range tests {
+		h := http.Header{}
+		if tt.ms != "" {
+			h.Set("Retry-After-Ms", tt.ms)
+		}
+		if tt.s != "" {
+			h.Set("Retry-After", tt.s)
+		}
+		if got := provider.RetryAfter(h, now); got != tt.want {
+			t.Errorf("%s: RetryAfter(%v) = %s, want %s", tt.name, h, got, tt.want)
+		}
+	}
+}
