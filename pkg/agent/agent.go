@@ -84,6 +84,7 @@ type activeRun struct {
 	// maxSteps is the loop's limit: the turn_end of the last allowed step
 	// settles the run, since the loop takes no queued input after it.
 	maxSteps  int
+	started   bool  // the loop emitted agent_start
 	turns     int   // turn_ends the loop emitted
 	asked     int   // assistant messages the loop ended (model requests)
 	commitErr error // the first Commit failure; later messages are not committed
