@@ -120,9 +120,32 @@ func TestRunWoundUpAfterCommitPanicCountsStepsAndUsage(t *testing.T) {
 		}
 		return nil
 	}})
+	var log []string
+	a.Subscribe(func(e Event) {
+		if e.Type != loop.MessageUpdate {
+			log = append(log, describe(e))
+		}
+	})
 	got := promptWithin(t, a, "go")
 	if got.err != nil || got.res.Reason != loop.ReasonError || roles(got.res.New()) != "user,assistant,assistant" {
 		t.Fatalf("result: %v %s %s", got.err, got.res.Reason, roles(got.res.New()))
+	}
+	// The run opened once; the tool result whose commit panicked is never
+	// reported; the error message closes the turn the panic interrupted.
+	want := []string{
+		`run1 agent_start`, `run1 turn_start`,
+		`run1 message_start user:"go"`, `run1 message_end user:"go"`,
+		`run1 message_start assistant:""`, `run1 message_end assistant:""/toolUse`,
+		`run1 tool_execution_start c1(w){"ms":1}`, `run1 tool_execution_end c1(w) out="w done"`,
+		`run1 message_start assistant:""/error`, `run1 message_end assistant:""/error`, `run1 turn_end assistant:""/error`,
+		`run1 agent_end messages=["go" "" ""]`,
+		`run1 run_end result=error start=0 steps=1 ["go" "" ""]`,
+	}
+	if !slices.Equal(log, want) {
+		t.Fatalf("events:\n%s\nwant:\n%s", strings.Join(log, "\n"), strings.Join(want, "\n"))
+	}
+	if e := got.res.Messages[2].ErrorMessage; e != "agent run failed: commit panicked: store exploded" {
+		t.Fatalf("error message %q", e)
 	}
 	if got.res.Steps != 1 || got.res.Usage != usage {
 		t.Fatalf("steps %d, usage %+v, want 1 and %+v", got.res.Steps, got.res.Usage, usage)
