@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/faux"
@@ -169,7 +170,8 @@ func TestEventsFromAnotherGoroutineWaitTheirTurn(t *testing.T) {
 		}()
 		select {
 		case <-gm.asked:
-		case <-t.Context().Done():
+		case <-time.After(failsafe):
+			t.Error("run 2 never asked its model")
 		}
 		bBeforeRelease = logB.list()
 		close(gm.release)
