@@ -123,6 +123,11 @@ func TestEventsEmittedInsideASubscriberWaitTheirTurn(t *testing.T) {
 			t.Fatalf("subscriber %s saw:\n%s\nwant:\n%s", name, strings.Join(log, "\n"), strings.Join(want, "\n"))
 		}
 	}
+	// Run 2's request was built from the transcript, not from the state,
+	// which had not yet seen run 2's prompt (its events were queued).
+	if got := texts(m.Requests()[1].Messages); !slices.Equal(got, []string{"first", "one", "second"}) {
+		t.Fatalf("run 2's request %q", got)
+	}
 	// Run 2 was over when its Prompt returned, yet B had not even seen run
 	// 1's run_end: the nested events were all waiting in the queue.
 	if !slices.Equal(bWhenNestedReturned, want[:11]) {
@@ -370,4 +375,39 @@ func TestFiltersChoosePerSubscriberInAnyOrder(t *testing.T) {
 	if !slices.Equal(streamed, []string{"", ""}) || a.State().Status != Idle {
 		t.Fatalf("streaming text at message_end %q", streamed)
 	}
+}
+
+// Subscribers are called in the order they subscribed, for every event;
+// one removed leaves the others' order as it was, one added comes last.
+func TestSubscribersRunInRegistrationOrder(t *testing.T) {
+	a := New(Options{Model: faux.New(faux.Text("one"), faux.Text("two"))})
+	var log []string
+	sub := func(name string) func() {
+		return a.Subscribe(func(e Event) { log = append(log, name+":"+string(e.Type)) })
+	}
+	sub("1")
+	unsub2 := sub("2")
+	sub("3")
+	check := func(names ...string) {
+		t.Helper()
+		if len(log) != 12*len(names) {
+			t.Fatalf("%d calls for %d subscribers: %v", len(log), len(names), log)
+		}
+		for i, entry := range log {
+			if name, _, _ := strings.Cut(entry, ":"); name != names[i%len(names)] {
+				t.Fatalf("call %d went to subscriber %s, want the order %v: %v", i, name, names, log)
+			}
+		}
+		log = nil
+	}
+	if got := promptWithin(t, a, "q1"); got.err != nil {
+		t.Fatal(got.err)
+	}
+	check("1", "2", "3")
+	unsub2()
+	sub("4")
+	if got := promptWithin(t, a, "q2"); got.err != nil {
+		t.Fatal(got.err)
+	}
+	check("1", "3", "4")
 }

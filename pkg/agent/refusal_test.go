@@ -161,3 +161,28 @@ func TestInputWhileIdleIsRefusedAndForgotten(t *testing.T) {
 		t.Fatalf("an empty prompt changed the state: %s", stateTag(st))
 	}
 }
+
+// Prompt takes several messages, in order, and copies them: the caller
+// changing them during the run (here from agent_start) changes neither
+// the request nor the transcript.
+func TestPromptCopiesItsMessages(t *testing.T) {
+	m := faux.New(faux.Text("answer"))
+	a := New(Options{Model: m})
+	msgs := []ai.Message{ai.UserText("part one", 1), ai.UserText("part two", 2)}
+	a.Subscribe(func(e Event) {
+		if e.Type == loop.AgentStart {
+			msgs[0].Content[0].Text = "changed by the caller"
+		}
+	})
+	got := within(t, "Prompt", func() outcome {
+		res, err := a.Prompt(context.Background(), msgs...)
+		return outcome{res, err}
+	})
+	want := []string{"part one", "part two", "answer"}
+	if got.err != nil || !slices.Equal(texts(got.res.Messages), want) || !slices.Equal(texts(a.Messages()), want) {
+		t.Fatalf("run: %v %q, transcript %q", got.err, texts(got.res.Messages), texts(a.Messages()))
+	}
+	if req := texts(m.Requests()[0].Messages); !slices.Equal(req, want[:2]) {
+		t.Fatalf("request %q", req)
+	}
+}
