@@ -105,14 +105,14 @@ func (a *Agent) settle(run *activeRun, e loop.Event) {
 }
 
 // lifecycleAfterPanic completes the lifecycle of a run that panicked
-// outside the loop's own recovery (a Commit hook, tools whose Specs
-// panic, the Agent itself), as pi's runWithLifecycle does: every message
-// already reported stays, an error message follows them, then turn_end and
+// outside the loop's own recovery (a Commit hook, tools whose Specs panic,
+// the Agent itself), as pi's runWithLifecycle does: every message already
+// reported stays, an error message follows them, then turn_end and
 // agent_end (after agent_start and turn_start when the loop failed before
-// emitting anything). The message
-// being committed when the hook panicked was never reported and is not
-// kept; the error message is committed unless the hook is the one that
-// panicked (then it is only reported: there is no store left to ask).
+// emitting anything). The message being committed when the hook panicked
+// was never reported and is not kept; the error message is committed
+// unless the hook is the one that panicked (then it is only reported:
+// there is no store left to ask).
 func (a *Agent) lifecycleAfterPanic(run *activeRun, opts Options, history []ai.Message, p any) loop.Result {
 	err := fmt.Errorf("agent run failed: %v", p)
 	commit := opts.Commit
