@@ -411,3 +411,14 @@ func TestSubscribersRunInRegistrationOrder(t *testing.T) {
 	}
 	check("1", "3", "4")
 }
+
+// Only and Except keep their own list of types: the caller reusing the
+// slice it passed changes neither filter.
+func TestFiltersKeepTheirTypes(t *testing.T) {
+	types := []loop.EventType{loop.AgentStart}
+	only, except := Only(types...), Except(types...)
+	types[0] = loop.AgentEnd
+	if !only(loop.AgentStart) || only(loop.AgentEnd) || except(loop.AgentStart) || !except(loop.AgentEnd) {
+		t.Fatal("a filter follows the caller's slice")
+	}
+}
