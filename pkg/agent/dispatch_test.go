@@ -213,7 +213,7 @@ func TestEverySubscriberGetsItsOwnCopy(t *testing.T) {
 	m := faux.New(callResp(call("c1", "w", `{"ms":1}`)), faux.Text("one"), faux.Text("two"))
 	a := New(Options{Model: m, Tools: toolstest.Registry(t, waitTool("w"))})
 	var nested outcome
-	var seenB, seenEvents []string
+	var seenB, seenD, seenEvents []string
 	a.Subscribe(func(e Event) {
 		scribble(e)
 		if e.Type == RunEnd && e.RunID == 1 {
@@ -225,16 +225,20 @@ func TestEverySubscriberGetsItsOwnCopy(t *testing.T) {
 		seenEvents = append(seenEvents, describe(Event{RunID: runID, Event: e}))
 		scribble(Event{Event: e})
 	})
-	a.Subscribe(func(e Event) {
-		seenB = append(seenB, describe(e))
-		scribble(e)
-	})
+	// B and D each record what they got, then change it; D is the last.
+	for _, seen := range []*[]string{&seenB, &seenD} {
+		a.Subscribe(func(e Event) {
+			*seen = append(*seen, describe(e))
+			scribble(e)
+		})
+	}
 	first := promptWithin(t, a, "first")
 	if first.err != nil || nested.err != nil {
 		t.Fatal(first.err, nested.err)
 	}
-	if len(seenB) != 35 || len(seenEvents) != len(seenB) {
-		t.Fatalf("B saw %d events, the loop-event subscriber %d", len(seenB), len(seenEvents))
+	if len(seenB) != 35 || len(seenEvents) != len(seenB) || !slices.Equal(seenB, seenD) {
+		t.Fatalf("B saw %d events, the loop-event subscriber %d; D saw different ones:\n%s\n%s",
+			len(seenB), len(seenEvents), strings.Join(seenB, "\n"), strings.Join(seenD, "\n"))
 	}
 	for i, d := range seenB {
 		if strings.Contains(d, "scribbled") || strings.Contains(d, "~") {
