@@ -121,12 +121,20 @@ func TestRunWoundUpAfterCommitPanicCountsStepsAndUsage(t *testing.T) {
 		return nil
 	}})
 	var log []string
+	var steerErr error
 	a.Subscribe(func(e Event) {
 		if e.Type != loop.MessageUpdate {
 			log = append(log, describe(e))
 		}
+		if e.Type == loop.MessageStart && e.Message.StopReason == ai.StopError {
+			// The run's outcome is settled once the panic was caught.
+			steerErr = a.SteerText("too late")
+		}
 	})
 	got := promptWithin(t, a, "go")
+	if !errors.Is(steerErr, ErrNotRunning) {
+		t.Fatalf("steering while the failed run was wound up: %v", steerErr)
+	}
 	if got.err != nil || got.res.Reason != loop.ReasonError || roles(got.res.New()) != "user,assistant,assistant" {
 		t.Fatalf("result: %v %s %s", got.err, got.res.Reason, roles(got.res.New()))
 	}
