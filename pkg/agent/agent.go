@@ -84,6 +84,7 @@ type activeRun struct {
 	// maxSteps is the loop's limit: the turn_end of the last allowed step
 	// settles the run, since the loop takes no queued input after it.
 	maxSteps  int
+	started   bool  // the loop emitted agent_start
 	turns     int   // turn_ends the loop emitted
 	asked     int   // assistant messages the loop ended (model requests)
 	commitErr error // the first Commit failure; later messages are not committed
@@ -238,9 +239,11 @@ func (a *Agent) Abort() {
 	}
 }
 
-// WaitForIdle returns once no run is active and the last run's run_end
-// has been emitted, or when ctx ends. Do not call it from a subscriber:
-// the run it waits for is waiting for that subscriber.
+// WaitForIdle returns nil once no run is active and the last run's
+// run_end has been emitted (at once when the Agent is idle, whatever ctx),
+// or ctx's error when ctx ends first. Do not call it from a subscriber
+// with a ctx that does not end: the run it waits for is waiting for that
+// subscriber.
 func (a *Agent) WaitForIdle(ctx context.Context) error {
 	for {
 		a.mu.Lock()
@@ -254,14 +257,20 @@ func (a *Agent) WaitForIdle(ctx context.Context) error {
 		}
 		select {
 		case <-run.done:
-			a.mu.Lock()
-			idle := a.active == nil
-			a.mu.Unlock()
-			if idle {
-				return nil
+		default:
+			// Only a run still going waits for ctx: an idle Agent is
+			// reported idle even when ctx has already ended.
+			select {
+			case <-run.done:
+			case <-ctx.Done():
+				return ctx.Err()
 			}
-		case <-ctx.Done():
-			return ctx.Err()
+		}
+		a.mu.Lock()
+		idle := a.active == nil
+		a.mu.Unlock()
+		if idle {
+			return nil
 		}
 	}
 }

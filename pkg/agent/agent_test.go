@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/faux"
@@ -87,11 +86,11 @@ func TestSequentialRunsShareTranscriptAndBusyGuard(t *testing.T) {
 	var res1 loop.Result
 	done := make(chan struct{})
 	go func() { res1 = mustPrompt(t, a, "check README"); close(done) }()
-	<-started
+	wait(t, "the tool to start", started)
 	if _, err := a.PromptText(t.Context(), "second"); !errors.Is(err, ErrBusy) {
 		t.Fatalf("prompt during a run: %v", err)
 	}
-	<-done
+	wait(t, "run 1", done)
 	if res1.Reason != loop.ReasonStop || roles(res1.Messages) != "user,assistant,toolResult,assistant" {
 		t.Fatalf("run 1: %s %s", res1.Reason, roles(res1.Messages))
 	}
@@ -118,8 +117,10 @@ func TestSequentialRunsShareTranscriptAndBusyGuard(t *testing.T) {
 // Lab 9.2 — run 2 started from run 1's run_end: the old run's cleanup
 // never clears the new run, and every subscriber sees the same order.
 func TestRunStartedFromRunEndKeepsOwnership(t *testing.T) {
-	m := faux.New(faux.Text("one"), faux.Response{Text: "two", DelayMs: 30})
-	a := New(Options{Model: m})
+	// Run 2's model answers only once the third prompt was refused: run 2
+	// is active then, however late its agent_start is delivered.
+	gm := &gatedModel{inner: faux.New(faux.Text("two")), asked: make(chan struct{}, 1), release: make(chan struct{})}
+	a := New(Options{Model: faux.New(faux.Text("one"))})
 	logA, logB := &eventLog{}, &eventLog{}
 	var wg sync.WaitGroup
 	var thirdErr error
@@ -127,6 +128,7 @@ func TestRunStartedFromRunEndKeepsOwnership(t *testing.T) {
 	a.Subscribe(func(e Event) {
 		logA.add(e)
 		if e.Type == RunEnd && e.RunID == 1 {
+			a.Configure(func(o *Options) { o.Model = gm })
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -135,11 +137,12 @@ func TestRunStartedFromRunEndKeepsOwnership(t *testing.T) {
 		}
 		if e.Type == loop.AgentStart && e.RunID == 2 {
 			_, thirdErr = a.PromptText(context.Background(), "third")
+			close(gm.release)
 		}
 	})
 	a.Subscribe(logB.add)
 	mustPrompt(t, a, "first")
-	wg.Wait()
+	within(t, "run 2", func() bool { wg.Wait(); return true })
 	if !errors.Is(thirdErr, ErrBusy) {
 		t.Fatalf("a prompt while run 2 was active got %v, want busy", thirdErr)
 	}
@@ -489,20 +492,21 @@ func TestWaitForIdle(t *testing.T) {
 				}
 			}()
 		}
-		wg.Wait()
+		within(t, "WaitForIdle", func() bool { wg.Wait(); return true })
 	}
 	go a.PromptText(context.Background(), "normal")
-	<-started
+	wait(t, "run 1 to start", started)
 	waitAll()
 	go a.PromptText(context.Background(), "to abort")
-	<-started
+	wait(t, "run 2 to start", started)
 	a.Abort()
 	waitAll()
 	if a.State().LastReason != loop.ReasonAborted {
 		t.Fatalf("last reason %s", a.State().LastReason)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), time.Millisecond)
-	defer cancel()
+	// Idle is idle even for a context that has ended.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
 	if err := a.WaitForIdle(ctx); err != nil {
 		t.Fatalf("idle again: %v", err)
 	}

@@ -103,11 +103,16 @@ func (m *ctxModel) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Even
 	return m.inner.Stream(ctx, req)
 }
 
+// mustPrompt runs a prompt to its end; a run stuck past the failsafe
+// fails the test instead of hanging it.
 func mustPrompt(t *testing.T, a *Agent, text string) loop.Result {
 	t.Helper()
-	res, err := a.PromptText(t.Context(), text)
-	if err != nil {
-		t.Fatal(err)
+	got := within(t, "Prompt("+text+")", func() outcome {
+		res, err := a.PromptText(t.Context(), text)
+		return outcome{res, err}
+	})
+	if got.err != nil {
+		t.Fatal(got.err)
 	}
-	return res
+	return got.res
 }

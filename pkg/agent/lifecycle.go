@@ -11,11 +11,14 @@ import (
 // onLoopEvent commits complete messages, settles the run's input, tags a
 // loop event with its run and dispatches it.
 func (a *Agent) onLoopEvent(run *activeRun, commit func(ai.Message) error, e loop.Event) {
-	if e.Type == loop.MessageStart && commit != nil && e.Message != nil && e.Message.Role != ai.RoleAssistant {
+	if e.Type == loop.MessageStart && commit != nil && e.Message != nil && complete(e.Message) {
 		// A complete message's start would show it before it is durable.
 		held := e
 		run.held = &held
 		return
+	}
+	if e.Type == loop.AgentStart {
+		run.started = true
 	}
 	if e.Type == loop.MessageEnd {
 		if e.Message.Role == ai.RoleAssistant {
@@ -49,6 +52,13 @@ func (a *Agent) onLoopEvent(run *activeRun, commit func(ai.Message) error, e loo
 		run.reported = append(run.reported, *e.Message)
 	}
 	a.emit(Event{RunID: run.id, Event: e})
+}
+
+// complete tells a message that starts whole (a prompt, a tool result, an
+// error or abort message the loop or the Agent made) from the streamed
+// answer a model is still writing, whose start opens its stream.
+func complete(m *ai.Message) bool {
+	return m.Role != ai.RoleAssistant || m.StopReason != ""
 }
 
 // commit hands one message to the Commit hook. An error stops the run; a
@@ -95,12 +105,14 @@ func (a *Agent) settle(run *activeRun, e loop.Event) {
 }
 
 // lifecycleAfterPanic completes the lifecycle of a run that panicked
-// outside the loop's own recovery (a Commit hook, the Agent itself), as
-// pi's runWithLifecycle does: every message already reported stays, an
-// error message follows them, then turn_end and agent_end. The message
-// being committed when the hook panicked was never reported and is not
-// kept; the error message is committed unless the hook is the one that
-// panicked (then it is only reported: there is no store left to ask).
+// outside the loop's own recovery (a Commit hook, tools whose Specs panic,
+// the Agent itself), as pi's runWithLifecycle does: every message already
+// reported stays, an error message follows them, then turn_end and
+// agent_end (after agent_start and turn_start when the loop failed before
+// emitting anything). The message being committed when the hook panicked
+// was never reported and is not kept; the error message is committed
+// unless the hook is the one that panicked (then it is only reported:
+// there is no store left to ask).
 func (a *Agent) lifecycleAfterPanic(run *activeRun, opts Options, history []ai.Message, p any) loop.Result {
 	err := fmt.Errorf("agent run failed: %v", p)
 	commit := opts.Commit
@@ -114,6 +126,13 @@ func (a *Agent) lifecycleAfterPanic(run *activeRun, opts Options, history []ai.M
 	res := loop.Result{Reason: loop.ReasonError, Err: err, Start: len(history), Steps: run.asked}
 	msg := ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{}, StopReason: ai.StopError,
 		ErrorMessage: err.Error(), Timestamp: opts.Now().UnixMilli()}
+	if !run.started {
+		// The loop failed before its first event (tools whose Specs
+		// panic): the run still opens as every run does, or the state,
+		// which follows a run from its agent_start, would ignore it.
+		a.onLoopEvent(run, commit, loop.Event{Type: loop.AgentStart})
+		a.onLoopEvent(run, commit, loop.Event{Type: loop.TurnStart})
+	}
 	for _, t := range []loop.EventType{loop.MessageStart, loop.MessageEnd, loop.TurnEnd} {
 		a.onLoopEvent(run, commit, loop.Event{Type: t, Message: &msg})
 	}
