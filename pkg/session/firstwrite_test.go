@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -68,12 +69,14 @@ func TestFirstWriteFindsThePathChanged(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			checkFDs(t)
 			path := filepath.Join(t.TempDir(), "s.jsonl")
-			opts := testOptions()
+			var log diskLog
+			opts := log.options()
+			open := opts.OpenFile
 			opts.OpenFile = func(name string, flag int, perm os.FileMode) (WriteFile, error) {
 				if flag&os.O_CREATE != 0 && tt.fails {
 					return nil, tt.after(t, name)
 				}
-				f, err := os.OpenFile(name, flag, perm)
+				f, err := open(name, flag, perm)
 				if err == nil && flag&os.O_CREATE != 0 {
 					mustDo(t, tt.after(t, name))
 				}
@@ -90,6 +93,10 @@ func TestFirstWriteFindsThePathChanged(t *testing.T) {
 			}
 			if len(s.Entries()) != 0 {
 				t.Errorf("%d entries after the failure", len(s.Entries()))
+			}
+			// nothing went into a file no longer at the path
+			if ev := log.take(); slices.Contains(ev, "write s.jsonl") {
+				t.Errorf("the store did %q", ev)
 			}
 			if _, err := s.Append(t.Context(), MessageEntry("", ai.UserText("two", 2))); !errors.Is(err, ErrBroken) {
 				t.Errorf("second append: %v, want ErrBroken", err)
