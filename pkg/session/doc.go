@@ -8,7 +8,9 @@
 //     unknown fields follow the known ones, in sorted key order).
 //   - FileStore.Append returns only after one write(2) of the complete
 //     line(s) to a file opened O_APPEND and an fsync (unless NoSync). A new
-//     session's header goes out in the same write as its first entry.
+//     session's header goes out in the same write as its first entry, and
+//     that first append also fsyncs the file's folder and the folders made
+//     for it, so a crash cannot lose a session whose Append returned.
 //     Files are created 0600, folders 0700.
 //   - One writer per file: a FileStore holds an exclusive flock on
 //     <file>.lock (which names the holder's pid) from open to Close; a

@@ -33,6 +33,9 @@ type FileStore struct {
 	newline  bool        // the next write must start with "\n"
 	broken   error
 	closed   bool
+	// newDirs are the folders Create made for the file, deepest first:
+	// the first write makes their names durable too.
+	newDirs []string
 }
 
 // Create starts a new session at path for cwd. Nothing is written until the
@@ -51,10 +54,11 @@ func NewSession(root, cwd string, opts Options) (*FileStore, error) {
 }
 
 func create(path string, h Header, opts Options) (*FileStore, error) {
+	made := missingDirs(filepath.Dir(path))
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create session %s: %w", path, err)
 	}
-	l, err := lock(path, opts.pid())
+	l, err := lock(path, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +66,24 @@ func create(path string, h Header, opts Options) (*FileStore, error) {
 		_ = l.unlock()
 		return nil, fmt.Errorf("create session %s: %w", path, os.ErrExist)
 	}
-	return &FileStore{index: newIndex(h, nil, opts), path: path, lock: l}, nil
+	return &FileStore{index: newIndex(h, nil, opts), path: path, lock: l, newDirs: made}, nil
+}
+
+// missingDirs lists dir and those of its parents that do not exist yet,
+// deepest first.
+func missingDirs(dir string) []string {
+	var out []string
+	for {
+		if _, err := os.Lstat(dir); !errors.Is(err, os.ErrNotExist) {
+			return out
+		}
+		out = append(out, dir)
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return out
+		}
+		dir = parent
+	}
 }
 
 // Open opens an existing session file for appending: it takes the lock,
@@ -77,7 +98,7 @@ func Open(path string, opts Options) (*FileStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := lock(path, opts.pid())
+	l, err := lock(path, opts)
 	if err != nil {
 		data.Close()
 		return nil, err
@@ -259,18 +280,21 @@ func (s *FileStore) createFile() error {
 	return s.syncDir()
 }
 
-// syncDir makes the new file's directory entry durable.
+// syncDir makes the new file's name durable, and the names of the folders
+// Create made for it: without that a crash can lose a session whose every
+// entry was fsynced.
 func (s *FileStore) syncDir() error {
 	if s.opts.NoSync {
 		return nil
 	}
-	d, err := os.Open(filepath.Dir(s.path))
-	if err != nil {
-		return err
+	dirs := []string{filepath.Dir(s.path)}
+	for _, d := range s.newDirs {
+		dirs = append(dirs, filepath.Dir(d))
 	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("fsync directory: %w", err)
+	for _, d := range dirs {
+		if err := s.opts.ops.syncDir(d); err != nil {
+			return fmt.Errorf("fsync folder %s: %w", d, err)
+		}
 	}
 	return nil
 }

@@ -32,14 +32,14 @@ type fileLock struct {
 
 const lockRetries = 10
 
-func lock(session string, pid int) (*fileLock, error) {
+func lock(session string, opts Options) (*fileLock, error) {
 	real, err := realPath(session)
 	if err != nil {
 		return nil, fmt.Errorf("lock session %s: %w", session, err)
 	}
 	path := LockPath(real)
 	for range lockRetries {
-		l, retry, err := tryLock(session, path, pid)
+		l, retry, err := tryLock(session, path, opts)
 		if !retry {
 			return l, err
 		}
@@ -47,8 +47,8 @@ func lock(session string, pid int) (*fileLock, error) {
 	return nil, fmt.Errorf("lock session %s: lock file keeps changing", session)
 }
 
-func tryLock(session, path string, pid int) (l *fileLock, retry bool, err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|unix.O_CLOEXEC, 0o600)
+func tryLock(session, path string, opts Options) (l *fileLock, retry bool, err error) {
+	f, err := opts.ops.doOpenLock(path)
 	if err != nil {
 		return nil, false, fmt.Errorf("lock session %s: %w", session, err)
 	}
@@ -57,7 +57,7 @@ func tryLock(session, path string, pid int) (l *fileLock, retry bool, err error)
 		// The holder writes its pid just after it gets the lock: a process
 		// that comes in between waits a moment for the pid to name it.
 		for i := 0; holder == 0 && i < 20; i++ {
-			time.Sleep(time.Millisecond)
+			opts.ops.doSleep(time.Millisecond)
 			holder = readPID(f)
 		}
 		f.Close()
@@ -70,7 +70,7 @@ func tryLock(session, path string, pid int) (l *fileLock, retry bool, err error)
 		f.Close()
 		return nil, true, nil
 	}
-	if err := writePID(f, pid); err != nil {
+	if err := writePID(f, opts.pid()); err != nil {
 		f.Close()
 		return nil, false, fmt.Errorf("lock session %s: write pid: %w", session, err)
 	}

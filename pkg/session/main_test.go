@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,7 +17,24 @@ func TestMain(m *testing.M) {
 	if os.Getenv(crashChildEnv) != "" {
 		os.Exit(crashChild())
 	}
-	goleak.VerifyTestMain(m)
+	before, err := openFDs()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		leaked, err := fdsOpenedSince(before)
+		switch {
+		case code != 0:
+		case err != nil:
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		case len(leaked) > 0:
+			fmt.Fprintf(os.Stderr, "FAIL: file descriptors left open by the tests: %s\n", strings.Join(leaked, ", "))
+			code = 1
+		}
+		os.Exit(code)
+	}))
 }
 
 // testOptions returns deterministic options: a clock that ticks one second

@@ -181,3 +181,34 @@ func TestEntriesCapacityFollowsTheEntriesRead(t *testing.T) {
 		t.Fatalf("%d entries in a slice of capacity %d", len(f.Entries), cap(f.Entries))
 	}
 }
+
+// An empty line is skipped and nothing else with it: the entries after it
+// in the same chunk, or in later ones, are all read.
+func TestBlankLinesLoseNothing(t *testing.T) {
+	defer func(size int) { chunkSize = size }(chunkSize)
+	var b strings.Builder
+	b.WriteString(`{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}` + "\n")
+	parent := "null"
+	for i := range 12 {
+		if i%3 == 0 {
+			b.WriteString("\n")
+		}
+		id := fmt.Sprintf("%08x", i+1)
+		fmt.Fprintf(&b, `{"type":"thinking_level_change","id":"%s","parentId":%s,"timestamp":"t","thinkingLevel":"low"}`+"\n", id, parent)
+		parent = `"` + id + `"`
+	}
+	b.WriteString("\n")
+	data := b.String()
+	for _, size := range []int{chunkSize, 300} {
+		chunkSize = size
+		f, err := Read(strings.NewReader(data), "s.jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(f.Entries) != 12 || len(f.Warnings) != 0 || f.Size != int64(len(data)) || f.NeedsNewline {
+			t.Errorf("chunks of %d: %d entries, warnings %v, %d of %d bytes, needs newline %v; want 12 entries and no warning",
+				size, len(f.Entries), f.Warnings, f.Size, len(data), f.NeedsNewline)
+		}
+		sameAsLineByLine(t, []byte(data), fmt.Sprintf("blank lines, chunks of %d", size))
+	}
+}

@@ -47,6 +47,8 @@ type Options struct {
 	OpenFile func(name string, flag int, perm os.FileMode) (WriteFile, error)
 	// PID is written into the lock file; default os.Getpid().
 	PID int
+
+	ops fsOps // the real file system unless a test says otherwise
 }
 
 // WriteFile is what a file store needs of its open session file.
