@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"gopi/pkg/loop"
@@ -19,6 +20,8 @@ type dispatcher struct {
 	nextSub     int
 	queue       []Event
 	dispatching bool
+	// text holds state.StreamingText, grown in place (see streamText).
+	text strings.Builder
 }
 
 type subscriber struct {
@@ -107,7 +110,7 @@ func (a *Agent) emit(e Event) {
 		ev := a.queue[0]
 		a.queue[0] = Event{}
 		a.queue = a.queue[1:]
-		a.state = reduce(a.state, ev)
+		a.state = reduce(a.state, ev, &a.text)
 		subs := a.subs // never changed in place
 		a.dmu.Unlock()
 		subs = a.wanting(subs, ev.Type)
