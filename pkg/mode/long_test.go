@@ -95,7 +95,7 @@ func allocatedBy(f func()) uint64 {
 // and events mode (quadratic growth would be sixteen times), and the
 // output holds the whole answer.
 func TestLongAnswerCostsInProportionInEveryMode(t *testing.T) {
-	const n = 5_000
+	const n = 2_000
 	for _, m := range []Mode{Print, JSON, Events} {
 		for _, kind := range []longKind{longText, longThinking, longToolArgs} {
 			t.Run(string(m)+"/"+string(kind), func(t *testing.T) {
