@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 )
 
 // long streams a long answer: thinking deltas, then text deltas, one word
@@ -17,6 +18,9 @@ type long struct {
 	tokens, thinking int
 	writeBytes       int
 	chunk            int
+
+	mu     sync.Mutex
+	bodies map[string][]byte // rendered once: the server costs gopi's measure little
 }
 
 var words = []string{"the ", "answer ", "goes ", "on ", "and ", "on, ", "line ", "after ", "line.\n"}
@@ -26,23 +30,40 @@ func (l *long) serve(w http.ResponseWriter, r *http.Request) {
 	// The request after the tool call carries its result.
 	call := l.writeBytes > 0 && !bytes.Contains(body, []byte(`"tool_result"`)) && !bytes.Contains(body, []byte(`"role":"tool"`))
 	w.Header().Set("Content-Type", "text/event-stream")
-	bw := bufio.NewWriterSize(w, 64<<10)
-	defer bw.Flush()
+	_, _ = w.Write(l.body(strings.HasSuffix(r.URL.Path, "/chat/completions"), call))
+}
+
+// body returns the stream of one answer, rendered at its first request.
+func (l *long) body(openai, call bool) []byte {
+	key := fmt.Sprint(openai, call)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if b, ok := l.bodies[key]; ok {
+		return b
+	}
+	var buf bytes.Buffer
+	bw := bufio.NewWriter(&buf)
 	var s streamer = &anthropicWriter{w: bw}
-	if strings.HasSuffix(r.URL.Path, "/chat/completions") {
+	if openai {
 		s = &openaiWriter{w: bw}
 	}
 	s.begin()
-	if call {
+	switch {
+	case call:
 		s.toolCall("call_write_1", "write", l.writeArguments(), max(l.chunk, 1))
-		s.end(true)
-		return
+	default:
+		if l.thinking > 0 {
+			s.block("thinking", l.thinking)
+		}
+		s.block("text", max(l.tokens, 1))
 	}
-	if l.thinking > 0 {
-		s.block("thinking", l.thinking)
+	s.end(call)
+	_ = bw.Flush()
+	if l.bodies == nil {
+		l.bodies = map[string][]byte{}
 	}
-	s.block("text", max(l.tokens, 1))
-	s.end(false)
+	l.bodies[key] = buf.Bytes()
+	return buf.Bytes()
 }
 
 // writeArguments are the JSON arguments of a write of big.txt with
