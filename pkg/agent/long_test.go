@@ -85,8 +85,8 @@ func BenchmarkLongAnswer(b *testing.B) {
 	}
 }
 
-// allocatedBy returns the bytes the Go heap allocated while f ran.
-func allocatedBy(f func()) uint64 {
+// longAllocated returns the bytes the Go heap allocated while f ran.
+func longAllocated(f func()) uint64 {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	f()
@@ -104,8 +104,8 @@ func TestLongAnswerAllocatesInProportionToItsLength(t *testing.T) {
 	for _, kind := range []longKind{longText, longThinking, longToolArgs} {
 		t.Run(string(kind), func(t *testing.T) {
 			streamLong(t, kind, n/4) // warm up what is allocated once
-			short := allocatedBy(func() { streamLong(t, kind, n) })
-			long := allocatedBy(func() { streamLong(t, kind, 4*n) })
+			short := longAllocated(func() { streamLong(t, kind, n) })
+			long := longAllocated(func() { streamLong(t, kind, 4*n) })
 			ratio := float64(long) / float64(short)
 			t.Logf("%d deltas: %d bytes; %d deltas: %d bytes (%.2f times)", n, short, 4*n, long, ratio)
 			if ratio > 6 {

@@ -109,6 +109,7 @@ func reduce(s State, e Event, text *strings.Builder) State {
 	return s
 }
 
+// step is reduce's transition; reduce keeps the builder in step with it.
 func step(s State, e Event, text *strings.Builder) State {
 	if e.Type == loop.AgentStart {
 		s.Diagnostics = slices.Clip(s.Diagnostics)
