@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"gopi/pkg/loop"
@@ -19,6 +20,8 @@ type dispatcher struct {
 	nextSub     int
 	queue       []Event
 	dispatching bool
+	// text holds state.StreamingText, grown in place (see streamText).
+	text strings.Builder
 }
 
 type subscriber struct {
@@ -92,7 +95,9 @@ func (a *Agent) State() State {
 // copied into the FIFO queue (its sender may go on changing what it
 // points to); an event delivered at once is only read before emit
 // returns, so each subscriber's copy is made from it directly and an
-// event no subscriber wants is never copied.
+// event no subscriber wants is never copied. The sender's event never
+// enters the queue: a streamed answer's deltas, emitted one at a time,
+// allocate no queue.
 func (a *Agent) emit(e Event) {
 	a.dmu.Lock()
 	if a.dispatching {
@@ -101,32 +106,38 @@ func (a *Agent) emit(e Event) {
 		return
 	}
 	a.dispatching = true
-	a.queue = append(a.queue, e)
-	owned := false // the event at the head of the queue is the sender's
-	for len(a.queue) > 0 {
-		ev := a.queue[0]
-		a.queue[0] = Event{}
-		a.queue = a.queue[1:]
-		a.state = reduce(a.state, ev)
+	ev, owned := e, false // owned: ev is a queued copy, not the sender's
+	for {
+		a.state = reduce(a.state, ev, &a.text)
 		subs := a.subs // never changed in place
 		a.dmu.Unlock()
-		subs = a.wanting(subs, ev.Type)
-		for i, s := range subs {
-			switch {
-			case s.loopOnly:
-				a.deliver(s, Event{RunID: ev.RunID, Event: ev.Event.Clone()})
-			case owned && i == len(subs)-1:
-				a.deliver(s, ev) // the last subscriber may keep the queued copy
-			default:
-				a.deliver(s, ev.Clone())
-			}
-		}
-		owned = true
+		a.deliverAll(a.wanting(subs, ev.Type), ev, owned)
 		a.dmu.Lock()
+		if len(a.queue) == 0 {
+			break
+		}
+		ev, owned = a.queue[0], true
+		a.queue[0] = Event{}
+		a.queue = a.queue[1:]
 	}
 	a.queue = nil
 	a.dispatching = false
 	a.dmu.Unlock()
+}
+
+// deliverAll hands ev to subs, each its own copy; the last may keep a
+// queued copy (owned) as it is.
+func (a *Agent) deliverAll(subs []*subscriber, ev Event, owned bool) {
+	for i, s := range subs {
+		switch {
+		case s.loopOnly:
+			a.deliver(s, Event{RunID: ev.RunID, Event: ev.Event.Clone()})
+		case owned && i == len(subs)-1:
+			a.deliver(s, ev)
+		default:
+			a.deliver(s, ev.Clone())
+		}
+	}
 }
 
 // wanting returns the subscribers that want events of type t (subs itself

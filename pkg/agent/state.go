@@ -2,6 +2,7 @@ package agent
 
 import (
 	"slices"
+	"strings"
 
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
@@ -79,6 +80,10 @@ func (s State) Clone() State {
 // caller held before. Loop events and RunEnd of a run other than the
 // current one are ignored, so late events of an older run never
 // overwrite a newer run's state.
+//
+// Being pure, Reduce copies StreamingText at each text delta, so folding
+// a whole answer through it costs the square of the answer's length; the
+// Agent's own state grows the text in place instead (see reduce).
 func Reduce(s State, e Event) State {
 	if e.Type == loop.AgentStart {
 		s = s.Clone()
@@ -86,7 +91,7 @@ func Reduce(s State, e Event) State {
 	// An append must not write into spare capacity that an earlier
 	// result reduced from the same s may already use.
 	s.Messages = slices.Clip(s.Messages)
-	return reduce(s, e)
+	return reduce(s, e, nil)
 }
 
 // reduce is Reduce for the Agent's own state, which nobody outside the
@@ -94,7 +99,18 @@ func Reduce(s State, e Event) State {
 // messages are never changed in place and its slice's spare capacity
 // belongs to it alone, so message_end appends in place (amortised) and
 // agent_start keeps the messages instead of deep-copying a long transcript.
-func reduce(s State, e Event) State {
+// text, when not nil, is the Agent's builder of StreamingText (see
+// streamText); nil copies the text at every delta, as Reduce must.
+func reduce(s State, e Event, text *strings.Builder) State {
+	s = step(s, e, text)
+	if text != nil && s.StreamingText == "" {
+		text.Reset() // the strings handed out keep their bytes
+	}
+	return s
+}
+
+// step is reduce's transition; reduce keeps the builder in step with it.
+func step(s State, e Event, text *strings.Builder) State {
 	if e.Type == loop.AgentStart {
 		s.Diagnostics = slices.Clip(s.Diagnostics)
 		s.Status, s.RunID = Running, e.RunID
@@ -105,17 +121,15 @@ func reduce(s State, e Event) State {
 		return s
 	}
 	switch e.Type {
-	case loop.MessageStart:
+	case loop.MessageStart, loop.RetryStart:
 		s.StreamingText = ""
 	case loop.MessageUpdate:
 		if e.Stream != nil && e.Stream.Type == ai.EventTextDelta {
-			s.StreamingText += e.Stream.Delta
+			s.StreamingText = streamText(s.StreamingText, e.Stream.Delta, text)
 		}
 		if e.Stream != nil && e.Stream.Type == ai.EventStart {
 			s.StreamingText = ""
 		}
-	case loop.RetryStart:
-		s.StreamingText = ""
 	case loop.MessageEnd:
 		// Amortised append into s's spare capacity: Reduce clips first.
 		s.Messages = append(s.Messages, e.Message.Clone())
@@ -141,4 +155,24 @@ func reduce(s State, e Event) State {
 		}
 	}
 	return s
+}
+
+// streamText returns cur with delta appended. Concatenating strings
+// copies the whole text at every delta: a 100,000-token answer cost
+// seconds. The Agent's builder appends in place (amortised O(delta)) and
+// its String shares the bytes without copying: a builder never rewrites
+// bytes it has written, so every StreamingText handed out before stays
+// as it was. The builder holds cur: only reduce sets the Agent's
+// StreamingText, and it empties the builder with the text (a length that
+// differs all the same starts the builder again from cur).
+func streamText(cur, delta string, text *strings.Builder) string {
+	if text == nil {
+		return cur + delta
+	}
+	if text.Len() != len(cur) {
+		text.Reset()
+		text.WriteString(cur)
+	}
+	text.WriteString(delta)
+	return text.String()
 }

@@ -133,9 +133,7 @@ func (e Event) Clone() Event {
 // first, then the event's fields), except that message_update carries only
 // the delta, never the partial message. Text is written as pi writes it
 // (no HTML escaping).
-func (e Event) MarshalJSON() ([]byte, error) {
-	return ai.MarshalNoEscape(e.shape())
-}
+func (e Event) MarshalJSON() ([]byte, error) { return e.AppendJSON(nil) }
 
 type base struct {
 	Type EventType `json:"type"`

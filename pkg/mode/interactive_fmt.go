@@ -66,20 +66,24 @@ type wrapper struct {
 	pending string
 }
 
-// add takes a delta and returns the lines it completed.
+// add takes a delta and returns the lines it completed. Each pass looks
+// at one line's worth of pending text (its first width characters and
+// the byte after them), never at the whole of it: a long delta (an
+// answer sent in one piece) costs its length, not its length times its
+// number of lines.
 func (w *wrapper) add(delta string) []string {
 	w.pending += delta
 	var out []string
 	for {
-		if i := strings.IndexByte(w.pending, '\n'); i >= 0 && utf8.RuneCountInString(w.pending[:i]) <= w.width {
+		cut := runeOffset(w.pending, max(w.width, 0)) // the first width characters
+		if i := strings.IndexByte(w.pending[:min(cut+1, len(w.pending))], '\n'); i >= 0 {
 			out = append(out, w.pending[:i])
 			w.pending = w.pending[i+1:]
 			continue
 		}
-		if w.width <= 0 || utf8.RuneCountInString(w.pending) <= w.width {
+		if w.width <= 0 || cut == len(w.pending) {
 			return out
 		}
-		cut := runeOffset(w.pending, w.width)
 		if sp := strings.LastIndexByte(w.pending[:cut], ' '); sp > 0 {
 			out = append(out, w.pending[:sp])
 			w.pending = w.pending[sp+1:]

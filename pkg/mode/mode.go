@@ -121,7 +121,7 @@ func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, 
 	switch opts.Mode {
 	case Events:
 		w.json(opts.Header)
-		unsub = rt.Control().Subscribe(func(e agent.Event) { w.json(e.Event) }, agent.Except(agent.RunEnd))
+		unsub = rt.Control().Subscribe(func(e agent.Event) { w.event(e.Event) }, agent.Except(agent.RunEnd))
 	case Print:
 		if out.ErrTerminal {
 			p := newProgress(out.Err, opts.Now)
@@ -200,6 +200,7 @@ type lineWriter struct {
 	mu  sync.Mutex
 	w   io.Writer
 	err error
+	buf []byte // event's line, reused
 }
 
 func (l *lineWriter) json(v any) {
@@ -208,6 +209,26 @@ func (l *lineWriter) json(v any) {
 		b, _ = json.Marshal(map[string]string{"type": "encoding_error", "message": err.Error()})
 	}
 	l.line(b)
+}
+
+// event writes one event line. Events come one at a time and most are
+// deltas: each is encoded into the line of the event before (a buffer
+// of a long message's size is not kept), without encoding/json's
+// reflection for deltas (see loop.Event.AppendJSON).
+func (l *lineWriter) event(e loop.Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, err := e.AppendJSON(l.buf[:0])
+	if err != nil {
+		b, _ = json.Marshal(map[string]string{"type": "encoding_error", "message": err.Error()})
+	}
+	b = append(b, '\n')
+	if l.err == nil {
+		_, l.err = l.w.Write(b)
+	}
+	if l.buf = b; cap(b) > 64<<10 {
+		l.buf = nil
+	}
 }
 
 func (l *lineWriter) text(s string) {

@@ -3,6 +3,9 @@
 // and the OpenAI Chat Completions format at /chat/completions, so that
 // scripts/bench measures gopi and not a network. It prints its base URL
 // on stdout and serves until killed.
+//
+// With -tokens, -thinking or -write-bytes it streams a long answer
+// instead (see long.go), to measure what a long answer costs.
 package main
 
 import (
@@ -50,16 +53,25 @@ data: [DONE]
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "address to listen on")
+	var l long
+	flag.IntVar(&l.tokens, "tokens", 0, "stream an answer of this many text deltas (one word each)")
+	flag.IntVar(&l.thinking, "thinking", 0, "stream this many thinking deltas (one word each) before the answer")
+	flag.IntVar(&l.writeBytes, "write-bytes", 0, "first answer a `write` tool call of big.txt whose content has this many bytes; the request carrying its result gets the text answer")
+	flag.IntVar(&l.chunk, "chunk", 64, "bytes of tool-call arguments per delta (with -write-bytes)")
 	flag.Parse()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Fprintf(os.Stdout, "http://%s\n", ln.Addr())
+	serve := serveShort
+	if l.tokens > 0 || l.thinking > 0 || l.writeBytes > 0 {
+		serve = l.serve
+	}
 	log.Fatal(http.Serve(ln, http.HandlerFunc(serve)))
 }
 
-func serve(w http.ResponseWriter, r *http.Request) {
+func serveShort(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.Copy(io.Discard, r.Body)
 	stream := anthropicStream
 	if strings.HasSuffix(r.URL.Path, "/chat/completions") {

@@ -1,0 +1,46 @@
+package loop
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"gopi/pkg/ai"
+)
+
+// AppendJSON appends what MarshalJSON returns to b. A message_update
+// carrying a delta, all but a handful of the events of a long answer, is
+// written here directly, without encoding/json's reflection and its
+// second pass over a Marshaler's output; every other event goes through
+// encoding/json.
+func (e Event) AppendJSON(b []byte) ([]byte, error) {
+	if !e.plainDelta() {
+		raw, err := ai.MarshalNoEscape(e.shape())
+		return append(b, raw...), err
+	}
+	b = append(b, `{"type":"message_update","assistantMessageEvent":{"type":"`...)
+	b = append(b, e.Stream.Type...)
+	b = append(b, `","contentIndex":`...)
+	b = strconv.AppendInt(b, int64(e.Stream.Index), 10)
+	b = append(b, `,"delta":`...)
+	b = ai.AppendJSONString(b, e.Stream.Delta)
+	return append(b, "}}"...), nil
+}
+
+// plainDelta reports a message_update with a delta that AppendJSONString
+// quotes exactly as encoding/json does: it differs on invalid UTF-8
+// (encoding/json writes the escape \ufffd) and on U+2028 and U+2029
+// (escaped by encoding/json, not by JSON.stringify), which keep the
+// encoding/json path so that the bytes never depend on the path taken.
+func (e Event) plainDelta() bool {
+	if e.Type != MessageUpdate || e.Stream == nil {
+		return false
+	}
+	switch e.Stream.Type {
+	case ai.EventTextDelta, ai.EventThinkingDelta, ai.EventToolCallDelta:
+	default:
+		return false
+	}
+	d := e.Stream.Delta
+	return utf8.ValidString(d) && !strings.ContainsRune(d, '\u2028') && !strings.ContainsRune(d, '\u2029')
+}
