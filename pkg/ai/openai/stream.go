@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"time"
+	"unsafe"
 
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/provider"
@@ -35,6 +36,8 @@ type decoder struct {
 	done bool
 	// finished is called once, at the finish_reason.
 	finished func()
+	// chunk is reused: its choices keep their backing array.
+	chunk chunk
 }
 
 func newDecoder(b *ai.Builder, info ai.Info, finished func()) *decoder {
@@ -78,8 +81,12 @@ func truncated(cause error) error {
 }
 
 func (d *decoder) handle(data string) error {
-	var c chunk
-	if err := json.Unmarshal([]byte(data), &c); err != nil {
+	choices := d.chunk.Choices[:cap(d.chunk.Choices)]
+	clear(choices)
+	d.chunk = chunk{Choices: choices[:0]}
+	c := &d.chunk
+	// Unmarshal only reads data, and copies what it keeps.
+	if err := json.Unmarshal(unsafe.Slice(unsafe.StringData(data), len(data)), c); err != nil {
 		return &ai.ProviderError{Class: ai.ClassNetwork, Retryable: true, Message: "malformed stream chunk: " + err.Error(), Err: err}
 	}
 	if len(c.Error) > 0 && string(c.Error) != "null" {
