@@ -71,9 +71,9 @@ func TestGeminiThoughtSignatureGoesBackOnItsCall(t *testing.T) {
 	sig := "CpUCAdHtim9sQ0ZXm1v+Y0tKx2b3c4d5e6f7g8h9i0jklmnoPQRS=="
 	want := []ai.Content{
 		{Type: ai.TypeText, Text: "I'll look at both."},
-		{Type: ai.TypeToolCall, ID: "call_0", Name: "read", Arguments: json.RawMessage(`{"path":"go.mod"}`),
+		{Type: ai.TypeToolCall, ID: "call_1700000000000_0", Name: "read", Arguments: json.RawMessage(`{"path":"go.mod"}`),
 			Extra: map[string]json.RawMessage{"thoughtSignature": json.RawMessage(`"` + sig + `"`)}},
-		{Type: ai.TypeToolCall, ID: "call_1", Name: "read", Arguments: json.RawMessage(`{"path":"go.sum"}`)},
+		{Type: ai.TypeToolCall, ID: "call_1700000000000_1", Name: "read", Arguments: json.RawMessage(`{"path":"go.sum"}`)},
 	}
 	if diff := cmp.Diff(want, msg.Content); diff != "" {
 		t.Fatalf("content (-want +got):\n%s", diff)
@@ -83,17 +83,17 @@ func TestGeminiThoughtSignatureGoesBackOnItsCall(t *testing.T) {
 	}
 	msg = sessionRoundTrip(t, msg)
 	results := []ai.Message{
-		{Role: ai.RoleToolResult, ToolCallID: "call_0", ToolName: "read", Content: []ai.Content{ai.TextContent("module x")}},
-		{Role: ai.RoleToolResult, ToolCallID: "call_1", ToolName: "read", Content: []ai.Content{ai.TextContent("")}},
+		{Role: ai.RoleToolResult, ToolCallID: "call_1700000000000_0", ToolName: "read", Content: []ai.Content{ai.TextContent("module x")}},
+		{Role: ai.RoleToolResult, ToolCallID: "call_1700000000000_1", ToolName: "read", Content: []ai.Content{ai.TextContent("")}},
 	}
 	stream(t, m, &ai.Request{Messages: append([]ai.Message{ai.UserText("hi", 1), msg}, results...)})
 	providertest.AssertJSON(t, `{"model":"gemini-2.5-flash","stream":true,"stream_options":{"include_usage":true},"messages":[
 		{"role":"user","content":"hi"},
 		{"role":"assistant","content":"I'll look at both.","tool_calls":[
-			{"id":"call_0","type":"function","function":{"name":"read","arguments":"{\"path\":\"go.mod\"}"},"extra_content":{"google":{"thought_signature":"`+sig+`"}}},
-			{"id":"call_1","type":"function","function":{"name":"read","arguments":"{\"path\":\"go.sum\"}"}}]},
-		{"role":"tool","content":"module x","tool_call_id":"call_0"},
-		{"role":"tool","content":"","tool_call_id":"call_1"}]}`, srv.Requests()[1].Body)
+			{"id":"call_1700000000000_0","type":"function","function":{"name":"read","arguments":"{\"path\":\"go.mod\"}"},"extra_content":{"google":{"thought_signature":"`+sig+`"}}},
+			{"id":"call_1700000000000_1","type":"function","function":{"name":"read","arguments":"{\"path\":\"go.sum\"}"}}]},
+		{"role":"tool","content":"module x","tool_call_id":"call_1700000000000_0"},
+		{"role":"tool","content":"","tool_call_id":"call_1700000000000_1"}]}`, srv.Requests()[1].Body)
 
 	// Another model gets neither the signature nor the reasoning details.
 	other := ai.Info{ID: "gpt-4.1", Provider: "openai", API: API}

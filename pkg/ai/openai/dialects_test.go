@@ -50,9 +50,9 @@ func TestCallsWithoutIndexOrID(t *testing.T) {
 	_, msg := stream(t, m, nil)
 
 	want := []ai.Content{
-		{Type: ai.TypeToolCall, ID: "call_0", Name: "ls", Arguments: json.RawMessage(`{"path":"."}`)},
-		{Type: ai.TypeToolCall, ID: "call_1", Name: "grep", Arguments: json.RawMessage(`{"pattern":"TODO","path":"cmd"}`)},
-		{Type: ai.TypeToolCall, ID: "call_2", Name: "bash", Arguments: json.RawMessage(`{"_raw":"{\"command\": \"go vet ./...\""}`)},
+		{Type: ai.TypeToolCall, ID: "call_1700000000000_0", Name: "ls", Arguments: json.RawMessage(`{"path":"."}`)},
+		{Type: ai.TypeToolCall, ID: "call_1700000000000_1", Name: "grep", Arguments: json.RawMessage(`{"pattern":"TODO","path":"cmd"}`)},
+		{Type: ai.TypeToolCall, ID: "call_1700000000000_2", Name: "bash", Arguments: json.RawMessage(`{"_raw":"{\"command\": \"go vet ./...\""}`)},
 	}
 	if diff := cmp.Diff(want, msg.Content); diff != "" {
 		t.Errorf("content (-want +got):\n%s", diff)

@@ -28,7 +28,7 @@ func FuzzDecodeChunks(f *testing.F) {
 	f.Fuzz(func(t *testing.T, chunks string) {
 		var evs []ai.Event
 		b := ai.NewBuilder(gpt41, 1, func(e ai.Event) bool { evs = append(evs, e); return true })
-		d := newDecoder(b, gpt41, nil)
+		d := newDecoder(b, gpt41, 1, nil)
 		for _, c := range strings.Split(chunks, "\n") {
 			if d.handle(c) != nil {
 				break

@@ -176,7 +176,7 @@ func (m *Model) attempt(ctx context.Context, body []byte, b *ai.Builder) (ai.Sto
 			grace.Stop()
 		}
 	}()
-	d := newDecoder(b, m.cfg.Info, func() { grace = time.AfterFunc(m.cfg.FinishGrace, cancel) })
+	d := newDecoder(b, m.cfg.Info, m.cfg.Now().UnixMilli(), func() { grace = time.AfterFunc(m.cfg.FinishGrace, cancel) })
 	return d.run(ctx, sse.NewReader(conn.Body), conn)
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"time"
 	"unsafe"
 
@@ -40,8 +41,12 @@ type decoder struct {
 	chunk chunk
 }
 
-func newDecoder(b *ai.Builder, info ai.Info, finished func()) *decoder {
-	return &decoder{b: b, info: info, text: -1, thinking: -1, firstThinking: -1, finished: finished}
+// newDecoder returns a decoder; now (unix milliseconds) goes into the ids
+// of calls the server sends without one.
+func newDecoder(b *ai.Builder, info ai.Info, now int64, finished func()) *decoder {
+	d := &decoder{b: b, info: info, text: -1, thinking: -1, firstThinking: -1, finished: finished}
+	d.calls.idPrefix = "call_" + strconv.FormatInt(now, 10) + "_"
+	return d
 }
 
 // run decodes until [DONE], or the usage chunk that follows the

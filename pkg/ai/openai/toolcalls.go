@@ -30,6 +30,10 @@ type call struct {
 type calls struct {
 	byIndex map[int]*call // the call each index feeds now
 	all     []*call       // in start order, which is content order
+	// idPrefix starts the ids gopi makes for calls the server sent none
+	// for; it holds the time of the request, so they differ from turn to
+	// turn.
+	idPrefix string
 }
 
 // add applies one fragment; false means the consumer stopped.
@@ -41,7 +45,7 @@ func (cs *calls) add(b *ai.Builder, tc *toolCallDelta) bool {
 		}
 		id := tc.ID
 		if id == "" {
-			id = "call_" + strconv.Itoa(len(cs.all))
+			id = cs.idPrefix + strconv.Itoa(len(cs.all))
 		}
 		idx, ok := b.ToolCallStart(id, tc.Function.Name)
 		if !ok {
