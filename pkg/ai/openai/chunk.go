@@ -85,7 +85,8 @@ func (c *content) UnmarshalJSON(b []byte) error {
 	return errContentType
 }
 
-// texts calls text and thinking with the pieces of c, in order.
+// each calls text and thinking with the pieces of c, in order; false
+// means one of them returned false (the consumer stopped).
 func (c *content) each(text, thinking func(string) bool) bool {
 	if c.text != "" {
 		return text(c.text)

@@ -1,7 +1,7 @@
 // Package openai is the model adapter for OpenAI's Chat Completions API
 // (POST {base}/chat/completions with "stream": true) and the many servers
 // that speak it: OpenAI itself, Ollama, vLLM, llama.cpp, LM Studio,
-// OpenRouter, Groq, DeepSeek, Mistral.
+// OpenRouter, Groq, DeepSeek, Mistral, xAI, Moonshot, Gemini.
 //
 // It streams text, reasoning text (reasoning_content or reasoning deltas,
 // as thinking blocks), and tool calls whose id, name and arguments arrive
@@ -10,7 +10,10 @@
 // with neither a finish_reason nor [DONE] is a truncation, never a success;
 // one that stays open after its finish_reason is complete after a short
 // grace for its usage chunk.
-// Differences between servers are Quirks, defaulted from the base URL.
+// Differences between servers in what a request may hold are Quirks,
+// defaulted from the base URL; differences in what a stream holds are read
+// as they come (chunk.go, toolcalls.go, details.go), and what a server asks
+// to have sent back goes back (reasoningback.go, ids.go).
 // The API key is sent as a bearer token and never appears in an error.
 package openai
 
