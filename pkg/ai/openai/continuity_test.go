@@ -104,12 +104,13 @@ func TestGeminiThoughtSignatureGoesBackOnItsCall(t *testing.T) {
 }
 
 // A session written by pi versions that kept OpenRouter's encrypted
-// reasoning on the tool call it belongs to sends it back as
-// reasoning_details.
+// reasoning on the tool call it belongs to, or one detail object in a
+// thinking signature, sends them back as reasoning_details.
 func TestPiToolCallReasoningDetailGoesBack(t *testing.T) {
 	info := ai.Info{ID: "google/gemini-2.5-pro", Provider: "openrouter", API: API}
 	detail := `{"type":"reasoning.encrypted","data":"CiQB","id":"tool_read_1","format":"google-gemini-v1","index":0}`
-	line := `{"role":"assistant","content":[{"type":"toolCall","id":"tool_read_1","name":"read","arguments":{"path":"a"},"thoughtSignature":` +
+	text := `{"type":"reasoning.text","text":"plan","format":"google-gemini-v1","index":0}`
+	line := `{"role":"assistant","content":[{"type":"thinking","thinking":"plan","thinkingSignature":` + string(ai.AppendJSONString(nil, text)) + `},{"type":"toolCall","id":"tool_read_1","name":"read","arguments":{"path":"a"},"thoughtSignature":` +
 		string(ai.AppendJSONString(nil, detail)) + `}],"api":"openai-completions","provider":"openrouter","model":"google/gemini-2.5-pro","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":1}`
 	var msg ai.Message
 	if err := json.Unmarshal([]byte(line), &msg); err != nil {
@@ -122,7 +123,7 @@ func TestPiToolCallReasoningDetailGoesBack(t *testing.T) {
 	}
 	providertest.AssertJSON(t, `{"model":"google/gemini-2.5-pro","stream":true,"stream_options":{"include_usage":true},"messages":[
 		{"role":"user","content":"hi"},
-		{"role":"assistant","content":null,"reasoning_details":[`+detail+`],
+		{"role":"assistant","content":null,"reasoning_details":[`+text+`,`+detail+`],
 		 "tool_calls":[{"id":"tool_read_1","type":"function","function":{"name":"read","arguments":"{\"path\":\"a\"}"}}]},
 		{"role":"tool","content":"x","tool_call_id":"tool_read_1"}]}`, body)
 }

@@ -12,7 +12,8 @@ import (
 // in, OpenRouter's reasoning_details and Gemini's thought signatures.
 //
 // A thinking block's signature is a field name ("reasoning_content",
-// "reasoning") or a JSON array of reasoning_details. A tool call's
+// "reasoning"), a JSON array of reasoning_details (what gopi writes), or
+// one reasoning_details object. A tool call's
 // thoughtSignature is Gemini's signature, or, in sessions written by pi
 // versions that kept OpenRouter's encrypted reasoning on the call it
 // belongs to, one reasoning_details object.
@@ -21,18 +22,32 @@ type reasoningBack struct {
 	details []json.RawMessage
 }
 
-// signature takes a thinking block's signature.
+// signature takes a thinking block's signature: an array of details, one
+// detail object, or the name of a field.
 func (r *reasoningBack) signature(sig string) {
-	if strings.HasPrefix(sig, "[") {
+	switch {
+	case strings.HasPrefix(sig, "["):
 		var arr []json.RawMessage
 		if json.Unmarshal([]byte(sig), &arr) == nil {
 			r.details = append(r.details, arr...)
 		}
-		return
-	}
-	if r.field == "" {
+	case strings.HasPrefix(sig, "{"):
+		r.detail(sig)
+	case r.field == "":
 		r.field = sig
 	}
+}
+
+// detail keeps sig when it is one reasoning_details object.
+func (r *reasoningBack) detail(sig string) bool {
+	var d struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal([]byte(sig), &d) != nil || !strings.HasPrefix(d.Type, "reasoning.") {
+		return false
+	}
+	r.details = append(r.details, json.RawMessage(sig))
+	return true
 }
 
 // callSignature returns a tool call's extra_content for its signature
@@ -42,14 +57,8 @@ func (r *reasoningBack) callSignature(raw json.RawMessage) json.RawMessage {
 	if len(raw) == 0 || json.Unmarshal(raw, &sig) != nil || sig == "" {
 		return nil
 	}
-	if strings.HasPrefix(sig, "{") {
-		var d struct {
-			Type string `json:"type"`
-		}
-		if json.Unmarshal([]byte(sig), &d) == nil && strings.HasPrefix(d.Type, "reasoning.") {
-			r.details = append(r.details, json.RawMessage(sig))
-			return nil
-		}
+	if strings.HasPrefix(sig, "{") && r.detail(sig) {
+		return nil
 	}
 	b := ai.AppendJSONString([]byte(`{"google":{"thought_signature":`), sig)
 	return append(b, "}}"...)
