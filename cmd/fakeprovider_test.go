@@ -29,6 +29,7 @@ import (
 //	status CODE            an error status with the vendor's error body
 //	slow WORDS...          starts an answer, then sends nothing until the client goes away
 //	midstream WORDS...     starts an answer, then an error event (overloaded)
+//	ollamatools NAME ARGS ;; NAME ARGS...   parallel calls as Ollama sends them (fakeollama_test.go)
 type fakeProvider struct {
 	srv *httptest.Server
 	dir string // where requests are written
@@ -56,7 +57,7 @@ func (p *fakeProvider) load(data string) error {
 		}
 		kind, _, _ := strings.Cut(line, " ")
 		switch kind {
-		case "text", "tool", "status", "slow", "midstream":
+		case "text", "tool", "status", "slow", "midstream", "ollamatools":
 		default:
 			return fmt.Errorf("reply line %d: unknown kind %q", i+1, kind)
 		}
@@ -150,6 +151,10 @@ func (p *fakeProvider) reply(w http.ResponseWriter, r *http.Request, wire wireFo
 	kind, rest, _ := strings.Cut(reply, " ")
 	rest = strings.TrimSpace(rest)
 	id := fmt.Sprintf("fake%d", n)
+	if kind == "ollamatools" {
+		ollamaTools(w, r, id, model, rest)
+		return
+	}
 	if kind == "status" {
 		code, _ := strconv.Atoi(rest)
 		w.Header().Set("Content-Type", "application/json")

@@ -1,8 +1,15 @@
 package openai
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
 	"runtime"
+	"strings"
 	"testing"
 
 	"gopi/pkg/ai"
@@ -66,4 +73,60 @@ func BenchmarkEncodeBody(b *testing.B) {
 			}
 		}
 	})
+}
+
+// memTransport answers every request with one in-memory event stream, so
+// BenchmarkStreamParse measures gopi's side alone: the SSE reader, the
+// chunk decoder, the Builder and the retry runner.
+type memTransport struct{ stream []byte }
+
+func (m memTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	_ = r.Body.Close()
+	return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"text/event-stream"}},
+		Body: io.NopCloser(bytes.NewReader(m.stream)), Request: r}, nil
+}
+
+// benchStream is a long answer as OpenAI streams it: reasoning, a text and
+// a tool call, in small deltas with every chunk's usual envelope, then the
+// finish chunk, the usage chunk and [DONE].
+func benchStream(deltas int) []byte {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var s strings.Builder
+	chunk := func(delta, finish string) {
+		fmt.Fprintf(&s, `data: {"id":"chatcmpl-Bench","object":"chat.completion.chunk","created":1752000000,"model":"gpt-5","service_tier":"default","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":%s,"logprobs":null,"finish_reason":%s}],"usage":null,"obfuscation":"abc"}`+"\n\n", delta, finish)
+	}
+	piece := func() string { return string(ai.AppendJSONString(nil, providertest.BenchText(rng, 24))) }
+	chunk(`{"role":"assistant","content":"","refusal":null}`, "null")
+	for range deltas / 4 {
+		chunk(`{"reasoning_content":`+piece()+`}`, "null")
+	}
+	for range deltas / 2 {
+		chunk(`{"content":`+piece()+`}`, "null")
+	}
+	chunk(`{"tool_calls":[{"index":0,"id":"call_bench","type":"function","function":{"name":"write","arguments":""}}]}`, "null")
+	chunk(`{"tool_calls":[{"index":0,"function":{"arguments":"{\"content\":\""}}]}`, "null")
+	for range deltas / 4 {
+		chunk(`{"tool_calls":[{"index":0,"function":{"arguments":"line of code\\n"}}]}`, "null")
+	}
+	chunk(`{"tool_calls":[{"index":0,"function":{"arguments":"\"}"}}]}`, "null")
+	chunk(`{}`, `"tool_calls"`)
+	fmt.Fprintf(&s, `data: {"id":"chatcmpl-Bench","object":"chat.completion.chunk","created":1752000000,"model":"gpt-5","choices":[],"usage":{"prompt_tokens":1000,"completion_tokens":%d,"total_tokens":%d,"prompt_tokens_details":{"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}}`+"\n\ndata: [DONE]\n\n", deltas, deltas+1000)
+	return []byte(s.String())
+}
+
+// BenchmarkStreamParse reports the bytes per second of event stream gopi
+// turns into a message.
+func BenchmarkStreamParse(b *testing.B) {
+	data := benchStream(20000)
+	info := ai.Info{ID: "gpt-5", Provider: "openai", API: API, Reasoning: true}
+	m := New(Config{Info: info, APIKey: testKey, HTTPClient: &http.Client{Transport: memTransport{data}}})
+	req := &ai.Request{Messages: []ai.Message{ai.UserText("hi", 1)}}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		msg, err := ai.Collect(m.Stream(context.Background(), req))
+		if err != nil || msg.StopReason != ai.StopToolUse || len(msg.Content) != 3 {
+			b.Fatalf("stop %s, %d blocks, err %v", msg.StopReason, len(msg.Content), err)
+		}
+	}
 }

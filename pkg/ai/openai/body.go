@@ -114,6 +114,9 @@ func (m *message) size() int {
 		tc := &m.ToolCalls[i]
 		n += len(`{"id":,"type":,"function":{"name":,"arguments":}},`) + provider.QuotedSize(tc.ID) + provider.QuotedSize(tc.Type) +
 			provider.QuotedSize(tc.Function.Name) + provider.QuotedSize(tc.Function.Arguments)
+		if len(tc.ExtraContent) > 0 {
+			n += len(`,"extra_content":`) + len(tc.ExtraContent)
+		}
 	}
 	if m.ToolCallID != "" {
 		n += len(`,"tool_call_id":`) + provider.QuotedSize(m.ToolCallID)
@@ -123,6 +126,9 @@ func (m *message) size() int {
 	}
 	if m.Reasoning != "" {
 		n += len(`,"reasoning":`) + provider.QuotedSize(m.Reasoning)
+	}
+	if len(m.ReasoningDetails) > 0 {
+		n += len(`,"reasoning_details":`) + len(m.ReasoningDetails)
 	}
 	return n
 }
@@ -174,7 +180,15 @@ func (m *message) appendJSON(b []byte) ([]byte, error) {
 			b = ai.AppendJSONString(b, tc.Function.Name)
 			b = append(b, `,"arguments":`...)
 			b = ai.AppendJSONString(b, tc.Function.Arguments)
-			b = append(b, "}}"...)
+			b = append(b, '}')
+			if len(tc.ExtraContent) > 0 {
+				var err error
+				b = append(b, `,"extra_content":`...)
+				if b, err = provider.AppendRaw(b, tc.ExtraContent); err != nil {
+					return nil, err
+				}
+			}
+			b = append(b, '}')
 		}
 		b = append(b, ']')
 	}
@@ -189,6 +203,13 @@ func (m *message) appendJSON(b []byte) ([]byte, error) {
 	if m.Reasoning != "" {
 		b = append(b, `,"reasoning":`...)
 		b = ai.AppendJSONString(b, m.Reasoning)
+	}
+	if len(m.ReasoningDetails) > 0 {
+		var err error
+		b = append(b, `,"reasoning_details":`...)
+		if b, err = provider.AppendRaw(b, m.ReasoningDetails); err != nil {
+			return nil, err
+		}
 	}
 	return append(b, '}'), nil
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"gopi/pkg/ai"
+	"gopi/pkg/ai/provider"
 )
 
 // reasoningFields are the delta fields servers stream reasoning in. The
@@ -11,8 +12,13 @@ import (
 // sent back the same way.
 var reasoningFields = []string{"reasoning_content", "reasoning"}
 
-func convertMessages(msgs []ai.Message, q Quirks) []message {
+// convertMessages converts a normalised history. Tool call ids of other
+// models are rewritten as the server takes them (wireID), those of this
+// model are its own and go back unchanged; ids maps the rewritten ones for
+// their results, which follow their calls.
+func convertMessages(msgs []ai.Message, info ai.Info, q Quirks) []message {
 	var out []message
+	ids := map[string]string{}
 	for _, m := range msgs {
 		switch m.Role {
 		case ai.RoleUser:
@@ -20,11 +26,11 @@ func convertMessages(msgs []ai.Message, q Quirks) []message {
 				out = append(out, message{Role: "user", Content: c})
 			}
 		case ai.RoleAssistant:
-			if am, ok := assistant(m, q); ok {
+			if am, ok := assistant(m, provider.SameModel(m, info), q, ids); ok {
 				out = append(out, am)
 			}
 		case ai.RoleToolResult:
-			out = append(out, toolResult(m, q)...)
+			out = append(out, toolResult(m, q, ids)...)
 		}
 	}
 	return out
@@ -59,10 +65,10 @@ func imagePart(c ai.Content) part {
 	return part{Type: "image_url", ImageURL: &imageURL{URL: "data:" + c.MimeType + ";base64," + c.Data}}
 }
 
-func assistant(m ai.Message, q Quirks) (message, bool) {
+func assistant(m ai.Message, same bool, q Quirks, ids map[string]string) (message, bool) {
 	out := message{Role: "assistant"}
 	var texts, thoughts []string
-	field := ""
+	var rd reasoningBack
 	for _, c := range m.Content {
 		switch c.Type {
 		case ai.TypeText:
@@ -70,27 +76,31 @@ func assistant(m ai.Message, q Quirks) (message, bool) {
 				texts = append(texts, c.Text)
 			}
 		case ai.TypeThinking:
-			if c.Redacted || strings.TrimSpace(c.Thinking) == "" {
+			if c.Redacted {
 				continue
 			}
-			thoughts = append(thoughts, c.Thinking)
-			if field == "" {
-				field = c.ThinkingSignature
+			rd.signature(c.ThinkingSignature)
+			if strings.TrimSpace(c.Thinking) != "" {
+				thoughts = append(thoughts, c.Thinking)
 			}
 		case ai.TypeToolCall:
-			out.ToolCalls = append(out.ToolCalls, toolCall{ID: c.ID, Type: "function",
-				Function: functionCall{Name: c.Name, Arguments: string(ai.ToolArguments(string(c.Arguments)))}})
+			out.ToolCalls = append(out.ToolCalls, outCall(c, same, q, ids, &rd))
 		}
 	}
 	if len(thoughts) > 0 {
 		switch {
 		case q.ThinkingAsText:
 			texts = append([]string{"<thinking>\n" + strings.Join(thoughts, "\n") + "\n</thinking>"}, texts...)
-		case field == reasoningFields[0]:
+		case len(rd.details) > 0:
+			// The details hold the reasoning text too.
+		case rd.field == reasoningFields[0]:
 			out.ReasoningContent = strings.Join(thoughts, "\n")
-		case field == reasoningFields[1]:
+		case rd.field == reasoningFields[1]:
 			out.Reasoning = strings.Join(thoughts, "\n")
 		}
+	}
+	if !q.ThinkingAsText {
+		out.ReasoningDetails = rd.array()
 	}
 	if len(texts) > 0 {
 		out.Content = strings.Join(texts, "")
@@ -98,9 +108,26 @@ func assistant(m ai.Message, q Quirks) (message, bool) {
 	return out, out.Content != nil || len(out.ToolCalls) > 0
 }
 
+// outCall converts a tool call; a call of this model takes back the
+// thought signature it came with.
+func outCall(c ai.Content, same bool, q Quirks, ids map[string]string, rd *reasoningBack) toolCall {
+	id := c.ID
+	if !same {
+		if id = wireID(c.ID, q); id != c.ID {
+			ids[c.ID] = id
+		}
+	}
+	tc := toolCall{ID: id, Type: "function",
+		Function: functionCall{Name: c.Name, Arguments: string(ai.ToolArguments(string(c.Arguments)))}}
+	if same {
+		tc.ExtraContent = rd.callSignature(c.Extra[thoughtSignatureKey])
+	}
+	return tc
+}
+
 // toolResult is a tool message with the result's text; images, which tool
 // messages cannot carry, follow in a user message.
-func toolResult(m ai.Message, q Quirks) []message {
+func toolResult(m ai.Message, q Quirks, ids map[string]string) []message {
 	var texts []string
 	var images []part
 	for _, c := range m.Content {
@@ -115,7 +142,11 @@ func toolResult(m ai.Message, q Quirks) []message {
 	if text == "" && len(images) > 0 {
 		text = "(see attached image)"
 	}
-	tm := message{Role: "tool", Content: text, ToolCallID: m.ToolCallID}
+	id := m.ToolCallID
+	if w, ok := ids[id]; ok {
+		id = w
+	}
+	tm := message{Role: "tool", Content: text, ToolCallID: id}
 	if q.ToolResultName {
 		tm.Name = m.ToolName
 	}

@@ -1,14 +1,19 @@
 // Package openai is the model adapter for OpenAI's Chat Completions API
 // (POST {base}/chat/completions with "stream": true) and the many servers
 // that speak it: OpenAI itself, Ollama, vLLM, llama.cpp, LM Studio,
-// OpenRouter, Groq, DeepSeek, Mistral.
+// OpenRouter, Groq, DeepSeek, Mistral, xAI, Moonshot, Gemini.
 //
 // It streams text, reasoning text (reasoning_content or reasoning deltas,
 // as thinking blocks), and tool calls whose id, name and arguments arrive
 // in fragments interleaved by index; asks for usage in the final chunk;
 // and retries failed requests under a provider.Policy. A stream that ends
-// with neither a finish_reason nor [DONE] is a truncation, never a success.
-// Differences between servers are Quirks, defaulted from the base URL.
+// with neither a finish_reason nor [DONE] is a truncation, never a success;
+// one that stays open after its finish_reason is complete after a short
+// grace for its usage chunk.
+// Differences between servers in what a request may hold are Quirks,
+// defaulted from the base URL; differences in what a stream holds are read
+// as they come (chunk.go, toolcalls.go, details.go), and what a server asks
+// to have sent back goes back (reasoningback.go, ids.go).
 // The API key is sent as a bearer token and never appears in an error.
 package openai
 
@@ -46,6 +51,9 @@ type Quirks struct {
 	// ThinkingAsText replays earlier thinking as <thinking> text instead
 	// of the reasoning field the server sent it in (Mistral).
 	ThinkingAsText bool
+	// NineCharToolIDs sends tool call ids of exactly nine letters and
+	// digits, the only ids Mistral accepts (see wireID).
+	NineCharToolIDs bool
 }
 
 // DefaultQuirks returns the quirks of a known server, by base URL, and
@@ -56,7 +64,7 @@ func DefaultQuirks(baseURL string) Quirks {
 	case u == "" || strings.Contains(u, "api.openai.com"):
 		return Quirks{MaxTokensField: "max_completion_tokens", SystemRole: "developer", ReasoningEffort: true}
 	case strings.Contains(u, "mistral.ai"):
-		return Quirks{MaxTokensField: "max_tokens", SystemRole: "system", ToolResultName: true, ThinkingAsText: true}
+		return Quirks{MaxTokensField: "max_tokens", SystemRole: "system", ToolResultName: true, ThinkingAsText: true, NineCharToolIDs: true}
 	case strings.Contains(u, "api.x.ai"):
 		return Quirks{MaxTokensField: "max_completion_tokens", SystemRole: "system"}
 	case strings.Contains(u, "api.groq.com"):
@@ -75,6 +83,10 @@ type Config struct {
 	Retry      provider.Policy
 	// IdleTimeout ends a stream that sends no byte for this long (default 120s).
 	IdleTimeout time.Duration
+	// FinishGrace is how long a stream may stay open after its
+	// finish_reason for the usage chunk and [DONE] (default 2s); then the
+	// answer is complete without them.
+	FinishGrace time.Duration
 	Now         func() time.Time                                 // default time.Now
 	Sleep       func(ctx context.Context, d time.Duration) error // default provider.SleepContext
 	// Quirks of the server; nil means DefaultQuirks(BaseURL).
@@ -99,6 +111,9 @@ func New(cfg Config) *Model {
 	}
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = provider.DefaultIdleTimeout
+	}
+	if cfg.FinishGrace <= 0 {
+		cfg.FinishGrace = finishGrace
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -145,7 +160,12 @@ func (m *Model) attempt(ctx context.Context, body []byte, b *ai.Builder) (ai.Sto
 	if m.cfg.APIKey != "" {
 		h.Set("authorization", "Bearer "+m.cfg.APIKey)
 	}
-	conn, err := provider.Open(ctx, m.cfg.HTTPClient, hreq, m.cfg.IdleTimeout)
+	// Cancelling the exchange, not the caller's ctx, ends a stream that
+	// stays open too long after its finish_reason: the blocked read
+	// returns and the decoder, having the finish_reason, completes.
+	xctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	conn, err := provider.Open(xctx, m.cfg.HTTPClient, hreq, m.cfg.IdleTimeout)
 	if err != nil {
 		return "", err
 	}
@@ -153,7 +173,13 @@ func (m *Model) attempt(ctx context.Context, body []byte, b *ai.Builder) (ai.Sto
 	if conn.Resp.StatusCode != http.StatusOK {
 		return "", statusError(conn, m.cfg.Now())
 	}
-	d := newDecoder(b, m.cfg.Info)
+	var grace *time.Timer
+	defer func() {
+		if grace != nil {
+			grace.Stop()
+		}
+	}()
+	d := newDecoder(b, m.cfg.Info, m.cfg.Now().UnixMilli(), func() { grace = time.AfterFunc(m.cfg.FinishGrace, cancel) })
 	return d.run(ctx, sse.NewReader(conn.Body), conn)
 }
 

@@ -33,6 +33,8 @@ type message struct {
 	ToolCallID       string     `json:"tool_call_id,omitempty"`
 	ReasoningContent string     `json:"reasoning_content,omitempty"`
 	Reasoning        string     `json:"reasoning,omitempty"`
+	// ReasoningDetails is OpenRouter's array, sent back as it came.
+	ReasoningDetails json.RawMessage `json:"reasoning_details,omitempty"`
 }
 
 type part struct {
@@ -49,6 +51,8 @@ type toolCall struct {
 	ID       string       `json:"id"`
 	Type     string       `json:"type"`
 	Function functionCall `json:"function"`
+	// ExtraContent is {"google":{"thought_signature":…}}, Gemini's.
+	ExtraContent json.RawMessage `json:"extra_content,omitempty"`
 }
 
 type functionCall struct {
@@ -85,7 +89,7 @@ func newRequest(info ai.Info, q Quirks, req *ai.Request) *request {
 		}
 		r.Messages = append(r.Messages, message{Role: role, Content: req.SystemPrompt})
 	}
-	r.Messages = append(r.Messages, convertMessages(provider.Normalize(req.Messages, info), q)...)
+	r.Messages = append(r.Messages, convertMessages(provider.Normalize(req.Messages, info), info, q)...)
 	if req.MaxTokens > 0 {
 		if q.MaxTokensField == "max_completion_tokens" {
 			r.MaxCompletionTokens = req.MaxTokens

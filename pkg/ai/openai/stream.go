@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"slices"
+	"strconv"
+	"time"
+	"unsafe"
 
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/provider"
@@ -16,59 +17,43 @@ import (
 // errStopped says the consumer stopped iterating.
 var errStopped = errors.New("consumer stopped")
 
-type chunk struct {
-	Choices []struct {
-		Delta struct {
-			Content          *string         `json:"content"`
-			ReasoningContent *string         `json:"reasoning_content"`
-			Reasoning        *string         `json:"reasoning"`
-			ToolCalls        []toolCallDelta `json:"tool_calls"`
-		} `json:"delta"`
-		FinishReason *string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage *struct {
-		PromptTokens        int64          `json:"prompt_tokens"`
-		CompletionTokens    int64          `json:"completion_tokens"`
-		TotalTokens         int64          `json:"total_tokens"`
-		PromptTokensDetails *promptDetails `json:"prompt_tokens_details"`
-	} `json:"usage"`
-	Error json.RawMessage `json:"error"`
-}
-
-type promptDetails struct {
-	CachedTokens int64 `json:"cached_tokens"`
-}
-
-type toolCallDelta struct {
-	Index    int    `json:"index"`
-	ID       string `json:"id"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
-}
-
 // decoder turns chunks into Builder calls. Text and reasoning each have at
-// most one open block; tool calls stay open, keyed by their index, until
-// the finish_reason, because servers interleave their fragments.
+// most one open block; tool calls stay open until the finish_reason,
+// because servers interleave their fragments.
 type decoder struct {
 	b        *ai.Builder
 	info     ai.Info
 	text     int // open text block, -1 when none
 	thinking int // open thinking block, -1 when none
-	field    string
-	tools    map[int]int // tool call index → block
-	finish   string
-	sawTools bool
+	// firstThinking is the message's first thinking block, which carries
+	// the reasoning_details; -1 when none.
+	firstThinking int
+	field         string
+	calls         calls
+	details       details
+	finish        string
+	// done says the stream has said all it will: the usage chunk came
+	// after the finish_reason.
+	done bool
+	// finished is called once, at the finish_reason.
+	finished func()
+	// chunk is reused: its choices keep their backing array.
+	chunk chunk
 }
 
-func newDecoder(b *ai.Builder, info ai.Info) *decoder {
-	return &decoder{b: b, info: info, text: -1, thinking: -1, tools: map[int]int{}}
+// newDecoder returns a decoder; now (unix milliseconds) goes into the ids
+// of calls the server sends without one.
+func newDecoder(b *ai.Builder, info ai.Info, now int64, finished func()) *decoder {
+	d := &decoder{b: b, info: info, text: -1, thinking: -1, firstThinking: -1, finished: finished}
+	d.calls.idPrefix = "call_" + strconv.FormatInt(now, 10) + "_"
+	return d
 }
 
-// run decodes until [DONE]. A stream that ends after a finish_reason but
-// without [DONE] (or the usage chunk) still counts as complete; one that
-// ends before any finish_reason is a truncation.
+// run decodes until [DONE], or the usage chunk that follows the
+// finish_reason. A stream that ends after a finish_reason but without
+// [DONE] or the usage chunk (closed, cut, or cut short by the grace the
+// caller gives it after the finish_reason) still counts as complete; one
+// that ends before any finish_reason is a truncation.
 func (d *decoder) run(ctx context.Context, rd *sse.Reader, conn *provider.Conn) (ai.StopReason, error) {
 	for {
 		ev, err := rd.Next()
@@ -87,6 +72,9 @@ func (d *decoder) run(ctx context.Context, rd *sse.Reader, conn *provider.Conn) 
 		if err := d.handle(ev.Data); err != nil {
 			return "", err
 		}
+		if d.done {
+			return d.end()
+		}
 	}
 }
 
@@ -98,8 +86,12 @@ func truncated(cause error) error {
 }
 
 func (d *decoder) handle(data string) error {
-	var c chunk
-	if err := json.Unmarshal([]byte(data), &c); err != nil {
+	choices := d.chunk.Choices[:cap(d.chunk.Choices)]
+	clear(choices)
+	d.chunk = chunk{Choices: choices[:0]}
+	c := &d.chunk
+	// Unmarshal only reads data, and copies what it keeps.
+	if err := json.Unmarshal(unsafe.Slice(unsafe.StringData(data), len(data)), c); err != nil {
 		return &ai.ProviderError{Class: ai.ClassNetwork, Retryable: true, Message: "malformed stream chunk: " + err.Error(), Err: err}
 	}
 	if len(c.Error) > 0 && string(c.Error) != "null" {
@@ -107,30 +99,56 @@ func (d *decoder) handle(data string) error {
 		return streamError(ae)
 	}
 	if c.Usage != nil {
-		d.setUsage(c.Usage.PromptTokens, c.Usage.CompletionTokens, c.Usage.TotalTokens, c.Usage.PromptTokensDetails)
+		d.b.SetUsage(d.info.WithCost(c.Usage.tokens()))
 	}
 	if len(c.Choices) == 0 {
+		d.done = d.finish != "" && c.Usage != nil
 		return nil
 	}
-	ch := c.Choices[0]
-	ok := d.reasoning(ch.Delta.ReasoningContent, reasoningFields[0]) &&
-		d.reasoning(ch.Delta.Reasoning, reasoningFields[1]) &&
-		d.content(ch.Delta.Content)
-	for _, tc := range ch.Delta.ToolCalls {
-		ok = ok && d.toolCall(tc)
+	ch := &c.Choices[0]
+	if c.Usage == nil && ch.Usage != nil {
+		d.b.SetUsage(d.info.WithCost(ch.Usage.tokens()))
 	}
-	if ok && ch.FinishReason != nil && *ch.FinishReason != "" {
-		d.finish = *ch.FinishReason
-		ok = d.closeAll()
-	}
-	if !ok {
+	if !d.delta(&ch.Delta) {
 		return errStopped
+	}
+	if ch.FinishReason != nil && *ch.FinishReason != "" && d.finish == "" {
+		d.finish = *ch.FinishReason
+		if !d.closeAll() {
+			return errStopped
+		}
+		if d.finished != nil {
+			d.finished()
+		}
 	}
 	return nil
 }
 
-func (d *decoder) reasoning(s *string, field string) bool {
-	if s == nil || *s == "" {
+// delta applies one choice's delta; false means the consumer stopped.
+func (d *decoder) delta(dl *delta) bool {
+	d.details.add(dl.ReasoningDetails)
+	// The first reasoning field with text counts: servers that fill two
+	// with the same text mean it once.
+	ok := true
+	switch {
+	case dl.ReasoningContent != nil && *dl.ReasoningContent != "":
+		ok = d.reasoning(*dl.ReasoningContent, reasoningFields[0])
+	case dl.Reasoning != nil && *dl.Reasoning != "":
+		ok = d.reasoning(*dl.Reasoning, reasoningFields[1])
+	}
+	ok = ok && dl.Content.each(d.content, d.partThinking)
+	for i := range dl.ToolCalls {
+		ok = ok && d.closeText() && d.closeThinking() && d.calls.add(d.b, &dl.ToolCalls[i])
+	}
+	return ok
+}
+
+// partThinking is reasoning sent as a thinking part of the content
+// (Magistral); it has no field of its own to be sent back in.
+func (d *decoder) partThinking(s string) bool { return d.reasoning(s, "") }
+
+func (d *decoder) reasoning(s, field string) bool {
+	if s == "" {
 		return true
 	}
 	if d.thinking < 0 {
@@ -141,13 +159,16 @@ func (d *decoder) reasoning(s *string, field string) bool {
 		if d.thinking, ok = d.b.ThinkingStart(); !ok {
 			return false
 		}
+		if d.firstThinking < 0 {
+			d.firstThinking = d.thinking
+		}
 		d.field = field
 	}
-	return d.b.ThinkingDelta(d.thinking, *s)
+	return d.b.ThinkingDelta(d.thinking, s)
 }
 
-func (d *decoder) content(s *string) bool {
-	if s == nil || *s == "" {
+func (d *decoder) content(s string) bool {
+	if s == "" {
 		return true
 	}
 	if d.text < 0 {
@@ -159,30 +180,7 @@ func (d *decoder) content(s *string) bool {
 			return false
 		}
 	}
-	return d.b.TextDelta(d.text, *s)
-}
-
-func (d *decoder) toolCall(tc toolCallDelta) bool {
-	idx, open := d.tools[tc.Index]
-	if !open {
-		if !d.closeText() || !d.closeThinking() {
-			return false
-		}
-		id := tc.ID
-		if id == "" {
-			id = fmt.Sprintf("call_%d", tc.Index)
-		}
-		var ok bool
-		if idx, ok = d.b.ToolCallStart(id, tc.Function.Name); !ok {
-			return false
-		}
-		d.tools[tc.Index] = idx
-		d.sawTools = true
-	}
-	if tc.Function.Arguments == "" {
-		return true
-	}
-	return d.b.ToolCallDelta(idx, tc.Function.Arguments)
+	return d.b.TextDelta(d.text, s)
 }
 
 func (d *decoder) closeText() bool {
@@ -203,35 +201,24 @@ func (d *decoder) closeThinking() bool {
 	return d.b.ThinkingEnd(idx, d.field, false)
 }
 
-// closeAll ends every open block, tool calls in index order.
+// closeAll ends every open block, tool calls in the order they started,
+// and puts the reasoning_details on the first thinking block (on a new,
+// empty one when the server sent no reasoning text).
 func (d *decoder) closeAll() bool {
-	if !d.closeThinking() || !d.closeText() {
+	if !d.closeThinking() || !d.closeText() || !d.calls.endAll(d.b) {
 		return false
 	}
-	keys := make([]int, 0, len(d.tools))
-	for k := range d.tools {
-		keys = append(keys, k)
+	sig := d.details.json()
+	if sig == "" {
+		return true
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		idx := d.tools[k]
-		delete(d.tools, k)
-		if !d.b.ToolCallEnd(idx) {
-			return false
-		}
+	if d.firstThinking >= 0 {
+		d.b.SetThinkingSignature(d.firstThinking, sig)
+		return true
 	}
-	return true
-}
-
-// setUsage records the final usage chunk; prompt_tokens includes the
-// cached tokens, which are priced apart.
-func (d *decoder) setUsage(prompt, completion, total int64, details *promptDetails) {
-	var cached int64
-	if details != nil {
-		cached = details.CachedTokens
-	}
-	u := ai.Usage{Input: prompt - cached, Output: completion, CacheRead: cached, TotalTokens: total}
-	d.b.SetUsage(d.info.WithCost(u))
+	idx, ok := d.b.ThinkingStart()
+	d.firstThinking = idx
+	return ok && d.b.ThinkingEnd(idx, sig, false)
 }
 
 // end closes what is open and maps the finish reason.
@@ -247,8 +234,14 @@ func (d *decoder) end() (ai.StopReason, error) {
 	case "content_filter":
 		return "", &ai.ProviderError{Class: ai.ClassServer, Message: "the answer was stopped by the server's content filter (finish_reason content_filter)"}
 	}
-	if d.sawTools {
+	if len(d.calls.all) > 0 {
 		return ai.StopToolUse, nil
 	}
 	return ai.StopStop, nil
 }
+
+// finishGrace is how long a stream may stay open after its finish_reason
+// for the usage chunk and [DONE] unless Config says otherwise. Servers
+// send both at once; one that keeps the connection open after the answer
+// is complete must not hold the turn until the idle timeout.
+const finishGrace = 2 * time.Second

@@ -1,0 +1,33 @@
+package ai
+
+import "encoding/json"
+
+// Some providers send what belongs to a block apart from its text: a
+// signature on a tool call that gopi's Content has no field for, or the
+// signature of the reasoning only once the message ends. These setters
+// record it on the message the Builder assembles.
+
+// SetExtra keeps value under key in the Extra of block idx, where pi's
+// fields gopi does not model live (a tool call's thoughtSignature), so the
+// session stores it and the adapter can send it back. Set before the block
+// ends, it is in the end event too.
+func (b *Builder) SetExtra(idx int, key string, value json.RawMessage) {
+	if idx < 0 || idx >= len(b.msg.Content) {
+		return
+	}
+	AddExtra(&b.msg.Content[idx].Extra, key, value)
+}
+
+// SetThinkingSignature replaces the signature of thinking block idx after
+// it ended, for a provider that sends the reasoning's signature only with
+// the end of the message. The final message carries it; the block's end
+// event, already emitted, does not.
+func (b *Builder) SetThinkingSignature(idx int, signature string) {
+	if idx < 0 || idx >= len(b.msg.Content) || b.msg.Content[idx].Type != TypeThinking {
+		return
+	}
+	if _, open := b.open[idx]; open {
+		return
+	}
+	b.msg.Content[idx].ThinkingSignature = signature
+}
