@@ -135,9 +135,7 @@ func newChatHost(sys *System, c *cobra.Command, o *chatOptions) (*chatHost, erro
 			return nil, err
 		}
 	}
-	if choice.note != "" {
-		fmt.Fprintln(sys.Stderr, choice.note)
-	}
+	settleChoice(sys, s, choice, o.bare)
 	h.choice = choice
 	return h, nil
 }
@@ -187,7 +185,7 @@ func (h *chatHost) open(w mode.Want) (mode.Opened, error) {
 
 // chooseModel resolves "provider/id" against the settings, as --model does.
 func (h *chatHost) chooseModel(ref string) (modelChoice, error) {
-	prov, id := splitModel("", ref)
+	prov, id, _ := strings.Cut(ref, "/")
 	if prov == "" || id == "" {
 		return modelChoice{}, usageErr("/model %q: give provider/id, e.g. anthropic/claude-sonnet-4-5 (gopi models lists them)", ref)
 	}

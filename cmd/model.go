@@ -77,13 +77,28 @@ type modelChoice struct {
 	model ai.Model
 	note  string // said on stderr (an id the catalog does not know)
 	key   string // the API key in use: never in a tool's environment
+	known bool   // the catalog or settings describe the model
+	// thinking is the level of a model given as "id:level".
+	thinking ai.ThinkingLevel
 }
 
 var builtinKeyEnv = map[string]string{"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 
-// splitModel accepts "provider/id" in --model.
-func splitModel(prov, model string) (string, string) {
-	if p, id, ok := strings.Cut(model, "/"); ok && prov == "" && p != "" && !strings.ContainsAny(p, ".\\") {
+// splitModel accepts "provider/id" in --model. The prefix names the
+// provider when no provider is set, when it is the one set, or when it is
+// a provider gopi knows (built-in or declared) and the model was given
+// closer to the run than the provider (--model over GOPI_PROVIDER or
+// settings; GOPI_MODEL over settings). Otherwise the id is kept whole, as
+// a router's "openai/gpt-4o" under its own provider needs.
+func splitModel(c *config, customs map[string]customProvider) (string, string) {
+	prov, model := c.str("provider"), c.str("model")
+	p, id, ok := strings.Cut(model, "/")
+	if !ok || p == "" || strings.ContainsAny(p, ".\\") {
+		return prov, model
+	}
+	_, declared := customs[p]
+	known := declared || p == "anthropic" || p == "openai" || p == "faux"
+	if prov == "" || prov == p || (known && c.rank("model") > c.rank("provider")) {
 		return p, id
 	}
 	return prov, model
@@ -93,14 +108,24 @@ func splitModel(prov, model string) (string, string) {
 // settings, falling back to the model a resumed session last used, and
 // builds the adapter. It sends nothing.
 func chooseModel(sys *System, c *config, apiKeyFlag string, resumed session.Settings) (modelChoice, error) {
-	prov, id := splitModel(c.str("provider"), c.str("model"))
-	if prov == "" && resumed.Provider != "" && (id == "" || id == resumed.ModelID) {
-		prov, id = resumed.Provider, resumed.ModelID
-	}
 	customs := map[string]customProvider{}
 	if err := c.decode("providers", &customs); err != nil {
 		return modelChoice{}, err
 	}
+	prov, id := splitModel(c, customs)
+	id, level, err := cutThinking(c, id, customs)
+	if err != nil {
+		return modelChoice{}, err
+	}
+	if prov == "" && resumed.Provider != "" && (id == "" || id == resumed.ModelID) {
+		prov, id = resumed.Provider, resumed.ModelID
+	}
+	ch, err := pickModel(sys, c, prov, id, apiKeyFlag, customs)
+	ch.thinking = level
+	return ch, err
+}
+
+func pickModel(sys *System, c *config, prov, id, apiKeyFlag string, customs map[string]customProvider) (modelChoice, error) {
 	if p := catalogProvider(id); prov == "" && p != "" && (apiKeyFlag != "" || sys.getenv(builtinKeyEnv[p]) != "") {
 		prov = p // --model gpt-5.4 is OpenAI's when its key is there, whichever others are
 	}
@@ -206,7 +231,7 @@ func builtinModel(sys *System, c *config, prov, id, keyFlag string, retry retryS
 		id = p.DefaultModel
 	}
 	info, known := catalog.Resolve(prov, id)
-	ch := modelChoice{info: info}
+	ch := modelChoice{info: info, known: known}
 	if !known {
 		ch.note = fmt.Sprintf("gopi: model %q is not in the catalog of %s: using a %d-token context, %d output tokens and no prices",
 			id, prov, info.ContextWindow, info.MaxOutputTokens)
@@ -244,7 +269,7 @@ func customModel(sys *System, c *config, name, id string, cp customProvider, key
 		known = true
 		info = mergeInfo(info, cp.Models[i])
 	}
-	ch := modelChoice{info: info}
+	ch := modelChoice{info: info, known: known}
 	if !known {
 		ch.note = fmt.Sprintf("gopi: model %q is not declared for provider %s: using a %d-token context and no prices", id, name, info.ContextWindow)
 	}

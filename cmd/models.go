@@ -3,36 +3,46 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"gopi/pkg/ai"
 	"gopi/pkg/ai/catalog"
 )
+
+// listedModel is one row of gopi models: a catalog model, or one declared
+// under "providers" in settings.
+type listedModel struct {
+	ai.Info
+	Declared bool `json:"declared,omitempty"`
+}
 
 func newModelsCmd(sys *System) *cobra.Command {
 	var asJSON bool
 	var prov string
 	c := &cobra.Command{
 		Use:   "models",
-		Short: "List known models with context window and prices",
+		Short: "List known models (the catalog's and those declared in settings) with context window and prices",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			models := catalog.All()
-			if prov != "" {
-				models = catalog.ForProvider(prov)
-				if len(models) == 0 {
-					return usageErr("--provider %q: the catalog has anthropic and openai models", prov)
-				}
+			models, err := listModels(sys, c, prov)
+			if err != nil {
+				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(sys.Stdout)
-				return enc.Encode(models)
+				return json.NewEncoder(sys.Stdout).Encode(models)
 			}
 			w := tabwriter.NewWriter(sys.Stdout, 2, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "PROVIDER/MODEL\tCONTEXT\tOUTPUT\t$/M IN\t$/M OUT\tREASONING")
+			fmt.Fprintln(w, "PROVIDER/MODEL\tCONTEXT\tOUTPUT\t$/M IN\t$/M OUT\tREASONING\tSOURCE")
 			for _, m := range models {
-				fmt.Fprintf(w, "%s/%s\t%d\t%d\t%.2f\t%.2f\t%v\n", m.Provider, m.ID, m.ContextWindow, m.MaxOutputTokens, m.Prices.Input, m.Prices.Output, m.Reasoning)
+				src := "catalog"
+				if m.Declared {
+					src = "declared"
+				}
+				fmt.Fprintf(w, "%s/%s\t%d\t%d\t%.2f\t%.2f\t%v\t%s\n", m.Provider, m.ID, m.ContextWindow, m.MaxOutputTokens, m.Prices.Input, m.Prices.Output, m.Reasoning, src)
 			}
 			return w.Flush()
 		},
@@ -40,4 +50,53 @@ func newModelsCmd(sys *System) *cobra.Command {
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	c.Flags().StringVar(&prov, "provider", "", "only this provider's models")
 	return c
+}
+
+// listModels is the catalog followed by the models the settings declare,
+// each with what the catalog knows of its id filled in, as a run uses it.
+func listModels(sys *System, c *cobra.Command, prov string) ([]listedModel, error) {
+	cwd, err := resolveCwd(sys, "")
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := loadConfig(sys, c.Flags(), cwd, false)
+	if err != nil {
+		return nil, err
+	}
+	customs := map[string]customProvider{}
+	if err := cfg.decode("providers", &customs); err != nil {
+		return nil, err
+	}
+	var out []listedModel
+	for _, m := range catalog.All() {
+		out = append(out, listedModel{Info: m})
+	}
+	names := make([]string, 0, len(customs))
+	for name := range customs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		cp := customs[name]
+		for _, m := range cp.Models {
+			info, _ := catalog.Resolve(strings.TrimSuffix(cp.API, "-responses"), m.ID)
+			info = mergeInfo(info, m)
+			info.Provider, info.ID, info.API = name, m.ID, cp.API
+			out = append(out, listedModel{Info: info, Declared: true})
+		}
+	}
+	if prov == "" {
+		return out, nil
+	}
+	var only []listedModel
+	for _, m := range out {
+		if m.Provider == prov {
+			only = append(only, m)
+		}
+	}
+	if len(only) == 0 {
+		known := append([]string{"anthropic", "openai"}, names...)
+		return nil, usageErr("--provider %q: no models; the providers are %s", prov, strings.Join(known, ", "))
+	}
+	return only, nil
 }

@@ -97,9 +97,7 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 			return p, err
 		}
 	}
-	if choice.note != "" {
-		fmt.Fprintln(sys.Stderr, choice.note)
-	}
+	settleChoice(sys, s, choice, o.bare)
 	p.model = choice.info
 	return p, buildRuntime(sys, s, choice, cat, p)
 }

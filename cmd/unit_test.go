@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+
 	"gopi/pkg/ai"
 )
 
@@ -100,10 +103,16 @@ func TestSplitModel(t *testing.T) {
 		{"", "anthropic/claude-x", "anthropic", "claude-x"},
 		{"openai", "gpt-5", "openai", "gpt-5"},
 		{"openai", "meta/llama", "openai", "meta/llama"}, // an explicit provider keeps slashes in ids
+		{"openai", "openai/gpt-5", "openai", "gpt-5"},    // its own name is cut, whatever set it
 		{"", "./script.json", "", "./script.json"},
 	}
 	for _, c := range cases {
-		if p, id := splitModel(c[0], c[1]); p != c[2] || id != c[3] {
+		cfg := &config{v: viper.New(), flags: pflag.NewFlagSet("t", pflag.ContinueOnError), env: map[string]string{}}
+		if c[0] != "" {
+			cfg.v.Set("provider", c[0])
+		}
+		cfg.v.Set("model", c[1])
+		if p, id := splitModel(cfg, nil); p != c[2] || id != c[3] {
 			t.Errorf("splitModel(%q, %q) = %q, %q", c[0], c[1], p, id)
 		}
 	}

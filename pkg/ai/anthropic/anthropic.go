@@ -117,7 +117,7 @@ func (m *Model) attempt(ctx context.Context, body []byte, thinking bool, b *ai.B
 	if conn.Resp.StatusCode != http.StatusOK {
 		return "", statusError(conn, m.cfg.Now())
 	}
-	d := &decoder{b: b, info: m.cfg.Info, blocks: map[int]*openBlock{}}
+	d := newDecoder(b, m.cfg.Info)
 	return d.run(sse.NewReader(conn.Body), conn)
 }
 

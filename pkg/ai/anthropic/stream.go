@@ -40,21 +40,24 @@ type streamEvent struct {
 		Signature string          `json:"signature"`
 		Data      string          `json:"data"`
 	} `json:"content_block"`
-	Delta *struct {
-		Type        string `json:"type"`
-		Text        string `json:"text"`
-		PartialJSON string `json:"partial_json"`
-		Thinking    string `json:"thinking"`
-		Signature   string `json:"signature"`
-		StopReason  string `json:"stop_reason"`
-	} `json:"delta"`
-	Usage *usage `json:"usage"`
+	Delta *deltaBody `json:"delta"`
+	Usage *usage     `json:"usage"`
+}
+
+type deltaBody struct {
+	Type        string `json:"type"`
+	Text        string `json:"text"`
+	PartialJSON string `json:"partial_json"`
+	Thinking    string `json:"thinking"`
+	Signature   string `json:"signature"`
+	StopReason  string `json:"stop_reason"`
 }
 
 // openBlock is a content block between its start and stop events.
 type openBlock struct {
 	idx        int    // index in the Builder's message
-	kind       string // text | thinking | redacted_thinking | tool_use
+	kind       string // text | thinking | redacted_thinking | tool_use, or a kind not ours
+	foreign    bool   // a server tool block or a future kind: tracked, not built
 	sig        string // thinking signature, or redacted data
 	startInput string // tool input sent whole in the start event
 	gotDelta   bool
@@ -63,29 +66,38 @@ type openBlock struct {
 type decoder struct {
 	b         *ai.Builder
 	info      ai.Info
-	blocks    map[int]*openBlock
+	blocks    map[int]*openBlock // open blocks by the stream's index
+	used      map[int]bool       // every index started in this message
+	started   bool               // message_start seen
+	stopped   bool               // message_stop seen
 	usage     ai.Usage
 	stop      string
 	toolCalls bool
 }
 
-// run decodes events until message_stop. Ending any other way is an
-// error: a truncation, a read failure, or an error event.
+func newDecoder(b *ai.Builder, info ai.Info) *decoder {
+	return &decoder{b: b, info: info, blocks: map[int]*openBlock{}, used: map[int]bool{}}
+}
+
+// run decodes events until message_stop, then reads on to the end of the
+// body so that an event after message_stop is caught. Ending any other way
+// is an error: a truncation, a read failure, an error event or a break of
+// the stream grammar.
 func (d *decoder) run(rd *sse.Reader, conn *provider.Conn) (ai.StopReason, error) {
 	for {
 		ev, err := rd.Next()
 		switch {
+		case d.stopped && err != nil:
+			// The message was whole; a connection that fails after it
+			// loses nothing.
+			return d.stopReason()
 		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 			return "", conn.Err(truncated(err))
 		case err != nil:
 			return "", conn.Err(err)
 		}
-		done, err := d.handle(ev)
-		if err != nil {
+		if err := d.handle(ev); err != nil {
 			return "", err
-		}
-		if done {
-			return d.stopReason()
 		}
 	}
 }
@@ -97,26 +109,35 @@ func truncated(cause error) error {
 	}
 }
 
-func (d *decoder) handle(ev sse.Event) (done bool, err error) {
+func (d *decoder) handle(ev sse.Event) error {
 	var e streamEvent
 	if err := json.Unmarshal([]byte(ev.Data), &e); err != nil {
-		return false, &ai.ProviderError{Class: ai.ClassNetwork, Retryable: true, Message: "malformed stream event: " + err.Error(), Err: err}
+		return &ai.ProviderError{Class: ai.ClassNetwork, Retryable: true, Message: "malformed stream event: " + err.Error(), Err: err}
 	}
 	if e.Type == "" {
 		e.Type = ev.Name
 	}
-	ok := true
+	if e.Type == "error" {
+		return eventError(ev.Data)
+	}
+	if !messageEvents[e.Type] {
+		return nil // ping and event types added later are ignored, as the API asks
+	}
+	if err := d.order(e.Type); err != nil {
+		return err
+	}
 	switch e.Type {
 	case "message_start":
+		d.started = true
 		if e.Message != nil {
 			d.addUsage(e.Message.Usage)
 		}
 	case "content_block_start":
-		ok = d.blockStart(&e)
+		return d.blockStart(&e)
 	case "content_block_delta":
-		ok = d.blockDelta(&e)
+		return d.blockDelta(&e)
 	case "content_block_stop":
-		ok = d.blockStop(e.Index)
+		return d.blockStop(e.Index)
 	case "message_delta":
 		if e.Delta != nil && e.Delta.StopReason != "" {
 			d.stop = e.Delta.StopReason
@@ -125,23 +146,22 @@ func (d *decoder) handle(ev sse.Event) (done bool, err error) {
 			d.addUsage(*e.Usage)
 		}
 	case "message_stop":
-		return true, nil
-	case "error":
-		return false, eventError(ev.Data)
+		return d.messageStop()
 	}
-	// ping and event types added later are ignored, as the API asks.
-	if !ok {
-		return false, errStopped
-	}
-	return false, nil
+	return nil
 }
 
-func (d *decoder) blockStart(e *streamEvent) bool {
+func (d *decoder) blockStart(e *streamEvent) error {
 	cb := e.ContentBlock
 	if cb == nil {
-		return true
+		return grammarError("content_block_start at index %d has no content_block", e.Index)
 	}
+	if d.used[e.Index] {
+		return grammarError("content_block_start at index %d, which was already started", e.Index)
+	}
+	d.used[e.Index] = true
 	ob := &openBlock{kind: cb.Type}
+	d.blocks[e.Index] = ob
 	ok := true
 	switch cb.Type {
 	case "text":
@@ -166,52 +186,62 @@ func (d *decoder) blockStart(e *streamEvent) bool {
 			ob.startInput = in
 		}
 	default:
-		return true // server tool blocks and future kinds are not ours
+		ob.foreign = true // server tool blocks and future kinds are not ours
 	}
-	d.blocks[e.Index] = ob
-	return ok
+	return consumer(ok)
 }
 
-func (d *decoder) blockDelta(e *streamEvent) bool {
+func (d *decoder) blockDelta(e *streamEvent) error {
 	ob, dl := d.blocks[e.Index], e.Delta
-	if ob == nil || dl == nil {
-		return true
+	if err := d.deltaFits(e.Index, ob, dl); err != nil || ob.foreign {
+		return err
 	}
+	ok := true
 	switch dl.Type {
 	case "text_delta":
-		return d.b.TextDelta(ob.idx, dl.Text)
+		ok = d.b.TextDelta(ob.idx, dl.Text)
 	case "thinking_delta":
-		return d.b.ThinkingDelta(ob.idx, dl.Thinking)
+		ok = d.b.ThinkingDelta(ob.idx, dl.Thinking)
 	case "signature_delta":
 		ob.sig += dl.Signature
 	case "input_json_delta":
 		ob.gotDelta = true
 		if dl.PartialJSON != "" {
-			return d.b.ToolCallDelta(ob.idx, dl.PartialJSON)
+			ok = d.b.ToolCallDelta(ob.idx, dl.PartialJSON)
 		}
 	}
-	return true
+	return consumer(ok)
 }
 
-func (d *decoder) blockStop(index int) bool {
+func (d *decoder) blockStop(index int) error {
 	ob := d.blocks[index]
 	if ob == nil {
-		return true
+		return grammarError("content_block_stop for index %d, which is not open", index)
 	}
 	delete(d.blocks, index)
+	ok := true
 	switch ob.kind {
 	case "text":
-		return d.b.TextEnd(ob.idx, "")
+		ok = d.b.TextEnd(ob.idx, "")
 	case "thinking":
-		return d.b.ThinkingEnd(ob.idx, ob.sig, false)
+		ok = d.b.ThinkingEnd(ob.idx, ob.sig, false)
 	case "redacted_thinking":
-		return d.b.ThinkingEnd(ob.idx, ob.sig, true)
-	default:
+		ok = d.b.ThinkingEnd(ob.idx, ob.sig, true)
+	case "tool_use":
 		if !ob.gotDelta && ob.startInput != "" && !d.b.ToolCallDelta(ob.idx, ob.startInput) {
-			return false
+			return errStopped
 		}
-		return d.b.ToolCallEnd(ob.idx)
+		ok = d.b.ToolCallEnd(ob.idx)
 	}
+	return consumer(ok)
+}
+
+// consumer turns a Builder's "stop" into the attempt's end.
+func consumer(ok bool) error {
+	if !ok {
+		return errStopped
+	}
+	return nil
 }
 
 // addUsage takes the values present: the API's usage is cumulative.
