@@ -47,13 +47,19 @@ type Config struct {
 	Retry      provider.Policy
 	// IdleTimeout ends a stream that sends no byte for this long (default 120s).
 	IdleTimeout time.Duration
-	Now         func() time.Time                                 // default time.Now
-	Sleep       func(ctx context.Context, d time.Duration) error // default provider.SleepContext
+	// StopGrace is how long the stream is still read after message_stop,
+	// for a late event that would break the grammar (default 2s).
+	StopGrace time.Duration
+	Now       func() time.Time                                 // default time.Now
+	Sleep     func(ctx context.Context, d time.Duration) error // default provider.SleepContext
 	// Betas are the anthropic-beta features; nil means DefaultBetas.
 	Betas []string
 	// NoCache leaves out the cache_control markers.
 	NoCache bool
 }
+
+// DefaultStopGrace bounds the read after message_stop.
+const DefaultStopGrace = 2 * time.Second
 
 // Model streams responses of one Anthropic model. It is safe for
 // concurrent use.
@@ -72,6 +78,9 @@ func New(cfg Config) *Model {
 	}
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = provider.DefaultIdleTimeout
+	}
+	if cfg.StopGrace <= 0 {
+		cfg.StopGrace = DefaultStopGrace
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -109,7 +118,13 @@ func (m *Model) attempt(ctx context.Context, body []byte, thinking bool, b *ai.B
 		return "", &ai.ProviderError{Class: ai.ClassUsage, Message: "bad base URL " + m.cfg.BaseURL, Err: err}
 	}
 	m.setHeaders(hreq.Header, thinking)
-	conn, err := provider.Open(ctx, m.cfg.HTTPClient, hreq, m.cfg.IdleTimeout)
+	// The exchange has its own context: after message_stop the decoder
+	// reads on for a late event only StopGrace long, then this cancels the
+	// exchange, so a proxy that keeps the stream open after a whole
+	// message costs a moment, not the idle timeout.
+	xctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	conn, err := provider.Open(xctx, m.cfg.HTTPClient, hreq, m.cfg.IdleTimeout)
 	if err != nil {
 		return "", err
 	}
@@ -117,7 +132,14 @@ func (m *Model) attempt(ctx context.Context, body []byte, thinking bool, b *ai.B
 	if conn.Resp.StatusCode != http.StatusOK {
 		return "", statusError(conn, m.cfg.Now())
 	}
+	var grace *time.Timer
+	defer func() {
+		if grace != nil {
+			grace.Stop()
+		}
+	}()
 	d := newDecoder(b, m.cfg.Info)
+	d.onStop = func() { grace = time.AfterFunc(m.cfg.StopGrace, cancel) }
 	return d.run(sse.NewReader(conn.Body), conn)
 }
 

@@ -78,5 +78,8 @@ func (d *decoder) messageStop() error {
 		return grammarError("message_stop with the block at index %d still open", open[0])
 	}
 	d.stopped = true
+	if d.onStop != nil {
+		d.onStop()
+	}
 	return nil
 }

@@ -70,6 +70,7 @@ type decoder struct {
 	used      map[int]bool       // every index started in this message
 	started   bool               // message_start seen
 	stopped   bool               // message_stop seen
+	onStop    func()             // called once at message_stop
 	usage     ai.Usage
 	stop      string
 	toolCalls bool
