@@ -37,4 +37,7 @@ func TestStreamOpenAfterMessageStop(t *testing.T) {
 	if err != nil || msg.StopReason != ai.StopStop || msg.Text() != "Hello, world!" || msg.Usage.Output != 15 {
 		t.Fatalf("stop %s text %q usage %+v err %v", msg.StopReason, msg.Text(), msg.Usage, err)
 	}
+	if ctx.Err() != nil {
+		t.Fatal("the stream completed only when the caller gave up, not at its message_stop")
+	}
 }
