@@ -32,6 +32,31 @@ func rateLimited(h http.Header) *ai.ProviderError {
 	return provider.Classify(provider.Status{Code: 429, Header: h, Now: time.Unix(0, 0)}, provider.APIError{Type: "rate_limit_error", Message: "slow down"})
 }
 
+// The zero Policy is the documented defaults: ten attempts, a 2s base
+// delay doubling up to 30s, with jitter.
+func TestRunnerDefaultPolicy(t *testing.T) {
+	t.Parallel()
+	var steps []step
+	for i := range 10 {
+		steps = append(steps, step{err: busy(ai.ClassServer, fmt.Sprint(i))})
+	}
+	s := &script{t: t, steps: steps}
+	sl := &providertest.Sleeper{}
+	r := provider.Runner{Info: info(), Policy: provider.Policy{Rand: func() float64 { return 0 }}, Sleep: sl.Sleep}
+	_, final := providertest.Collect(t, r.Stream(t.Context(), s.attempt))
+	if s.calls != 10 {
+		t.Errorf("attempts = %d, want 10", s.calls)
+	}
+	s15 := 15 * time.Second
+	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, s15, s15, s15, s15, s15}
+	if diff := cmp.Diff(want, sl.Delays); diff != "" {
+		t.Errorf("sleeps (-want +got):\n%s", diff)
+	}
+	if final.ErrorMessage != "server (HTTP 503): 9 (gave up after 10 attempts)" {
+		t.Errorf("final = %q", final.ErrorMessage)
+	}
+}
+
 // Three 429s in a row do not end a run under the default policy.
 func TestRunnerDefaultOutlastsRateLimits(t *testing.T) {
 	t.Parallel()
