@@ -14,7 +14,6 @@ import (
 	"gopi/pkg/ai/catalog"
 	"gopi/pkg/ai/faux"
 	"gopi/pkg/ai/openai"
-	"gopi/pkg/ai/provider"
 	"gopi/pkg/ai/responses"
 	"gopi/pkg/session"
 )
@@ -62,13 +61,15 @@ func (qs quirkSettings) apply(baseURL string) openai.Quirks {
 	return q
 }
 
-// retrySettings is the "retry" setting.
+// retrySettings is the "retry" setting (see retry.go).
 type retrySettings struct {
-	MaxAttempts   int           `json:"maxAttempts"`
-	BaseDelayMs   int64         `json:"baseDelayMs"`
-	MaxDelayMs    int64         `json:"maxDelayMs"`
-	IdleTimeoutMs int64         `json:"idleTimeoutMs"`
-	quirks        quirkSettings // the top-level "quirks" setting
+	MaxAttempts     int           `json:"maxAttempts"`
+	BaseDelayMs     int64         `json:"baseDelayMs"`
+	MaxDelayMs      int64         `json:"maxDelayMs"`
+	MaxRetryAfterMs int64         `json:"maxRetryAfterMs"`
+	MaxTotalMs      int64         `json:"maxTotalMs"`
+	IdleTimeoutMs   int64         `json:"idleTimeoutMs"`
+	quirks          quirkSettings // the top-level "quirks" setting
 }
 
 // modelChoice is the resolved model of a run.
@@ -138,6 +139,9 @@ func pickModel(sys *System, c *config, prov, id, apiKeyFlag string, customs map[
 	}
 	var retry retrySettings
 	if err := c.decode("retry", &retry); err != nil {
+		return modelChoice{}, err
+	}
+	if err := retry.check(c.origin("retry")); err != nil {
 		return modelChoice{}, err
 	}
 	if err := c.decode("quirks", &retry.quirks); err != nil {
@@ -306,7 +310,7 @@ func mergeInfo(base, over ai.Info) ai.Info {
 }
 
 func adapter(info ai.Info, api, key, baseURL string, r retrySettings) ai.Model {
-	policy := provider.Policy{MaxAttempts: r.MaxAttempts, BaseDelay: ms(r.BaseDelayMs), MaxDelay: ms(r.MaxDelayMs)}
+	policy := r.policy()
 	idle := ms(r.IdleTimeoutMs)
 	if api == "anthropic" {
 		info.API = "anthropic-messages"

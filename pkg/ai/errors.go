@@ -33,6 +33,7 @@ type ProviderError struct {
 	Status     int           // HTTP status, 0 when none
 	Retryable  bool          // the same request may succeed later
 	RetryAfter time.Duration // the server's hint, 0 when none
+	RetryNow   bool          // the server's hint is "now" (retry-after: 0)
 	Message    string        // what the provider said, without credentials
 	Err        error         // underlying cause, may be nil
 }

@@ -3,7 +3,6 @@ package anthropic
 import (
 	"encoding/json"
 	"io"
-	"strings"
 	"time"
 
 	"gopi/pkg/ai"
@@ -35,12 +34,14 @@ func statusError(conn *provider.Conn, now time.Time) error {
 	if err != nil && len(raw) == 0 {
 		return conn.Err(err)
 	}
+	// Anthropic's own shape first; a gateway in front of it (Bedrock,
+	// Vertex, a proxy) may answer in another, read as any provider's.
 	var body errorBody
-	ae := provider.APIError{Message: strings.TrimSpace(string(raw))}
+	ae := provider.ErrorFromBody(raw)
 	if json.Unmarshal(raw, &body) == nil && body.Error.Message != "" {
 		ae = body.apiError()
 	}
-	st := provider.Status{Code: conn.Resp.StatusCode, Header: conn.Resp.Header, Now: now}
+	st := provider.Status{Code: conn.Resp.StatusCode, Header: conn.Resp.Header, Now: now, RequestBytes: conn.RequestBytes}
 	return provider.Classify(st, ae)
 }
 

@@ -32,7 +32,7 @@ func fixture(t *testing.T, handlers ...http.HandlerFunc) (*providertest.Server, 
 	sl := &providertest.Sleeper{}
 	m := New(Config{
 		Info: sonnet, APIKey: testKey, BaseURL: srv.URL, HTTPClient: srv.Client(),
-		Retry: provider.Policy{Rand: func() float64 { return 0.5 }},
+		Retry: provider.Policy{MaxAttempts: 3, Rand: func() float64 { return 0.5 }},
 		Now:   providertest.FixedNow, Sleep: sl.Sleep, IdleTimeout: 5 * time.Second,
 	})
 	return srv, m, sl

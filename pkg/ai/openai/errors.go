@@ -1,9 +1,7 @@
 package openai
 
 import (
-	"encoding/json"
 	"io"
-	"strings"
 	"time"
 
 	"gopi/pkg/ai"
@@ -13,43 +11,11 @@ import (
 // maxErrorBody bounds how much of an error response is read.
 const maxErrorBody = 64 << 10
 
-// apiError is {error:{message,type,param,code}}; local servers also send
-// {error:"text"} or {message:"text"}, and code may be a number.
-type apiError struct {
-	Message string          `json:"message"`
-	Type    string          `json:"type"`
-	Code    json.RawMessage `json:"code"`
-}
-
-func (e apiError) provider() provider.APIError {
-	code := strings.Trim(string(e.Code), `"`)
-	if code == "null" {
-		code = ""
-	}
-	return provider.APIError{Type: e.Type, Code: code, Message: e.Message}
-}
-
-// parseError reads an error object from raw JSON; ok is false when raw
-// holds none.
+// parseError reads an error object from raw JSON in any of the shapes
+// OpenAI-compatible servers send (provider.ParseErrorBody); ok is false
+// when raw holds none.
 func parseError(raw []byte) (provider.APIError, bool) {
-	var body struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-	}
-	if json.Unmarshal(raw, &body) != nil {
-		return provider.APIError{}, false
-	}
-	var s string
-	var e apiError
-	switch {
-	case len(body.Error) > 0 && json.Unmarshal(body.Error, &s) == nil && s != "":
-		return provider.APIError{Message: s}, true
-	case len(body.Error) > 0 && json.Unmarshal(body.Error, &e) == nil && (e.Message != "" || e.Type != ""):
-		return e.provider(), true
-	case body.Message != "":
-		return provider.APIError{Message: body.Message}, true
-	}
-	return provider.APIError{}, false
+	return provider.ParseErrorBody(raw)
 }
 
 // statusError classifies a non-200 response from its status, headers and body.
@@ -58,11 +24,8 @@ func statusError(conn *provider.Conn, now time.Time) error {
 	if err != nil && len(raw) == 0 {
 		return conn.Err(err)
 	}
-	ae, ok := parseError(raw)
-	if !ok {
-		ae = provider.APIError{Message: strings.TrimSpace(string(raw))}
-	}
-	st := provider.Status{Code: conn.Resp.StatusCode, Header: conn.Resp.Header, Now: now}
+	ae := provider.ErrorFromBody(raw)
+	st := provider.Status{Code: conn.Resp.StatusCode, Header: conn.Resp.Header, Now: now, RequestBytes: conn.RequestBytes}
 	return provider.Classify(st, ae)
 }
 

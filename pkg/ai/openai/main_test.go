@@ -30,7 +30,7 @@ func fixture(t *testing.T, info ai.Info, handlers ...http.HandlerFunc) (*provide
 	q := DefaultQuirks(DefaultBaseURL)
 	m := New(Config{
 		Info: info, APIKey: testKey, BaseURL: srv.URL, HTTPClient: srv.Client(), Quirks: &q,
-		Retry: provider.Policy{Rand: func() float64 { return 0.5 }},
+		Retry: provider.Policy{MaxAttempts: 3, Rand: func() float64 { return 0.5 }},
 		Now:   providertest.FixedNow, Sleep: sl.Sleep, IdleTimeout: 5 * time.Second,
 	})
 	return srv, m, sl

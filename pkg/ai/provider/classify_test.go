@@ -136,8 +136,13 @@ func TestClassifyXShouldRetry(t *testing.T) {
 		class     ai.Class
 		retryable bool
 	}{
-		{"true makes a 400 retryable", 400, provider.APIError{}, "true", ai.ClassServer, true},
-		{"TRUE in any case", 404, provider.APIError{}, "TRUE", ai.ClassServer, true},
+		{"true makes a 505 retryable", 505, provider.APIError{}, "true", ai.ClassServer, true},
+		{"TRUE in any case", 530, provider.APIError{}, "TRUE", ai.ClassServer, true},
+		{"true makes a stream error retryable", 0, provider.APIError{Type: "weird_error"}, "true", ai.ClassServer, true},
+		// A refused request is sent again only to be refused again.
+		{"true keeps a 400 final", 400, provider.APIError{Type: "invalid_request_error"}, "true", ai.ClassServer, false},
+		{"true keeps a 404 final", 404, provider.APIError{}, "true", ai.ClassServer, false},
+		{"true keeps a 422 final", 422, provider.APIError{}, "true", ai.ClassServer, false},
 		{"false stops a 500", 500, provider.APIError{}, "false", ai.ClassServer, false},
 		{"False stops a 429", 429, provider.APIError{}, "False", ai.ClassRateLimit, false},
 		{"false stops a stream overload", 0, provider.APIError{Type: "overloaded_error"}, "false", ai.ClassOverloaded, false},
@@ -147,6 +152,8 @@ func TestClassifyXShouldRetry(t *testing.T) {
 		{"auth stays final", 401, provider.APIError{}, "true", ai.ClassAuth, false},
 		{"permission stays final", 403, provider.APIError{Type: "permission_error"}, "true", ai.ClassAuth, false},
 		{"quota stays final", 429, provider.APIError{Code: "insufficient_quota"}, "true", ai.ClassQuota, false},
+		{"quota in a stream stays final", 0, provider.APIError{Type: "billing_error"}, "true", ai.ClassQuota, false},
+		{"auth in a stream stays final", 0, provider.APIError{Type: "authentication_error"}, "true", ai.ClassAuth, false},
 		{"billing stays final", 402, provider.APIError{}, "true", ai.ClassQuota, false},
 		{"overflow stays final", 413, provider.APIError{}, "true", ai.ClassContextOverflow, false},
 		{"overflow phrase stays final", 400, provider.APIError{Message: "prompt is too long"}, "true", ai.ClassContextOverflow, false},

@@ -21,6 +21,8 @@ type Conn struct {
 	Resp *http.Response
 	// Body reads the response body and re-arms the idle timer on every byte.
 	Body io.Reader
+	// RequestBytes is the size of the request body sent (0 when unknown).
+	RequestBytes int64
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -35,7 +37,7 @@ func Open(ctx context.Context, client *http.Client, req *http.Request, idle time
 	if idle <= 0 {
 		idle = DefaultIdleTimeout
 	}
-	c := &Conn{idle: idle}
+	c := &Conn{idle: idle, RequestBytes: max(req.ContentLength, 0)}
 	c.ctx, c.cancel = context.WithCancelCause(ctx)
 	c.timer = time.AfterFunc(idle, func() { c.cancel(errIdle) })
 	resp, err := client.Do(req.WithContext(c.ctx))
@@ -62,17 +64,19 @@ func (c *Conn) Close() {
 }
 
 // Err classifies a failure of this exchange: the caller's cancellation is
-// returned as the context's error, a stall as a timeout, anything else as
-// a retryable network failure.
+// returned as the context's error, a stall as a retryable timeout (a stuck
+// connection is not a stuck provider), anything else as a retryable
+// network failure.
 func (c *Conn) Err(err error) error {
 	if err == nil {
 		return nil
 	}
 	if parent := context.Cause(c.ctx); errors.Is(parent, errIdle) {
 		return &ai.ProviderError{
-			Class:   ai.ClassTimeout,
-			Message: fmt.Sprintf("no data from the server for %s (stream idle timeout)", c.idle),
-			Err:     errIdle,
+			Class:     ai.ClassTimeout,
+			Retryable: true,
+			Message:   fmt.Sprintf("no data from the server for %s (stream idle timeout)", c.idle),
+			Err:       errIdle,
 		}
 	}
 	var pe *ai.ProviderError

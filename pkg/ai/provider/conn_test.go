@@ -107,7 +107,7 @@ func wantIdleTimeout(t *testing.T, err error, idle string) {
 		t.Fatalf("err = %v, want an idle timeout", err)
 	}
 	want := "no data from the server for " + idle + " (stream idle timeout)"
-	if pe.Class != ai.ClassTimeout || pe.Retryable || pe.Message != want {
+	if pe.Class != ai.ClassTimeout || !pe.Retryable || pe.Message != want { // a stall is retried
 		t.Errorf("err = %s retryable=%v %q, want timeout %q", pe.Class, pe.Retryable, pe.Message, want)
 	}
 }

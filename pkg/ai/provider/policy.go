@@ -19,12 +19,14 @@ import (
 	"time"
 )
 
-// Retry policy defaults.
+// Retry policy defaults: a busy provider gets ten attempts over at most
+// five minutes, as patient as people expect a coding agent to be.
 const (
-	DefaultMaxAttempts   = 3
+	DefaultMaxAttempts   = 10
 	DefaultBaseDelay     = 2 * time.Second
 	DefaultMaxDelay      = 30 * time.Second
 	DefaultMaxRetryAfter = 60 * time.Second
+	DefaultMaxTotal      = 5 * time.Minute
 	DefaultIdleTimeout   = 120 * time.Second
 )
 
@@ -40,6 +42,9 @@ type Policy struct {
 	// MaxRetryAfter is the longest server-requested wait (retry-after)
 	// honoured; a server asking for more fails the request at once.
 	MaxRetryAfter time.Duration
+	// MaxTotal bounds the time spent on one request, attempts and waits
+	// together: no retry starts whose wait would end past it.
+	MaxTotal time.Duration
 	// Rand returns a number in [0, 1) for jitter; nil uses math/rand/v2.
 	Rand func() float64
 }
@@ -57,6 +62,9 @@ func (p Policy) WithDefaults() Policy {
 	}
 	if p.MaxRetryAfter <= 0 {
 		p.MaxRetryAfter = DefaultMaxRetryAfter
+	}
+	if p.MaxTotal <= 0 {
+		p.MaxTotal = DefaultMaxTotal
 	}
 	if p.Rand == nil {
 		p.Rand = rand.Float64
@@ -79,26 +87,34 @@ func (p Policy) Backoff(n int) time.Duration {
 }
 
 // RetryAfter reads the server's wait hint: retry-after-ms (milliseconds),
-// then retry-after (seconds or an HTTP date, relative to now). It returns 0
-// when there is none.
-func RetryAfter(h http.Header, now time.Time) time.Duration {
+// then retry-after (seconds or an HTTP date, relative to now). now is true
+// when the server asked for an immediate retry (a hint of 0, or a date
+// already past); both are zero when there is no hint.
+func RetryAfter(h http.Header, at time.Time) (d time.Duration, now bool) {
 	if v := strings.TrimSpace(h.Get("retry-after-ms")); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return time.Duration(ms * float64(time.Millisecond))
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
+			return hint(time.Duration(ms * float64(time.Millisecond)))
 		}
 	}
 	v := strings.TrimSpace(h.Get("retry-after"))
 	if v == "" {
-		return 0
+		return 0, false
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s <= 0 {
-			return 0
+		if s < 0 {
+			return 0, false
 		}
-		return time.Duration(s * float64(time.Second))
+		return hint(time.Duration(s * float64(time.Second)))
 	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
+	if t, err := http.ParseTime(v); err == nil {
+		return hint(max(t.Sub(at), 0))
 	}
-	return 0
+	return 0, false
+}
+
+func hint(d time.Duration) (time.Duration, bool) {
+	if d <= 0 {
+		return 0, true
+	}
+	return d, false
 }

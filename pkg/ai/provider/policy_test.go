@@ -10,10 +10,10 @@ import (
 
 func TestPolicyWithDefaults(t *testing.T) {
 	t.Parallel()
-	for _, p := range []provider.Policy{{}, {MaxAttempts: -1, BaseDelay: -1, MaxDelay: -1, MaxRetryAfter: -1}} {
+	for _, p := range []provider.Policy{{}, {MaxAttempts: -1, BaseDelay: -1, MaxDelay: -1, MaxRetryAfter: -1, MaxTotal: -1}} {
 		d := p.WithDefaults()
-		if d.MaxAttempts != 3 || d.BaseDelay != 2*time.Second || d.MaxDelay != 30*time.Second ||
-			d.MaxRetryAfter != 60*time.Second || d.Rand == nil {
+		if d.MaxAttempts != 10 || d.BaseDelay != 2*time.Second || d.MaxDelay != 30*time.Second ||
+			d.MaxRetryAfter != 60*time.Second || d.MaxTotal != 5*time.Minute || d.Rand == nil {
 			t.Errorf("%+v.WithDefaults() = %+v", p, d)
 		}
 		if r := d.Rand(); r < 0 || r >= 1 {
@@ -21,9 +21,9 @@ func TestPolicyWithDefaults(t *testing.T) {
 		}
 	}
 	// The smallest set values are kept.
-	p := provider.Policy{MaxAttempts: 1, BaseDelay: 1, MaxDelay: 1, MaxRetryAfter: 1, Rand: func() float64 { return 0.25 }}
+	p := provider.Policy{MaxAttempts: 1, BaseDelay: 1, MaxDelay: 1, MaxRetryAfter: 1, MaxTotal: 1, Rand: func() float64 { return 0.25 }}
 	d := p.WithDefaults()
-	if d.MaxAttempts != 1 || d.BaseDelay != 1 || d.MaxDelay != 1 || d.MaxRetryAfter != 1 || d.Rand() != 0.25 {
+	if d.MaxAttempts != 1 || d.BaseDelay != 1 || d.MaxDelay != 1 || d.MaxRetryAfter != 1 || d.MaxTotal != 1 || d.Rand() != 0.25 {
 		t.Errorf("%+v.WithDefaults() = %+v", p, d)
 	}
 }
@@ -81,29 +81,30 @@ func TestRetryAfter(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	date := func(d time.Duration) string { return now.Add(d).Format(http.TimeFormat) }
 	tests := []struct {
-		name string
-		ms   string // retry-after-ms, "" for none
-		s    string // retry-after, "" for none
-		want time.Duration
+		name   string
+		ms     string // retry-after-ms, "" for none
+		s      string // retry-after, "" for none
+		want   time.Duration
+		atonce bool // the server asked for an immediate retry
 	}{
-		{"none", "", "", 0},
-		{"ms wins", "250", "9", 250 * time.Millisecond},
-		{"ms fraction", "1.5", "", 1500 * time.Microsecond},
-		{"ms below one", "0.5", "", 500 * time.Microsecond},
-		{"ms spaced", " 40 ", "", 40 * time.Millisecond},
-		{"ms zero falls back", "0", "3", 3 * time.Second},
-		{"ms negative falls back", "-10", "3", 3 * time.Second},
-		{"ms garbage falls back", "soon", "3", 3 * time.Second},
-		{"ms only and zero", "0", "", 0},
-		{"seconds", "", "7", 7 * time.Second},
-		{"seconds fraction", "", "1.5", 1500 * time.Millisecond},
-		{"seconds spaced", "", " 2 ", 2 * time.Second},
-		{"seconds zero", "", "0", 0},
-		{"seconds negative", "", "-3", 0},
-		{"garbage", "", "soon", 0},
-		{"date ahead", "", date(30 * time.Second), 30 * time.Second},
-		{"date now", "", date(0), 0},
-		{"date past", "", date(-time.Minute), 0},
+		{"none", "", "", 0, false},
+		{"ms wins", "250", "9", 250 * time.Millisecond, false},
+		{"ms fraction", "1.5", "", 1500 * time.Microsecond, false},
+		{"ms below one", "0.5", "", 500 * time.Microsecond, false},
+		{"ms spaced", " 40 ", "", 40 * time.Millisecond, false},
+		{"ms zero is now", "0", "3", 0, true},
+		{"ms negative falls back", "-10", "3", 3 * time.Second, false},
+		{"ms garbage falls back", "soon", "3", 3 * time.Second, false},
+		{"ms only and zero", "0", "", 0, true},
+		{"seconds", "", "7", 7 * time.Second, false},
+		{"seconds fraction", "", "1.5", 1500 * time.Millisecond, false},
+		{"seconds spaced", "", " 2 ", 2 * time.Second, false},
+		{"seconds zero is now", "", "0", 0, true},
+		{"seconds negative", "", "-3", 0, false},
+		{"garbage", "", "soon", 0, false},
+		{"date ahead", "", date(30 * time.Second), 30 * time.Second, false},
+		{"date now", "", date(0), 0, true},
+		{"date past is now", "", date(-time.Minute), 0, true},
 	}
 	for _, tt := range tests {
 		h := http.Header{}
@@ -113,8 +114,8 @@ func TestRetryAfter(t *testing.T) {
 		if tt.s != "" {
 			h.Set("Retry-After", tt.s)
 		}
-		if got := provider.RetryAfter(h, now); got != tt.want {
-			t.Errorf("%s: RetryAfter(%v) = %s, want %s", tt.name, h, got, tt.want)
+		if got, atonce := provider.RetryAfter(h, now); got != tt.want || atonce != tt.atonce {
+			t.Errorf("%s: RetryAfter(%v) = %s now=%v, want %s now=%v", tt.name, h, got, atonce, tt.want, tt.atonce)
 		}
 	}
 }

@@ -46,8 +46,13 @@ func (r Runner) Stream(ctx context.Context, attempt Attempt) iter.Seq[ai.Event] 
 
 func (r Runner) run(ctx context.Context, attempt Attempt, y func(ai.Event) bool, stopped *bool) {
 	p := r.Policy.WithDefaults()
+	var began time.Time // the first attempt's start: the retry budget runs from it
 	for n := 1; ; n++ {
-		b := ai.NewBuilder(r.Info, r.now().UnixMilli(), y)
+		at := r.now()
+		if n == 1 {
+			began = at
+		}
+		b := ai.NewBuilder(r.Info, at.UnixMilli(), y)
 		if !b.Start() {
 			return
 		}
@@ -63,7 +68,7 @@ func (r Runner) run(ctx context.Context, attempt Attempt, y func(ai.Event) bool,
 			return
 		}
 		err = r.settle(ctx, err)
-		delay, retry := r.next(p, n, err)
+		delay, retry := next(p, n, r.now().Sub(began), err)
 		if !retry {
 			if n > 1 && !y(retryEnd(n, p, false, err.Error())) {
 				return
@@ -95,12 +100,19 @@ func retryEnd(n int, p Policy, ok bool, msg string) ai.Event {
 	}}
 }
 
-// next decides whether failed attempt n is retried and after how long.
-// A server-requested wait beyond MaxRetryAfter fails at once, and err's
-// message then names the delay.
-func (r Runner) next(p Policy, n int, err error) (time.Duration, bool) {
+// next decides whether failed attempt n is retried and after how long,
+// elapsed into the request. The server's wait hint is honoured, "now"
+// included, up to MaxRetryAfter; without one the backoff applies. When it
+// gives up on a retryable failure, err's message says why.
+func next(p Policy, n int, elapsed time.Duration, err error) (time.Duration, bool) {
 	var pe *ai.ProviderError
-	if !errors.As(err, &pe) || !pe.Retryable || n >= p.MaxAttempts {
+	if !errors.As(err, &pe) || !pe.Retryable {
+		return 0, false
+	}
+	if n >= p.MaxAttempts {
+		if n > 1 {
+			pe.Message += fmt.Sprintf(" (gave up after %d attempts)", n)
+		}
 		return 0, false
 	}
 	if pe.RetryAfter > p.MaxRetryAfter {
@@ -108,10 +120,16 @@ func (r Runner) next(p Policy, n int, err error) (time.Duration, bool) {
 			pe.RetryAfter.Round(time.Second), p.MaxRetryAfter)
 		return 0, false
 	}
-	if pe.RetryAfter > 0 {
-		return pe.RetryAfter, true
+	delay := p.Backoff(n)
+	if pe.RetryAfter > 0 || pe.RetryNow {
+		delay = pe.RetryAfter
 	}
-	return p.Backoff(n), true
+	if elapsed+delay > p.MaxTotal {
+		pe.Message += fmt.Sprintf(" (gave up after %d attempts in %s: a retry in %s would pass the %s limit)",
+			n, elapsed.Round(time.Second), delay.Round(time.Millisecond), p.MaxTotal)
+		return 0, false
+	}
+	return delay, true
 }
 
 // settle makes err a scrubbed *ai.ProviderError: the caller's

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"gopi/pkg/ai"
+	"gopi/pkg/ai/provider"
 	"gopi/pkg/ai/provider/providertest"
 )
 
@@ -223,11 +224,15 @@ func TestStallAndCancel(t *testing.T) {
 	text := providertest.File(t, "testdata/text.sse")
 	prefix := text[:strings.Index(text, "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"sequence_number\":5")]
 	t.Run("stall ends with an idle timeout", func(t *testing.T) {
-		srv := providertest.New(t, providertest.Stall(prefix))
-		m := New(Config{Info: codex, APIKey: testKey, BaseURL: srv.URL, HTTPClient: srv.Client(), IdleTimeout: 50 * time.Millisecond})
+		srv := providertest.New(t, providertest.Stall(prefix), providertest.Stall(prefix))
+		m := New(Config{Info: codex, APIKey: testKey, BaseURL: srv.URL, HTTPClient: srv.Client(), IdleTimeout: 50 * time.Millisecond,
+			Retry: provider.Policy{MaxAttempts: 2}, Sleep: (&providertest.Sleeper{}).Sleep}) // a stall is retried
 		evs, msg := stream(t, m, nil)
 		if pe := providertest.ProviderError(t, evs); pe.Class != ai.ClassTimeout || msg.Text() != "Hello" {
 			t.Fatalf("error %+v text %q", pe, msg.Text())
+		}
+		if n := len(srv.Requests()); n != 2 {
+			t.Errorf("requests = %d, want 2 (a stall is retried)", n)
 		}
 	})
 	t.Run("cancel aborts with the partial", func(t *testing.T) {

@@ -33,7 +33,7 @@ func fixture(t *testing.T, info ai.Info, handlers ...http.HandlerFunc) (*provide
 	sl := &providertest.Sleeper{}
 	m := New(Config{
 		Info: info, APIKey: testKey, BaseURL: srv.URL + "/v1", HTTPClient: srv.Client(),
-		Retry: provider.Policy{Rand: func() float64 { return 0.5 }},
+		Retry: provider.Policy{MaxAttempts: 3, Rand: func() float64 { return 0.5 }},
 		Now:   providertest.FixedNow, Sleep: sl.Sleep, IdleTimeout: 5 * time.Second,
 	})
 	return srv, m, sl
