@@ -12,6 +12,7 @@
 package provider
 
 import (
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -71,6 +72,10 @@ func (p Policy) Backoff(n int) time.Duration {
 	p = p.WithDefaults()
 	d := p.BaseDelay
 	for i := 1; i < n && d < p.MaxDelay; i++ {
+		if d > p.MaxDelay/2 {
+			d = p.MaxDelay // doubling would pass the cap, or overflow
+			continue
+		}
 		d *= 2
 	}
 	d = min(d, p.MaxDelay)
@@ -80,11 +85,11 @@ func (p Policy) Backoff(n int) time.Duration {
 
 // RetryAfter reads the server's wait hint: retry-after-ms (milliseconds),
 // then retry-after (seconds or an HTTP date, relative to now). It returns 0
-// when there is none.
+// when there is none; a hint past the largest Duration saturates.
 func RetryAfter(h http.Header, now time.Time) time.Duration {
 	if v := strings.TrimSpace(h.Get("retry-after-ms")); v != "" {
 		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return time.Duration(ms * float64(time.Millisecond))
+			return saturate(ms * float64(time.Millisecond))
 		}
 	}
 	v := strings.TrimSpace(h.Get("retry-after"))
@@ -92,13 +97,22 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 		return 0
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s <= 0 {
+		if !(s > 0) { // NaN too
 			return 0
 		}
-		return time.Duration(s * float64(time.Second))
+		return saturate(s * float64(time.Second))
 	}
 	if t, err := http.ParseTime(v); err == nil && t.After(now) {
 		return t.Sub(now)
 	}
 	return 0
+}
+
+// saturate converts a positive number of nanoseconds to a Duration; one
+// too large to convert (a conversion Go leaves undefined) is the largest.
+func saturate(ns float64) time.Duration {
+	if ns >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return time.Duration(ns)
 }
