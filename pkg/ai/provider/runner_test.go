@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -70,6 +71,21 @@ func retries(evs []ai.Event) []ai.RetryInfo {
 		}
 	}
 	return out
+}
+
+func TestRunnerFirstAttemptSucceeds(t *testing.T) {
+	t.Parallel()
+	s := &script{t: t, steps: []step{{text: "hello"}}}
+	sl := &providertest.Sleeper{}
+	r := provider.Runner{Info: info(), Sleep: sl.Sleep}
+	evs, final := providertest.Collect(t, r.Stream(t.Context(), s.attempt))
+	want := []ai.EventType{ai.EventStart, ai.EventTextStart, ai.EventTextDelta, ai.EventTextEnd, ai.EventDone}
+	if diff := cmp.Diff(want, providertest.Types(evs)); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	if final.StopReason != ai.StopStop || final.Text() != "hello" || s.calls != 1 || len(sl.Delays) != 0 {
+		t.Errorf("final %s %q after %d attempts, sleeps %v", final.StopReason, final.Text(), s.calls, sl.Delays)
+	}
 }
 
 func TestRunnerRetriesUntilSuccess(t *testing.T) {
@@ -212,6 +228,8 @@ func TestRunnerHonoursRetryAfter(t *testing.T) {
 		{"hint at a set limit", 10 * time.Second, 10 * time.Second, true, 10 * time.Second},
 		{"hint over a set limit", 10 * time.Second, 10*time.Second + time.Millisecond, false, 0},
 		{"tiny hint", 0, time.Millisecond, true, time.Millisecond},
+		{"the smallest hint", 0, time.Nanosecond, true, time.Nanosecond},
+		{"a saturated hint", 0, math.MaxInt64, false, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
