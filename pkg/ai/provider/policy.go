@@ -12,6 +12,7 @@
 package provider
 
 import (
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -79,6 +80,10 @@ func (p Policy) Backoff(n int) time.Duration {
 	p = p.WithDefaults()
 	d := p.BaseDelay
 	for i := 1; i < n && d < p.MaxDelay; i++ {
+		if d > p.MaxDelay/2 {
+			d = p.MaxDelay // doubling would pass the cap, or overflow
+			continue
+		}
 		d *= 2
 	}
 	d = min(d, p.MaxDelay)
@@ -89,11 +94,12 @@ func (p Policy) Backoff(n int) time.Duration {
 // RetryAfter reads the server's wait hint: retry-after-ms (milliseconds),
 // then retry-after (seconds or an HTTP date, relative to now). now is true
 // when the server asked for an immediate retry (a hint of 0, or a date
-// already past); both are zero when there is no hint.
+// already past); both are zero when there is no hint. A hint past the
+// largest Duration saturates; NaN is no hint.
 func RetryAfter(h http.Header, at time.Time) (d time.Duration, now bool) {
 	if v := strings.TrimSpace(h.Get("retry-after-ms")); v != "" {
 		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
-			return hint(time.Duration(ms * float64(time.Millisecond)))
+			return hint(saturate(ms * float64(time.Millisecond)))
 		}
 	}
 	v := strings.TrimSpace(h.Get("retry-after"))
@@ -101,10 +107,10 @@ func RetryAfter(h http.Header, at time.Time) (d time.Duration, now bool) {
 		return 0, false
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s < 0 {
+		if !(s >= 0) { // negative, or NaN
 			return 0, false
 		}
-		return hint(time.Duration(s * float64(time.Second)))
+		return hint(saturate(s * float64(time.Second)))
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		return hint(max(t.Sub(at), 0))
@@ -117,4 +123,13 @@ func hint(d time.Duration) (time.Duration, bool) {
 		return 0, true
 	}
 	return d, false
+}
+
+// saturate converts a positive number of nanoseconds to a Duration; one
+// too large to convert (a conversion Go leaves undefined) is the largest.
+func saturate(ns float64) time.Duration {
+	if ns >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return time.Duration(ns)
 }

@@ -1,6 +1,7 @@
 package provider_test
 
 import (
+	"math"
 	"net/http"
 	"testing"
 	"time"
@@ -43,6 +44,22 @@ func TestBackoff(t *testing.T) {
 	for _, n := range []int{40, 100, 1 << 20} {
 		if got := p.Backoff(n); got != 2500*time.Millisecond {
 			t.Errorf("Backoff(%d) = %s, want 2.5s", n, got)
+		}
+	}
+	// Doubling stops at the cap even where it would pass the largest
+	// Duration.
+	for _, tt := range []struct {
+		p    provider.Policy
+		n    int
+		want time.Duration
+	}{
+		{provider.Policy{BaseDelay: time.Second, MaxDelay: math.MaxInt64, Rand: zero}, 64, math.MaxInt64 / 2},
+		{provider.Policy{BaseDelay: time.Second, MaxDelay: math.MaxInt64, Rand: zero}, 34, 1 << 32 * time.Second},
+		{provider.Policy{BaseDelay: 1 << 62, MaxDelay: 1 << 62, Rand: zero}, 2, 1 << 61},
+		{provider.Policy{BaseDelay: 3 << 61, MaxDelay: math.MaxInt64, Rand: zero}, 2, math.MaxInt64 / 2},
+	} {
+		if got := tt.p.Backoff(tt.n); got != tt.want {
+			t.Errorf("Backoff(%d) with base %d, cap %d = %d, want %d", tt.n, tt.p.BaseDelay, tt.p.MaxDelay, got, tt.want)
 		}
 	}
 	// The random half spreads evenly over [d/2, d).
@@ -105,6 +122,16 @@ func TestRetryAfter(t *testing.T) {
 		{"date ahead", "", date(30 * time.Second), 30 * time.Second, false},
 		{"date now", "", date(0), 0, true},
 		{"date past is now", "", date(-time.Minute), 0, true},
+		{"seconds below one", "", "0.5", 500 * time.Millisecond, false},
+		{"one second", "", "1", time.Second, false},
+		// Hints past the largest Duration saturate (and so fail at once,
+		// being over any limit); NaN is no hint.
+		{"ms huge", "1e300", "", math.MaxInt64, false},
+		{"ms NaN falls back", "NaN", "3", 3 * time.Second, false},
+		{"seconds huge", "", "1e20", math.MaxInt64, false},
+		{"seconds of the largest Duration", "", "9223372036.854775807", math.MaxInt64, false},
+		{"seconds infinite", "", "+Inf", math.MaxInt64, false},
+		{"seconds NaN", "", "NaN", 0, false},
 	}
 	for _, tt := range tests {
 		h := http.Header{}

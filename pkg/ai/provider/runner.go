@@ -147,7 +147,33 @@ func (r Runner) settle(ctx context.Context, err error) error {
 		pe = &cp
 	}
 	pe.Message = Scrub(pe.Message, r.Secrets...)
+	if pe.Err != nil && leaks(pe.Err, r.Secrets) {
+		// The cause repeats a secret: keep its words, scrubbed, and let
+		// its chain go (a clean cause stays, for errors.Is).
+		pe.Err = errors.New(Scrub(pe.Err.Error(), r.Secrets...))
+	}
 	return pe
+}
+
+// leaks reports whether err or any error it wraps shows a secret.
+func leaks(err error, secrets []string) bool {
+	if err == nil {
+		return false
+	}
+	if s := err.Error(); Scrub(s, secrets...) != s {
+		return true
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return leaks(u.Unwrap(), secrets)
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			if leaks(e, secrets) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func reasonOf(err error) string {

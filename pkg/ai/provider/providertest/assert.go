@@ -26,16 +26,13 @@ func AssertJSON(t testing.TB, want string, got []byte) {
 	}
 }
 
-// AssertNoSecret fails when secret shows in any event's error, retry
-// notice or message.
+// AssertNoSecret fails when secret shows in any event's error (its causes
+// unwrapped to the end included), retry notice or message.
 func AssertNoSecret(t testing.TB, evs []ai.Event, secret string) {
 	t.Helper()
 	for _, e := range evs {
 		b, _ := json.Marshal(e.Message)
-		s := string(b)
-		if e.Err != nil {
-			s += e.Err.Error()
-		}
+		s := string(b) + errorTexts(e.Err)
 		if e.Retry != nil {
 			s += e.Retry.ErrorMessage
 		}
@@ -53,4 +50,21 @@ func ProviderError(t testing.TB, evs []ai.Event) *ai.ProviderError {
 		t.Fatalf("last event error = %v, want *ai.ProviderError", evs[len(evs)-1].Err)
 	}
 	return pe
+}
+
+// errorTexts joins the texts of err and of every error it wraps.
+func errorTexts(err error) string {
+	if err == nil {
+		return ""
+	}
+	s := err.Error() + "\n"
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		s += errorTexts(u.Unwrap())
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			s += errorTexts(e)
+		}
+	}
+	return s
 }
