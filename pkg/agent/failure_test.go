@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -190,33 +191,43 @@ func TestInputAtAFailedTurnEndIsRefused(t *testing.T) {
 }
 
 // Input accepted and never delivered is returned with run_end and named
-// in the diagnostics with the run, its reason and how many.
+// in the diagnostics with the run, its reason and how many (one is
+// reported as well as several).
 func TestUndeliveredInputIsDiagnosed(t *testing.T) {
-	a := New(Options{Model: faux.New(faux.Response{Text: "slow", ChunkSize: 1}), SteeringMode: All})
+	a := New(Options{Model: faux.New(faux.Response{Text: "slow", ChunkSize: 1}, faux.Response{Text: "slow", ChunkSize: 1}),
+		SteeringMode: All})
+	var queue []string
 	var unsent []string
 	a.Subscribe(func(e Event) {
 		switch {
 		case e.Type == loop.MessageUpdate && e.Stream.Type == ai.EventTextStart:
-			for _, s := range []string{"s1", "s2"} {
-				if err := a.SteerText(s); err != nil {
+			for _, s := range queue {
+				var err error
+				if strings.HasPrefix(s, "f") {
+					err = a.FollowUpText(s)
+				} else {
+					err = a.SteerText(s)
+				}
+				if err != nil {
 					t.Error(err)
 				}
-			}
-			if err := a.FollowUpText("f1"); err != nil {
-				t.Error(err)
 			}
 			a.Abort()
 		case e.Type == RunEnd:
 			unsent = texts(e.Unsent)
 		}
 	})
-	got := promptWithin(t, a, "go")
-	if got.err != nil || got.res.Reason != loop.ReasonAborted || !slices.Equal(unsent, []string{"s1", "s2", "f1"}) {
-		t.Fatalf("run: %v %s, unsent %q", got.err, got.res.Reason, unsent)
-	}
-	want := []string{"run 1 ended (aborted) with 3 queued message(s) not delivered (returned with run_end)"}
-	if d := a.State().Diagnostics; !slices.Equal(d, want) {
-		t.Fatalf("diagnostics %q, want %q", d, want)
+	var want []string
+	for i, q := range [][]string{{"s1", "f1", "s2"}, {"s3"}} {
+		queue = q
+		got := promptWithin(t, a, "go")
+		if wantUnsent := map[int][]string{0: {"s1", "s2", "f1"}, 1: {"s3"}}[i]; got.err != nil || got.res.Reason != loop.ReasonAborted || !slices.Equal(unsent, wantUnsent) {
+			t.Fatalf("run %d: %v %s, unsent %q", i+1, got.err, got.res.Reason, unsent)
+		}
+		want = append(want, fmt.Sprintf("run %d ended (aborted) with %d queued message(s) not delivered (returned with run_end)", i+1, len(q)))
+		if d := a.State().Diagnostics; !slices.Equal(d, want) {
+			t.Fatalf("diagnostics %q, want %q", d, want)
+		}
 	}
 }
 
