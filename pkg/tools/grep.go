@@ -99,7 +99,7 @@ func (t *GrepTool) Run(ctx context.Context, call Call) (Result, error) {
 	} else {
 		res := newGrepWorker(s.spec).file(ctx, root, filepath.Base(root))
 		err = s.add(&res)
-		s.exact = res.total >= 0
+		s.exact = res.counted
 	}
 	if ctx.Err() != nil {
 		return ErrorResult(errAborted), nil
@@ -141,7 +141,7 @@ type searcher struct {
 	out      []string
 	linesCut bool
 	known    int  // matching lines known to exist when the limit cut the search
-	exact    bool // known counts them all (one file searched to its end)
+	exact    bool // known counts them all (one file, counted to its end)
 }
 
 // add takes the blocks of the next file the old sequential search would
@@ -157,10 +157,7 @@ func (s *searcher) add(r *fileResult) error {
 		return b.size
 	})
 	if s.t.matches >= s.t.limit && s.known == 0 {
-		s.known = s.t.matches
-		if r.total >= 0 {
-			s.known += r.total - taken
-		}
+		s.known = s.t.matches + max(r.total-taken, 0)
 	}
 	if stop {
 		return fs.SkipAll

@@ -21,11 +21,12 @@ type hitBlock struct {
 // fileResult is what a worker found in one file: the blocks that grep
 // could print from it (those a search starting at this file would print;
 // a search with output before prints a prefix of them) and how many lines
-// match in all (-1 when not counted).
+// were found to match: all of them when counted is set.
 type fileResult struct {
-	blocks []hitBlock
-	total  int
-	err    error // the search was cancelled
+	blocks  []hitBlock
+	total   int
+	counted bool
+	err     error // the search was cancelled
 }
 
 // tally is what decides how much of a file grep prints: matches taken and
@@ -76,7 +77,7 @@ func (t *tally) take(n int, lineOf func(int) int, emit func(int) int) (taken int
 
 // render formats the blocks a search starting at this file would print.
 func (w *grepWorker) render(buf []byte, shown string) fileResult {
-	res := fileResult{total: w.total}
+	res := fileResult{total: w.total, counted: w.counted}
 	t := tally{limit: w.spec.limit, context: w.spec.context}
 	t.take(len(w.hits), func(i int) int { return w.hits[i].n }, func(i int) int {
 		b := w.block(buf, shown, w.hits[i])
@@ -123,13 +124,13 @@ func (b *hitBlock) add(secrets *Secrets, shown string, n int, line []byte, sep b
 
 // stream searches a file too big to read whole, line by line as grep
 // always did, keeping what it needs for the context of the matches. Its
-// matching lines are not counted past what it prints.
+// matching lines are not counted past those it takes.
 func (w *grepWorker) stream(ctx context.Context, f io.Reader, shown string) fileResult {
 	r := bufio.NewReaderSize(f, 64<<10)
 	if head, _ := r.Peek(sniffBytes); bytes.IndexByte(head, 0) >= 0 {
 		return fileResult{}
 	}
-	s := &streamState{spec: w.spec, shown: shown, res: fileResult{total: -1},
+	s := &streamState{spec: w.spec, shown: shown,
 		t: tally{limit: w.spec.limit, context: w.spec.context}}
 	for n := 1; ; n++ {
 		if n%4096 == 0 && ctx.Err() != nil {
@@ -145,6 +146,7 @@ func (w *grepWorker) stream(ctx context.Context, f io.Reader, shown string) file
 		}
 	}
 	s.res.blocks = append(s.res.blocks, s.open...)
+	s.res.total = s.t.matches
 	return s.res
 }
 

@@ -26,12 +26,12 @@ type litFinder struct {
 	fold   bool
 	off    int  // offset of the rare byte in pat
 	lo, up byte // the rare byte; up == lo unless it is a folded letter
-	nextLo int  // next occurrence of lo at or after from; -1 none; -2 not known
+	nextLo int  // next occurrence of lo at or after the last search; -1 none; -2 not known
 	nextUp int
 }
 
 func newLitFinder(l lit) *litFinder {
-	f := &litFinder{pat: []byte(l.s), fold: l.fold}
+	f := &litFinder{pat: []byte(l.s), fold: l.fold, nextLo: -2, nextUp: -2}
 	best := -1
 	for i, c := range f.pat {
 		r := byteRank(c)
@@ -58,25 +58,7 @@ func (f *litFinder) index(buf []byte, from int) int {
 	if !f.fold {
 		return f.indexExact(buf, from)
 	}
-	n := len(f.pat)
-	for {
-		at := from + f.off
-		if at+n-f.off > len(buf) {
-			return -1
-		}
-		p := f.nextByte(buf, at)
-		if p < 0 {
-			return -1
-		}
-		start := p - f.off
-		if start+n > len(buf) {
-			return -1
-		}
-		if f.equal(buf[start : start+n]) {
-			return start
-		}
-		from = start + 1
-	}
+	return f.indexFold(buf, from)
 }
 
 // indexExact is index for a literal without case folding: one IndexByte
@@ -99,42 +81,56 @@ func (f *litFinder) indexExact(buf []byte, from int) int {
 	return -1
 }
 
-// nextByte is the first position at or after at holding the rare byte.
-func (f *litFinder) nextByte(buf []byte, at int) int {
-	f.nextLo = nextIndex(buf, at, f.lo, f.nextLo)
-	if f.up == f.lo {
-		return f.nextLo
+// indexFold is index for a folded literal: the two cases of the rare
+// byte are two IndexByte streams, each searched again only once passed.
+func (f *litFinder) indexFold(buf []byte, from int) int {
+	n, off := len(f.pat), f.off
+	first, last := f.pat[0], f.pat[n-1]
+	stop := len(buf) - n + off + 1
+	lo, up := f.nextLo, f.nextUp
+	defer func() { f.nextLo, f.nextUp = lo, up }()
+	for i := from + off; i < stop; {
+		if lo != -1 && lo < i {
+			lo = indexFrom(buf[:stop], i, f.lo)
+		}
+		if up != -1 && up < i {
+			up = indexFrom(buf[:stop], i, f.up)
+		}
+		p := lo
+		if p < 0 || up >= 0 && up < p {
+			p = up
+		}
+		if p < 0 {
+			return -1
+		}
+		start := p - off
+		if lowerASCII(buf[start]) == first && lowerASCII(buf[start+n-1]) == last && f.equal(buf[start:start+n]) {
+			return start
+		}
+		i = p + 1
 	}
-	f.nextUp = nextIndex(buf, at, f.up, f.nextUp)
-	switch {
-	case f.nextLo < 0:
-		return f.nextUp
-	case f.nextUp < 0:
-		return f.nextLo
-	}
-	return min(f.nextLo, f.nextUp)
+	return -1
 }
 
-// nextIndex updates a cached position of b for a search from at.
-func nextIndex(buf []byte, at int, b byte, cached int) int {
-	if cached == -1 || cached >= at {
-		return cached
-	}
+// indexFrom is the first position of b in buf at or after at, or -1.
+func indexFrom(buf []byte, at int, b byte) int {
 	if i := bytes.IndexByte(buf[at:], b); i >= 0 {
 		return at + i
 	}
 	return -1
 }
 
-func (f *litFinder) equal(s []byte) bool {
-	if !f.fold {
-		return bytes.Equal(s, f.pat)
+func lowerASCII(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c | 0x20
 	}
+	return c
+}
+
+// equal compares a folded literal.
+func (f *litFinder) equal(s []byte) bool {
 	for i, c := range s {
-		if c >= 'A' && c <= 'Z' {
-			c |= 0x20
-		}
-		if c != f.pat[i] {
+		if lowerASCII(c) != f.pat[i] {
 			return false
 		}
 	}

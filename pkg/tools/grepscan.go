@@ -18,6 +18,9 @@ const (
 	grepWholeFile = 16 << 20
 	// grepKeepBuf is the largest buffer a worker keeps between files.
 	grepKeepBuf = 1 << 20
+	// grepCountBudget bounds the candidate lines a worker goes on deciding
+	// past the limit, only to count the matches a notice reports.
+	grepCountBudget = 10000
 )
 
 // grepSpec is what every file of one search is matched with; it is shared
@@ -27,6 +30,7 @@ type grepSpec struct {
 	lits    []lit          // every match holds one of them; nil when none is known
 	wide    *regexp.Regexp // finds candidate lines in a whole buffer; nil when it could not be built
 	ends    bool           // wide may miss a match at the cut of a line longer than grepMaxLineBytes
+	dollar  bool           // wide may miss a match at the end of a line ending in "\r"
 	limit   int
 	context int
 	secrets *Secrets
@@ -38,7 +42,7 @@ func newGrepSpec(re *regexp.Regexp, expr string, limit, context int, secrets *Se
 		s.lits = requiredLits(parsed)
 	}
 	if s.lits == nil {
-		s.wide, s.ends = widePattern(expr)
+		s.wide, s.ends, s.dollar = widePattern(expr)
 	}
 	return s
 }
@@ -50,11 +54,12 @@ type lineHit struct{ start, end, n int }
 // grepWorker searches files one at a time with buffers it reuses, so
 // scanning a file allocates nothing per line.
 type grepWorker struct {
-	spec   *grepSpec
-	finder *litSetFinder
-	buf    []byte
-	hits   []lineHit // the first limit matching lines of the file
-	total  int       // all its matching lines
+	spec    *grepSpec
+	finder  *litSetFinder
+	buf     []byte
+	hits    []lineHit // the first limit matching lines of the file
+	total   int       // its matching lines counted
+	counted bool      // total counts them all
 }
 
 func newGrepWorker(spec *grepSpec) *grepWorker {
@@ -130,16 +135,24 @@ func (w *grepWorker) readAll(fd, size int) ([]byte, error) {
 // required literals or the wide pattern (or are every line when neither
 // applies), and each candidate line is decided by the pattern itself on
 // the line as grep reads it. Line numbers are counted only up to matches.
+// Past the limit the matches are only counted, within grepCountBudget
+// candidates.
 func (w *grepWorker) findHits(ctx context.Context, buf []byte) error {
-	w.hits, w.total = w.hits[:0], 0
-	everyLine := w.finder == nil && (w.spec.wide == nil || w.spec.ends && mayHaveLongLine(buf))
+	w.hits, w.total, w.counted = w.hits[:0], 0, true
+	everyLine := w.finder == nil && !w.wideFits(buf)
 	if w.finder != nil {
 		w.finder.reset()
 	}
 	n, counted := 1, 0
-	for pos, tries := 0, 0; pos <= len(buf); tries++ {
+	for pos, tries, past := 0, 0, 0; pos <= len(buf); tries++ {
 		if tries%1024 == 1023 && ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if len(w.hits) == w.spec.limit {
+			if past++; past > grepCountBudget {
+				w.counted = false
+				break
+			}
 		}
 		cand := pos
 		switch {
@@ -172,6 +185,12 @@ func (w *grepWorker) findHits(ctx context.Context, buf []byte) error {
 		pos = end + 1
 	}
 	return nil
+}
+
+// wideFits says the wide pattern finds every matching line of buf.
+func (w *grepWorker) wideFits(buf []byte) bool {
+	s := w.spec
+	return s.wide != nil && !(s.ends && mayHaveLongLine(buf)) && !(s.dollar && bytes.IndexByte(buf, '\r') >= 0)
 }
 
 // grepLine is a line as grep reads and matches it: at most

@@ -71,16 +71,16 @@ func TestFindHitsStrategies(t *testing.T) {
 		}
 		want := naiveHits(re, buf)
 		spec := newGrepSpec(re, a.expr(), 1<<30, 0, nil)
-		lits, wide, ends := spec.lits, spec.wide, spec.ends
+		lits, wide, ends, dollar := spec.lits, spec.wide, spec.ends, spec.dollar
 		if wide == nil {
-			wide, ends = widePattern(a.expr())
+			wide, ends, dollar = widePattern(a.expr())
 		}
 		for _, s := range []struct {
 			name string
 			spec grepSpec
 		}{
 			{"literals", grepSpec{re: re, lits: lits, limit: 1 << 30}},
-			{"wide", grepSpec{re: re, wide: wide, ends: ends, limit: 1 << 30}},
+			{"wide", grepSpec{re: re, wide: wide, ends: ends, dollar: dollar, limit: 1 << 30}},
 			{"every line", grepSpec{re: re, limit: 1 << 30}},
 		} {
 			if s.name == "literals" && lits == nil || s.name == "wide" && wide == nil {

@@ -2,8 +2,10 @@ package tools
 
 import (
 	"context"
+	"io/fs"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // grepAhead bounds how many files the workers may search ahead of the
@@ -23,10 +25,9 @@ type grepJob struct {
 // the one a sequential search prints. When enough is printed the walk and
 // the workers are stopped.
 func (s *searcher) tree(ctx context.Context, root string, g *pathGlob) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	jobs := make(chan *grepJob, grepAhead)
 	order := make(chan *grepJob, grepAhead)
+	var stop atomic.Bool // the output is complete
 	var wg sync.WaitGroup
 	var walkErr error
 	wg.Add(1)
@@ -35,6 +36,9 @@ func (s *searcher) tree(ctx context.Context, root string, g *pathGlob) error {
 		defer close(jobs)
 		defer close(order)
 		walkErr = walkTree(ctx, root, func(e *walkEntry) error {
+			if stop.Load() {
+				return fs.SkipAll
+			}
 			if e.isDir() || !e.typ.IsRegular() || g != nil && !g.Match(e) {
 				return nil
 			}
@@ -50,7 +54,7 @@ func (s *searcher) tree(ctx context.Context, root string, g *pathGlob) error {
 			defer wg.Done()
 			w := newGrepWorker(s.spec)
 			for j := range jobs {
-				if ctx.Err() == nil {
+				if !stop.Load() && ctx.Err() == nil {
 					j.res = w.file(ctx, j.abs, j.shown)
 				}
 				close(j.done)
@@ -58,11 +62,11 @@ func (s *searcher) tree(ctx context.Context, root string, g *pathGlob) error {
 		}()
 	}
 	err := s.collect(order)
-	cancel()
+	stop.Store(true)
 	for range order {
 	}
 	wg.Wait()
-	if err == nil && walkErr != nil && walkErr != context.Canceled {
+	if err == nil {
 		err = walkErr
 	}
 	return err

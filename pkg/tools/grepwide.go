@@ -5,29 +5,30 @@ import (
 	"regexp/syntax"
 )
 
-// widePattern turns a line pattern into one that finds candidate lines in
-// a whole buffer: it matches, somewhere in a line, wherever the original
-// matches that line as grep sees it (without its newline and a trailing
-// carriage return). Nothing it matches can hold a newline; '^' and '$'
-// match at line boundaries, '$' also before a "\r\n". Every candidate is
-// still decided by the original pattern on the line alone, so the wide
-// one may accept more, never less. ends says the pattern tests what
-// follows a match ('$', '\b'), which differs where grep cuts a line longer
-// than it reads; nil when the pattern cannot be rebuilt.
-func widePattern(expr string) (wide *regexp.Regexp, ends bool) {
+// widePattern turns a line pattern into one that finds its matching lines
+// in a whole buffer: nothing it matches holds a newline, and '^', '$',
+// \A and \z match at line boundaries. On a line as grep reads it, it
+// matches where the original does, with two exceptions the caller avoids:
+// a line grep cuts (longer than grepMaxLineBytes), where the cut is an end
+// for the original, when the pattern looks at what follows a match (ends:
+// '$', '\b', '\B'); and a line ending in a carriage return, which grep
+// drops, when the pattern has a '$' (dollar). Every candidate is still
+// decided by the original pattern on the line alone. wide is nil when the
+// pattern cannot be rebuilt.
+func widePattern(expr string) (wide *regexp.Regexp, ends, dollar bool) {
 	re, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
-		return nil, false
+		return nil, false, false
 	}
-	re = widen(re, &ends)
+	re = widen(re, &ends, &dollar)
 	wide, err = regexp.Compile(re.String())
 	if err != nil {
-		return nil, false
+		return nil, false, false
 	}
-	return wide, ends
+	return wide, ends, dollar
 }
 
-func widen(re *syntax.Regexp, ends *bool) *syntax.Regexp {
+func widen(re *syntax.Regexp, ends, dollar *bool) *syntax.Regexp {
 	switch re.Op {
 	case syntax.OpAnyChar:
 		return &syntax.Regexp{Op: syntax.OpAnyCharNotNL, Flags: re.Flags}
@@ -40,13 +41,10 @@ func widen(re *syntax.Regexp, ends *bool) *syntax.Regexp {
 			}
 		}
 	case syntax.OpBeginText, syntax.OpBeginLine:
-		return &syntax.Regexp{Op: syntax.OpBeginLine, Flags: re.Flags | syntax.OneLine}
+		return &syntax.Regexp{Op: syntax.OpBeginLine}
 	case syntax.OpEndText, syntax.OpEndLine:
-		*ends = true
-		return &syntax.Regexp{Op: syntax.OpConcat, Sub: []*syntax.Regexp{
-			{Op: syntax.OpQuest, Sub: []*syntax.Regexp{{Op: syntax.OpLiteral, Rune: []rune{'\r'}}}},
-			{Op: syntax.OpEndLine},
-		}}
+		*ends, *dollar = true, true
+		return &syntax.Regexp{Op: syntax.OpEndLine}
 	case syntax.OpWordBoundary, syntax.OpNoWordBoundary:
 		*ends = true
 	}
@@ -54,7 +52,7 @@ func widen(re *syntax.Regexp, ends *bool) *syntax.Regexp {
 		cp := *re
 		cp.Sub = make([]*syntax.Regexp, len(re.Sub))
 		for i, s := range re.Sub {
-			cp.Sub[i] = widen(s, ends)
+			cp.Sub[i] = widen(s, ends, dollar)
 		}
 		return &cp
 	}

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -58,6 +60,7 @@ var diffPatterns = []string{
 	`\s$`, `\r`, `[^a]$`, `(?s).`, `(?m)^t`, `\Aone\z`, "four.five", `a\nb`, "[^x]*y", `\d+`, "sk-test", "SECRET",
 	"read|write|walk", "(read|write)Buffer", "(?i)errtimeoutbudget", "deadlineBudgetExceeded", `\.`, "x*", "a{2,}",
 	"[[:upper:]]{3}", `\pL+`, "func|}", "ctx", `(?U)a+?`, "[Cc]ontext", "Context(", "(paren)",
+	"$^", "a$|^b", `\b$`, `$\b`, `(?m)$^`, "^$", `\z\A`, "x*$", `\B$`, `^\b`, `[\r]$`, `\r$`, `(?s:.)$`,
 }
 
 // randomGrepArgs draws one grep call.
@@ -99,12 +102,12 @@ var countNote = regexp.MustCompile(` \((at least )?(\d+) in all\)`)
 // limit notice, which must be a true lower bound (exact when it says so).
 func TestGrepMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
-	for seed := range uint64(4) {
+	for seed := range uint64(3) {
 		env := testEnv(t)
 		env.Secrets = NewSecrets(Secret{Name: "KEY", Value: "sk-test-SECRETSECRET"})
 		genTree(t, env.Cwd, 30+int(seed)*30, seed)
 		edgeFiles(t, env.Cwd)
-		for range 120 {
+		for range 80 {
 			args := randomGrepArgs(r)
 			got := runTool(t, env, NewGrep(), args)
 			want := refGrep(context.Background(), callFor(env, args))
@@ -190,6 +193,76 @@ func TestFindMatchesReference(t *testing.T) {
 				if n, _ := strconv.Atoi(m[2]); m[1] == "" && n != total || n > total {
 					t.Fatalf("%v: notice says %q, the reference finds %d", args, m[0], total)
 				}
+			}
+		}
+	}
+}
+
+// TestGrepLimitNoticeCount pins the count in the limit notice: exact for a
+// file counted to its end, a lower bound past the counting budget, and
+// for a tree at least what the file that reached the limit holds.
+func TestGrepLimitNoticeCount(t *testing.T) {
+	env := testEnv(t)
+	tree(t, env.Cwd, map[string]string{
+		"few.txt":   strings.Repeat("hit\nmiss\n", 500),
+		"many.txt":  strings.Repeat("hit\n", 3*grepCountBudget),
+		"d/a.txt":   "hit\nhit\n",
+		"d/b.txt":   strings.Repeat("hit\n", 40),
+		"d/c.txt":   "hit\n",
+		"d/z/z.txt": "hit\n",
+	})
+	tests := []struct {
+		args map[string]any
+		note string
+	}{
+		{map[string]any{"pattern": "hit", "path": "few.txt", "limit": 10}, "[10 matches limit reached (500 in all). Use limit=20"},
+		{map[string]any{"pattern": "hit", "path": "many.txt", "limit": 10}, fmt.Sprintf("[10 matches limit reached (at least %d in all).", 10+grepCountBudget)},
+		{map[string]any{"pattern": "hit", "path": "d", "limit": 10}, "[10 matches limit reached (at least 42 in all). Use limit=20"},
+		{map[string]any{"pattern": "hit", "path": "d", "limit": 2}, "[2 matches limit reached. Use limit=4"},
+	}
+	for _, tc := range tests {
+		wantContains(t, text(runTool(t, env, NewGrep(), tc.args)), tc.note)
+	}
+}
+
+// stopAfter is a context cancelled by the n+1st call of its Err, so a
+// search is cancelled midway at a point that does not depend on timing.
+type stopAfter struct {
+	context.Context
+	cancel context.CancelFunc
+	n      atomic.Int64
+}
+
+func newStopAfter(n int64) *stopAfter {
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &stopAfter{Context: ctx, cancel: cancel}
+	c.n.Store(n)
+	return c
+}
+
+func (c *stopAfter) Err() error {
+	if c.n.Add(-1) < 0 {
+		c.cancel()
+	}
+	return c.Context.Err()
+}
+
+// TestSearchCancelledMidway: grep and find cancelled while they walk and
+// search report the abort, and leave no goroutine behind (TestMain's
+// goleak checks).
+func TestSearchCancelledMidway(t *testing.T) {
+	env := testEnv(t)
+	genTree(t, env.Cwd, 400, 5)
+	for _, n := range []int64{0, 5, 50, 300} {
+		for _, tool := range []Tool{NewGrep(), NewFind()} {
+			ctx := newStopAfter(n)
+			args := map[string]any{"pattern": "no such text", "limit": 1 << 20}
+			if tool.Spec().Name == "find" {
+				args["pattern"] = "*"
+			}
+			res := runToolCtx(t, ctx, env, tool, args, nil)
+			if !res.IsError || text(res) != errAborted {
+				t.Errorf("%s cancelled after %d checks: %v %q", tool.Spec().Name, n, res.IsError, clip(text(res)))
 			}
 		}
 	}
