@@ -56,7 +56,11 @@ func naiveHits(re *regexp.Regexp, buf []byte) []int {
 func TestFindHitsStrategies(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	long := strings.Repeat("ab ", grepMaxLineBytes/3) + "needle e"
-	for i := range 3000 {
+	n := 3000
+	if raceOn {
+		n = 500
+	}
+	for i := range n {
 		a := grepArgs{Pattern: diffPatterns[r.IntN(len(diffPatterns))], Literal: r.IntN(3) == 0, IgnoreCase: r.IntN(3) == 0}
 		if r.IntN(3) == 0 {
 			a.Pattern = lineAtoms[r.IntN(len(lineAtoms))] + diffPatterns[r.IntN(len(diffPatterns))]

@@ -17,21 +17,17 @@ import (
 
 // edgeFiles adds the files where a whole-buffer search could part from the
 // line-by-line one: CRLF and lone CR, no final newline, empty files and
-// empty last lines, lines longer than grep reads (with text at the cut),
-// a NUL just past the first block, case-folding letters beyond ASCII,
+// empty last lines, a NUL just past the first block, case-folding letters beyond ASCII,
 // invalid UTF-8, gitignore negations and anchors, .git folders and files,
 // symbolic links and a key to scrub.
 func edgeFiles(t *testing.T, root string) {
 	t.Helper()
-	cut := strings.Repeat("ab cd ", grepMaxLineBytes/6+2) + "xy"
 	tree(t, root, map[string]string{
 		"crlf.txt":            "one\r\ntwo\r\n\r\nthree\r\r\nfour\rfive\r\n",
 		"nonl.txt":            "alpha\nbeta",
 		"empty.txt":           "",
 		"nl.txt":              "\n",
 		"blank.txt":           "a\n\n\nb\n\n",
-		"long.txt":            "first\n" + cut + "\n" + cut[:grepMaxLineBytes-2] + "e$\nafter " + strings.Repeat("z", grepMaxLineBytes) + "tail\nlast\n",
-		"crcut.txt":           cut[:grepMaxLineBytes-1] + "\r" + "rest\n",
 		"late.bin":            strings.Repeat("x\n", sniffBytes/2) + "\x00needle\n",
 		"early.bin":           "ab\x00needle\n",
 		"fold.txt":            "KELVIN \u212a sign\nlong \u017f s\nMask mask MASK\nStra\u00dfe STRASSE\n\u00c9t\u00e9 \u00e9t\u00e9\n",
@@ -51,6 +47,17 @@ func edgeFiles(t *testing.T, root string) {
 	})
 	os.Symlink("crlf.txt", filepath.Join(root, "link.txt"))
 	os.Symlink("sub", filepath.Join(root, "linkdir"))
+}
+
+// longFiles has lines longer than grep reads, with text at the cut.
+func longFiles(t *testing.T, root string) {
+	t.Helper()
+	cut := strings.Repeat("ab cd ", grepMaxLineBytes/6+2) + "xy"
+	tree(t, root, map[string]string{
+		"long.txt": "first\n" + cut + "\n" + cut[:grepMaxLineBytes-2] + "e$\nafter " + strings.Repeat("z", grepMaxLineBytes) +
+			"tail\n" + cut[:grepMaxLineBytes-1] + "eZ\nlast\n",
+		"crcut.txt": cut[:grepMaxLineBytes-1] + "\r" + "rest\n",
+	})
 }
 
 // diffPatterns are the building blocks of the random patterns.
@@ -88,7 +95,7 @@ func randomGrepArgs(r *rand.Rand) map[string]any {
 		args["glob"] = []string{"*.go", "**/*.txt", "sub/**", "*.{txt,gen}", "[a-c]*", "x/*"}[r.IntN(6)]
 	}
 	if r.IntN(8) == 0 {
-		args["path"] = []string{"crlf.txt", "long.txt", "sub", "fold.txt", "link.txt", "linkdir", "blank.txt"}[r.IntN(7)]
+		args["path"] = []string{"crlf.txt", "nonl.txt", "sub", "fold.txt", "link.txt", "linkdir", "blank.txt"}[r.IntN(7)]
 	}
 	return args
 }
@@ -102,12 +109,16 @@ var countNote = regexp.MustCompile(` \((at least )?(\d+) in all\)`)
 // limit notice, which must be a true lower bound (exact when it says so).
 func TestGrepMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
-	for seed := range uint64(3) {
+	seeds, cases := 3, 80
+	if raceOn {
+		seeds, cases = 1, 40
+	}
+	for seed := range uint64(seeds) {
 		env := testEnv(t)
 		env.Secrets = NewSecrets(Secret{Name: "KEY", Value: "sk-test-SECRETSECRET"})
 		genTree(t, env.Cwd, 30+int(seed)*30, seed)
 		edgeFiles(t, env.Cwd)
-		for range 80 {
+		for range cases {
 			args := randomGrepArgs(r)
 			got := runTool(t, env, NewGrep(), args)
 			want := refGrep(context.Background(), callFor(env, args))
@@ -128,6 +139,20 @@ func TestGrepByteBoundMatchesReference(t *testing.T) {
 			got := runTool(t, env, NewGrep(), args)
 			want := refGrep(context.Background(), callFor(env, args))
 			compareWithCount(t, env, args, got, want)
+		}
+	}
+}
+
+// TestGrepLongLinesMatchReference: lines longer than grep reads are
+// matched on their first grepMaxLineBytes, as before, whatever finds the
+// candidates.
+func TestGrepLongLinesMatchReference(t *testing.T) {
+	env := testEnv(t)
+	longFiles(t, env.Cwd)
+	for _, p := range []string{"e$", `e\b`, `\Be$`, "xy", "xy$", "ab cd", "tail", "^after", "z+tail", `\r`, `\r$`, "rest", "e", "$", "zz$", `\w$`, `[a-z]$`, `.\b`, `.$`, `\s\w`} {
+		for _, c := range []int{0, 2} {
+			args := map[string]any{"pattern": p, "context": c, "limit": 1000}
+			compareWithCount(t, env, args, runTool(t, env, NewGrep(), args), refGrep(context.Background(), callFor(env, args)))
 		}
 	}
 }
