@@ -3,8 +3,8 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 	"strings"
@@ -70,24 +70,11 @@ func (t *FindTool) Run(ctx context.Context, call Call) (Result, error) {
 		return ErrorResult(fmt.Sprintf("Path not found: %s", root)), nil
 	}
 	limit := max(intArg(a.Limit, findDefaultLimit), 1)
-	var found []string
-	err := walkTree(ctx, root, func(_, rel string, d fs.DirEntry) error {
-		if !globMatch(a.Pattern, rel) {
-			return nil
-		}
-		if d.IsDir() {
-			rel += "/"
-		}
-		found = append(found, rel)
-		if len(found) >= limit {
-			return fs.SkipAll
-		}
-		return nil
-	})
+	found, total, err := findPaths(ctx, root, compilePathGlob(a.Pattern), limit)
 	if ctx.Err() != nil {
 		return ErrorResult(errAborted), nil
 	}
-	if err != nil {
+	if err != nil && err != errCountBudget {
 		return ErrorResult(fmt.Sprintf("Cannot search %s: %v", root, err)), nil
 	}
 	if len(found) == 0 {
@@ -96,10 +83,50 @@ func (t *FindTool) Run(ctx context.Context, call Call) (Result, error) {
 	var d FindDetails
 	var notices []string
 	if len(found) >= limit {
-		notices = append(notices, fmt.Sprintf("%d results limit reached. Use limit=%d for more, or refine pattern", limit, limit*2))
+		count := ""
+		switch {
+		case err == nil:
+			count = fmt.Sprintf(" (%d in all)", total)
+		case total > limit:
+			count = fmt.Sprintf(" (at least %d in all)", total)
+		}
+		notices = append(notices, fmt.Sprintf("%d results limit reached%s. Use limit=%d for more, or refine pattern", limit, count, limit*2))
 		d.ResultLimitReached = limit
 	}
 	return listResult(found, notices, nil, &d.Truncation, &d), nil
+}
+
+// errCountBudget stops the count of matches past find's limit.
+var errCountBudget = errors.New("count budget spent")
+
+// findPaths lists the first limit paths matching g. Past the limit it goes
+// on counting the matches among as many entries again (at least 1000): the
+// count is exact when the walk ends within them (err is nil), a lower bound
+// when not (err is errCountBudget).
+func findPaths(ctx context.Context, root string, g pathGlob, limit int) (found []string, total int, err error) {
+	budget := max(limit, 1000)
+	err = walkTree(ctx, root, func(e *walkEntry) error {
+		if len(found) >= limit {
+			if budget--; budget < 0 {
+				return errCountBudget
+			}
+			if g.Match(e) {
+				total++
+			}
+			return nil
+		}
+		if !g.Match(e) {
+			return nil
+		}
+		rel := e.rel
+		if e.isDir() {
+			rel += "/"
+		}
+		found = append(found, rel)
+		total++
+		return nil
+	})
+	return found, total, err
 }
 
 // listResult joins lines, cuts them to the byte limit and adds notices

@@ -84,20 +84,22 @@ func (t *GrepTool) Run(ctx context.Context, call Call) (Result, error) {
 	if err != nil {
 		return ErrorResult(fmt.Sprintf("Path not found: %s", root)), nil
 	}
-	s := &searcher{re: re, limit: max(intArg(a.Limit, grepDefaultLimit), 1), context: min(max(intArg(a.Context, 0), 0), grepMaxContext),
-		secrets: call.Env.Secrets}
 	if !st.IsDir() && !st.Mode().IsRegular() {
 		return ErrorResult(fmt.Sprintf("Cannot search %s: %v; grep reads regular files and walks folders. Give a file or a folder.", root, checkRegular(st))), nil
 	}
+	limit, context := max(intArg(a.Limit, grepDefaultLimit), 1), min(max(intArg(a.Context, 0), 0), grepMaxContext)
+	s := &searcher{spec: newGrepSpec(re, a.expr(), limit, context, call.Env.Secrets), t: tally{limit: limit, context: context}}
 	if st.IsDir() {
-		err = walkTree(ctx, root, func(abs, rel string, d fs.DirEntry) error {
-			if d.IsDir() || !d.Type().IsRegular() || (a.Glob != "" && !globMatch(a.Glob, rel)) {
-				return nil
-			}
-			return s.file(ctx, abs, rel)
-		})
+		var g *pathGlob
+		if a.Glob != "" {
+			pg := compilePathGlob(a.Glob)
+			g = &pg
+		}
+		err = s.tree(ctx, root, g)
 	} else {
-		err = s.file(ctx, root, filepath.Base(root))
+		res := newGrepWorker(s.spec).file(ctx, root, filepath.Base(root))
+		err = s.add(&res)
+		s.exact = res.counted
 	}
 	if ctx.Err() != nil {
 		return ErrorResult(errAborted), nil
@@ -108,10 +110,8 @@ func (t *GrepTool) Run(ctx context.Context, call Call) (Result, error) {
 	return s.result(), nil
 }
 
-func (a grepArgs) compile() (*regexp.Regexp, string) {
-	if a.Glob != "" && !doublestar.ValidatePattern(a.Glob) {
-		return nil, fmt.Sprintf("Invalid glob %q. Use globs like '*.go' or 'src/**/*_test.go'.", a.Glob)
-	}
+// expr is the regexp grep matches lines with.
+func (a grepArgs) expr() string {
 	expr := a.Pattern
 	if a.Literal {
 		expr = regexp.QuoteMeta(expr)
@@ -119,22 +119,68 @@ func (a grepArgs) compile() (*regexp.Regexp, string) {
 	if a.IgnoreCase {
 		expr = "(?i)" + expr
 	}
-	re, err := regexp.Compile(expr)
+	return expr
+}
+
+func (a grepArgs) compile() (*regexp.Regexp, string) {
+	if a.Glob != "" && !doublestar.ValidatePattern(a.Glob) {
+		return nil, fmt.Sprintf("Invalid glob %q. Use globs like '*.go' or 'src/**/*_test.go'.", a.Glob)
+	}
+	re, err := regexp.Compile(a.expr())
 	if err != nil {
 		return nil, fmt.Sprintf("Invalid regex %q: %v. Escape special characters or pass literal=true.", a.Pattern, err)
 	}
 	return re, ""
 }
 
+// searcher collects grep's output from the files in walk order. Every
+// match gets its own block of context lines, as pi prints them.
+type searcher struct {
+	spec     *grepSpec
+	t        tally
+	out      []string
+	linesCut bool
+	known    int  // matching lines known to exist when the limit cut the search
+	exact    bool // known counts them all (one file, counted to its end)
+}
+
+// add takes the blocks of the next file the old sequential search would
+// have printed; fs.SkipAll says the search is over.
+func (s *searcher) add(r *fileResult) error {
+	if r.err != nil {
+		return r.err
+	}
+	taken, stop := s.t.take(len(r.blocks), func(i int) int { return r.blocks[i].line }, func(i int) int {
+		b := &r.blocks[i]
+		s.out = append(s.out, b.lines...)
+		s.linesCut = s.linesCut || b.cut
+		return b.size
+	})
+	if s.t.matches >= s.t.limit && s.known == 0 {
+		s.known = s.t.matches + max(r.total-taken, 0)
+	}
+	if stop {
+		return fs.SkipAll
+	}
+	return nil
+}
+
 func (s *searcher) result() Result {
-	if s.matches == 0 {
+	if s.t.matches == 0 {
 		return TextResult("No matches found")
 	}
 	var d GrepDetails
 	var notices []string
-	if s.matches >= s.limit {
-		notices = append(notices, fmt.Sprintf("%d matches limit reached. Use limit=%d for more, or refine pattern", s.limit, s.limit*2))
-		d.MatchLimitReached = s.limit
+	if s.t.matches >= s.t.limit {
+		count := ""
+		switch {
+		case s.exact:
+			count = fmt.Sprintf(" (%d in all)", s.known)
+		case s.known > s.t.limit:
+			count = fmt.Sprintf(" (at least %d in all)", s.known)
+		}
+		notices = append(notices, fmt.Sprintf("%d matches limit reached%s. Use limit=%d for more, or refine pattern", s.t.limit, count, s.t.limit*2))
+		d.MatchLimitReached = s.t.limit
 	}
 	var tail []string
 	if s.linesCut {
