@@ -57,6 +57,11 @@ func TestBackoff(t *testing.T) {
 		{provider.Policy{BaseDelay: time.Second, MaxDelay: math.MaxInt64, Rand: zero}, 34, 1 << 32 * time.Second},
 		{provider.Policy{BaseDelay: 1 << 62, MaxDelay: 1 << 62, Rand: zero}, 2, 1 << 61},
 		{provider.Policy{BaseDelay: 3 << 61, MaxDelay: math.MaxInt64, Rand: zero}, 2, math.MaxInt64 / 2},
+		// Doubling to just under an odd cap stays a doubling.
+		{provider.Policy{BaseDelay: 2, MaxDelay: 5, Rand: func() float64 { return 0.9 }}, 2, 3},
+		{provider.Policy{BaseDelay: 2, MaxDelay: 5, Rand: func() float64 { return 0.9 }}, 3, 4},
+		// A base over the cap is capped from the first attempt.
+		{provider.Policy{BaseDelay: 10 * time.Second, MaxDelay: 5 * time.Second, Rand: zero}, 1, 2500 * time.Millisecond},
 	} {
 		if got := tt.p.Backoff(tt.n); got != tt.want {
 			t.Errorf("Backoff(%d) with base %d, cap %d = %d, want %d", tt.n, tt.p.BaseDelay, tt.p.MaxDelay, got, tt.want)

@@ -237,6 +237,7 @@ func TestRunnerScrubsErrorCauses(t *testing.T) {
 		{"plain error", fmt.Errorf("decode: %w", cause), "decode: server said: bad key [REDACTED]"},
 		{"provider error with a cause", &ai.ProviderError{Class: ai.ClassAuth, Status: 401, Message: "bad key", Err: cause}, "server said: bad key [REDACTED]"},
 		{"joined causes", &ai.ProviderError{Class: ai.ClassServer, Message: "x", Err: errors.Join(io.ErrUnexpectedEOF, cause)}, "unexpected EOF\nserver said: bad key [REDACTED]"},
+		{"a cause behind a summary", &ai.ProviderError{Class: ai.ClassServer, Message: "x", Err: &summary{[]error{io.ErrUnexpectedEOF, cause}}}, "2 failures"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -249,13 +250,22 @@ func TestRunnerScrubsErrorCauses(t *testing.T) {
 			}
 		})
 	}
-	kept := &ai.ProviderError{Class: ai.ClassNetwork, Message: "cut", Err: io.ErrUnexpectedEOF}
-	r := provider.Runner{Info: info(), Secrets: []string{secret}}
-	evs, _ := providertest.Collect(t, r.Stream(t.Context(), (&script{t: t, steps: []step{{err: kept}}}).attempt))
-	if !errors.Is(evs[len(evs)-1].Err, io.ErrUnexpectedEOF) {
-		t.Errorf("err = %v, want its clean cause kept", evs[len(evs)-1].Err)
+	inner := &ai.ProviderError{Class: ai.ClassOverloaded, Message: "inner"}
+	for _, clean := range []error{io.ErrUnexpectedEOF, inner, &summary{[]error{io.ErrClosedPipe, io.ErrUnexpectedEOF}}} {
+		kept := &ai.ProviderError{Class: ai.ClassNetwork, Message: "cut", Err: clean}
+		r := provider.Runner{Info: info(), Secrets: []string{secret}}
+		evs, _ := providertest.Collect(t, r.Stream(t.Context(), (&script{t: t, steps: []step{{err: kept}}}).attempt))
+		if got := errors.Unwrap(evs[len(evs)-1].Err); got != clean {
+			t.Errorf("cause = %v, want the clean cause %v kept as it is", got, clean)
+		}
 	}
 }
+
+// summary is an error that names its causes only by their number.
+type summary struct{ errs []error }
+
+func (s *summary) Error() string   { return fmt.Sprintf("%d failures", len(s.errs)) }
+func (s *summary) Unwrap() []error { return s.errs }
 
 // Without an injected Sleep the runner waits on the clock, honouring ctx.
 // The bubble's clock is fake: the waits take no real time and the elapsed
