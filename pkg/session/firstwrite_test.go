@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"gopi/internal/fdcheck"
 	"gopi/pkg/ai"
 )
 
@@ -67,7 +68,7 @@ func TestFirstWriteFindsThePathChanged(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkFDs(t)
+			fdcheck.Check(t)
 			path := filepath.Join(t.TempDir(), "s.jsonl")
 			var log diskLog
 			opts := log.options()

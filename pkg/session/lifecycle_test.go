@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"gopi/internal/fdcheck"
 	"gopi/pkg/ai"
 )
 
@@ -42,7 +43,7 @@ func TestFirstAppendMakesANewSessionDurable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkFDs(t)
+			fdcheck.Check(t)
 			var log diskLog
 			s, dirs := tt.start(t, t.TempDir(), log.options())
 			defer s.Close()
@@ -87,7 +88,7 @@ func TestFirstAppendMakesANewSessionDurable(t *testing.T) {
 
 // With NoSync nothing is fsynced, neither the file nor its folder.
 func TestNoSyncSkipsEveryFsync(t *testing.T) {
-	checkFDs(t)
+	fdcheck.Check(t)
 	var log diskLog
 	opts := log.options()
 	opts.NoSync = true
@@ -128,7 +129,7 @@ func TestFolderFsyncFailure(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkFDs(t)
+			fdcheck.Check(t)
 			log := diskLog{failDirSync: tt.syncErr}
 			opts := log.options()
 			if tt.openErr != nil {
@@ -170,7 +171,7 @@ func TestFolderFsyncFailure(t *testing.T) {
 // Close releases the session once; a second Close does nothing, not even
 // to the lock another store took since, and a closed store appends nothing.
 func TestCloseTwiceAndAppendAfterClose(t *testing.T) {
-	checkFDs(t)
+	fdcheck.Check(t)
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	s := storeWithEntries(t, path, "created")
 	before := mustRead(t, path)
@@ -198,7 +199,7 @@ func TestCloseTwiceAndAppendAfterClose(t *testing.T) {
 
 // A new session closed before its first append leaves nothing behind.
 func TestCreateThenCloseLeavesNothing(t *testing.T) {
-	checkFDs(t)
+	fdcheck.Check(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.jsonl")
 	s, err := Create(path, "/p", testOptions())
@@ -229,7 +230,7 @@ func TestCreateRefusesAnExistingPath(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkFDs(t)
+			fdcheck.Check(t)
 			path := filepath.Join(t.TempDir(), "s.jsonl")
 			tt.make(t, path)
 			before, _ := os.Readlink(path)
@@ -262,7 +263,7 @@ func TestCreateRefusesAnExistingPath(t *testing.T) {
 // One new session path, two Creates: the second is refused, naming the
 // first's process, until the first is closed.
 func TestCreateOfALockedPath(t *testing.T) {
-	checkFDs(t)
+	fdcheck.Check(t)
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	a, err := Create(path, "/p", Options{PID: 4242})
 	if err != nil {
@@ -281,7 +282,7 @@ func TestCreateOfALockedPath(t *testing.T) {
 
 // Create of a path in a folder that cannot be made fails naming it.
 func TestCreateWhereNoFolderCanBeMade(t *testing.T) {
-	checkFDs(t)
+	fdcheck.Check(t)
 	file := filepath.Join(t.TempDir(), "file")
 	mustDo(t, os.WriteFile(file, nil, 0o600))
 	path := filepath.Join(file, "sub", "s.jsonl")
@@ -296,7 +297,7 @@ func TestCreateWhereNoFolderCanBeMade(t *testing.T) {
 
 // OpenOrCreate creates a missing session and opens an existing one.
 func TestOpenOrCreate(t *testing.T) {
-	checkFDs(t)
+	fdcheck.Check(t)
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	s, err := OpenOrCreate(path, "/p", testOptions())
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"gopi/internal/fdcheck"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -19,7 +21,7 @@ import (
 func TestLockRetriesWhenTheLockFileChanges(t *testing.T) {
 	for _, change := range []string{"removed", "replaced"} {
 		t.Run(change, func(t *testing.T) {
-			checkFDs(t)
+			fdcheck.Check(t)
 			path := filepath.Join(t.TempDir(), "s.jsonl")
 			writeGoldenSession(t, path)
 			opens := 0
@@ -54,7 +56,7 @@ func TestLockRetriesWhenTheLockFileChanges(t *testing.T) {
 
 // A lock file that changes at every try is given up on, with a message.
 func TestLockGivesUpWhenTheLockFileKeepsChanging(t *testing.T) {
-	checkFDs(t)
+	fdcheck.Check(t)
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	writeGoldenSession(t, path)
 	opens := 0
@@ -109,7 +111,7 @@ func TestLockFileErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkFDs(t)
+			fdcheck.Check(t)
 			path := filepath.Join(t.TempDir(), "s.jsonl")
 			writeGoldenSession(t, path)
 			if tt.prepare != nil {
@@ -142,7 +144,7 @@ func TestLockFileErrors(t *testing.T) {
 
 // The lock file, while held, is the holder's alone and names it.
 func TestLockFileWhileHeld(t *testing.T) {
-	checkFDs(t)
+	fdcheck.Check(t)
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	writeGoldenSession(t, path)
 	s, err := Open(path, Options{PID: 31337})
@@ -177,7 +179,7 @@ func TestLockWaitsForTheHolderToWriteItsPID(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkFDs(t)
+			fdcheck.Check(t)
 			path := filepath.Join(t.TempDir(), "s.jsonl")
 			writeGoldenSession(t, path)
 			// the holder: another open file description, flocked

@@ -4,9 +4,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strings"
 	"testing"
 	"time"
+
+	"gopi/internal/fdcheck"
 
 	"go.uber.org/goleak"
 )
@@ -17,24 +18,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(crashChildEnv) != "" {
 		os.Exit(crashChild())
 	}
-	before, err := openFDs()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
-		leaked, err := fdsOpenedSince(before)
-		switch {
-		case code != 0:
-		case err != nil:
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
-		case len(leaked) > 0:
-			fmt.Fprintf(os.Stderr, "FAIL: file descriptors left open by the tests: %s\n", strings.Join(leaked, ", "))
-			code = 1
-		}
-		os.Exit(code)
-	}))
+	goleak.VerifyTestMain(m, goleak.Cleanup(fdcheck.Main()))
 }
 
 // testOptions returns deterministic options: a clock that ticks one second

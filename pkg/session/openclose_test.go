@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"gopi/internal/fdcheck"
 	"gopi/pkg/ai"
 )
 
@@ -60,7 +61,7 @@ func TestFailedOpenReleasesEverything(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkFDs(t)
+			fdcheck.Check(t)
 			path := filepath.Join(t.TempDir(), "s.jsonl")
 			if tt.data != nil {
 				mustDo(t, os.WriteFile(path, []byte(*tt.data), 0o600))
@@ -100,7 +101,7 @@ func ptr[T any](v T) *T { return &v }
 
 // Version 2 files are appended to as they are; the next entry is v3-shaped.
 func TestOpenVersion2(t *testing.T) {
-	checkFDs(t)
+	fdcheck.Check(t)
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	mustDo(t, os.WriteFile(path, []byte(v2Session), 0o600))
 	s, err := Open(path, testOptions())
@@ -122,7 +123,7 @@ func TestOpenVersion2(t *testing.T) {
 
 // A store refused the lock keeps nothing open.
 func TestOpenOfALockedSessionKeepsNothingOpen(t *testing.T) {
-	checkFDs(t)
+	fdcheck.Check(t)
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	writeGoldenSession(t, path)
 	a, err := Open(path, Options{PID: 4242})
@@ -138,7 +139,7 @@ func TestOpenOfALockedSessionKeepsNothingOpen(t *testing.T) {
 // Close reports what failed while closing, and releases the lock anyway.
 func TestCloseReportsErrors(t *testing.T) {
 	t.Run("session file", func(t *testing.T) {
-		checkFDs(t)
+		fdcheck.Check(t)
 		log := diskLog{failClose: syscall.EIO}
 		path := filepath.Join(t.TempDir(), "s.jsonl")
 		s, err := Create(path, "/p", log.options())
@@ -155,7 +156,7 @@ func TestCloseReportsErrors(t *testing.T) {
 		mustBeUnlocked(t, path)
 	})
 	t.Run("lock file", func(t *testing.T) {
-		checkFDs(t)
+		fdcheck.Check(t)
 		path := filepath.Join(t.TempDir(), "s.jsonl")
 		writeGoldenSession(t, path)
 		opts := testOptions()
@@ -176,7 +177,7 @@ func TestCloseReportsErrors(t *testing.T) {
 		mustBeUnlocked(t, path)
 	})
 	t.Run("lock file already removed", func(t *testing.T) {
-		checkFDs(t)
+		fdcheck.Check(t)
 		path := filepath.Join(t.TempDir(), "s.jsonl")
 		s := storeWithEntries(t, path, "created")
 		mustDo(t, os.Remove(LockPath(path)))
@@ -186,7 +187,7 @@ func TestCloseReportsErrors(t *testing.T) {
 		mustBeUnlocked(t, path)
 	})
 	t.Run("lock file cannot be removed", func(t *testing.T) {
-		checkFDs(t)
+		fdcheck.Check(t)
 		path := filepath.Join(t.TempDir(), "s.jsonl")
 		s := storeWithEntries(t, path, "created")
 		lock := LockPath(path)
@@ -204,7 +205,7 @@ func TestCloseReportsErrors(t *testing.T) {
 // A write that stores fewer bytes than asked without an error is a
 // failure: the entry is not all on disk.
 func TestShortWrite(t *testing.T) {
-	checkFDs(t)
+	fdcheck.Check(t)
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	opts := testOptions()
 	opts.OpenFile = func(name string, flag int, perm os.FileMode) (WriteFile, error) {
@@ -233,7 +234,7 @@ func (f *shortFile) Write(p []byte) (int, error) { return f.File.Write(p[:len(p)
 // After a torn tail the first append writes one newline, the next none:
 // the file holds no blank line.
 func TestOneNewlineAfterATornTail(t *testing.T) {
-	checkFDs(t)
+	fdcheck.Check(t)
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	writeGoldenSession(t, path)
 	appendRaw(t, path, `{"type":"message","id":"torn`)
@@ -261,7 +262,7 @@ func TestOneNewlineAfterATornTail(t *testing.T) {
 // An entry that cannot be encoded is refused before anything is written,
 // and the store goes on.
 func TestUnencodableEntry(t *testing.T) {
-	checkFDs(t)
+	fdcheck.Check(t)
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	s := storeWithEntries(t, path, "created")
 	defer s.Close()
@@ -280,7 +281,7 @@ func TestUnencodableEntry(t *testing.T) {
 // A file store checks entries as the memory store does, writing nothing
 // it refuses.
 func TestFileStoreRefusesBadEntries(t *testing.T) {
-	checkFDs(t)
+	fdcheck.Check(t)
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	s := storeWithEntries(t, path, "created")
 	defer s.Close()
@@ -307,7 +308,7 @@ func TestFileStoreRefusesBadEntries(t *testing.T) {
 func TestAppendErrorNamesTheFileOnce(t *testing.T) {
 	for _, how := range []string{"changed", "disk error"} {
 		t.Run(how, func(t *testing.T) {
-			checkFDs(t)
+			fdcheck.Check(t)
 			path := filepath.Join(t.TempDir(), "s.jsonl")
 			opts := testOptions()
 			if how == "disk error" {
