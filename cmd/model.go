@@ -39,6 +39,7 @@ type quirkSettings struct {
 	ToolResultName  *bool   `json:"toolResultName"`  // name the tool in tool messages
 	ReasoningEffort *bool   `json:"reasoningEffort"` // send reasoning_effort
 	ThinkingAsText  *bool   `json:"thinkingAsText"`  // replay thinking as text
+	NineCharToolIDs *bool   `json:"nineCharToolIds"` // tool call ids of nine letters and digits (Mistral)
 }
 
 func (qs quirkSettings) apply(baseURL string) openai.Quirks {
@@ -58,6 +59,7 @@ func (qs quirkSettings) apply(baseURL string) openai.Quirks {
 	setb(&q.ToolResultName, qs.ToolResultName)
 	setb(&q.ReasoningEffort, qs.ReasoningEffort)
 	setb(&q.ThinkingAsText, qs.ThinkingAsText)
+	setb(&q.NineCharToolIDs, qs.NineCharToolIDs)
 	return q
 }
 
@@ -341,6 +343,9 @@ func mergeQuirks(top, own quirkSettings) quirkSettings {
 	}
 	if own.ThinkingAsText != nil {
 		top.ThinkingAsText = own.ThinkingAsText
+	}
+	if own.NineCharToolIDs != nil {
+		top.NineCharToolIDs = own.NineCharToolIDs
 	}
 	return top
 }
