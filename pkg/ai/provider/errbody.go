@@ -80,9 +80,9 @@ func ErrorFromBody(raw []byte) APIError {
 	return APIError{Message: string(raw)}
 }
 
-// codeText is a code as text: a string unquoted, a number as written,
+// CodeText is a code as text: a string unquoted, a number as written,
 // null as empty.
-func codeText(raw json.RawMessage) string {
+func CodeText(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s
@@ -93,10 +93,10 @@ func codeText(raw json.RawMessage) string {
 	return ""
 }
 
-// wordCode is codeText without numbers: a numeric code repeats the HTTP
+// wordCode is CodeText without numbers: a numeric code repeats the HTTP
 // status and only clutters the message.
 func wordCode(raw json.RawMessage) string {
-	c := codeText(raw)
+	c := CodeText(raw)
 	if _, err := strconv.Atoi(c); err == nil {
 		return ""
 	}

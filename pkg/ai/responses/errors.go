@@ -23,57 +23,19 @@ type apiError struct {
 }
 
 func (e apiError) provider() provider.APIError {
-	return provider.APIError{Type: e.Type, Code: codeString(e.Code), Message: e.Message}
-}
-
-// codeString is a code as text: a string unquoted, a number as written,
-// null as empty.
-func codeString(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	if c := strings.TrimSpace(string(raw)); c != "null" {
-		return c
-	}
-	return ""
-}
-
-// parseError reads an error object from raw JSON; ok is false when raw
-// holds none.
-func parseError(raw []byte) (provider.APIError, bool) {
-	var body struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-	}
-	if json.Unmarshal(raw, &body) != nil {
-		return provider.APIError{}, false
-	}
-	var s string
-	var e apiError
-	switch {
-	case len(body.Error) > 0 && json.Unmarshal(body.Error, &s) == nil && s != "":
-		return provider.APIError{Message: s}, true
-	case len(body.Error) > 0 && json.Unmarshal(body.Error, &e) == nil && (e.Message != "" || e.Type != ""):
-		return e.provider(), true
-	case body.Message != "":
-		return provider.APIError{Message: body.Message}, true
-	}
-	return provider.APIError{}, false
+	return provider.APIError{Type: e.Type, Code: provider.CodeText(e.Code), Message: e.Message}
 }
 
 // statusError classifies a non-200 response from its status, headers and
-// body, as the Chat Completions adapter does.
+// body (in any shape provider.ErrorFromBody reads), as the Chat
+// Completions adapter does.
 func statusError(conn *provider.Conn, now time.Time) error {
 	raw, err := io.ReadAll(io.LimitReader(conn.Body, maxErrorBody))
 	if err != nil && len(raw) == 0 {
 		return conn.Err(err)
 	}
-	ae, ok := parseError(raw)
-	if !ok {
-		ae = provider.APIError{Message: strings.TrimSpace(string(raw))}
-	}
-	st := provider.Status{Code: conn.Resp.StatusCode, Header: conn.Resp.Header, Now: now}
+	ae := provider.ErrorFromBody(raw)
+	st := provider.Status{Code: conn.Resp.StatusCode, Header: conn.Resp.Header, Now: now, RequestBytes: conn.RequestBytes}
 	return provider.Classify(st, ae)
 }
 

@@ -50,6 +50,12 @@ func TestHTTPErrorsNotRetried(t *testing.T) {
 		{"unknown model", providertest.Status(404, `{"error":{"message":"The model 'gpt-9-codex' does not exist or you do not have access to it.","type":"invalid_request_error","param":null,"code":"model_not_found"}}`),
 			ai.ClassServer, "does not exist"},
 		{"not json", providertest.Status(400, `bad request from a proxy`), ai.ClassServer, "bad request from a proxy"},
+		// Proxies in front of the API answer in their own shapes; the user
+		// reads the message, never the raw JSON.
+		{"detail of a proxy", providertest.Status(400, `{"detail":"Unsupported parameter: reasoning.summary"}`), ai.ClassServer, "Unsupported parameter: reasoning.summary"},
+		{"error as text", providertest.Status(400, `{"error":"model gpt-9 not found"}`), ai.ClassServer, "model gpt-9 not found"},
+		{"array of errors", providertest.Status(400, `[{"error":{"code":400,"message":"The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}}]`),
+			ai.ClassContextOverflow, "input token count (1200000)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -57,7 +63,7 @@ func TestHTTPErrorsNotRetried(t *testing.T) {
 			srv, m, sl := fixture(t, codex, tt.handler)
 			evs, msg := stream(t, m, nil)
 			pe := providertest.ProviderError(t, evs)
-			if pe.Class != tt.class || !strings.Contains(msg.ErrorMessage, tt.msg) || msg.StopReason != ai.StopError {
+			if pe.Class != tt.class || !strings.Contains(msg.ErrorMessage, tt.msg) || strings.Contains(msg.ErrorMessage, `{"`) || msg.StopReason != ai.StopError {
 				t.Errorf("class %s message %q stop %s; want %s containing %q", pe.Class, msg.ErrorMessage, msg.StopReason, tt.class, tt.msg)
 			}
 			if len(srv.Requests()) != 1 || len(sl.Delays) != 0 {
@@ -115,7 +121,7 @@ func TestStreamFailuresClassified(t *testing.T) {
 			srv, m, _ := fixture(t, codex, handlers...)
 			evs, msg := stream(t, m, nil)
 			pe := providertest.ProviderError(t, evs)
-			if pe.Class != tt.class || !strings.Contains(msg.ErrorMessage, tt.msg) || msg.StopReason != ai.StopError {
+			if pe.Class != tt.class || !strings.Contains(msg.ErrorMessage, tt.msg) || strings.Contains(msg.ErrorMessage, `{"`) || msg.StopReason != ai.StopError {
 				t.Errorf("class %s message %q stop %s; want %s containing %q", pe.Class, msg.ErrorMessage, msg.StopReason, tt.class, tt.msg)
 			}
 			if len(srv.Requests()) != tt.attempts {

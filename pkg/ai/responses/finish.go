@@ -82,7 +82,7 @@ func (d *decoder) setUsage(u *usage) {
 func failed(r *response) error {
 	ae := provider.APIError{}
 	if r != nil && r.Error != nil {
-		ae = provider.APIError{Code: codeString(r.Error.Code), Message: r.Error.Message}
+		ae = provider.APIError{Code: provider.CodeText(r.Error.Code), Message: r.Error.Message}
 	}
 	return streamError(ae)
 }
@@ -93,5 +93,5 @@ func errorEvent(ev streamEvent) error {
 	if ev.Error != nil {
 		return streamError(ev.Error.provider())
 	}
-	return streamError(provider.APIError{Code: codeString(ev.Code), Message: ev.Message})
+	return streamError(provider.APIError{Code: provider.CodeText(ev.Code), Message: ev.Message})
 }
