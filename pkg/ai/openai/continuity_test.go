@@ -204,3 +204,82 @@ func TestForeignToolCallIDs(t *testing.T) {
 		}
 	}
 }
+
+// Gemini 3 checks the thought signature of the first call of every step in
+// the current turn. A call of another model has none to give, so it goes
+// with the placeholder Google documents; earlier turns, later calls of a
+// step, calls with their own signature and older Gemini models are left
+// as they are.
+func TestGeminiThreePlaceholderSignatureInTheCurrentTurn(t *testing.T) {
+	sig := "CpUCAdHtim9sQ0ZX=="
+	foreign := func(ids ...string) ai.Message {
+		m := ai.Message{Role: ai.RoleAssistant, API: "anthropic-messages", Provider: "anthropic", Model: "claude-sonnet-4-6", StopReason: ai.StopToolUse}
+		for _, id := range ids {
+			m.Content = append(m.Content, ai.Content{Type: ai.TypeToolCall, ID: id, Name: "ls", Arguments: json.RawMessage(`{}`)})
+		}
+		return m
+	}
+	own := ai.Message{Role: ai.RoleAssistant, API: API, Provider: "google", Model: "gemini-3-pro-preview", StopReason: ai.StopToolUse,
+		Content: []ai.Content{{Type: ai.TypeToolCall, ID: "call_own", Name: "ls", Arguments: json.RawMessage(`{}`),
+			Extra: map[string]json.RawMessage{"thoughtSignature": json.RawMessage(`"` + sig + `"`)}}}}
+	result := func(id string) ai.Message {
+		return ai.Message{Role: ai.RoleToolResult, ToolCallID: id, ToolName: "ls", Content: []ai.Content{ai.TextContent("a.go")}}
+	}
+	history := []ai.Message{
+		ai.UserText("earlier", 1), foreign("toolu_old"), result("toolu_old"),
+		ai.UserText("now", 2), foreign("toolu_a", "toolu_b"), result("toolu_a"), result("toolu_b"),
+		own, result("call_own"),
+	}
+	calls := func(id string) []toolCall {
+		t.Helper()
+		body, err := buildBody(ai.Info{ID: id, Provider: "google", API: API}, DefaultQuirks("https://generativelanguage.googleapis.com/v1beta/openai"), &ai.Request{Messages: history})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var req struct {
+			Messages []message `json:"messages"`
+		}
+		if err := json.Unmarshal(body, &req); err != nil {
+			t.Fatal(err)
+		}
+		var out []toolCall
+		for _, m := range req.Messages {
+			out = append(out, m.ToolCalls...)
+		}
+		return out
+	}
+	extra := func(s string) string {
+		if s == "" {
+			return ""
+		}
+		return `{"google":{"thought_signature":"` + s + `"}}`
+	}
+	got := calls("gemini-3-pro-preview")
+	want := []string{"", extra(skipSignature), "", extra(sig)} // toolu_old, toolu_a, toolu_b, call_own
+	if len(got) != len(want) {
+		t.Fatalf("%d calls sent, want %d", len(got), len(want))
+	}
+	for i, c := range got {
+		if string(c.ExtraContent) != want[i] {
+			t.Errorf("call %d (%s): extra_content %s, want %q", i, c.ID, c.ExtraContent, want[i])
+		}
+	}
+	for _, c := range calls("gemini-2.5-pro") {
+		if c.ID != "call_own" && c.ExtraContent != nil {
+			t.Errorf("gemini-2.5-pro: call %s sent with %s", c.ID, c.ExtraContent)
+		}
+	}
+}
+
+func TestGeminiThreeIDs(t *testing.T) {
+	for id, want := range map[string]bool{
+		"gemini-3-pro-preview": true, "gemini-3.1-flash-lite": true, "models/gemini-3-flash": true,
+		"Gemini-3-Pro": true, "gemini-live-3-flash": true, "gemini-10-ultra": true,
+		"gemini-2.5-pro": false, "gemini-2.0-flash": false, "gemini-exp-1206": false,
+		"google/gemini-3-pro": false, "gemma-3-27b": false, "gemini-": false,
+	} {
+		if got := geminiThree(id); got != want {
+			t.Errorf("geminiThree(%q) = %v, want %v", id, got, want)
+		}
+	}
+}

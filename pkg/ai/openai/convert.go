@@ -19,7 +19,8 @@ var reasoningFields = []string{"reasoning_content", "reasoning"}
 func convertMessages(msgs []ai.Message, info ai.Info, q Quirks) []message {
 	var out []message
 	ids := map[string]string{}
-	for _, m := range msgs {
+	turn := currentTurn(msgs, info)
+	for i, m := range msgs {
 		switch m.Role {
 		case ai.RoleUser:
 			if c := userContent(m.Content); c != nil {
@@ -27,6 +28,9 @@ func convertMessages(msgs []ai.Message, info ai.Info, q Quirks) []message {
 			}
 		case ai.RoleAssistant:
 			if am, ok := assistant(m, provider.SameModel(m, info), q, ids); ok {
+				if i >= turn {
+					signFirstCall(am.ToolCalls)
+				}
 				out = append(out, am)
 			}
 		case ai.RoleToolResult:
@@ -34,6 +38,53 @@ func convertMessages(msgs []ai.Message, info ai.Info, q Quirks) []message {
 		}
 	}
 	return out
+}
+
+// Gemini 3 refuses a request whose current turn (the messages after the
+// last user message) has a step whose first function call carries no
+// thought signature: one made by another model, or written before gopi
+// kept signatures. For such a call Google documents a placeholder that
+// skips the check; earlier turns are not checked.
+const skipSignature = "skip_thought_signature_validator"
+
+// currentTurn is the index where the turn Gemini 3 checks starts, or
+// len(msgs) for any other model.
+func currentTurn(msgs []ai.Message, info ai.Info) int {
+	if !geminiThree(info.ID) {
+		return len(msgs)
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == ai.RoleUser {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// geminiThree reports a Gemini model of version 3 or later: gemini-3-pro,
+// gemini-3.1-flash-lite, gemini-live-3…, with or without "models/".
+func geminiThree(id string) bool {
+	id = strings.TrimPrefix(strings.ToLower(id), "models/")
+	rest, ok := strings.CutPrefix(id, "gemini-")
+	if !ok {
+		return false
+	}
+	rest = strings.TrimPrefix(rest, "live-")
+	n, i := 0, 0
+	for ; i < len(rest) && '0' <= rest[i] && rest[i] <= '9'; i++ {
+		n = n*10 + int(rest[i]-'0')
+	}
+	return i > 0 && n >= 3
+}
+
+// signFirstCall gives a step's first call the placeholder signature when
+// it has none of its own.
+func signFirstCall(calls []toolCall) {
+	if len(calls) == 0 || calls[0].ExtraContent != nil {
+		return
+	}
+	b := ai.AppendJSONString([]byte(`{"google":{"thought_signature":`), skipSignature)
+	calls[0].ExtraContent = append(b, "}}"...)
 }
 
 // userContent is a plain string when the message is only text (what every
