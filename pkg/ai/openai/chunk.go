@@ -13,6 +13,11 @@ type chunk struct {
 	Choices []choice        `json:"choices"`
 	Usage   *usage          `json:"usage"`
 	Error   json.RawMessage `json:"error"`
+	// XGroq is where Groq reports usage, on the chunk that finishes, when
+	// it sends none in usage.
+	XGroq *struct {
+		Usage *usage `json:"usage"`
+	} `json:"x_groq"`
 }
 
 type choice struct {

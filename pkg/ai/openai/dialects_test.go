@@ -217,3 +217,33 @@ func TestThinkingSignatureJSONSurvivesTheSession(t *testing.T) {
 		t.Fatalf("unmarshal %+v %v", back, err)
 	}
 }
+
+// Groq reports usage in x_groq on the chunk that finishes, beside timings
+// of its own.
+func TestGroqUsageInXGroq(t *testing.T) {
+	info := ai.Info{ID: "llama-3.3-70b-versatile", Provider: "groq", API: API, Prices: ai.Prices{Input: 0.59, Output: 0.79}}
+	_, m, _ := fixture(t, info, providertest.SSE(providertest.File(t, "testdata/groq_tools.sse")))
+	_, msg := stream(t, m, nil)
+	want := []ai.Content{{Type: ai.TypeToolCall, ID: "call_g7k2", Name: "bash", Arguments: json.RawMessage(`{"command":"echo groq > out.txt"}`)}}
+	if diff := cmp.Diff(want, msg.Content); diff != "" {
+		t.Errorf("content (-want +got):\n%s", diff)
+	}
+	if msg.StopReason != ai.StopToolUse || msg.Usage.Input != 412 || msg.Usage.Output != 23 || msg.Usage.TotalTokens != 435 || msg.Usage.Cost.Total == 0 {
+		t.Errorf("stop %s usage %+v", msg.StopReason, msg.Usage)
+	}
+}
+
+// Azure OpenAI starts with a chunk of prompt filter results and no
+// choices, and puts content filter results in every choice; the usage
+// chunk comes after the finish.
+func TestAzureFilterResults(t *testing.T) {
+	info := ai.Info{ID: "gpt-4.1", Provider: "azure", API: API}
+	_, m, _ := fixture(t, info, providertest.SSE(providertest.File(t, "testdata/azure_text.sse")))
+	_, msg := stream(t, m, nil)
+	if msg.Text() != "Hello from Azure." || msg.StopReason != ai.StopStop {
+		t.Fatalf("text %q stop %s error %q", msg.Text(), msg.StopReason, msg.ErrorMessage)
+	}
+	if msg.Usage.Input != 296 || msg.Usage.CacheRead != 1024 || msg.Usage.Output != 5 {
+		t.Errorf("usage %+v", msg.Usage)
+	}
+}

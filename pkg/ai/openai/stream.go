@@ -98,6 +98,9 @@ func (d *decoder) handle(data string) error {
 		ae, _ := parseError([]byte(data))
 		return streamError(ae)
 	}
+	if c.Usage == nil && c.XGroq != nil {
+		c.Usage = c.XGroq.Usage
+	}
 	if c.Usage != nil {
 		d.b.SetUsage(d.info.WithCost(c.Usage.tokens()))
 	}
