@@ -30,6 +30,8 @@ import (
 //	slow WORDS...          starts an answer, then sends nothing until the client goes away
 //	midstream WORDS...     starts an answer, then an error event (overloaded)
 //	ollamatools NAME ARGS ;; NAME ARGS...   parallel calls as Ollama sends them (fakeollama_test.go)
+//	replay FILE            the bytes of a recorded stream, FILE relative to the
+//	                       module root (the adapters' testdata), as text/event-stream
 type fakeProvider struct {
 	srv *httptest.Server
 	dir string // where requests are written
@@ -57,7 +59,7 @@ func (p *fakeProvider) load(data string) error {
 		}
 		kind, _, _ := strings.Cut(line, " ")
 		switch kind {
-		case "text", "tool", "status", "slow", "midstream", "ollamatools":
+		case "text", "tool", "status", "slow", "midstream", "ollamatools", "replay":
 		default:
 			return fmt.Errorf("reply line %d: unknown kind %q", i+1, kind)
 		}
@@ -153,6 +155,16 @@ func (p *fakeProvider) reply(w http.ResponseWriter, r *http.Request, wire wireFo
 	id := fmt.Sprintf("fake%d", n)
 	if kind == "ollamatools" {
 		ollamaTools(w, r, id, model, rest)
+		return
+	}
+	if kind == "replay" {
+		raw, err := os.ReadFile(filepath.Join("..", filepath.FromSlash(rest)))
+		if err != nil {
+			http.Error(w, "fake provider: "+err.Error(), http.StatusTeapot)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write(raw)
 		return
 	}
 	if kind == "status" {
