@@ -1,11 +1,9 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"runtime"
@@ -75,17 +73,6 @@ func BenchmarkEncodeBody(b *testing.B) {
 	})
 }
 
-// memTransport answers every request with one in-memory event stream, so
-// BenchmarkStreamParse measures gopi's side alone: the SSE reader, the
-// chunk decoder, the Builder and the retry runner.
-type memTransport struct{ stream []byte }
-
-func (m memTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	_ = r.Body.Close()
-	return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"text/event-stream"}},
-		Body: io.NopCloser(bytes.NewReader(m.stream)), Request: r}, nil
-}
-
 // benchStream is a long answer as OpenAI streams it: reasoning, a text and
 // a tool call, in small deltas with every chunk's usual envelope, then the
 // finish chunk, the usage chunk and [DONE].
@@ -119,7 +106,7 @@ func benchStream(deltas int) []byte {
 func BenchmarkStreamParse(b *testing.B) {
 	data := benchStream(20000)
 	info := ai.Info{ID: "gpt-5", Provider: "openai", API: API, Reasoning: true}
-	m := New(Config{Info: info, APIKey: testKey, HTTPClient: &http.Client{Transport: memTransport{data}}})
+	m := New(Config{Info: info, APIKey: testKey, HTTPClient: &http.Client{Transport: providertest.MemTransport{Stream: data}}})
 	req := &ai.Request{Messages: []ai.Message{ai.UserText("hi", 1)}}
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()

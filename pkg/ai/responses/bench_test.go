@@ -1,10 +1,8 @@
 package responses
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -13,17 +11,6 @@ import (
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/provider/providertest"
 )
-
-// memTransport answers every request with one in-memory event stream, so
-// the benchmark measures gopi's side alone: the SSE reader, the event
-// decoder, the Builder and the retry runner.
-type memTransport struct{ stream []byte }
-
-func (m memTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	_ = r.Body.Close()
-	return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"text/event-stream"}},
-		Body: io.NopCloser(bytes.NewReader(m.stream)), Request: r}, nil
-}
 
 // benchStream is a long answer as the API streams it: a reasoning summary,
 // a text and a function call, in small deltas, then response.completed.
@@ -61,7 +48,7 @@ func jsonString(s string) []byte { return ai.AppendJSONString(nil, s) }
 // turns into a message.
 func BenchmarkStreamParse(b *testing.B) {
 	data := benchStream(20000)
-	m := New(Config{Info: codex, APIKey: testKey, HTTPClient: &http.Client{Transport: memTransport{data}}})
+	m := New(Config{Info: codex, APIKey: testKey, HTTPClient: &http.Client{Transport: providertest.MemTransport{Stream: data}}})
 	req := &ai.Request{Messages: []ai.Message{ai.UserText("hi", 1)}}
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -158,4 +160,15 @@ func BenchRequest(info ai.Info, messages int, callIDPrefix string) *ai.Request {
 			Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"integer"}},"required":["path"]}`)}},
 		Thinking: ai.ThinkingMedium,
 	}
+}
+
+// MemTransport answers every request with one in-memory event stream, so
+// an adapter's stream benchmark measures gopi's side alone: the SSE
+// reader, the event decoder, the Builder and the retry runner.
+type MemTransport struct{ Stream []byte }
+
+func (m MemTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	_ = r.Body.Close()
+	return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"text/event-stream"}},
+		Body: io.NopCloser(bytes.NewReader(m.Stream)), Request: r}, nil
 }
