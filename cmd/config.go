@@ -53,6 +53,9 @@ type config struct {
 	hooks extension.HooksConfig
 	// secrets are the "secrets" of every settings file (toolSecrets).
 	secrets []string
+	// customTools are the "customTools" of every settings file, a nearer
+	// file's replacing a farther one's of the same name.
+	customTools []customTool
 }
 
 // gopiHome is $GOPI_HOME, or ~/.gopi.
@@ -174,6 +177,12 @@ func (c *config) merge(path string) error {
 		c.hooks.BeforeTool = append(c.hooks.BeforeTool, h.BeforeTool...)
 		c.hooks.AfterTool = append(c.hooks.AfterTool, h.AfterTool...)
 		delete(obj, "hooks")
+	}
+	if raw, ok := obj["customTools"]; ok {
+		if err := c.mergeCustomTools(path, raw); err != nil {
+			return err
+		}
+		delete(obj, "customTools")
 	}
 	values := toAny(obj)
 	if err := checkTypes(path, values); err != nil {

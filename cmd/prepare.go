@@ -30,6 +30,7 @@ type runSettings struct {
 	maxTok   int
 	timeout  time.Duration
 	tools    []string
+	custom   []tools.Tool // the custom tools among tools ("customTools")
 	noSync   bool
 	spillDir string        // bash's spill files (rundir.go)
 	groups   *tools.Groups // what bash calls left running, killed at the end
@@ -180,6 +181,9 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 	if s.tools, err = toolNames(cfg, o.noTools); err != nil {
 		return nil, err
 	}
+	if s.custom, err = commandTools(cfg, s.tools); err != nil {
+		return nil, err
+	}
 	if s.maxPrompt, err = promptLimit(cfg); err != nil {
 		return nil, err
 	}
@@ -194,11 +198,11 @@ func toolNames(cfg *config, noTools bool) ([]string, error) {
 	}
 	names := cfg.list("tools")
 	for _, name := range names {
-		if !slices.Contains(tools.AllNames, name) {
-			return nil, usageErr("%s: unknown tool %q: choose from %s", cfg.origin("tools"), name, strings.Join(tools.AllNames, ","))
+		if !slices.Contains(tools.AllNames, name) && !slices.Contains(cfg.customToolNames(), name) {
+			return nil, unknownTool(cfg, name)
 		}
 	}
-	return names, nil
+	return offeredTools(cfg, names, noTools), nil
 }
 
 func loadResources(sys *System, s *runSettings, o *runOptions) (*resources.Catalog, error) {
@@ -222,14 +226,20 @@ func buildRuntime(sys *System, s *runSettings, choice modelChoice, cat *resource
 	env := tools.Env{Cwd: s.cwd, Environ: scrubEnv(sys.Environ, secretNames(s.cfg), choice.key), TempDir: s.spillDir,
 		Secrets: toolSecrets(sys, s.cfg, choice.key), Groups: s.groups}
 	p.spill, p.groups, sys.groups = s.spillDir, s.groups, s.groups
-	builtins, err := tools.Builtins(tools.Options{}, s.tools...)
+	var builtin []string
+	for _, n := range s.tools {
+		if slices.Contains(tools.AllNames, n) {
+			builtin = append(builtin, n)
+		}
+	}
+	builtins, err := tools.Builtins(tools.Options{}, builtin...)
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	if len(s.tools) == 0 {
+	if len(builtin) == 0 {
 		builtins = nil
 	}
-	reg, err := tools.NewRegistry(env, builtins...)
+	reg, err := tools.NewRegistry(env, append(builtins, s.custom...)...)
 	if err != nil {
 		return err
 	}

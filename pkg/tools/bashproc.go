@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -34,6 +35,12 @@ type process struct {
 	env    *Env
 	sink   *outputSink
 	update func()
+	// A command tool's extras: what its stdin reads (nil: stdin is
+	// closed), variables added to its environment, and where its stderr
+	// goes (nil: into sink with stdout, in order).
+	stdin    []byte
+	extraEnv []string
+	errSink  *outputSink
 }
 
 // run starts the command and waits for it, the timeout or ctx.
@@ -49,16 +56,40 @@ func (p *process) run(ctx context.Context, command string, timeout time.Duration
 	defer r.Close()
 	cmd := exec.Command(p.shell, "-c", command)
 	cmd.Dir = p.env.Cwd
-	cmd.Env = commandEnv(p.env.Environ)
+	cmd.Env = append(commandEnv(p.env.Environ), p.extraEnv...)
 	cmd.Stdout, cmd.Stderr = w, w // one pipe: output keeps its order
+	if p.stdin != nil {
+		cmd.Stdin = bytes.NewReader(p.stdin)
+		// A command that leaves its stdin unread to a background child
+		// must not hold Wait: the copy is dropped this long after exit.
+		cmd.WaitDelay = drainWait
+	}
+	var er, ew *os.File
+	if p.errSink != nil {
+		defer p.errSink.close()
+		if er, ew, err = os.Pipe(); err != nil {
+			w.Close()
+			return ending{startErr: err}
+		}
+		defer er.Close()
+		cmd.Stderr = ew
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	err = cmd.Start()
 	w.Close()
+	if ew != nil {
+		ew.Close()
+	}
 	if err != nil {
 		return ending{startErr: err}
 	}
 	readDone := make(chan struct{})
-	go p.read(r, readDone)
+	go p.read(r, p.sink, p.update, readDone)
+	if er != nil {
+		errDone := make(chan struct{})
+		go p.read(er, p.errSink, func() {}, errDone)
+		defer awaitOrClose(errDone, er, drainWait)
+	}
 	waitDone := make(chan error, 1)
 	go func() { waitDone <- cmd.Wait() }()
 	timer := time.NewTimer(timeout)
@@ -86,18 +117,18 @@ func (p *process) run(ctx context.Context, command string, timeout time.Duration
 	return end
 }
 
-// read copies the pipe into the sink, the secrets scrubbed, until EOF or
-// the pipe is closed.
-func (p *process) read(r *os.File, done chan<- struct{}) {
+// read copies the pipe into sink, the secrets scrubbed, until EOF or the
+// pipe is closed, calling update after each piece.
+func (p *process) read(r *os.File, sink *outputSink, update func(), done chan<- struct{}) {
 	defer close(done)
-	scrub := p.env.Secrets.Stream(p.sink.write)
+	scrub := p.env.Secrets.Stream(sink.write)
 	defer scrub.Flush()
 	buf := make([]byte, readChunk)
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
 			scrub.Write(buf[:n])
-			p.update()
+			update()
 		}
 		if err != nil {
 			return
