@@ -33,6 +33,8 @@ var settingsKeys = map[string]string{
 	"appendSystemPrompt": "append-system-prompt",
 	"fsync":              "fsync",
 	"maxPromptBytes":     "max-prompt-bytes",
+	"maxBudgetTokens":    "max-budget-tokens",
+	"maxBudgetUsd":       "max-budget-usd",
 }
 
 // config is one invocation's viper instance: flags > environment >
@@ -234,6 +236,8 @@ var settingTypes = map[string]struct {
 	"maxSteps":           {kindStringNum, `give a whole number above 0`},
 	"maxTokens":          {kindStringNum, `give a whole number, 0 for the model's limit`},
 	"maxPromptBytes":     {kindStringNum, `give a whole number of bytes above 0, e.g. 10485760`},
+	"maxBudgetTokens":    {kindStringNum, `give a whole number of tokens above 0, e.g. 200000`},
+	"maxBudgetUsd":       {kindStringNum, `give US dollars above 0, e.g. 0.50`},
 	"tools":              {kindList, `give a list of tool names or a comma-separated string, e.g. ["read","bash"] or "read,bash"`},
 	"providers":          {kindObject, `give an object of named providers, e.g. {"local": {"api": "openai", ...}}`},
 	"retry":              {kindObject, `give an object, e.g. {"maxAttempts": 3}`},

@@ -21,6 +21,7 @@ const (
 	ExitSession     = 5
 	ExitMaxSteps    = 6
 	ExitTimeout     = 7
+	ExitBudget      = 8
 	ExitInterrupted = 130
 )
 
@@ -34,6 +35,7 @@ const exitCodesHelp = `Exit codes:
   5    the session could not be read or written (locked, changed by another program, disk full)
   6    max steps reached
   7    --timeout expired
+  8    a budget was spent (--max-budget-tokens, --max-budget-usd)
   130  interrupted (SIGINT/SIGTERM/SIGHUP, or stdout's reader went away)`
 
 // exitCode maps an error class to the exit code. A provider's own stall
@@ -58,6 +60,8 @@ func exitCode(class ai.Class, err error) int {
 		return ExitInterrupted
 	case ai.ClassMaxSteps:
 		return ExitMaxSteps
+	case ai.ClassBudgetTokens, ai.ClassBudgetUSD:
+		return ExitBudget
 	case ai.ClassSession:
 		return ExitSession
 	}

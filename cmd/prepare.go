@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 
 	"gopi/pkg/ai"
 	"gopi/pkg/extension"
+	"gopi/pkg/loop"
 	"gopi/pkg/mode"
 	"gopi/pkg/resources"
 	"gopi/pkg/runtime"
@@ -37,6 +40,7 @@ type runSettings struct {
 	// maxPrompt bounds the prompt in bytes (--max-prompt-bytes).
 	maxPrompt int
 	compact   runtime.Compaction
+	limits    loop.Limits // --max-budget-tokens, --max-budget-usd
 }
 
 // prepareRun validates everything and builds the Runtime. Nothing is sent
@@ -164,6 +168,9 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 	if s.compact, err = readCompaction(cfg); err != nil {
 		return nil, err
 	}
+	if s.limits, err = readLimits(cfg); err != nil {
+		return nil, err
+	}
 	if t := cfg.str("timeout"); t != "" && t != "0s" && t != "0" {
 		d, err := time.ParseDuration(t)
 		if err != nil || d <= 0 {
@@ -253,9 +260,13 @@ func buildRuntime(sys *System, s *runSettings, choice modelChoice, cat *resource
 		}
 		ext = host
 	}
+	if s.limits.USD > 0 && choice.info.Prices == (ai.Prices{}) {
+		return usageErr("%s: model %s/%s has no prices, so its spending cannot be counted in dollars: declare its prices under \"providers\" in settings, or use --max-budget-tokens",
+			s.cfg.origin("maxBudgetUsd"), choice.info.Provider, choice.info.ID)
+	}
 	rt, err := runtime.New(runtime.Config{
 		ActiveLeaf: leafRef(p.leaf), SystemPrompt: cat.SystemPrompt(), MaxSteps: s.maxSteps, MaxTokens: s.maxTok,
-		Thinking: s.thinking, Model: choice.info, Compaction: s.compact,
+		Thinking: s.thinking, Model: choice.info, Compaction: s.compact, Limits: s.limits,
 	}, runtime.Deps{Model: choice.model, Tools: reg, Session: p.store, Extensions: ext, Secrets: env.Secrets, Now: sys.Now})
 	if err != nil {
 		return usageErr("%v", err)
@@ -342,4 +353,24 @@ func openStore(sys *System, s *runSettings, path string, create bool) (*session.
 		}
 		return session.Open(path, opts)
 	})
+}
+
+// readLimits reads the run's budgets; unset is no limit.
+func readLimits(cfg *config) (loop.Limits, error) {
+	var l loop.Limits
+	if raw := strings.TrimSpace(cfg.str("maxBudgetTokens")); raw != "" {
+		n, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil || n <= 0 {
+			return l, usageErr("%s %q: give a whole number of tokens above 0", cfg.origin("maxBudgetTokens"), raw)
+		}
+		l.Tokens = n
+	}
+	if raw := strings.TrimSpace(cfg.str("maxBudgetUsd")); raw != "" {
+		usd, err := strconv.ParseFloat(strings.TrimPrefix(raw, "$"), 64)
+		if err != nil || !(usd > 0) || math.IsInf(usd, 0) {
+			return l, usageErr("%s %q: give US dollars above 0, such as 0.50", cfg.origin("maxBudgetUsd"), raw)
+		}
+		l.USD = usd
+	}
+	return l, nil
 }

@@ -94,6 +94,8 @@ func addAgentFlags(f *pflag.FlagSet, o *runOptions) {
 	f.BoolVar(&o.noTools, "no-tools", false, "offer no tools")
 	f.Int("max-steps", loop.DefaultMaxSteps, "most model requests in one run")
 	f.Int("max-tokens", 0, "most output tokens per answer (default: the model's)")
+	f.String("max-budget-tokens", "", "most input and output tokens the whole run may spend (exit 8 when spent)")
+	f.String("max-budget-usd", "", "most US dollars the whole run may spend, from the model's prices (exit 8 when spent)")
 	f.String("thinking", "", "thinking level: off, minimal, low, medium, high, xhigh")
 	f.String("fsync", "always", "sync the session file after each entry: always or never")
 	f.StringVar(&o.cwd, "cwd", "", "working directory for tools and sessions (default: the current one)")

@@ -36,6 +36,8 @@ type Options struct {
 	MaxSteps     int
 	MaxTokens    int
 	Thinking     ai.ThinkingLevel
+	// Limits bound what each run may spend (loop.Limits).
+	Limits loop.Limits
 	// Messages is the initial transcript (deep-copied).
 	Messages []ai.Message
 	// OwnMessages hands Messages over instead: the Agent keeps them as
@@ -223,6 +225,7 @@ func (a *Agent) execute(ctx context.Context, run *activeRun, opts Options, histo
 	return loop.Run(ctx, loop.Config{
 		Model: opts.Model, SystemPrompt: opts.SystemPrompt, Tools: opts.Tools,
 		MaxSteps: opts.MaxSteps, MaxTokens: opts.MaxTokens, Thinking: opts.Thinking, Now: opts.Now,
+		Limits:   opts.Limits,
 		Emit:     emit,
 		Steering: func() []ai.Message { return a.takeSteering(run) },
 		FollowUp: func() []ai.Message { return a.takeFollowUp(run) },

@@ -23,6 +23,8 @@ const (
 	ClassTimeout         Class = "timeout"
 	ClassAborted         Class = "aborted"
 	ClassMaxSteps        Class = "max_steps"
+	ClassBudgetTokens    Class = "budget_tokens" // the run's token budget was spent
+	ClassBudgetUSD       Class = "budget_usd"    // the run's dollar budget was spent
 	ClassSession         Class = "session"
 	ClassInternal        Class = "internal"
 )

@@ -9,6 +9,7 @@ package loop
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"gopi/pkg/ai"
@@ -36,8 +37,10 @@ type Config struct {
 	Tools        Executor // nil: no tools
 	MaxSteps     int      // model requests; 0 means DefaultMaxSteps
 	MaxTokens    int
-	Thinking     ai.ThinkingLevel
-	Now          func() time.Time // nil: time.Now
+	// Limits bound what the run may spend (tokens, dollars).
+	Limits   Limits
+	Thinking ai.ThinkingLevel
+	Now      func() time.Time // nil: time.Now
 	// ToolGrace bounds the wait for tools after the run is cancelled;
 	// 0 means DefaultToolGrace.
 	ToolGrace time.Duration
@@ -62,7 +65,42 @@ const (
 	ReasonError    Reason = "error"
 	ReasonAborted  Reason = "aborted"
 	ReasonMaxSteps Reason = "maxSteps"
+	// The run spent its token or dollar budget (Limits) while the model
+	// still wanted to go on.
+	ReasonBudgetTokens Reason = "budgetTokens"
+	ReasonBudgetUSD    Reason = "budgetUsd"
 )
+
+// Limits bound what one run may spend; a zero field bounds nothing. They
+// are checked where the run would ask the model again: after an answer
+// with tool calls, before the calls run (each then gets a result saying it
+// was skipped), and after an answer without, before queued input is taken
+// (the answer stands; the run ends with stop and the queues are left).
+type Limits struct {
+	// Tokens bounds input (cache reads and writes included) plus output
+	// tokens, as the provider reported them.
+	Tokens int64
+	// USD bounds the cost in US dollars, from the model's prices.
+	USD float64
+	// Extra reports what the run spent outside its own model requests
+	// (summaries of a compaction); nil is nothing.
+	Extra func() ai.Usage
+}
+
+// over returns the limit spent passes, with what was spent, or "".
+func (l Limits) over(spent ai.Usage) (Reason, error) {
+	if l.Extra != nil {
+		spent = spent.Add(l.Extra())
+	}
+	tokens := spent.Input + spent.Output + spent.CacheRead + spent.CacheWrite
+	switch {
+	case l.Tokens > 0 && tokens >= l.Tokens:
+		return ReasonBudgetTokens, fmt.Errorf("the run spent %d tokens, its budget is %d (--max-budget-tokens)", tokens, l.Tokens)
+	case l.USD > 0 && spent.Cost.Total >= l.USD:
+		return ReasonBudgetUSD, fmt.Errorf("the run spent $%.4f, its budget is $%.4f (--max-budget-usd)", spent.Cost.Total, l.USD)
+	}
+	return "", nil
+}
 
 // Result is the outcome of a run.
 type Result struct {

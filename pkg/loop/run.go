@@ -89,6 +89,11 @@ func (r *run) run(prompts []ai.Message) {
 				r.finish(more)
 				return
 			}
+			if reason, _ := r.cfg.Limits.over(r.spent()); reason != "" {
+				// The answer stands; queued input stays queued.
+				r.finish(false)
+				return
+			}
 			pending = r.cfg.Steering()
 		}
 		if pending = r.cfg.FollowUp(); len(pending) == 0 {
@@ -135,6 +140,10 @@ func (r *run) turn() (more, done bool) {
 		r.emit(Event{Type: TurnEnd, Message: &msg})
 		return false, false
 	}
+	if reason, err := r.cfg.Limits.over(r.spent()); reason != "" {
+		r.fail(reason, err, msg, calls)
+		return false, true
+	}
 	results := r.runTools(calls)
 	r.emit(Event{Type: TurnEnd, Message: &msg, ToolResults: results})
 	if err := r.ctx.Err(); err != nil {
@@ -173,6 +182,17 @@ func (r *run) abortBeforeRequest(err error) {
 	r.add(msg)
 	r.emit(Event{Type: TurnEnd, Message: &msg})
 	r.res.Reason, r.res.Err = ReasonAborted, err
+}
+
+// spent sums the usage of the run's answers so far.
+func (r *run) spent() ai.Usage {
+	var u ai.Usage
+	for _, m := range r.res.New() {
+		if m.Role == ai.RoleAssistant {
+			u = u.Add(m.Usage)
+		}
+	}
+	return u
 }
 
 func (r *run) end() {

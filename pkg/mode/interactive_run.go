@@ -150,6 +150,8 @@ func (c *Chat) report(rt *runtime.Runtime, res *runtime.Result, err error) {
 		c.scr.line(c.pal.red(errorLine(class, res.Err)))
 	case res.Reason == loop.ReasonMaxSteps:
 		c.scr.line(c.pal.red("stopped: the step limit was reached"))
+	case (res.Reason == loop.ReasonBudgetTokens || res.Reason == loop.ReasonBudgetUSD) && res.Err != nil:
+		c.scr.line(c.pal.red("stopped: " + res.Err.Error()))
 	case res.Reason == loop.ReasonLength:
 		c.scr.line(c.pal.dim("(the answer hit the output token limit)"))
 	}

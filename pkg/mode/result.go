@@ -52,7 +52,8 @@ func Reason(res *runtime.Result, err error) string {
 
 // Classify returns the error class of a finished run, "" for success.
 // A run stopped by the context is aborted (SIGINT) or timeout (the
-// --timeout deadline); a stop at the step limit is max_steps.
+// --timeout deadline); a stop at the step limit is max_steps, at a budget
+// budget_tokens or budget_usd.
 func Classify(res *runtime.Result, err error) ai.Class {
 	if err != nil {
 		var perr *runtime.PoisonError
@@ -66,6 +67,10 @@ func Classify(res *runtime.Result, err error) ai.Class {
 		return ""
 	case loop.ReasonMaxSteps:
 		return ai.ClassMaxSteps
+	case loop.ReasonBudgetTokens:
+		return ai.ClassBudgetTokens
+	case loop.ReasonBudgetUSD:
+		return ai.ClassBudgetUSD
 	case loop.ReasonAborted:
 		if errors.Is(res.Err, context.DeadlineExceeded) {
 			return ai.ClassTimeout

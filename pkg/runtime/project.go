@@ -198,7 +198,7 @@ func (r *Runtime) compactPath(ctx context.Context, focus string) (session.Entry,
 	if len(path) == 0 {
 		return session.Entry{}, session.ErrNothingToCompact
 	}
-	entry, err := session.Compact(ctx, r.deps.Model, path, session.CompactOptions{
+	entry, err := session.Compact(ctx, r.compactions, path, session.CompactOptions{
 		KeepRecentTokens:   r.cfg.Compaction.KeepRecentTokens,
 		ReserveTokens:      r.cfg.Compaction.ReserveTokens,
 		CustomInstructions: focus,

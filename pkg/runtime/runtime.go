@@ -39,8 +39,11 @@ type Config struct {
 	Model ai.Info
 	// Budget bounds every request's context; a zero ContextWindow takes
 	// the model's.
-	Budget       session.Budget
-	Compaction   Compaction
+	Budget     session.Budget
+	Compaction Compaction
+	// Limits bound what each run may spend, the summaries of compactions
+	// during the run included (loop.Limits; Extra is the Runtime's own).
+	Limits       loop.Limits
 	SteeringMode agent.QueueMode
 	FollowUpMode agent.QueueMode
 }
@@ -97,6 +100,9 @@ type Runtime struct {
 	cfg   Config
 	deps  Deps
 	agent *agent.Agent
+	// compactions is deps.Model as compaction uses it, counting what its
+	// summaries spend for the run's budget.
+	compactions *meter
 
 	mu        sync.Mutex // guards the fields below
 	path      []session.Entry
@@ -147,9 +153,12 @@ func New(cfg Config, deps Deps) (*Runtime, error) {
 		// keys are out of it before it becomes an event or an entry.
 		exec = loop.Scrubbing(exec, deps.Secrets)
 	}
+	r.compactions = &meter{inner: deps.Model}
+	limits := cfg.Limits
+	limits.Extra = r.compactions.total
 	r.agent = agent.New(agent.Options{
 		Model: &projector{r: r, inner: deps.Model}, SystemPrompt: r.systemPrompt(), Tools: exec,
-		MaxSteps: cfg.MaxSteps, MaxTokens: cfg.MaxTokens, Thinking: cfg.Thinking, Messages: msgs, OwnMessages: true,
+		MaxSteps: cfg.MaxSteps, MaxTokens: cfg.MaxTokens, Thinking: cfg.Thinking, Limits: limits, Messages: msgs, OwnMessages: true,
 		SteeringMode: cfg.SteeringMode, FollowUpMode: cfg.FollowUpMode, Now: deps.Now, Commit: r.commit,
 	})
 	if obs, ok := deps.Extensions.(Observer); ok {
