@@ -22,6 +22,7 @@ const (
 	ExitMaxSteps    = 6
 	ExitTimeout     = 7
 	ExitBudget      = 8
+	ExitSchema      = 9
 	ExitInterrupted = 130
 )
 
@@ -36,6 +37,7 @@ const exitCodesHelp = `Exit codes:
   6    max steps reached
   7    --timeout expired
   8    a budget was spent (--max-budget-tokens, --max-budget-usd)
+  9    the answer did not satisfy --output-schema after its retries
   130  interrupted (SIGINT/SIGTERM/SIGHUP, or stdout's reader went away)`
 
 // exitCode maps an error class to the exit code. A provider's own stall
@@ -62,6 +64,8 @@ func exitCode(class ai.Class, err error) int {
 		return ExitMaxSteps
 	case ai.ClassBudgetTokens, ai.ClassBudgetUSD:
 		return ExitBudget
+	case ai.ClassSchema:
+		return ExitSchema
 	case ai.ClassSession:
 		return ExitSession
 	}

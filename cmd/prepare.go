@@ -84,6 +84,10 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 		}
 	}
 	p := &prepared{tools: s.tools, ctx: ctx, cancel: func() {}}
+	if p.schema, err = loadOutputSchema(sys, s, o); err != nil {
+		return p, err
+	}
+	p.outputRetries = o.outputRetries
 	if s.timeout > 0 { // the deadline covers reading stdin too; runRun cancels it
 		p.ctx, p.cancel = context.WithTimeout(ctx, s.timeout)
 	}
@@ -265,7 +269,7 @@ func buildRuntime(sys *System, s *runSettings, choice modelChoice, cat *resource
 			s.cfg.origin("maxBudgetUsd"), choice.info.Provider, choice.info.ID)
 	}
 	rt, err := runtime.New(runtime.Config{
-		ActiveLeaf: leafRef(p.leaf), SystemPrompt: cat.SystemPrompt(), MaxSteps: s.maxSteps, MaxTokens: s.maxTok,
+		ActiveLeaf: leafRef(p.leaf), SystemPrompt: withSchema(cat.SystemPrompt(), p.schema), MaxSteps: s.maxSteps, MaxTokens: s.maxTok,
 		Thinking: s.thinking, Model: choice.info, Compaction: s.compact, Limits: s.limits,
 	}, runtime.Deps{Model: choice.model, Tools: reg, Session: p.store, Extensions: ext, Secrets: env.Secrets, Now: sys.Now})
 	if err != nil {
@@ -373,4 +377,37 @@ func readLimits(cfg *config) (loop.Limits, error) {
 		l.USD = usd
 	}
 	return l, nil
+}
+
+// loadOutputSchema reads --output-schema's file (bounded, a regular file)
+// and checks the schema; any fault is a usage error before anything is
+// sent or written.
+func loadOutputSchema(sys *System, s *runSettings, o *runOptions) (*mode.OutputSchema, error) {
+	if o.outputRetries < 0 {
+		return nil, usageErr("--output-retries %d: give a whole number, 0 or more", o.outputRetries)
+	}
+	if o.outputSchema == "" {
+		return nil, nil
+	}
+	path := o.outputSchema
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(s.cwd, path)
+	}
+	doc, err := resources.ReadFile(nil, path, resources.MaxFileSize)
+	if err != nil {
+		return nil, usageErr("--output-schema %s: %v; give a JSON Schema file of at most 1 MiB", o.outputSchema, err)
+	}
+	sch, err := mode.NewOutputSchema(doc)
+	if err != nil {
+		return nil, usageErr("--output-schema %s: %v", o.outputSchema, err)
+	}
+	return sch, nil
+}
+
+// withSchema adds the output schema's instructions to the system prompt.
+func withSchema(prompt string, sch *mode.OutputSchema) string {
+	if sch == nil {
+		return prompt
+	}
+	return prompt + "\n\n" + sch.Instructions()
 }

@@ -34,6 +34,10 @@ type runOptions struct {
 	noContext bool
 	printSP   bool
 	args      []string
+	// outputSchema is --output-schema's file, outputRetries how often an
+	// answer that does not satisfy it goes back to the model.
+	outputSchema  string
+	outputRetries int
 }
 
 func newRunCmd(sys *System) *cobra.Command {
@@ -94,6 +98,8 @@ func addAgentFlags(f *pflag.FlagSet, o *runOptions) {
 	f.BoolVar(&o.noTools, "no-tools", false, "offer no tools")
 	f.Int("max-steps", loop.DefaultMaxSteps, "most model requests in one run")
 	f.Int("max-tokens", 0, "most output tokens per answer (default: the model's)")
+	f.StringVar(&o.outputSchema, "output-schema", "", "a JSON Schema file the final answer must satisfy (exit 9 when it never does)")
+	f.IntVar(&o.outputRetries, "output-retries", mode.DefaultOutputRetries, "how often an answer that does not satisfy --output-schema is sent back")
 	f.String("max-budget-tokens", "", "most input and output tokens the whole run may spend (exit 8 when spent)")
 	f.String("max-budget-usd", "", "most US dollars the whole run may spend, from the model's prices (exit 8 when spent)")
 	f.String("thinking", "", "thinking level: off, minimal, low, medium, high, xhigh")
@@ -146,7 +152,8 @@ func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, m mode
 		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
 	}
 	info := p.sessionInfo()
-	o, werr := mode.Run(ctx, p.rt, p.prompt, out, mode.Options{Mode: m, Session: info, Header: p.header(), Start: start, Now: sys.Now})
+	o, werr := mode.Run(ctx, p.rt, p.prompt, out, mode.Options{Mode: m, Session: info, Header: p.header(), Start: start, Now: sys.Now,
+		Schema: p.schema, OutputRetries: p.outputRetries})
 	if sys.forced.stdoutGone() {
 		// Nobody reads the output any more: like an interrupt, whether the
 		// run was still going (it was aborted) or had just ended.
@@ -209,6 +216,10 @@ type prepared struct {
 	spill string
 	// groups are the process groups bash calls left running.
 	groups *tools.Groups
+	// schema is --output-schema's, nil without it; outputRetries how
+	// often an answer that does not satisfy it goes back to the model.
+	schema        *mode.OutputSchema
+	outputRetries int
 }
 
 // sessionInfo names the session file for the result object; nil when no

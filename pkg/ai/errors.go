@@ -25,6 +25,7 @@ const (
 	ClassMaxSteps        Class = "max_steps"
 	ClassBudgetTokens    Class = "budget_tokens" // the run's token budget was spent
 	ClassBudgetUSD       Class = "budget_usd"    // the run's dollar budget was spent
+	ClassSchema          Class = "schema"        // the answer did not satisfy --output-schema
 	ClassSession         Class = "session"
 	ClassInternal        Class = "internal"
 )

@@ -98,6 +98,12 @@ type Options struct {
 	Header  Header       // events only
 	Start   time.Time    // when the invocation began, for durationMs
 	Now     func() time.Time
+	// Schema, when set, is what the final answer must satisfy: an answer
+	// that does not is sent back to the model with what is wrong, up to
+	// OutputRetries times (in the same session), and still failing, the
+	// invocation fails with class schema.
+	Schema        *OutputSchema
+	OutputRetries int
 }
 
 // Outcome is what a Run produced.
@@ -142,6 +148,10 @@ func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, 
 		}, agent.Only(loop.RetryStart, loop.ContextTrimmed))
 	}
 	res, err := rt.Prompt(ctx, prompt...)
+	var answer structuredAnswer
+	if opts.Schema != nil {
+		res, answer, err = checkAnswer(ctx, rt, res, err, opts)
+	}
 	if unsub != nil {
 		unsub()
 	}
@@ -153,9 +163,14 @@ func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, 
 		opts.Session.LeafID = res.Leaf
 	}
 	obj := NewResultObject(&res, err, opts.Session, opts.Now().Sub(opts.Start).Milliseconds())
+	answer.apply(&obj, &o)
 	switch opts.Mode {
 	case Print:
-		if obj.Text != "" {
+		if opts.Schema != nil {
+			if obj.Structured != nil {
+				w.line(append(obj.Structured, '\n'))
+			}
+		} else if obj.Text != "" {
 			w.text(obj.Text)
 		}
 	default:
@@ -167,7 +182,7 @@ func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, 
 	case res.Reason == loop.ReasonLength:
 		fmt.Fprintln(out.Err, "gopi: warning: the answer was cut short at the output token limit (raise --max-tokens)")
 	}
-	if opts.Mode == Print && obj.Error == nil && obj.Text == "" {
+	if opts.Mode == Print && obj.Error == nil && obj.Text == "" && opts.Schema == nil {
 		// A run may do its work with tools and end without words; a script
 		// that captured nothing is told why (json and events carry "text": "").
 		fmt.Fprintln(out.Err, emptyAnswer)

@@ -2,6 +2,7 @@ package mode
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -21,16 +22,19 @@ type SessionInfo struct {
 // ResultObject is the last line of json and events output, and the one
 // line of json output.
 type ResultObject struct {
-	Type       string       `json:"type"` // "result"
-	Reason     string       `json:"reason"`
-	IsError    bool         `json:"isError"`
-	Text       string       `json:"text"`
-	Steps      int          `json:"steps"`
-	Messages   []ai.Message `json:"messages"`
-	Session    *SessionInfo `json:"session,omitempty"`
-	Usage      ai.Usage     `json:"usage"`
-	DurationMs int64        `json:"durationMs"`
-	Error      *ErrorInfo   `json:"error,omitempty"`
+	Type     string       `json:"type"` // "result"
+	Reason   string       `json:"reason"`
+	IsError  bool         `json:"isError"`
+	Text     string       `json:"text"`
+	Steps    int          `json:"steps"`
+	Messages []ai.Message `json:"messages"`
+	Session  *SessionInfo `json:"session,omitempty"`
+	Usage    ai.Usage     `json:"usage"`
+	// Structured is the final answer as the JSON value --output-schema
+	// asked for, once it satisfied the schema.
+	Structured json.RawMessage `json:"structured,omitempty"`
+	DurationMs int64           `json:"durationMs"`
+	Error      *ErrorInfo      `json:"error,omitempty"`
 }
 
 // ErrorInfo is the error of a failed invocation.
