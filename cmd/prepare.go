@@ -234,9 +234,10 @@ func loadResources(sys *System, s *runSettings, o *runOptions) (*resources.Catal
 
 // buildRuntime assembles tools, hooks and the Runtime.
 func buildRuntime(sys *System, s *runSettings, choice modelChoice, cat *resources.Catalog, p *prepared) error {
-	env := tools.Env{Cwd: s.cwd, Environ: scrubEnv(sys.Environ, secretNames(s.cfg), choice.key), TempDir: s.spillDir,
+	p.changes = &tools.Changes{}
+	env := tools.Env{Cwd: s.cwd, Environ: scrubEnv(sys.Environ, secretNames(s.cfg), choice.key), TempDir: s.spillDir, Changes: p.changes,
 		Secrets: toolSecrets(sys, s.cfg, choice.key), Groups: s.groups}
-	p.spill, p.groups, sys.groups = s.spillDir, s.groups, s.groups
+	p.spill, p.groups, sys.groups, p.cwd = s.spillDir, s.groups, s.groups, s.cwd
 	var builtin []string
 	for _, n := range s.tools {
 		if slices.Contains(tools.AllNames, n) {

@@ -153,7 +153,8 @@ func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, m mode
 	}
 	info := p.sessionInfo()
 	o, werr := mode.Run(ctx, p.rt, p.prompt, out, mode.Options{Mode: m, Session: info, Header: p.header(), Start: start, Now: sys.Now,
-		Schema: p.schema, OutputRetries: p.outputRetries})
+		Schema: p.schema, OutputRetries: p.outputRetries,
+		Files: func() ([]tools.FileChange, bool) { return p.changes.List(p.cwd), p.changes.Inexact() }})
 	if sys.forced.stdoutGone() {
 		// Nobody reads the output any more: like an interrupt, whether the
 		// run was still going (it was aborted) or had just ended.
@@ -220,6 +221,9 @@ type prepared struct {
 	// often an answer that does not satisfy it goes back to the model.
 	schema        *mode.OutputSchema
 	outputRetries int
+	// changes records the files the run's tools changed.
+	changes *tools.Changes
+	cwd     string
 }
 
 // sessionInfo names the session file for the result object; nil when no

@@ -20,6 +20,7 @@ import (
 	"gopi/pkg/loop"
 	"gopi/pkg/runtime"
 	"gopi/pkg/session"
+	"gopi/pkg/tools"
 )
 
 // Mode is an output encoding.
@@ -104,6 +105,10 @@ type Options struct {
 	// invocation fails with class schema.
 	Schema        *OutputSchema
 	OutputRetries int
+	// Files, when set, lists the files the run's tools changed and says
+	// whether that list may miss some (the result's files and
+	// filesInexact).
+	Files func() (files []tools.FileChange, inexact bool)
 }
 
 // Outcome is what a Run produced.
@@ -164,6 +169,11 @@ func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, 
 	}
 	obj := NewResultObject(&res, err, opts.Session, opts.Now().Sub(opts.Start).Milliseconds())
 	answer.apply(&obj, &o)
+	if opts.Files != nil {
+		if files, inexact := opts.Files(); files != nil {
+			obj.Files, obj.FilesInexact = files, inexact
+		}
+	}
 	switch opts.Mode {
 	case Print:
 		if opts.Schema != nil {

@@ -10,6 +10,7 @@ import (
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
 	"gopi/pkg/runtime"
+	"gopi/pkg/tools"
 )
 
 // SessionInfo names the session a run wrote to.
@@ -33,8 +34,12 @@ type ResultObject struct {
 	// Structured is the final answer as the JSON value --output-schema
 	// asked for, once it satisfied the schema.
 	Structured json.RawMessage `json:"structured,omitempty"`
-	DurationMs int64           `json:"durationMs"`
-	Error      *ErrorInfo      `json:"error,omitempty"`
+	// Files are the files the run's tools changed; FilesInexact says the
+	// list may miss some: a tree without git too big to compare whole.
+	Files        []tools.FileChange `json:"files"`
+	FilesInexact bool               `json:"filesInexact,omitempty"`
+	DurationMs   int64              `json:"durationMs"`
+	Error        *ErrorInfo         `json:"error,omitempty"`
 }
 
 // ErrorInfo is the error of a failed invocation.
@@ -144,7 +149,7 @@ func FinalText(res *runtime.Result, err error) string {
 func NewResultObject(res *runtime.Result, err error, info *SessionInfo, durationMs int64) ResultObject {
 	class := Classify(res, err)
 	obj := ResultObject{Type: "result", Reason: Reason(res, err), IsError: class != "", Text: FinalText(res, err),
-		Steps: res.Steps, Session: info, Usage: res.Usage, DurationMs: durationMs, Messages: []ai.Message{}}
+		Steps: res.Steps, Session: info, Usage: res.Usage, DurationMs: durationMs, Messages: []ai.Message{}, Files: []tools.FileChange{}}
 	if res.Messages != nil {
 		obj.Messages = res.New()
 	}
@@ -157,6 +162,6 @@ func NewResultObject(res *runtime.Result, err error, info *SessionInfo, duration
 // FailureObject is the result object of an invocation that failed before
 // the run: reason error, no messages, the session only if one was opened.
 func FailureObject(class ai.Class, err error, info *SessionInfo, durationMs int64) ResultObject {
-	return ResultObject{Type: "result", Reason: "error", IsError: true, Messages: []ai.Message{},
+	return ResultObject{Type: "result", Reason: "error", IsError: true, Messages: []ai.Message{}, Files: []tools.FileChange{},
 		Session: info, DurationMs: durationMs, Error: &ErrorInfo{Class: class, Message: err.Error()}}
 }

@@ -120,7 +120,9 @@ func (t *BashTool) Run(ctx context.Context, call Call) (Result, error) {
 	}
 	sink := newOutputSink(call.Env.tempDir(), t.maxSpill)
 	p := &process{shell: t.shell, env: call.Env, sink: sink, update: t.throttled(call.Update, sink)}
+	before := call.Env.Changes.snapshot(ctx, call.Env)
 	end := p.run(ctx, a.Command, timeout)
+	call.Env.Changes.compare(ctx, call.Env, before)
 	return t.result(sink, end, label), nil
 }
 

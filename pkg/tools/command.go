@@ -107,7 +107,9 @@ func (t *CommandTool) Run(ctx context.Context, call Call) (Result, error) {
 	out := newOutputSink(call.Env.tempDir(), t.maxSpill)
 	errOut := newOutputSink(call.Env.tempDir(), t.maxSpill)
 	p := &process{shell: t.shell, env: call.Env, sink: out, update: func() {}, stdin: append([]byte(nil), args...), extraEnv: env, errSink: errOut}
+	before := call.Env.Changes.snapshot(ctx, call.Env)
 	end := p.run(ctx, t.spec.Command, t.spec.Timeout)
+	call.Env.Changes.compare(ctx, call.Env, before)
 	return t.result(out, errOut, end), nil
 }
 

@@ -136,6 +136,7 @@ func (t *EditTool) Run(ctx context.Context, call Call) (Result, error) {
 	if res.IsError {
 		return res, nil
 	}
+	call.Env.Changes.record(target, Modified)
 	diff, first := unifiedDiff(a.Path, toLF(text), toLF(out))
 	res.Details = EditDetails{Diff: diff, FirstChangedLine: first}
 	return res, nil

@@ -55,6 +55,8 @@ type Env struct {
 	// background, for the caller to Kill when it is done; nil keeps none
 	// (they are left running).
 	Groups *Groups
+	// Changes records the files the tools changed; nil records nothing.
+	Changes *Changes
 }
 
 // Result is what a tool returns.

@@ -65,7 +65,15 @@ func (t *WriteTool) Run(ctx context.Context, call Call) (Result, error) {
 		return res, nil
 	}
 	err = t.ops.replace(target, []byte(a.Content), old)
-	return replaceResult(fmt.Sprintf("Successfully wrote %d bytes to %s", len(a.Content), a.Path), a.Path, err), nil
+	res = replaceResult(fmt.Sprintf("Successfully wrote %d bytes to %s", len(a.Content), a.Path), a.Path, err)
+	switch {
+	case res.IsError:
+	case old == nil:
+		call.Env.Changes.record(target, Created)
+	default:
+		call.Env.Changes.record(target, Modified)
+	}
+	return res, nil
 }
 
 // writableTarget stats the file a write replaces: nil for a new one (its

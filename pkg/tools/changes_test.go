@@ -1,0 +1,117 @@
+package tools
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+)
+
+func changesOf(t *testing.T, env *Env, steps ...func()) []FileChange {
+	t.Helper()
+	for _, s := range steps {
+		s()
+	}
+	return env.Changes.List(env.Cwd)
+}
+
+func wantChanges(t *testing.T, got []FileChange, want ...FileChange) {
+	t.Helper()
+	if want == nil {
+		want = []FileChange{}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("changes %v, want %v", got, want)
+	}
+}
+
+// write and edit report what they did; a file created and then edited
+// is created, one written and removed again is nothing.
+func TestChangesFromWriteAndEdit(t *testing.T) {
+	env := testEnv(t)
+	env.Changes = &Changes{}
+	if err := os.WriteFile(filepath.Join(env.Cwd, "old.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := changesOf(t, env, func() {
+		runTool(t, env, NewWrite(), map[string]any{"path": "new.txt", "content": "x\n"})
+		runTool(t, env, NewEdit(), map[string]any{"path": "new.txt", "oldText": "x", "newText": "y"})
+		runTool(t, env, NewWrite(), map[string]any{"path": "old.txt", "content": "b\n"})
+		runTool(t, env, NewEdit(), map[string]any{"path": "old.txt", "oldText": "nothing", "newText": "y"}) // fails: no change
+		runTool(t, env, NewWrite(), map[string]any{"path": "sub/dir/deep.txt", "content": "d"})
+	})
+	wantChanges(t, got, FileChange{"new.txt", Created}, FileChange{"old.txt", Modified}, FileChange{"sub/dir/deep.txt", Created})
+}
+
+// Without git, bash's changes are seen by comparing sizes and times.
+func TestChangesFromBashWithoutGit(t *testing.T) {
+	env := testEnv(t)
+	env.Changes = &Changes{}
+	for _, f := range []string{"keep.txt", "edit.txt", "gone.txt"} {
+		if err := os.WriteFile(filepath.Join(env.Cwd, f), []byte("1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := changesOf(t, env, func() {
+		res := runTool(t, env, NewBash(Options{}), map[string]any{"command": "echo more >> edit.txt; rm gone.txt; mkdir d; echo n > d/made.txt; touch tmp; rm tmp"})
+		if res.IsError {
+			t.Fatal(text(res))
+		}
+	})
+	wantChanges(t, got, FileChange{"d/made.txt", Created}, FileChange{"edit.txt", Modified}, FileChange{"gone.txt", Deleted})
+	if env.Changes.Inexact() {
+		t.Error("a small tree was not compared whole")
+	}
+}
+
+// In a git repository git's view is used: tracked files modified or
+// deleted, untracked ones created, a file dirty before and changed again,
+// a change reverted, and nothing for files the command only read.
+func TestChangesFromBashInGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is needed for this test: install it")
+	}
+	env := testEnv(t)
+	env.Environ = append(env.Environ, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	setup := "git init -q . && printf '1\\n' > a.txt && printf '1\\n' > b.txt && printf '1\\n' > c.txt && printf '1\\n' > dirty.txt && printf '1\\n' > back.txt" +
+		" && git add . && git commit -qm init && printf '2\\n' >> dirty.txt && printf '2\\n' > back.txt && printf 'u\\n' > untracked.txt"
+	if res := runTool(t, env, NewBash(Options{}), map[string]any{"command": setup}); res.IsError {
+		t.Fatal(text(res))
+	}
+	env.Changes = &Changes{}
+	got := changesOf(t, env, func() {
+		cmd := "printf '2\\n' >> a.txt; rm b.txt; cat c.txt > /dev/null; printf '3\\n' >> dirty.txt; git checkout -q back.txt; printf 'n\\n' > new.txt; rm untracked.txt"
+		if res := runTool(t, env, NewBash(Options{}), map[string]any{"command": cmd}); res.IsError {
+			t.Fatal(text(res))
+		}
+	})
+	wantChanges(t, got, FileChange{"a.txt", Modified}, FileChange{"b.txt", Deleted}, FileChange{"back.txt", Modified},
+		FileChange{"dirty.txt", Modified}, FileChange{"new.txt", Created}, FileChange{"untracked.txt", Deleted})
+}
+
+// A tree too big to compare in full is reported as inexact, not as
+// unchanged.
+func TestChangesInexactOnHugeTree(t *testing.T) {
+	defer func(n int) { maxWalk = n }(maxWalk)
+	maxWalk = 50
+	env := testEnv(t)
+	env.Changes = &Changes{}
+	dir := filepath.Join(env.Cwd, "many")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range maxWalk + 1 {
+		f, err := os.Create(filepath.Join(dir, "f"+strconv.Itoa(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	runTool(t, env, NewBash(Options{}), map[string]any{"command": "true"})
+	if !env.Changes.Inexact() {
+		t.Error("a tree over the bound was taken as compared whole")
+	}
+}
