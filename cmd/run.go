@@ -49,7 +49,23 @@ func newRunCmd(sys *System) *cobra.Command {
 
 The prompt is the words of PROMPT joined by spaces. When stdin is not a terminal
 it is read to its end: alone it is the prompt; with PROMPT it is appended after a
-blank line (git diff | gopi run "review this").`,
+blank line (git diff | gopi run "review this").
+
+With --json the output is one line, the result object (also the last line of
+--mode events):
+  type          "result"
+  reason        stop, length, maxSteps, budgetTokens, budgetUsd, schema, aborted, error
+  isError       false only for an answer (stop, length) that satisfied --output-schema if given
+  text          the final answer's text
+  structured    the answer as JSON, with --output-schema, once valid
+  steps         model requests made
+  messages      the messages the run added
+  files         [{path, change}] the run's tools created, modified or deleted
+  filesInexact  true when files may miss changes (a large tree without git)
+  session       {id, file, leafId}; --leaf leafId continues from the answer
+  usage         tokens and cost of the run's answers
+  durationMs    wall time
+  error         {class, message} on failure; the class decides the exit code`,
 		Example: `  gopi run --provider faux "look around"
   gopi run --json "fix the failing test" | jq -r .session.leafId
   gopi run --session SESSION --leaf LEAF "and now the docs"`,
