@@ -96,6 +96,9 @@ func exportDest(sys *System, opts exportOptions) (string, error) {
 	if !filepath.IsAbs(dest) {
 		dest = filepath.Join(wd, dest)
 	}
+	if st, err := os.Stat(filepath.Dir(dest)); err != nil || !st.IsDir() {
+		return "", usageErr("-o %s: folder %s does not exist", dest, filepath.Dir(dest))
+	}
 	st, err := os.Stat(dest)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -105,9 +108,6 @@ func exportDest(sys *System, opts exportOptions) (string, error) {
 		return "", usageErr("-o %s is a folder: give a file name", dest)
 	case !st.Mode().IsRegular():
 		return "", usageErr("-o %s is not a regular file (use -o - for stdout)", dest)
-	}
-	if st, err := os.Stat(filepath.Dir(dest)); err != nil || !st.IsDir() {
-		return "", usageErr("-o %s: folder %s does not exist", dest, filepath.Dir(dest))
 	}
 	return dest, nil
 }
