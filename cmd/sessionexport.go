@@ -1,9 +1,9 @@
 package cmd
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -57,22 +57,24 @@ func runSessionExport(sys *System, opts exportOptions) error {
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	warns, err := export.Render(&buf, f, export.Options{Leaf: opts.Leaf})
-	if err != nil {
+	render := func(w io.Writer) error {
+		warns, err := export.Render(w, f, export.Options{Leaf: opts.Leaf})
 		if errors.Is(err, session.ErrUnknownLeaf) || errors.Is(err, session.ErrAmbiguous) || errors.Is(err, session.ErrCycle) {
 			return usageErr("--leaf: %v", err)
 		}
+		for _, w := range warns {
+			fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
+		}
 		return err
-	}
-	for _, w := range warns {
-		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
 	}
 	if dest == "" {
-		_, err := sys.Stdout.Write(buf.Bytes())
-		return err
+		return render(sys.Stdout)
 	}
-	if err := replaceFile(dest, buf.Bytes()); err != nil {
+	if err := replaceFile(dest, render); err != nil {
+		var ce *classedError
+		if errors.As(err, &ce) {
+			return err
+		}
 		return usageErr("-o %s: %v (choose a file in a folder you can write to)", dest, err)
 	}
 	_, err = fmt.Fprintln(sys.Stdout, dest)
@@ -112,11 +114,12 @@ func exportDest(sys *System, opts exportOptions) (string, error) {
 	return dest, nil
 }
 
-// replaceFile writes data to path through a temporary file in the same
-// folder, synced and renamed, so path is either the old file or the whole
-// new one. A new file is private (0600) like the session it comes from; a
-// replaced one keeps its mode.
-func replaceFile(path string, data []byte) (err error) {
+// replaceFile writes path through a temporary file in the same folder,
+// synced and renamed, so path is either the old file or the whole new
+// one; when write fails the temporary file is removed. A new file is
+// private (0600) like the session it comes from; a replaced one keeps its
+// mode.
+func replaceFile(path string, write func(io.Writer) error) (err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".gopi-export-*.tmp")
 	if err != nil {
 		return err
@@ -132,7 +135,7 @@ func replaceFile(path string, data []byte) (err error) {
 			return err
 		}
 	}
-	if _, err = tmp.Write(data); err != nil {
+	if err = write(tmp); err != nil {
 		return err
 	}
 	if err = tmp.Sync(); err != nil {

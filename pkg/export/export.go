@@ -8,7 +8,7 @@
 package export
 
 import (
-	"bytes"
+	"bufio"
 	"html/template"
 	"io"
 
@@ -24,19 +24,19 @@ type Options struct {
 
 // Render writes f as an HTML page to w. An unknown or ambiguous leaf is
 // the session package's error (ErrUnknownLeaf, ErrAmbiguous, ErrCycle),
-// returned before anything is written. Warnings are about the path (a
-// lost parent, an id used twice); the page is written all the same.
+// returned before anything is written; after a write error w holds part
+// of a page. Warnings are about the path (a lost parent, an id used
+// twice); the page is written all the same.
 func Render(w io.Writer, f *session.File, opts Options) ([]session.Warning, error) {
 	p, warns, err := build(f, opts)
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	if err := pageTemplate.Execute(&buf, p); err != nil {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := pageTemplate.Execute(bw, p); err != nil {
 		return nil, err
 	}
-	_, err = w.Write(buf.Bytes())
-	return warns, err
+	return warns, bw.Flush()
 }
 
 // page is what the template shows.

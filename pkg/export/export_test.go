@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"go.uber.org/goleak"
 
@@ -290,5 +291,33 @@ func TestEmptySessionAndLoopedEntries(t *testing.T) {
 	page := render(t, looped, "aaaaaaaa")
 	if !strings.Contains(page, "Entries no root leads to") || !strings.Contains(page, "in a loop one") || !strings.Contains(page, "in a loop two") {
 		t.Errorf("entries in a parent loop are missing from the page")
+	}
+}
+
+// A long text is previewed from its start, cut at a character boundary:
+// the tree line of a message of two-byte characters and of a tool call
+// with a large argument stays valid UTF-8 and ends with an ellipsis.
+func TestPreviewsOfLongTextStayValidText(t *testing.T) {
+	fdcheck.Check(t)
+	long := strings.Repeat("é", 5000)
+	args := must(json.Marshal(map[string]string{"content": strings.Repeat("ü", 5000)}))
+	f := &session.File{Header: session.Header{ID: "p"}, Entries: []session.Entry{
+		session.MessageEntry("", ai.UserText(long, 0)),
+		session.MessageEntry("aaaaaaaa", ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{
+			{Type: ai.TypeToolCall, ID: "c1", Name: "write", Arguments: args}}}),
+	}}
+	f.Entries[0].ID, f.Entries[1].ID = "aaaaaaaa", "bbbbbbbb"
+	page := render(t, f, "")
+	if !utf8.ValidString(page) {
+		t.Fatalf("the page is not valid UTF-8")
+	}
+	if !strings.Contains(page, "</span> "+strings.Repeat("é", 79)+"…</a>") {
+		t.Errorf("the tree does not preview the long message as its first 79 characters and …")
+	}
+	if !strings.Contains(page, `</span> write {&#34;content&#34;:&#34;üü`) {
+		t.Errorf("the tree does not preview the tool call by its name and arguments")
+	}
+	if strings.Count(page, "é") < 5000 {
+		t.Errorf("the message itself is not shown whole")
 	}
 }

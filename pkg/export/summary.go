@@ -3,6 +3,7 @@ package export
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"gopi/pkg/ai"
 	"gopi/pkg/session"
@@ -143,14 +144,8 @@ func preview(e session.Entry) string {
 	var text string
 	switch e.Type {
 	case session.TypeMessage:
-		if e.Message == nil {
-			break
-		}
-		text = e.Message.Text()
-		if text == "" {
-			for _, c := range e.Message.ToolCalls() {
-				text += c.Name + " " + string(c.Arguments) + " "
-			}
+		if e.Message != nil {
+			text = messagePreview(e.Message.Content)
 		}
 	case session.TypeModelChange:
 		text = e.Provider + "/" + e.ModelID
@@ -159,8 +154,7 @@ func preview(e session.Entry) string {
 	case session.TypeCompaction, session.TypeBranchSummary:
 		text = e.Summary
 	case session.TypeCustomMessage:
-		m := ai.Message{Content: e.Content}
-		text = m.Text()
+		text = messagePreview(e.Content)
 	case session.TypeLabel:
 		if e.Label != nil {
 			text = *e.Label
@@ -170,14 +164,57 @@ func preview(e session.Entry) string {
 			text = *e.Name
 		}
 	}
-	return oneLine(text, 80)
+	return oneLine(text, previewLen)
 }
 
-// oneLine flattens text to one line of at most n characters.
+const previewLen = 80
+
+// messagePreview is the start of a message's text, or else its tool
+// calls, never more than oneLine looks at.
+func messagePreview(cs []ai.Content) string {
+	var sb strings.Builder
+	for _, c := range cs {
+		if c.Type == ai.TypeText {
+			sb.WriteString(prefix(c.Text, 8*previewLen))
+		}
+	}
+	if sb.Len() > 0 {
+		return sb.String()
+	}
+	for _, c := range cs {
+		if c.Type == ai.TypeToolCall && sb.Len() < 8*previewLen {
+			sb.WriteString(c.Name + " ")
+			sb.Write(prefix(c.Arguments, 8*previewLen))
+			sb.WriteString(" ")
+		}
+	}
+	return sb.String()
+}
+
+// oneLine flattens text to one line of at most n characters. Only the
+// start of a long text is looked at: a tool result can be megabytes.
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
+	s = strings.Join(strings.Fields(prefix(s, 8*n)), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	k := 0
+	for i := range s {
+		if k == n-1 {
+			return s[:i] + "…"
+		}
+		k++
 	}
 	return s
+}
+
+// prefix is s cut to at most n bytes at a character boundary.
+func prefix[T ~string | ~[]byte](s T, n int) T {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
