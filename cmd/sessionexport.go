@@ -49,11 +49,11 @@ Exit codes:
 }
 
 func runSessionExport(sys *System, opts exportOptions) error {
-	dest, err := exportDest(sys, opts)
+	f, err := readSession(sys, opts.Session, opts.Cwd)
 	if err != nil {
 		return err
 	}
-	f, err := readSession(sys, opts.Session, opts.Cwd)
+	dest, err := exportDest(sys, opts.Output, f.Path)
 	if err != nil {
 		return err
 	}
@@ -81,19 +81,19 @@ func runSessionExport(sys *System, opts exportOptions) error {
 	return err
 }
 
-// exportDest is the file to write, "" for stdout. It is checked before the
-// session is read so a wrong -o costs nothing.
-func exportDest(sys *System, opts exportOptions) (string, error) {
-	if opts.Output == "-" {
+// exportDest is the file to write, "" for stdout: -o, or else pi's name
+// for an export of the session file, in the working directory.
+func exportDest(sys *System, output, sessionPath string) (string, error) {
+	if output == "-" {
 		return "", nil
 	}
 	wd, err := sys.Getwd()
 	if err != nil {
 		return "", fmt.Errorf("working directory: %w", err)
 	}
-	dest := opts.Output
+	dest := output
 	if dest == "" {
-		dest = "gopi-session-" + strings.TrimSuffix(filepath.Base(opts.Session), ".jsonl") + ".html"
+		dest = "gopi-session-" + strings.TrimSuffix(filepath.Base(sessionPath), ".jsonl") + ".html"
 	}
 	if !filepath.IsAbs(dest) {
 		dest = filepath.Join(wd, dest)
