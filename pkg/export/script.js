@@ -28,9 +28,9 @@
     for (var p = el && el.parentElement; p; p = p.parentElement) {
       if (p.tagName === "DETAILS") p.open = true;
     }
-    if (el) el.scrollIntoView({ block: "start" });
+    if (el) el.scrollIntoView();
   }
   window.addEventListener("hashchange", reveal);
-  reveal();
+  if (location.hash) reveal();
   document.documentElement.dataset.script = "ran";
 })();
