@@ -115,6 +115,9 @@ func TestBrowserShowsTheSession(t *testing.T) {
 			t.Errorf("the reader does not see %q", want)
 		}
 	}
+	if !strings.Contains(dom, `<pre class="code" data-lang="go"><code>package main</code></pre>`) {
+		t.Errorf("the answer's code block is not shown as code")
+	}
 	if strings.Contains(dom, "<title>pwned") {
 		t.Errorf("a script from the session ran")
 	}

@@ -141,3 +141,22 @@ func TestFoldedBranchesFollowTheirNewestEntry(t *testing.T) {
 		}
 	}
 }
+
+// Code fences in a message show as code with their language; the text
+// around them, and markup inside them, stay text.
+func TestCodeFencesShowAsCode(t *testing.T) {
+	fdcheck.Check(t)
+	text := "Run this:\n```go\nfunc main() { fmt.Println(\"<b>hi</b>\") }\n```\nthen\n   ```\nunclosed <i>code</i>"
+	es := chain(session.MessageEntry("", ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{ai.TextContent(text)}}))
+	a := article(t, render(t, &session.File{Header: session.Header{ID: "c"}, Entries: es}, ""), "aaa")
+	for _, want := range []string{
+		`<div class="text">Run this:</div>`,
+		`<pre class="code" data-lang="go"><code>func main() { fmt.Println(&#34;&lt;b&gt;hi&lt;/b&gt;&#34;) }</code></pre>`,
+		`<div class="text">then</div>`,
+		`<pre class="code"><code>unclosed &lt;i&gt;code&lt;/i&gt;</code></pre>`,
+	} {
+		if !strings.Contains(a, want) {
+			t.Errorf("message lacks %s:\n%s", want, a)
+		}
+	}
+}

@@ -29,7 +29,7 @@ type entryView struct {
 
 // block is one piece of an entry's body.
 type block struct {
-	Kind    string // text, thinking, call, image, pre, raw
+	Kind    string // text, code, thinking, call, image, pre, raw
 	Title   string
 	Text    string
 	Args    []arg
@@ -133,9 +133,7 @@ func contentBlocks(cs []ai.Content) []block {
 	for _, c := range cs {
 		switch c.Type {
 		case ai.TypeText:
-			if strings.TrimSpace(c.Text) != "" {
-				out = append(out, block{Kind: "text", Text: c.Text})
-			}
+			out = append(out, textBlocks(c.Text)...)
 		case ai.TypeThinking:
 			t := c.Thinking
 			if c.Redacted {
@@ -153,6 +151,36 @@ func contentBlocks(cs []ai.Content) []block {
 			out = append(out, block{Kind: "raw", Title: c.Type, Text: string(b)})
 		}
 	}
+	return out
+}
+
+// textBlocks splits text at Markdown code fences (```): code is shown as
+// code, with its language, and the rest as the text it is. Nothing else
+// of Markdown is interpreted.
+func textBlocks(text string) []block {
+	var out []block
+	var cur strings.Builder
+	inCode, lang := false, ""
+	flush := func() {
+		t := cur.String()
+		cur.Reset()
+		switch {
+		case inCode:
+			out = append(out, block{Kind: "code", Title: lang, Text: strings.TrimSuffix(t, "\n")})
+		case strings.TrimSpace(t) != "":
+			out = append(out, block{Kind: "text", Text: strings.Trim(t, "\n")})
+		}
+	}
+	for line := range strings.SplitAfterSeq(text, "\n") {
+		fence := strings.TrimLeft(line, " ")
+		if len(line)-len(fence) <= 3 && strings.HasPrefix(fence, "```") {
+			flush()
+			inCode, lang = !inCode, strings.TrimSpace(strings.TrimLeft(fence, "`"))
+			continue
+		}
+		cur.WriteString(line)
+	}
+	flush()
 	return out
 }
 
