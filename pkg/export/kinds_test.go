@@ -160,3 +160,14 @@ func TestCodeFencesShowAsCode(t *testing.T) {
 		}
 	}
 }
+
+// A tool's output is shown as it is: a fence in a file it read stays.
+func TestToolOutputKeepsItsFences(t *testing.T) {
+	fdcheck.Check(t)
+	out := "# Title\n```sh\nmake\n```\n"
+	es := chain(session.MessageEntry("", ai.Message{Role: ai.RoleToolResult, ToolName: "read", Content: []ai.Content{ai.TextContent(out)}}))
+	a := article(t, render(t, &session.File{Header: session.Header{ID: "v"}, Entries: es}, ""), "aaa")
+	if !strings.Contains(a, "<pre class=\"output\"># Title\n```sh\nmake\n```\n</pre>") {
+		t.Errorf("the tool output is not shown verbatim:\n%s", a)
+	}
+}

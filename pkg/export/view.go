@@ -71,7 +71,7 @@ func (b *builder) view(i int) *entryView {
 		v.Class, v.Title, v.Blocks = "summary", "branch summary", []block{{Kind: "text", Text: e.Summary}}
 	case session.TypeCustomMessage:
 		v.Class, v.Title = "custom", "["+e.CustomType+"]"
-		v.Blocks = contentBlocks(e.Content)
+		v.Blocks = contentBlocks(e.Content, false)
 	case session.TypeLabel:
 		v.Title = "label"
 		if e.Label != nil && *e.Label != "" {
@@ -111,13 +111,8 @@ func messageView(v *entryView, m *ai.Message) {
 		v.Class, v.Title = "tool", "bash (user)"
 		v.Blocks = append(v.Blocks, block{Kind: "pre", Text: "$ " + extraString(m.Extra, "command") + "\n" + extraString(m.Extra, "output")})
 	}
-	v.Blocks = append(v.Blocks, contentBlocks(m.Content)...)
+	v.Blocks = append(v.Blocks, contentBlocks(m.Content, m.Role == ai.RoleToolResult)...)
 	if m.Role == ai.RoleToolResult {
-		for i := range v.Blocks {
-			if v.Blocks[i].Kind == "text" {
-				v.Blocks[i].Kind = "pre"
-			}
-		}
 		if d := extraString(map[string]json.RawMessage(detailsMap(m.Details)), "diff"); d != "" {
 			v.Blocks = append(v.Blocks, block{Kind: "pre", Title: "diff", Text: d})
 		}
@@ -128,12 +123,18 @@ func messageView(v *entryView, m *ai.Message) {
 	}
 }
 
-func contentBlocks(cs []ai.Content) []block {
+// contentBlocks shows content blocks; verbatim text (a tool's output) is
+// shown exactly as it is, fences included.
+func contentBlocks(cs []ai.Content, verbatim bool) []block {
 	var out []block
 	for _, c := range cs {
 		switch c.Type {
 		case ai.TypeText:
-			out = append(out, textBlocks(c.Text)...)
+			if verbatim {
+				out = append(out, block{Kind: "pre", Text: c.Text})
+			} else {
+				out = append(out, textBlocks(c.Text)...)
+			}
 		case ai.TypeThinking:
 			t := c.Thinking
 			if c.Redacted {
@@ -158,6 +159,12 @@ func contentBlocks(cs []ai.Content) []block {
 // code, with its language, and the rest as the text it is. Nothing else
 // of Markdown is interpreted.
 func textBlocks(text string) []block {
+	if !strings.Contains(text, "```") {
+		if strings.TrimSpace(text) == "" {
+			return nil
+		}
+		return []block{{Kind: "text", Text: strings.Trim(text, "\n")}}
+	}
 	var out []block
 	var cur strings.Builder
 	inCode, lang := false, ""
