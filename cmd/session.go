@@ -21,7 +21,7 @@ func newSessionCmd(sys *System) *cobra.Command {
 		Use:   "session",
 		Short: "Inspect sessions and their leaves",
 	}
-	c.AddCommand(newSessionListCmd(sys), newSessionTreeCmd(sys), newSessionShowCmd(sys))
+	c.AddCommand(newSessionListCmd(sys), newSessionTreeCmd(sys), newSessionShowCmd(sys), newSessionExportCmd(sys))
 	refuseUnknownSubcommand(c)
 	return c
 }

@@ -1,0 +1,148 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"gopi/pkg/export"
+	"gopi/pkg/session"
+)
+
+type exportOptions struct {
+	Session, Leaf, Output, Cwd string
+}
+
+func newSessionExportCmd(sys *System) *cobra.Command {
+	var opts exportOptions
+	c := &cobra.Command{
+		Use:   "export SESSION",
+		Short: "Write a session's whole tree as one self-contained HTML page",
+		Long: `Write every entry of every branch of a session (a file, or a prefix of its id) as one
+HTML page that opens offline and loads nothing from elsewhere: messages, thinking, tool
+calls with their arguments and results, images. The path to --leaf (the newest entry
+when not given) is the main column; the other branches are folded where they leave it.
+
+Without -o the page is written to gopi-session-<session file name>.html in the current
+folder, as pi --export names it; -o - writes it to stdout. The file is replaced at once
+(a temporary file renamed), and the path written is printed.
+
+Exit codes:
+  0    written
+  2    the session, --leaf or -o is wrong; nothing was written`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Session = args[0]
+			return runSessionExport(sys, opts)
+		},
+	}
+	c.Flags().StringVar(&opts.Leaf, "leaf", "", "entry id (or unique prefix) whose path is the main column")
+	c.Flags().StringVarP(&opts.Output, "output", "o", "", "file to write (- for stdout)")
+	c.Flags().StringVar(&opts.Cwd, "cwd", "", "working directory whose sessions an id refers to (default: the current one)")
+	return c
+}
+
+func runSessionExport(sys *System, opts exportOptions) error {
+	f, err := readSession(sys, opts.Session, opts.Cwd)
+	if err != nil {
+		return err
+	}
+	dest, err := exportDest(sys, opts.Output, f.Path)
+	if err != nil {
+		return err
+	}
+	render := func(w io.Writer) error {
+		warns, err := export.Render(w, f, export.Options{Leaf: opts.Leaf})
+		if errors.Is(err, session.ErrUnknownLeaf) || errors.Is(err, session.ErrAmbiguous) || errors.Is(err, session.ErrCycle) {
+			return usageErr("--leaf: %v", err)
+		}
+		for _, w := range warns {
+			fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
+		}
+		return err
+	}
+	if dest == "" {
+		return render(sys.Stdout)
+	}
+	if err := replaceFile(dest, render); err != nil {
+		var ce *classedError
+		if errors.As(err, &ce) {
+			return err
+		}
+		return usageErr("-o %s: %v (choose a file in a folder you can write to)", dest, err)
+	}
+	_, err = fmt.Fprintln(sys.Stdout, dest)
+	return err
+}
+
+// exportDest is the file to write, "" for stdout: -o, or else pi's name
+// for an export of the session file, in the working directory.
+func exportDest(sys *System, output, sessionPath string) (string, error) {
+	if output == "-" {
+		return "", nil
+	}
+	wd, err := sys.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("working directory: %w", err)
+	}
+	dest := output
+	if dest == "" {
+		dest = "gopi-session-" + strings.TrimSuffix(filepath.Base(sessionPath), ".jsonl") + ".html"
+	}
+	if !filepath.IsAbs(dest) {
+		dest = filepath.Join(wd, dest)
+	}
+	if st, err := os.Stat(filepath.Dir(dest)); err != nil || !st.IsDir() {
+		return "", usageErr("-o %s: folder %s does not exist", dest, filepath.Dir(dest))
+	}
+	st, err := os.Stat(dest)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return "", usageErr("-o %s: %v", dest, err)
+	case st.IsDir():
+		return "", usageErr("-o %s is a folder: give a file name", dest)
+	case !st.Mode().IsRegular():
+		return "", usageErr("-o %s is not a regular file (use -o - for stdout)", dest)
+	}
+	return dest, nil
+}
+
+// replaceFile writes path through a temporary file in the same folder,
+// synced and renamed, so path is either the old file or the whole new
+// one; when write fails the temporary file is removed. A new file is
+// private (0600) like the session it comes from; a replaced one keeps its
+// mode.
+func replaceFile(path string, write func(io.Writer) error) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".gopi-export-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if st, serr := os.Stat(path); serr == nil {
+		if err = tmp.Chmod(st.Mode().Perm()); err != nil {
+			return err
+		}
+	}
+	if err = write(tmp); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
