@@ -40,6 +40,7 @@ type quirkSettings struct {
 	ReasoningEffort *bool   `json:"reasoningEffort"` // send reasoning_effort
 	ThinkingAsText  *bool   `json:"thinkingAsText"`  // replay thinking as text
 	NineCharToolIDs *bool   `json:"nineCharToolIds"` // tool call ids of nine letters and digits (Mistral)
+	ResponseFormat  *bool   `json:"responseFormat"`  // send --output-schema as response_format json_schema
 }
 
 func (qs quirkSettings) apply(baseURL string) openai.Quirks {
@@ -60,6 +61,7 @@ func (qs quirkSettings) apply(baseURL string) openai.Quirks {
 	setb(&q.ReasoningEffort, qs.ReasoningEffort)
 	setb(&q.ThinkingAsText, qs.ThinkingAsText)
 	setb(&q.NineCharToolIDs, qs.NineCharToolIDs)
+	setb(&q.ResponseFormat, qs.ResponseFormat)
 	return q
 }
 
@@ -346,6 +348,9 @@ func mergeQuirks(top, own quirkSettings) quirkSettings {
 	}
 	if own.NineCharToolIDs != nil {
 		top.NineCharToolIDs = own.NineCharToolIDs
+	}
+	if own.ResponseFormat != nil {
+		top.ResponseFormat = own.ResponseFormat
 	}
 	return top
 }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -271,7 +272,7 @@ func buildRuntime(sys *System, s *runSettings, choice modelChoice, cat *resource
 	}
 	rt, err := runtime.New(runtime.Config{
 		ActiveLeaf: leafRef(p.leaf), SystemPrompt: withSchema(cat.SystemPrompt(), p.schema), MaxSteps: s.maxSteps, MaxTokens: s.maxTok,
-		Thinking: s.thinking, Model: choice.info, Compaction: s.compact, Limits: s.limits,
+		Thinking: s.thinking, Model: choice.info, Compaction: s.compact, Limits: s.limits, OutputSchema: schemaJSON(p.schema),
 	}, runtime.Deps{Model: choice.model, Tools: reg, Session: p.store, Extensions: ext, Secrets: env.Secrets, Now: sys.Now})
 	if err != nil {
 		return usageErr("%v", err)
@@ -411,4 +412,12 @@ func withSchema(prompt string, sch *mode.OutputSchema) string {
 		return prompt
 	}
 	return prompt + "\n\n" + sch.Instructions()
+}
+
+// schemaJSON is the schema document the requests carry, nil without one.
+func schemaJSON(sch *mode.OutputSchema) json.RawMessage {
+	if sch == nil {
+		return nil
+	}
+	return sch.JSON()
 }

@@ -10,6 +10,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
@@ -38,6 +39,9 @@ type Options struct {
 	Thinking     ai.ThinkingLevel
 	// Limits bound what each run may spend (loop.Limits).
 	Limits loop.Limits
+	// OutputSchema is the schema every request asks the answer to follow
+	// (ai.Request.OutputSchema).
+	OutputSchema json.RawMessage
 	// Messages is the initial transcript (deep-copied).
 	Messages []ai.Message
 	// OwnMessages hands Messages over instead: the Agent keeps them as
@@ -225,7 +229,7 @@ func (a *Agent) execute(ctx context.Context, run *activeRun, opts Options, histo
 	return loop.Run(ctx, loop.Config{
 		Model: opts.Model, SystemPrompt: opts.SystemPrompt, Tools: opts.Tools,
 		MaxSteps: opts.MaxSteps, MaxTokens: opts.MaxTokens, Thinking: opts.Thinking, Now: opts.Now,
-		Limits:   opts.Limits,
+		Limits: opts.Limits, OutputSchema: opts.OutputSchema,
 		Emit:     emit,
 		Steering: func() []ai.Message { return a.takeSteering(run) },
 		FollowUp: func() []ai.Message { return a.takeFollowUp(run) },

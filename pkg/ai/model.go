@@ -59,6 +59,10 @@ type Request struct {
 	MaxTokens    int // 0: the model's own limit
 	Thinking     ThinkingLevel
 	Temperature  *float64
+	// OutputSchema, when set, is the JSON Schema the final answer must
+	// satisfy; adapters whose API can constrain the answer to it do so,
+	// the others rely on the instructions in the system prompt.
+	OutputSchema json.RawMessage
 }
 
 // EventType names a stream event.

@@ -18,6 +18,7 @@ func (r *run) ask() (msg ai.Message, err error) {
 		Tools:        r.specs,
 		MaxTokens:    r.cfg.MaxTokens,
 		Thinking:     r.cfg.Thinking,
+		OutputSchema: r.cfg.OutputSchema,
 	}
 	started := false
 	start := func(m *ai.Message) {

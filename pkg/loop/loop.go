@@ -9,6 +9,7 @@ package loop
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -38,9 +39,11 @@ type Config struct {
 	MaxSteps     int      // model requests; 0 means DefaultMaxSteps
 	MaxTokens    int
 	// Limits bound what the run may spend (tokens, dollars).
-	Limits   Limits
-	Thinking ai.ThinkingLevel
-	Now      func() time.Time // nil: time.Now
+	Limits Limits
+	// OutputSchema is passed to every request (ai.Request.OutputSchema).
+	OutputSchema json.RawMessage
+	Thinking     ai.ThinkingLevel
+	Now          func() time.Time // nil: time.Now
 	// ToolGrace bounds the wait for tools after the run is cancelled;
 	// 0 means DefaultToolGrace.
 	ToolGrace time.Duration

@@ -54,6 +54,9 @@ func NewOutputSchema(doc []byte) (*OutputSchema, error) {
 	return &OutputSchema{raw: compact.Bytes(), resolved: resolved}, nil
 }
 
+// JSON returns the schema document, compact.
+func (o *OutputSchema) JSON() json.RawMessage { return o.raw }
+
 // Instructions tell the model the shape of its final answer; they are
 // added to the system prompt.
 func (o *OutputSchema) Instructions() string {

@@ -10,6 +10,7 @@
 package runtime
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -43,7 +44,11 @@ type Config struct {
 	Compaction Compaction
 	// Limits bound what each run may spend, the summaries of compactions
 	// during the run included (loop.Limits; Extra is the Runtime's own).
-	Limits       loop.Limits
+	Limits loop.Limits
+	// OutputSchema is the schema the final answer must satisfy, passed to
+	// the model's requests (ai.Request.OutputSchema); checking the answer
+	// is the caller's (mode).
+	OutputSchema json.RawMessage
 	SteeringMode agent.QueueMode
 	FollowUpMode agent.QueueMode
 }
@@ -158,7 +163,7 @@ func New(cfg Config, deps Deps) (*Runtime, error) {
 	limits.Extra = r.compactions.total
 	r.agent = agent.New(agent.Options{
 		Model: &projector{r: r, inner: deps.Model}, SystemPrompt: r.systemPrompt(), Tools: exec,
-		MaxSteps: cfg.MaxSteps, MaxTokens: cfg.MaxTokens, Thinking: cfg.Thinking, Limits: limits, Messages: msgs, OwnMessages: true,
+		MaxSteps: cfg.MaxSteps, MaxTokens: cfg.MaxTokens, Thinking: cfg.Thinking, Limits: limits, OutputSchema: cfg.OutputSchema, Messages: msgs, OwnMessages: true,
 		SteeringMode: cfg.SteeringMode, FollowUpMode: cfg.FollowUpMode, Now: deps.Now, Commit: r.commit,
 	})
 	if obs, ok := deps.Extensions.(Observer); ok {

@@ -23,6 +23,10 @@ func (r *request) size() int {
 	n := len(`{"model":,"messages":[],"stream":false,"stream_options":{"include_usage":false},"max_tokens":,`+
 		`"max_completion_tokens":,"temperature":,"tools":[],"reasoning_effort":}`) + provider.QuotedSize(r.Model) + 3*provider.NumSize +
 		provider.QuotedSize(r.ReasoningEffort)
+	if r.ResponseFormat != nil {
+		n += len(`,"response_format":{"type":"json_schema","json_schema":{"name":,"schema":,"strict":false}}`) +
+			provider.QuotedSize(r.ResponseFormat.JSONSchema.Name) + len(r.ResponseFormat.JSONSchema.Schema)
+	}
 	for i := range r.Messages {
 		n += r.Messages[i].size() + 1
 	}
@@ -87,6 +91,19 @@ func (r *request) appendJSON(b []byte) ([]byte, error) {
 	if r.ReasoningEffort != "" {
 		b = append(b, `,"reasoning_effort":`...)
 		b = ai.AppendJSONString(b, r.ReasoningEffort)
+	}
+	if f := r.ResponseFormat; f != nil {
+		b = append(b, `,"response_format":{"type":`...)
+		b = ai.AppendJSONString(b, f.Type)
+		b = append(b, `,"json_schema":{"name":`...)
+		b = ai.AppendJSONString(b, f.JSONSchema.Name)
+		b = append(b, `,"schema":`...)
+		if b, err = provider.AppendRaw(b, f.JSONSchema.Schema); err != nil {
+			return nil, err
+		}
+		b = append(b, `,"strict":`...)
+		b = strconv.AppendBool(b, f.JSONSchema.Strict)
+		b = append(b, "}}"...)
 	}
 	return append(b, '}'), nil
 }

@@ -112,6 +112,9 @@ func TestBodyMatchesEncodingJSON(t *testing.T) {
 				req.Thinking = levels[n%len(levels)]
 				req.Temperature = temps[n%len(temps)]
 				req.MaxTokens = []int{0, 1000, -3}[n%3]
+				if n%2 == 0 {
+					req.OutputSchema = json.RawMessage(`{"type": "object", "properties": {"v": {"enum": ["<a>", "\u2028"]}}}`)
+				}
 				n++
 				r := newRequest(info, q, req)
 				checkBody(t, r, providertest.Requotes(s))
@@ -145,17 +148,19 @@ func TestBodyEdgeShapesMatchEncodingJSON(t *testing.T) {
 			{Role: "assistant", ToolCalls: []toolCall{{}, {ID: "i", Type: "function", Function: functionCall{Name: "f", Arguments: "{\"a\": 1}"}}}},
 			{ToolCalls: []toolCall{}},
 		}},
-		"empty slices":    {Messages: []message{}, Tools: []tool{}},
-		"stream options":  {StreamOptions: &streamOptions{}, Stream: true, MaxTokens: -1, MaxCompletionTokens: 7, ReasoningEffort: "<e>"},
-		"raw whitespace":  {Tools: []tool{{Function: functionSpec{Parameters: ws}}, {Type: "function", Function: functionSpec{Name: "n", Description: "d"}}}},
-		"raw scalar":      {Tools: []tool{{Function: functionSpec{Parameters: json.RawMessage(" \"s\" ")}}, {Function: functionSpec{Parameters: json.RawMessage("12 ")}}}},
-		"raw empty":       {Tools: []tool{{Function: functionSpec{Parameters: json.RawMessage{}}}}},
-		"raw invalid":     {Tools: []tool{{Function: functionSpec{Parameters: json.RawMessage(`{"a":`)}}}},
-		"raw trailing":    {Tools: []tool{{Function: functionSpec{Parameters: json.RawMessage(`{} {}`)}}}},
-		"temperature NaN": {Temperature: new(math.NaN())},
-		"temperature Inf": {Temperature: new(math.Inf(1))},
-		"temperature min": {Temperature: new(5e-324)},
-		"temperature max": {Temperature: new(-math.MaxFloat64)},
+		"empty slices":            {Messages: []message{}, Tools: []tool{}},
+		"stream options":          {StreamOptions: &streamOptions{}, Stream: true, MaxTokens: -1, MaxCompletionTokens: 7, ReasoningEffort: "<e>"},
+		"raw whitespace":          {Tools: []tool{{Function: functionSpec{Parameters: ws}}, {Type: "function", Function: functionSpec{Name: "n", Description: "d"}}}},
+		"raw scalar":              {Tools: []tool{{Function: functionSpec{Parameters: json.RawMessage(" \"s\" ")}}, {Function: functionSpec{Parameters: json.RawMessage("12 ")}}}},
+		"raw empty":               {Tools: []tool{{Function: functionSpec{Parameters: json.RawMessage{}}}}},
+		"raw invalid":             {Tools: []tool{{Function: functionSpec{Parameters: json.RawMessage(`{"a":`)}}}},
+		"raw trailing":            {Tools: []tool{{Function: functionSpec{Parameters: json.RawMessage(`{} {}`)}}}},
+		"response format":         {ResponseFormat: &responseFormat{Type: "json_schema", JSONSchema: jsonSchema{Name: "n<>", Schema: ws}}},
+		"response format invalid": {ResponseFormat: &responseFormat{JSONSchema: jsonSchema{Schema: json.RawMessage(`{"a":`)}}},
+		"temperature NaN":         {Temperature: new(math.NaN())},
+		"temperature Inf":         {Temperature: new(math.Inf(1))},
+		"temperature min":         {Temperature: new(5e-324)},
+		"temperature max":         {Temperature: new(-math.MaxFloat64)},
 	}
 	for name, r := range reqs {
 		t.Run(name, func(t *testing.T) { checkBody(t, r, false) })

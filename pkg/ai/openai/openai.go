@@ -54,6 +54,10 @@ type Quirks struct {
 	// NineCharToolIDs sends tool call ids of exactly nine letters and
 	// digits, the only ids Mistral accepts (see wireID).
 	NineCharToolIDs bool
+	// ResponseFormat sends an output schema as response_format
+	// json_schema (OpenAI); servers that do not take it get the schema
+	// in the system prompt only.
+	ResponseFormat bool
 }
 
 // DefaultQuirks returns the quirks of a known server, by base URL, and
@@ -62,7 +66,7 @@ func DefaultQuirks(baseURL string) Quirks {
 	u := strings.ToLower(baseURL)
 	switch {
 	case u == "" || strings.Contains(u, "api.openai.com"):
-		return Quirks{MaxTokensField: "max_completion_tokens", SystemRole: "developer", ReasoningEffort: true}
+		return Quirks{MaxTokensField: "max_completion_tokens", SystemRole: "developer", ReasoningEffort: true, ResponseFormat: true}
 	case strings.Contains(u, "mistral.ai"):
 		return Quirks{MaxTokensField: "max_tokens", SystemRole: "system", ToolResultName: true, ThinkingAsText: true, NineCharToolIDs: true}
 	case strings.Contains(u, "api.x.ai"):

@@ -10,15 +10,30 @@ import (
 )
 
 type request struct {
-	Model               string         `json:"model"`
-	Messages            []message      `json:"messages"`
-	Stream              bool           `json:"stream"`
-	StreamOptions       *streamOptions `json:"stream_options,omitempty"`
-	MaxTokens           int            `json:"max_tokens,omitempty"`
-	MaxCompletionTokens int            `json:"max_completion_tokens,omitempty"`
-	Temperature         *float64       `json:"temperature,omitempty"`
-	Tools               []tool         `json:"tools,omitempty"`
-	ReasoningEffort     string         `json:"reasoning_effort,omitempty"`
+	Model               string          `json:"model"`
+	Messages            []message       `json:"messages"`
+	Stream              bool            `json:"stream"`
+	StreamOptions       *streamOptions  `json:"stream_options,omitempty"`
+	MaxTokens           int             `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
+	Temperature         *float64        `json:"temperature,omitempty"`
+	Tools               []tool          `json:"tools,omitempty"`
+	ReasoningEffort     string          `json:"reasoning_effort,omitempty"`
+	ResponseFormat      *responseFormat `json:"response_format,omitempty"`
+}
+
+// responseFormat asks for an answer valid against a JSON Schema. strict is
+// off: strict mode takes only a subset of JSON Schema, and gopi checks the
+// answer itself.
+type responseFormat struct {
+	Type       string     `json:"type"` // "json_schema"
+	JSONSchema jsonSchema `json:"json_schema"`
+}
+
+type jsonSchema struct {
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+	Strict bool            `json:"strict"`
 }
 
 type streamOptions struct {
@@ -106,6 +121,9 @@ func newRequest(info ai.Info, q Quirks, req *ai.Request) *request {
 	}
 	if info.Reasoning && q.ReasoningEffort {
 		r.ReasoningEffort = effort(req.Thinking, info.ID)
+	}
+	if len(req.OutputSchema) > 0 && q.ResponseFormat {
+		r.ResponseFormat = &responseFormat{Type: "json_schema", JSONSchema: jsonSchema{Name: "answer", Schema: req.OutputSchema}}
 	}
 	return r
 }

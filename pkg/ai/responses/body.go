@@ -29,6 +29,10 @@ func (r *request) size() int {
 	if r.Reasoning != nil {
 		n += provider.QuotedSize(r.Reasoning.Effort) + provider.QuotedSize(r.Reasoning.Summary)
 	}
+	if r.Text != nil {
+		n += len(`,"text":{"format":{"type":"json_schema","name":,"schema":,"strict":false}}`) +
+			provider.QuotedSize(r.Text.Format.Name) + len(r.Text.Format.Schema)
+	}
 	for _, it := range r.Input {
 		n += itemSize(it) + 1
 	}
@@ -88,6 +92,16 @@ func (r *request) appendJSON(b []byte) ([]byte, error) {
 	}
 	if r.Reasoning != nil {
 		b = r.Reasoning.appendJSON(append(b, `,"reasoning":`...))
+	}
+	if f := r.Text; f != nil {
+		b = appendStrings(b, `,"text":{"format":{"type":`, f.Format.Type, `,"name":`, f.Format.Name)
+		b = append(b, `,"schema":`...)
+		if b, err = provider.AppendRaw(b, f.Format.Schema); err != nil {
+			return nil, err
+		}
+		b = append(b, `,"strict":`...)
+		b = strconv.AppendBool(b, f.Format.Strict)
+		b = append(b, "}}"...)
 	}
 	return append(b, '}'), nil
 }

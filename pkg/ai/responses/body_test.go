@@ -93,6 +93,9 @@ func TestBodyMatchesEncodingJSON(t *testing.T) {
 				req.Thinking = levels[n%len(levels)]
 				req.Temperature = temps[n%len(temps)]
 				req.MaxTokens = []int{0, 1000, -3}[n%3]
+				if n%2 == 0 {
+					req.OutputSchema = json.RawMessage(`{"type": "object", "properties": {"v": {"enum": ["<a>", "\u2028"]}}}`)
+				}
 				n++
 				r := newRequest(info, req)
 				checkBody(t, r, providertest.Requotes(s))
@@ -124,18 +127,20 @@ func TestBodyEdgeShapesMatchEncodingJSON(t *testing.T) {
 			textPart{Type: "t"}, imagePart{ImageURL: "u"}, other{Type: "x"}, &other{Type: "ptr"}, (*other)(nil), nil, 1.5, "s", []string{"a"},
 			map[string]any{"k": []any{1, "v"}},
 		}},
-		"options":         {Model: "<m>", Instructions: "<i>", Stream: true, Store: true, Include: []string{"a", "<b>"}, MaxOutputTokens: -1, Reasoning: &reasoning{Effort: "<e>"}},
-		"summary only":    {Reasoning: &reasoning{Summary: "auto"}},
-		"raw whitespace":  {Tools: []tool{{Parameters: ws}, {Type: "function", Name: "n", Description: "d", Strict: true}}},
-		"raw scalar":      {Tools: []tool{{Parameters: json.RawMessage(" \"s\" ")}, {Parameters: json.RawMessage("12 ")}}},
-		"raw empty":       {Tools: []tool{{Parameters: json.RawMessage{}}}},
-		"raw invalid":     {Tools: []tool{{Parameters: json.RawMessage(`{"a":`)}}},
-		"raw trailing":    {Tools: []tool{{Parameters: json.RawMessage(`{} {}`)}}},
-		"unmarshalable":   {Input: []any{make(chan int)}},
-		"temperature NaN": {Temperature: new(math.NaN())},
-		"temperature Inf": {Temperature: new(math.Inf(1))},
-		"temperature min": {Temperature: new(5e-324)},
-		"temperature max": {Temperature: new(-math.MaxFloat64)},
+		"options":             {Model: "<m>", Instructions: "<i>", Stream: true, Store: true, Include: []string{"a", "<b>"}, MaxOutputTokens: -1, Reasoning: &reasoning{Effort: "<e>"}},
+		"summary only":        {Reasoning: &reasoning{Summary: "auto"}},
+		"raw whitespace":      {Tools: []tool{{Parameters: ws}, {Type: "function", Name: "n", Description: "d", Strict: true}}},
+		"raw scalar":          {Tools: []tool{{Parameters: json.RawMessage(" \"s\" ")}, {Parameters: json.RawMessage("12 ")}}},
+		"raw empty":           {Tools: []tool{{Parameters: json.RawMessage{}}}},
+		"raw invalid":         {Tools: []tool{{Parameters: json.RawMessage(`{"a":`)}}},
+		"raw trailing":        {Tools: []tool{{Parameters: json.RawMessage(`{} {}`)}}},
+		"unmarshalable":       {Input: []any{make(chan int)}},
+		"text format":         {Text: &textFormat{Format: formatSchema{Type: "json_schema", Name: "n<>", Schema: ws}}},
+		"text format invalid": {Text: &textFormat{Format: formatSchema{Schema: json.RawMessage(`{"a":`)}}},
+		"temperature NaN":     {Temperature: new(math.NaN())},
+		"temperature Inf":     {Temperature: new(math.Inf(1))},
+		"temperature min":     {Temperature: new(5e-324)},
+		"temperature max":     {Temperature: new(-math.MaxFloat64)},
 	}
 	for name, r := range reqs {
 		t.Run(name, func(t *testing.T) { checkBody(t, r, false) })

@@ -12,16 +12,31 @@ import (
 // (inputMessage, outputMessage, reasoningItem, functionCall,
 // functionOutput); the writer in body.go knows them all.
 type request struct {
-	Model           string     `json:"model"`
-	Instructions    string     `json:"instructions,omitempty"`
-	Input           []any      `json:"input"`
-	Stream          bool       `json:"stream"`
-	Store           bool       `json:"store"`
-	Include         []string   `json:"include,omitempty"`
-	MaxOutputTokens int        `json:"max_output_tokens,omitempty"`
-	Temperature     *float64   `json:"temperature,omitempty"`
-	Tools           []tool     `json:"tools,omitempty"`
-	Reasoning       *reasoning `json:"reasoning,omitempty"`
+	Model           string      `json:"model"`
+	Instructions    string      `json:"instructions,omitempty"`
+	Input           []any       `json:"input"`
+	Stream          bool        `json:"stream"`
+	Store           bool        `json:"store"`
+	Include         []string    `json:"include,omitempty"`
+	MaxOutputTokens int         `json:"max_output_tokens,omitempty"`
+	Temperature     *float64    `json:"temperature,omitempty"`
+	Tools           []tool      `json:"tools,omitempty"`
+	Reasoning       *reasoning  `json:"reasoning,omitempty"`
+	Text            *textFormat `json:"text,omitempty"`
+}
+
+// textFormat asks for an answer valid against a JSON Schema (strict off:
+// strict mode takes only a subset of JSON Schema, and gopi checks the
+// answer itself).
+type textFormat struct {
+	Format formatSchema `json:"format"`
+}
+
+type formatSchema struct {
+	Type   string          `json:"type"` // "json_schema"
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+	Strict bool            `json:"strict"`
 }
 
 type reasoning struct {
@@ -130,6 +145,9 @@ func newRequest(info ai.Info, req *ai.Request) *request {
 	if info.Reasoning {
 		r.Include = []string{includeEncrypted}
 		r.Reasoning = &reasoning{Effort: effort(req.Thinking, info.ID), Summary: "auto"}
+	}
+	if len(req.OutputSchema) > 0 {
+		r.Text = &textFormat{Format: formatSchema{Type: "json_schema", Name: "answer", Schema: req.OutputSchema}}
 	}
 	return r
 }
