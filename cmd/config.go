@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
-	"github.com/spf13/viper"
 
 	"gopi/pkg/ai"
 	"gopi/pkg/extension"
@@ -37,14 +36,14 @@ var settingsKeys = map[string]string{
 	"maxBudgetUsd":       "max-budget-usd",
 }
 
-// config is one invocation's viper instance: flags > environment >
+// config is one invocation's settings: flags > environment >
 // project settings (the nearest folder's first) > global settings >
 // defaults.
 type config struct {
-	v     *viper.Viper
+	v     *layers
 	home  string   // $GOPI_HOME
 	files []string // settings files read, in merge order: global first, then the project's from its root down
-	// setBy names, for each key (lower case, as viper keeps them), the
+	// setBy names, for each key (lower case, as layers keeps them), the
 	// settings files its value came from: the last one for a plain value,
 	// every one for an object merged across files.
 	setBy map[string][]string
@@ -79,8 +78,7 @@ func loadConfig(sys *System, flags *pflag.FlagSet, cwd string, bare bool) (*conf
 	if err != nil {
 		return nil, err
 	}
-	v := viper.New()
-	v.SetConfigType("json")
+	v := newLayers()
 	c := &config{v: v, home: home, flags: flags, env: map[string]string{}, setBy: map[string][]string{}}
 	if !bare {
 		for _, f := range settingsFiles(home, cwd) {
@@ -137,7 +135,7 @@ func hookDir(home, settings string) string {
 
 // reapplyChangedFlags makes flags the user gave win over the environment,
 // which was set explicitly above.
-func reapplyChangedFlags(v *viper.Viper, flags *pflag.FlagSet) {
+func reapplyChangedFlags(v *layers, flags *pflag.FlagSet) {
 	for key, flag := range settingsKeys {
 		if f := flags.Lookup(flag); f != nil && f.Changed {
 			v.Set(key, flagValue(f))
@@ -212,7 +210,7 @@ type settingKind int
 
 const (
 	kindString    settingKind = iota // a JSON string
-	kindStringNum                    // a string or a number (viper turns it into its decimal text)
+	kindStringNum                    // a string or a number (read as its decimal text)
 	kindList                         // a list of strings, or one comma-separated string
 	kindObject                       // a JSON object
 )
@@ -220,7 +218,7 @@ const (
 // settingTypes are the types of the settings gopi reads, and what to say
 // when a file gives another: a wrong type is a usage error when the file
 // is read, before anything is sent or written, never a value ignored.
-// Keys are matched without regard to case, as viper reads them.
+// Keys are matched without regard to case, as settings are read.
 var settingTypes = map[string]struct {
 	kind settingKind
 	want string

@@ -1,5 +1,5 @@
 // Package cmd is gopi's command line: cobra commands, flags and settings
-// (one viper instance per invocation) resolved into plain options, one
+// (one settings store per invocation, layers.go) resolved into plain options, one
 // Runtime per run, and the exit code decided in one place. Nothing below
 // this package reads the environment, the process's streams or its args.
 package cmd

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-	"github.com/spf13/viper"
 
 	"gopi/pkg/ai"
 )
@@ -107,7 +106,7 @@ func TestSplitModel(t *testing.T) {
 		{"", "./script.json", "", "./script.json"},
 	}
 	for _, c := range cases {
-		cfg := &config{v: viper.New(), flags: pflag.NewFlagSet("t", pflag.ContinueOnError), env: map[string]string{}}
+		cfg := &config{v: newLayers(), flags: pflag.NewFlagSet("t", pflag.ContinueOnError), env: map[string]string{}}
 		if c[0] != "" {
 			cfg.v.Set("provider", c[0])
 		}

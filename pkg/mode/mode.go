@@ -160,6 +160,7 @@ func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, 
 	if unsub != nil {
 		unsub()
 	}
+	w.close()
 	if unsubRetry != nil {
 		unsubRetry()
 	}
@@ -220,12 +221,25 @@ func WriteFailure(out IO, m Mode, class ai.Class, err error, info *SessionInfo, 
 	return w.err
 }
 
+// Delta lines (message_update events carrying a text, thinking or
+// tool-argument delta, nearly every line of a long answer) are written in
+// batches: a delta line waits in the writer until the next line of
+// another event, until deltaBatch bytes are waiting, or at most
+// deltaDelay, whichever comes first. A streamed answer then costs a write
+// per batch instead of one per delta; the bytes are the same.
+const (
+	deltaBatch = 32 << 10
+	deltaDelay = time.Millisecond
+)
+
 // lineWriter writes whole lines and keeps the first error.
 type lineWriter struct {
-	mu  sync.Mutex
-	w   io.Writer
-	err error
-	buf []byte // event's line, reused
+	mu      sync.Mutex
+	w       io.Writer
+	err     error
+	pending []byte // delta lines not yet written, then the line being written
+	timer   *time.Timer
+	armed   bool // timer will flush pending
 }
 
 func (l *lineWriter) json(v any) {
@@ -236,24 +250,82 @@ func (l *lineWriter) json(v any) {
 	l.line(b)
 }
 
-// event writes one event line. Events come one at a time and most are
-// deltas: each is encoded into the line of the event before (a buffer
-// of a long message's size is not kept), without encoding/json's
-// reflection for deltas (see loop.Event.AppendJSON).
+// event writes one event line, or keeps a delta's line for the next
+// write. Lines are encoded into one buffer (a buffer of a long message's
+// size is not kept), without encoding/json's reflection for deltas (see
+// loop.Event.AppendJSON).
 func (l *lineWriter) event(e loop.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	b, err := e.AppendJSON(l.buf[:0])
+	if l.err != nil {
+		return // nothing more is written after a failed write
+	}
+	start := len(l.pending)
+	b, err := e.AppendJSON(l.pending)
 	if err != nil {
 		b, _ = json.Marshal(map[string]string{"type": "encoding_error", "message": err.Error()})
+		b = append(l.pending[:start], b...)
 	}
-	b = append(b, '\n')
-	if l.err == nil {
-		_, l.err = l.w.Write(b)
+	l.pending = append(b, '\n')
+	if isDelta(e) && len(l.pending) < deltaBatch {
+		l.flushLater()
+		return
 	}
-	if l.buf = b; cap(b) > 64<<10 {
-		l.buf = nil
+	l.flush()
+}
+
+// isDelta reports an event whose line may wait for the next.
+func isDelta(e loop.Event) bool {
+	if e.Type != loop.MessageUpdate || e.Stream == nil {
+		return false
 	}
+	switch e.Stream.Type {
+	case ai.EventTextDelta, ai.EventThinkingDelta, ai.EventToolCallDelta:
+		return true
+	}
+	return false
+}
+
+// flushLater makes the timer write what is pending, unless it will already.
+func (l *lineWriter) flushLater() {
+	if l.armed {
+		return
+	}
+	l.armed = true
+	if l.timer == nil {
+		l.timer = time.AfterFunc(deltaDelay, l.timed)
+		return
+	}
+	l.timer.Reset(deltaDelay)
+}
+
+func (l *lineWriter) timed() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.armed = false
+	l.flush()
+}
+
+// flush writes what is pending; l.mu is held.
+func (l *lineWriter) flush() {
+	if len(l.pending) > 0 && l.err == nil {
+		_, l.err = l.w.Write(l.pending)
+	}
+	if l.pending = l.pending[:0]; cap(l.pending) > 64<<10 {
+		l.pending = nil
+	}
+}
+
+// close writes what is pending and stops the timer: the run's events are
+// over.
+func (l *lineWriter) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.timer != nil {
+		l.timer.Stop()
+		l.armed = false
+	}
+	l.flush()
 }
 
 func (l *lineWriter) text(s string) {
@@ -262,14 +334,18 @@ func (l *lineWriter) text(s string) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.flush()
 	if l.err == nil {
 		_, l.err = io.WriteString(l.w, s)
 	}
 }
 
+// line writes b and a line end in one write of its own (a result object
+// is recognised by its first bytes, see cmd's exitWriter).
 func (l *lineWriter) line(b []byte) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.flush()
 	if l.err == nil {
 		_, l.err = l.w.Write(append(b, '\n'))
 	}

@@ -5,7 +5,10 @@
 // on stdout and serves until killed.
 //
 // With -tokens, -thinking or -write-bytes it streams a long answer
-// instead (see long.go), to measure what a long answer costs.
+// instead (see long.go), to measure what a long answer costs. With
+// -arrivals it appends to a file the time each request arrives, in
+// microseconds since 1970, so that scripts/bench can tell how long a run
+// takes to send its first request.
 package main
 
 import (
@@ -17,6 +20,8 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
+	"time"
 )
 
 const anthropicStream = `event: message_start
@@ -58,6 +63,7 @@ func main() {
 	flag.IntVar(&l.thinking, "thinking", 0, "stream this many thinking deltas (one word each) before the answer")
 	flag.IntVar(&l.writeBytes, "write-bytes", 0, "first answer a `write` tool call of big.txt whose content has this many bytes; the request carrying its result gets the text answer")
 	flag.IntVar(&l.chunk, "chunk", 64, "bytes of tool-call arguments per delta (with -write-bytes)")
+	arrivals := flag.String("arrivals", "", "append the arrival time of each request (Unix microseconds, one a line) to this `file`")
 	flag.Parse()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -68,7 +74,29 @@ func main() {
 	if l.tokens > 0 || l.thinking > 0 || l.writeBytes > 0 {
 		serve = l.serve
 	}
+	if *arrivals != "" {
+		serve = stamped(*arrivals, serve)
+	}
 	log.Fatal(http.Serve(ln, http.HandlerFunc(serve)))
+}
+
+// stamped records when each request arrives, before it is answered.
+func stamped(file string, next http.HandlerFunc) http.HandlerFunc {
+	var mu sync.Mutex
+	return func(w http.ResponseWriter, r *http.Request) {
+		now := time.Now().UnixMicro()
+		mu.Lock()
+		f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err == nil {
+			fmt.Fprintln(f, now)
+			err = f.Close()
+		}
+		mu.Unlock()
+		if err != nil {
+			log.Fatal(err)
+		}
+		next(w, r)
+	}
 }
 
 func serveShort(w http.ResponseWriter, r *http.Request) {

@@ -111,6 +111,13 @@ func truncated(cause error) error {
 }
 
 func (d *decoder) handle(ev sse.Event) error {
+	if e, dl, ok := fastDelta(ev.Data); ok {
+		if err := d.order(e.Type); err != nil {
+			return err
+		}
+		e.Delta = &dl
+		return d.blockDelta(&e)
+	}
 	var e streamEvent
 	if err := json.Unmarshal([]byte(ev.Data), &e); err != nil {
 		return &ai.ProviderError{Class: ai.ClassNetwork, Retryable: true, Message: "malformed stream event: " + err.Error(), Err: err}

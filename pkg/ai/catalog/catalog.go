@@ -7,15 +7,19 @@
 // servers name their own models): Resolve then returns default limits
 // (128k context, 16k output, price 0) and reports the id as unknown so the
 // caller can say so. Every value returned is a copy.
+//
+// The binary carries the catalog as Go data (builtin.go, generated from
+// catalog.json by `go generate`), so that no run spends its start-up
+// parsing JSON; the tests fail while builtin.go and catalog.json differ.
 package catalog
 
+//go:generate go run gen.go
+
 import (
-	_ "embed"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"gopi/pkg/ai"
 )
@@ -25,9 +29,6 @@ const (
 	DefaultContextWindow   = 128000
 	DefaultMaxOutputTokens = 16384
 )
-
-//go:embed catalog.json
-var builtinJSON []byte
 
 // Provider describes a model provider.
 type Provider struct {
@@ -89,17 +90,12 @@ func (c *Catalog) check() error {
 	return nil
 }
 
-var builtin = sync.OnceValues(func() (*Catalog, error) { return Parse(builtinJSON) })
+// builtin is the catalog of builtin.go; the tests check it as Parse
+// checks a catalog, and that it is catalog.json's.
+var builtin = &Catalog{providers: builtinProviders, models: builtinModels}
 
-// Builtin returns the embedded catalog. Its data is checked by the tests,
-// so a failure here is a build defect and panics.
-func Builtin() *Catalog {
-	c, err := builtin()
-	if err != nil {
-		panic(err)
-	}
-	return c
-}
+// Builtin returns the built-in catalog.
+func Builtin() *Catalog { return builtin }
 
 // All returns every model, in catalog order.
 func (c *Catalog) All() []ai.Info { return slices.Clone(c.models) }

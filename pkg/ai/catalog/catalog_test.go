@@ -1,9 +1,11 @@
 package catalog
 
 import (
+	"os"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 
 	"gopi/pkg/ai"
@@ -12,7 +14,19 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestBuiltinParses(t *testing.T) {
-	if _, err := Parse(builtinJSON); err != nil {
+	data, err := os.ReadFile("catalog.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// builtin.go is catalog.json as Go data: the binary reads no JSON.
+	if diff := cmp.Diff(parsed, Builtin(), cmp.AllowUnexported(Catalog{})); diff != "" {
+		t.Fatalf("builtin.go differs from catalog.json; run go generate ./pkg/ai/catalog (-json +builtin):\n%s", diff)
+	}
+	if err := Builtin().check(); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(ForProvider("anthropic")); n < 5 {
