@@ -69,7 +69,7 @@ func (b *Builder) begin(c Content, t EventType) (int, bool) {
 	b.msg.Content = append(b.msg.Content, c)
 	b.open[idx] = &strings.Builder{}
 	hdr := c
-	return idx, b.emit(Event{Type: t, Index: idx, Block: &hdr})
+	return idx, b.emit(Event{Type: t, Index: idx, Block: &hdr, Usage: b.msg.Usage})
 }
 
 func (b *Builder) delta(idx int, s string, t EventType) bool {
@@ -78,7 +78,7 @@ func (b *Builder) delta(idx int, s string, t EventType) bool {
 		return !b.stopped
 	}
 	sb.WriteString(s)
-	return b.emit(Event{Type: t, Index: idx, Delta: s})
+	return b.emit(Event{Type: t, Index: idx, Delta: s, Usage: b.msg.Usage})
 }
 
 func (b *Builder) end(idx int, t EventType, finish func(c *Content, acc string)) bool {
@@ -90,7 +90,7 @@ func (b *Builder) end(idx int, t EventType, finish func(c *Content, acc string))
 	c := &b.msg.Content[idx]
 	finish(c, sb.String())
 	done := c.Clone()
-	return b.emit(Event{Type: t, Index: idx, Block: &done})
+	return b.emit(Event{Type: t, Index: idx, Block: &done, Usage: b.msg.Usage})
 }
 
 // TextStart opens a text block and returns its index.

@@ -118,10 +118,12 @@ func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, 
 	}
 	w := &lineWriter{w: out.Out}
 	var unsub func()
+	var stream *eventStream
 	switch opts.Mode {
 	case Events:
 		w.json(opts.Header)
-		unsub = rt.Control().Subscribe(func(e agent.Event) { w.event(e.Event) }, agent.Except(agent.RunEnd))
+		stream = &eventStream{w: w, now: opts.Now, model: opts.Header.Model}
+		unsub = rt.Control().Subscribe(func(e agent.Event) { stream.event(e.Event) }, agent.Except(agent.RunEnd))
 	case Print:
 		if out.ErrTerminal {
 			p := newProgress(out.Err, opts.Now)
@@ -147,6 +149,9 @@ func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, 
 	}
 	if unsubRetry != nil {
 		unsubRetry()
+	}
+	if stream != nil {
+		stream.settled(res.Reason)
 	}
 	o := Outcome{Result: res, Err: err, Class: Classify(&res, err)}
 	if opts.Session != nil {
@@ -214,11 +219,11 @@ func (l *lineWriter) json(v any) {
 // event writes one event line. Events come one at a time and most are
 // deltas: each is encoded into the line of the event before (a buffer
 // of a long message's size is not kept), without encoding/json's
-// reflection for deltas (see loop.Event.AppendJSON).
-func (l *lineWriter) event(e loop.Event) {
+// reflection for deltas (see loop.Encoder).
+func (l *lineWriter) event(enc *loop.Encoder, e loop.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	b, err := e.AppendJSON(l.buf[:0])
+	b, err := enc.Append(l.buf[:0], e)
 	if err != nil {
 		b, _ = json.Marshal(map[string]string{"type": "encoding_error", "message": err.Error()})
 	}

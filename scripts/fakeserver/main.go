@@ -5,7 +5,8 @@
 // on stdout and serves until killed.
 //
 // With -tokens, -thinking or -write-bytes it streams a long answer
-// instead (see long.go), to measure what a long answer costs.
+// instead (see long.go), to measure what a long answer costs. With
+// -replies FILE it plays a scenario, one reply per request (replies.go).
 package main
 
 import (
@@ -58,6 +59,7 @@ func main() {
 	flag.IntVar(&l.thinking, "thinking", 0, "stream this many thinking deltas (one word each) before the answer")
 	flag.IntVar(&l.writeBytes, "write-bytes", 0, "first answer a `write` tool call of big.txt whose content has this many bytes; the request carrying its result gets the text answer")
 	flag.IntVar(&l.chunk, "chunk", 64, "bytes of tool-call arguments per delta (with -write-bytes)")
+	replyFile := flag.String("replies", "", "answer each request with the next line of this `file` (see replies.go)")
 	flag.Parse()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -67,6 +69,13 @@ func main() {
 	serve := serveShort
 	if l.tokens > 0 || l.thinking > 0 || l.writeBytes > 0 {
 		serve = l.serve
+	}
+	if *replyFile != "" {
+		r, err := loadReplies(*replyFile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		serve = r.serve
 	}
 	log.Fatal(http.Serve(ln, http.HandlerFunc(serve)))
 }
