@@ -12,7 +12,9 @@ import (
 // or was aborted, or the last allowed step ended). A message it accepts is
 // delivered in a later turn of this run or, when the run ends first,
 // returned with run_end (Event.Unsent); it is never dropped silently and
-// never reaches a later run.
+// never reaches a later run. Every change of the queues (a message
+// queued, or taken by the run) is reported as a queue_update event
+// carrying both queues whole.
 func (a *Agent) Steer(msg ai.Message) error { return a.enqueue(msg, false) }
 
 // FollowUp queues a message for when the current run would otherwise
