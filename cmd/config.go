@@ -53,6 +53,9 @@ type config struct {
 	hooks extension.HooksConfig
 	// secrets are the "secrets" of every settings file (toolSecrets).
 	secrets []string
+	// toolLayers are the "tools" values of the settings files, in merge
+	// order (toolNames resolves them).
+	toolLayers []toolLayer
 }
 
 // gopiHome is $GOPI_HOME, or ~/.gopi.
@@ -180,6 +183,7 @@ func (c *config) merge(path string) error {
 		return err
 	}
 	c.mergeSecrets(values)
+	c.settingsToolLayer(path, values)
 	for k, val := range values {
 		k = strings.ToLower(k)
 		_, isMap := val.(map[string]any)

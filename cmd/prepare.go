@@ -177,7 +177,7 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 	default:
 		return nil, usageErr("%s %q: use always or never", cfg.origin("fsync"), f)
 	}
-	if s.tools, err = toolNames(cfg, o.noTools); err != nil {
+	if s.tools, err = toolNames(cfg, o.noTools, o.excludeTools); err != nil {
 		return nil, err
 	}
 	if s.maxPrompt, err = promptLimit(cfg); err != nil {
@@ -187,19 +187,6 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 	return s, nil
 }
 
-// toolNames reads and checks the tools setting (none with --no-tools).
-func toolNames(cfg *config, noTools bool) ([]string, error) {
-	if noTools {
-		return nil, nil
-	}
-	names := cfg.list("tools")
-	for _, name := range names {
-		if !slices.Contains(tools.AllNames, name) {
-			return nil, usageErr("%s: unknown tool %q: choose from %s", cfg.origin("tools"), name, strings.Join(tools.AllNames, ","))
-		}
-	}
-	return names, nil
-}
 
 func loadResources(sys *System, s *runSettings, o *runOptions) (*resources.Catalog, error) {
 	cat, err := discover(sys, s, o)

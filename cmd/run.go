@@ -26,14 +26,16 @@ type runOptions struct {
 	apiKey    string
 	keyFile   string // --api-key-file
 	noTools   bool
-	cwd       string
-	bare      bool
-	noStdin   bool
-	noSkills  bool
-	noTempl   bool
-	noContext bool
-	printSP   bool
-	args      []string
+	// excludeTools are --exclude-tools' names and patterns.
+	excludeTools []string
+	cwd          string
+	bare         bool
+	noStdin      bool
+	noSkills     bool
+	noTempl      bool
+	noContext    bool
+	printSP      bool
+	args         []string
 }
 
 func newRunCmd(sys *System) *cobra.Command {
@@ -90,7 +92,8 @@ func addAgentFlags(f *pflag.FlagSet, o *runOptions) {
 	f.StringVar(&o.keyFile, "api-key-file", "", apiKeyFileHelp)
 	f.String("system-prompt", "", "system prompt text, or a file holding it")
 	f.String("append-system-prompt", "", "text (or a file) appended to the system prompt")
-	f.StringSlice("tools", tools.DefaultNames, "tools to offer: read,write,edit,bash,grep,find,ls")
+	f.StringSlice("tools", tools.DefaultNames, "tools to offer: read,write,edit,bash,grep,find,ls (* matches any characters), or +name,-name to change the default ones")
+	f.StringSliceVar(&o.excludeTools, "exclude-tools", nil, "tools not to offer, after every other choice: names or patterns (*)")
 	f.BoolVar(&o.noTools, "no-tools", false, "offer no tools")
 	f.Int("max-steps", loop.DefaultMaxSteps, "most model requests in one run")
 	f.Int("max-tokens", 0, "most output tokens per answer (default: the model's)")
