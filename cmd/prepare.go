@@ -187,7 +187,6 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 	return s, nil
 }
 
-
 func loadResources(sys *System, s *runSettings, o *runOptions) (*resources.Catalog, error) {
 	cat, err := discover(sys, s, o)
 	if err != nil {
