@@ -41,13 +41,18 @@ type runOptions struct {
 func newRunCmd(sys *System) *cobra.Command {
 	o := &runOptions{}
 	c := &cobra.Command{
-		Use:   "run [flags] [PROMPT...]",
+		Use:   "run [flags] [@FILE...] [PROMPT...]",
 		Short: "Run one prompt, then exit",
 		Long: `Run one prompt through the model and its tools, record it in a session, and exit.
 
-The prompt is the words of PROMPT joined by spaces. When stdin is not a terminal
-it is read to its end: alone it is the prompt; with PROMPT it is appended after a
-blank line (git diff | gopi run "review this").`,
+As in pi, each PROMPT argument is a message of its own (quote a prompt of
+several words): the first is the prompt, each further one is sent as a new
+prompt once the one before it ended without an error. An @FILE argument
+attaches a file to the first prompt: text is inlined as <file name="PATH">
+TEXT </file>, a png, jpeg, gif or webp image is attached as an image; a
+missing file is a usage error. When stdin is not a terminal it is read to its
+end: alone it is the prompt; with PROMPT it is appended after a blank line
+(git diff | gopi run "review this").`,
 		Example: `  gopi run --provider faux "look around"
   gopi run --json "fix the failing test" | jq -r .session.leafId
   gopi run --session SESSION --leaf LEAF "and now the docs"`,
@@ -147,7 +152,7 @@ func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, m mode
 		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
 	}
 	info := p.sessionInfo()
-	o, werr := mode.Run(ctx, p.rt, p.prompt, out, mode.Options{Mode: m, Session: info, Header: p.header(), Start: start, Now: sys.Now})
+	o, werr := mode.Run(ctx, p.rt, p.prompt, out, mode.Options{Mode: m, Session: info, Header: p.header(), Start: start, Now: sys.Now, Then: p.then})
 	if sys.forced.stdoutGone() {
 		// Nobody reads the output any more: like an interrupt, whether the
 		// run was still going (it was aborted) or had just ended.
@@ -202,6 +207,8 @@ type prepared struct {
 	model  ai.Info
 	tools  []string
 	prompt []ai.Message
+	// then are the further message arguments, each a prompt of its own.
+	then []ai.Message
 	// ctx carries the --timeout deadline, which covers reading stdin too.
 	ctx    context.Context
 	cancel context.CancelFunc

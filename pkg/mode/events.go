@@ -87,11 +87,17 @@ func (s *eventStream) failedAttempt(retry loop.Event) {
 	s.open, s.run, s.retried = nil, nil, true
 }
 
-// settled writes agent_settled once the prompt has nothing left to do.
+// settled writes agent_settled once a prompt has nothing left to do, and
+// readies the stream for the next prompt. A nil stream (not events mode)
+// does nothing.
 func (s *eventStream) settled(reason loop.Reason) {
+	if s == nil {
+		return
+	}
 	if s.started {
 		s.write(loop.Event{Type: loop.AgentSettled, Aborted: reason == loop.ReasonAborted})
 	}
+	s.started, s.open, s.run, s.retried, s.retryEnd = false, nil, nil, false, nil
 }
 
 func (s *eventStream) write(e loop.Event) { s.w.event(&s.enc, e) }

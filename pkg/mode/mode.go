@@ -98,6 +98,13 @@ type Options struct {
 	Header  Header       // events only
 	Start   time.Time    // when the invocation began, for durationMs
 	Now     func() time.Time
+	// Then are further prompts, one message each, as pi sends the message
+	// arguments after the first: each is sent once the one before it
+	// ended with stop or length (an error, an abort or the step limit
+	// ends the invocation there). The outcome covers them all: the
+	// messages, steps and usage of every run, the reason and text of the
+	// last.
+	Then []ai.Message
 }
 
 // Outcome is what a Run produced.
@@ -144,14 +151,22 @@ func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, 
 		}, agent.Only(loop.RetryStart, loop.ContextTrimmed))
 	}
 	res, err := rt.Prompt(ctx, prompt...)
+	stream.settled(res.Reason)
+	for _, m := range opts.Then {
+		if err != nil || (res.Reason != loop.ReasonStop && res.Reason != loop.ReasonLength) {
+			break
+		}
+		var next runtime.Result
+		m.Timestamp = opts.Now().UnixMilli() // sent now, not when the arguments were read
+		next, err = rt.Prompt(ctx, m)
+		stream.settled(next.Reason)
+		res = chain(res, next)
+	}
 	if unsub != nil {
 		unsub()
 	}
 	if unsubRetry != nil {
 		unsubRetry()
-	}
-	if stream != nil {
-		stream.settled(res.Reason)
 	}
 	o := Outcome{Result: res, Err: err, Class: Classify(&res, err)}
 	if opts.Session != nil {
@@ -178,6 +193,18 @@ func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, 
 		fmt.Fprintln(out.Err, emptyAnswer)
 	}
 	return o, w.err
+}
+
+// chain is the result of two runs, one after the other: the first's
+// transcript with the second's new messages, both runs' steps and usage,
+// the second's reason, error and leaf.
+func chain(first, next runtime.Result) runtime.Result {
+	out := next
+	out.Messages = append(ai.CloneMessages(first.Messages), next.New()...)
+	out.Start = first.Start
+	out.Steps += first.Steps
+	out.Usage = first.Usage.Add(next.Usage)
+	return out
 }
 
 // emptyAnswer is said on stderr in print mode when a run that succeeded
