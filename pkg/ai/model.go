@@ -167,8 +167,9 @@ type Event struct {
 	// Trim describes context_trimmed events.
 	Trim *TrimInfo
 	// Usage is the message's cumulative usage as the provider last
-	// reported it (content events); zero until it reports any.
-	Usage Usage
+	// reported it (content events); nil until it reports any. It is
+	// shared by the events until the usage changes: never modify it.
+	Usage *Usage
 }
 
 // Terminal reports whether the event ends the stream.

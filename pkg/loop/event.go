@@ -177,8 +177,8 @@ func (e Event) shape() any {
 		}{b, e.Message}
 	case MessageUpdate:
 		var u ai.Usage
-		if e.Stream != nil {
-			u = e.Stream.Usage
+		if e.Stream != nil && e.Stream.Usage != nil {
+			u = *e.Stream.Usage
 		}
 		return struct {
 			base

@@ -31,12 +31,16 @@ func (c *Encoder) Append(b []byte, e Event) ([]byte, error) {
 		raw, err := ai.MarshalNoEscape(e.shape())
 		return append(b, raw...), err
 	}
-	if c.usageJSON == nil || c.usage != e.Stream.Usage {
-		u, err := ai.MarshalNoEscape(e.Stream.Usage)
+	var usage ai.Usage
+	if e.Stream.Usage != nil {
+		usage = *e.Stream.Usage
+	}
+	if c.usageJSON == nil || c.usage != usage {
+		u, err := ai.MarshalNoEscape(usage)
 		if err != nil {
 			return b, err
 		}
-		c.usage, c.usageJSON = e.Stream.Usage, u
+		c.usage, c.usageJSON = usage, u
 	}
 	b = append(b, `{"type":"message_update","usage":`...)
 	b = append(b, c.usageJSON...)
