@@ -44,7 +44,7 @@ func registerAgentCompletions(c *cobra.Command, sys *System) {
 			return completeThinking(), noFiles | cobra.ShellCompDirectiveKeepOrder
 		},
 		"tools": func(_ *cobra.Command, _ []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			return completeToolList(typed), noFiles | cobra.ShellCompDirectiveNoSpace
+			return completeToolList(typed, true), noFiles | cobra.ShellCompDirectiveNoSpace
 		},
 		"session": func(c *cobra.Command, _ []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return completeSessions(sys, c, typed)
@@ -53,6 +53,11 @@ func registerAgentCompletions(c *cobra.Command, sys *System) {
 			return completeLeaves(sys, c, typed), noFiles | cobra.ShellCompDirectiveKeepOrder
 		},
 		"fsync": cobra.FixedCompletions([]cobra.Completion{"always", "never"}, noFiles),
+	}
+	if c.Flags().Lookup("exclude-tools") != nil {
+		funcs["exclude-tools"] = func(_ *cobra.Command, _ []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return completeToolList(typed, false), noFiles | cobra.ShellCompDirectiveNoSpace
+		}
 	}
 	if c.Flags().Lookup("mode") != nil {
 		funcs["mode"] = cobra.FixedCompletions([]cobra.Completion{
@@ -174,16 +179,20 @@ func completeThinking() []cobra.Completion {
 
 // completeToolList completes the name after the last comma of a list,
 // offering only tools the list does not hold yet.
-func completeToolList(typed string) []cobra.Completion {
+func completeToolList(typed string, signs bool) []cobra.Completion {
 	head, part := "", typed
 	if i := strings.LastIndexByte(typed, ','); i >= 0 {
 		head, part = typed[:i+1], typed[i+1:]
 	}
 	have := strings.Split(head, ",")
+	sign := "" // a +name or -name entry completes its name
+	if signs && (strings.HasPrefix(part, "+") || strings.HasPrefix(part, "-")) {
+		sign, part = part[:1], part[1:]
+	}
 	var out []cobra.Completion
 	for _, name := range tools.AllNames {
-		if strings.HasPrefix(name, part) && !slices.Contains(have, name) {
-			out = append(out, head+name)
+		if strings.HasPrefix(name, part) && !slices.Contains(have, sign+name) {
+			out = append(out, head+sign+name)
 		}
 	}
 	return out

@@ -76,14 +76,29 @@ func TestCompleteToolsAfterTheLastComma(t *testing.T) {
 		{"read,grep,f", []string{"read,grep,find"}},
 		{"read,grep,g", nil}, // grep is in the list already
 	}
-	for _, tc := range cases {
-		c := complete(t, sys, "run", "--tools", tc.typed)
-		if !slices.Equal(c.values, tc.want) {
-			t.Errorf("--tools %q: %q, want %q", tc.typed, c.values, tc.want)
+	signed := []struct { // only --tools takes +name and -name
+		typed string
+		want  []string
+	}{{"+g", []string{"+grep"}}, {"+grep,-w", []string{"+grep,-write"}}}
+	for _, flag := range []string{"--tools", "--exclude-tools"} {
+		all := cases
+		if flag == "--tools" {
+			all = append(slices.Clip(cases), signed...)
+		} else {
+			all = append(slices.Clip(cases), struct {
+				typed string
+				want  []string
+			}{"+g", nil})
 		}
-		// a list goes on: no space after a completed name
-		if c.directive&cobra.ShellCompDirectiveNoSpace == 0 {
-			t.Errorf("--tools %q: directive %d lets the shell add a space", tc.typed, c.directive)
+		for _, tc := range all {
+			c := complete(t, sys, "run", flag, tc.typed)
+			if !slices.Equal(c.values, tc.want) {
+				t.Errorf("%s %q: %q, want %q", flag, tc.typed, c.values, tc.want)
+			}
+			// a list goes on: no space after a completed name
+			if c.directive&cobra.ShellCompDirectiveNoSpace == 0 {
+				t.Errorf("%s %q: directive %d lets the shell add a space", flag, tc.typed, c.directive)
+			}
 		}
 	}
 }

@@ -57,6 +57,9 @@ type config struct {
 	// customTools are the "customTools" of every settings file, a nearer
 	// file's replacing a farther one's of the same name.
 	customTools []customTool
+	// toolLayers are the "tools" values of the settings files, in merge
+	// order (toolNames resolves them).
+	toolLayers []toolLayer
 }
 
 // gopiHome is $GOPI_HOME, or ~/.gopi.
@@ -189,6 +192,7 @@ func (c *config) merge(path string) error {
 		return err
 	}
 	c.mergeSecrets(values)
+	c.settingsToolLayer(path, values)
 	for k, val := range values {
 		k = strings.ToLower(k)
 		_, isMap := val.(map[string]any)

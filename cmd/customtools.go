@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
-	"strings"
 	"time"
 
 	"gopi/pkg/tools"
@@ -74,38 +73,4 @@ func commandTools(c *config, names []string) ([]tools.Tool, error) {
 		out = append(out, ct)
 	}
 	return out, nil
-}
-
-// offeredTools is the tools setting with the custom tools: all of them
-// when the user chose no tools list (the default set is offered), only
-// the named ones when they did.
-func offeredTools(c *config, names []string, noTools bool) []string {
-	if noTools || c.chosen("tools") {
-		return names
-	}
-	out := slices.Clone(names)
-	for _, n := range c.customToolNames() {
-		if !slices.Contains(out, n) {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-// chosen reports a setting the user gave: by flag, environment or a
-// settings file, not a default.
-func (c *config) chosen(key string) bool {
-	if f := c.flags.Lookup(settingsKeys[key]); f != nil && f.Changed {
-		return true
-	}
-	_, byEnv := c.env[key]
-	return byEnv || len(c.setBy[strings.ToLower(key)]) > 0
-}
-
-// unknownTool is the message for a tool name that is neither built in nor
-// declared.
-func unknownTool(c *config, name string) error {
-	known := append(slices.Clone(tools.AllNames), c.customToolNames()...)
-	return usageErr("%s: unknown tool %q: choose from %s, or declare it under \"customTools\" in settings",
-		c.origin("tools"), name, strings.Join(known, ","))
 }

@@ -45,12 +45,12 @@ func promptOverLimit(fact string, c *config) error {
 	return usageErr("%s, the limit set by %s: shorten it, or raise the limit with --max-prompt-bytes N", fact, c.origin("maxPromptBytes"))
 }
 
-// readPrompt joins the words of args and, when stdin is not a terminal,
-// appends what it holds after a blank line (alone, it is the prompt). A
-// prompt over limit bytes is refused before anything is sent or written;
-// stdin is never read past limit+1 bytes.
-func readPrompt(ctx context.Context, sys *System, c *config, args []string, noStdin bool, limit int) (string, error) {
-	prompt := strings.Join(args, " ")
+// readPrompt joins head (the @file text) and the words of args and, when
+// stdin is not a terminal, appends what it holds after a blank line
+// (alone, it is the prompt). A prompt over limit bytes is refused before
+// anything is sent or written; stdin is never read past limit+1 bytes.
+func readPrompt(ctx context.Context, sys *System, c *config, head string, args []string, noStdin bool, limit int) (string, error) {
+	prompt := head + strings.Join(args, " ")
 	if len(prompt) > limit {
 		return "", promptTooLarge("the prompt given as arguments", limit, c)
 	}

@@ -112,23 +112,51 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 	return p, buildRuntime(sys, s, choice, cat, p)
 }
 
-// readPromptMessage reads the prompt (bounded by --max-prompt-bytes),
-// expands a template or skill in it (bounded too) and makes it the
-// user message of the run.
+// readPromptMessage reads the prompts as pi 1.6 does: the @file
+// arguments' text and images, the first message and stdin make the first
+// prompt; every further message argument is a prompt of its own, sent
+// after the one before it ended (p.then). Each is bounded by
+// --max-prompt-bytes and has a template or skill expanded (bounded too).
 func readPromptMessage(sys *System, s *runSettings, o *runOptions, cat *resources.Catalog, p *prepared) error {
-	text, err := readPrompt(p.ctx, sys, s.cfg, o.args, o.noStdin, s.maxPrompt)
+	files, messages := splitArgs(o.args)
+	head, images, err := readFileArgs(sys, s.cwd, files, s.maxPrompt, s.cfg)
 	if err != nil {
 		return err
 	}
-	text, err = cat.ExpandWithin(text, s.maxPrompt)
+	first := messages[:min(len(messages), 1)]
+	text, err := readPrompt(p.ctx, sys, s.cfg, head, first, o.noStdin, s.maxPrompt)
+	if err != nil {
+		return err
+	}
+	if text, err = expandPrompt(cat, text, s); err != nil {
+		return err
+	}
+	now := sys.Now().UnixMilli()
+	msg := ai.UserText(text, now)
+	msg.Content = append(msg.Content, images...)
+	p.prompt = []ai.Message{msg}
+	for _, m := range messages[min(len(messages), 1):] {
+		if len(m) > s.maxPrompt {
+			return promptTooLarge("a message given as an argument", s.maxPrompt, s.cfg)
+		}
+		if m, err = expandPrompt(cat, m, s); err != nil {
+			return err
+		}
+		p.then = append(p.then, ai.UserText(m, now))
+	}
+	return nil
+}
+
+// expandPrompt expands a template or skill in one prompt.
+func expandPrompt(cat *resources.Catalog, text string, s *runSettings) (string, error) {
+	text, err := cat.ExpandWithin(text, s.maxPrompt)
 	if errors.Is(err, resources.ErrRefused) {
-		return promptOverLimit(err.Error(), s.cfg)
+		return "", promptOverLimit(err.Error(), s.cfg)
 	}
 	if err != nil {
-		return usageErr("%v", err)
+		return "", usageErr("%v", err)
 	}
-	p.prompt = []ai.Message{ai.UserText(text, sys.Now().UnixMilli())}
-	return nil
+	return text, nil
 }
 
 // resumeSettings returns the model and thinking level on the chosen path.
@@ -190,7 +218,7 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 	default:
 		return nil, usageErr("%s %q: use always or never", cfg.origin("fsync"), f)
 	}
-	if s.tools, err = toolNames(cfg, o.noTools); err != nil {
+	if s.tools, err = toolNames(cfg, o.noTools, o.excludeTools); err != nil {
 		return nil, err
 	}
 	if s.custom, err = commandTools(cfg, s.tools); err != nil {
@@ -201,20 +229,6 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 	}
 	warnMissingPromptFile(sys, cfg, s.cwd)
 	return s, nil
-}
-
-// toolNames reads and checks the tools setting (none with --no-tools).
-func toolNames(cfg *config, noTools bool) ([]string, error) {
-	if noTools {
-		return nil, nil
-	}
-	names := cfg.list("tools")
-	for _, name := range names {
-		if !slices.Contains(tools.AllNames, name) && !slices.Contains(cfg.customToolNames(), name) {
-			return nil, unknownTool(cfg, name)
-		}
-	}
-	return offeredTools(cfg, names, noTools), nil
 }
 
 func loadResources(sys *System, s *runSettings, o *runOptions) (*resources.Catalog, error) {

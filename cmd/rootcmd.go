@@ -17,7 +17,8 @@ and records every run in a session that later runs can resume from any entry.
 
 Without a command gopi takes the flags of run and chat. When stdin and stdout
 are terminals it talks (gopi chat), with PROMPT as the first message if given;
-otherwise it runs one prompt, from PROMPT or stdin, and exits (gopi run). A flag
+otherwise it runs the prompt, from PROMPT (each argument a prompt of its own,
+as in pi) or stdin, and exits (gopi run). A flag
 only run has (--json, --mode, --timeout, ...) always runs. A lone word is taken
 for a mistyped command, not a prompt: gopi run WORD sends it.`
 

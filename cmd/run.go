@@ -26,14 +26,16 @@ type runOptions struct {
 	apiKey    string
 	keyFile   string // --api-key-file
 	noTools   bool
-	cwd       string
-	bare      bool
-	noStdin   bool
-	noSkills  bool
-	noTempl   bool
-	noContext bool
-	printSP   bool
-	args      []string
+	// excludeTools are --exclude-tools' names and patterns.
+	excludeTools []string
+	cwd          string
+	bare         bool
+	noStdin      bool
+	noSkills     bool
+	noTempl      bool
+	noContext    bool
+	printSP      bool
+	args         []string
 	// outputSchema is --output-schema's file, outputRetries how often an
 	// answer that does not satisfy it goes back to the model.
 	outputSchema  string
@@ -43,13 +45,18 @@ type runOptions struct {
 func newRunCmd(sys *System) *cobra.Command {
 	o := &runOptions{}
 	c := &cobra.Command{
-		Use:   "run [flags] [PROMPT...]",
+		Use:   "run [flags] [@FILE...] [PROMPT...]",
 		Short: "Run one prompt, then exit",
 		Long: `Run one prompt through the model and its tools, record it in a session, and exit.
 
-The prompt is the words of PROMPT joined by spaces. When stdin is not a terminal
-it is read to its end: alone it is the prompt; with PROMPT it is appended after a
-blank line (git diff | gopi run "review this").
+As in pi, each PROMPT argument is a message of its own (quote a prompt of
+several words): the first is the prompt, each further one is sent as a new
+prompt once the one before it ended without an error. An @FILE argument
+attaches a file to the first prompt: text is inlined as <file name="PATH">
+TEXT </file>, a png, jpeg, gif or webp image is attached as an image; a
+missing file is a usage error. When stdin is not a terminal it is read to its
+end: alone it is the prompt; with PROMPT it is appended after a blank line
+(git diff | gopi run "review this").
 
 With --json the output is one line, the result object (also the last line of
 --mode events):
@@ -110,7 +117,8 @@ func addAgentFlags(f *pflag.FlagSet, o *runOptions) {
 	f.StringVar(&o.keyFile, "api-key-file", "", apiKeyFileHelp)
 	f.String("system-prompt", "", "system prompt text, or a file holding it")
 	f.String("append-system-prompt", "", "text (or a file) appended to the system prompt")
-	f.StringSlice("tools", tools.DefaultNames, "tools to offer: read,write,edit,bash,grep,find,ls")
+	f.StringSlice("tools", tools.DefaultNames, "tools to offer: read,write,edit,bash,grep,find,ls (* matches any characters), or +name,-name to change the default ones")
+	f.StringSliceVar(&o.excludeTools, "exclude-tools", nil, "tools not to offer, after every other choice: names or patterns (*)")
 	f.BoolVar(&o.noTools, "no-tools", false, "offer no tools")
 	f.Int("max-steps", loop.DefaultMaxSteps, "most model requests in one run")
 	f.Int("max-tokens", 0, "most output tokens per answer (default: the model's)")
@@ -168,7 +176,7 @@ func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, m mode
 		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
 	}
 	info := p.sessionInfo()
-	o, werr := mode.Run(ctx, p.rt, p.prompt, out, mode.Options{Mode: m, Session: info, Header: p.header(), Start: start, Now: sys.Now,
+	o, werr := mode.Run(ctx, p.rt, p.prompt, out, mode.Options{Mode: m, Session: info, Header: p.header(), Start: start, Now: sys.Now, Then: p.then,
 		Schema: p.schema, OutputRetries: p.outputRetries,
 		Files: func() ([]tools.FileChange, bool) { return p.changes.List(p.cwd), p.changes.Inexact() }})
 	if sys.forced.stdoutGone() {
@@ -225,6 +233,8 @@ type prepared struct {
 	model  ai.Info
 	tools  []string
 	prompt []ai.Message
+	// then are the further message arguments, each a prompt of its own.
+	then []ai.Message
 	// ctx carries the --timeout deadline, which covers reading stdin too.
 	ctx    context.Context
 	cancel context.CancelFunc

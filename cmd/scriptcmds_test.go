@@ -42,6 +42,8 @@ const waitLimit = 20 * time.Second
 //	                            value (strings unquoted) must equal WANT, or is stored in $VAR
 //	jsonl FILE [LINES]          every line of FILE is valid JSON (and there are LINES of them)
 //	waitfile, gone, startpipe   see signals_cmds_test.go
+//	mkimage FILE FMT W H [noise] write a png, jpeg or gif (mkimage_test.go)
+//	pievents PI GOPI            gopi's events have pi 1.6's types, order and keys (pievents_test.go)
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
 	"serve":        cmdServe,
 	"waitrequests": cmdWaitRequests,
@@ -57,6 +59,8 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"waitfile":     cmdWaitFile,
 	"gone":         cmdGone,
 	"startpipe":    cmdStartPipe,
+	"pievents":     cmdPiEvents,
+	"mkimage":      cmdMkimage,
 }
 
 func provider(ts *testscript.TestScript) *fakeProvider {

@@ -79,6 +79,8 @@ type Agent struct {
 	active     *activeRun
 	last       *activeRun // the most recent run, for WaitForIdle
 	nextRunID  int
+	// queueVersion numbers the queue snapshots (see queueChanged).
+	queueVersion uint64
 	dispatcher
 }
 

@@ -22,6 +22,8 @@ type dispatcher struct {
 	dispatching bool
 	// text holds state.StreamingText, grown in place (see streamText).
 	text strings.Builder
+	// queueSent is the version of the last queue_update let through.
+	queueSent uint64
 }
 
 type subscriber struct {
@@ -98,8 +100,16 @@ func (a *Agent) State() State {
 // event no subscriber wants is never copied. The sender's event never
 // enters the queue: a streamed answer's deltas, emitted one at a time,
 // allocate no queue.
-func (a *Agent) emit(e Event) {
+func (a *Agent) emit(e Event) { a.emitIf(e, nil) }
+
+// emitIf is emit of an event that keep, asked under the dispatcher's
+// lock, may still drop (nil keeps it).
+func (a *Agent) emitIf(e Event, keep func() bool) {
 	a.dmu.Lock()
+	if keep != nil && !keep() {
+		a.dmu.Unlock()
+		return
+	}
 	if a.dispatching {
 		a.queue = append(a.queue, e.Clone())
 		a.dmu.Unlock()

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"gopi/pkg/ai"
+	"gopi/pkg/loop"
 )
 
 // Steer queues a message for the current run: the loop takes it after the
@@ -11,7 +12,9 @@ import (
 // or was aborted, or the last allowed step ended). A message it accepts is
 // delivered in a later turn of this run or, when the run ends first,
 // returned with run_end (Event.Unsent); it is never dropped silently and
-// never reaches a later run.
+// never reaches a later run. Every change of the queues (a message
+// queued, or taken by the run) is reported as a queue_update event
+// carrying both queues whole.
 func (a *Agent) Steer(msg ai.Message) error { return a.enqueue(msg, false) }
 
 // FollowUp queues a message for when the current run would otherwise
@@ -31,9 +34,9 @@ func (a *Agent) FollowUpText(text string) error {
 
 func (a *Agent) enqueue(msg ai.Message, followUp bool) error {
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	run := a.active
 	if run == nil || !run.accepting || run.ctx.Err() != nil {
+		a.mu.Unlock()
 		// A cancelled run ends aborted without asking the queues again.
 		return ErrNotRunning
 	}
@@ -42,7 +45,39 @@ func (a *Agent) enqueue(msg ai.Message, followUp bool) error {
 	} else {
 		run.steering = append(run.steering, msg.Clone())
 	}
+	report := a.queueChanged(run)
+	a.mu.Unlock()
+	report()
 	return nil
+}
+
+// queueChanged takes a snapshot of run's queues (a.mu held) and returns
+// the function that reports it as a queue_update, to be called once a.mu
+// is released (a subscriber may steer). Snapshots are numbered: one taken
+// before another that was already reported is dropped, so the last
+// queue_update always holds the queues as they are.
+func (a *Agent) queueChanged(run *activeRun) func() {
+	a.queueVersion++
+	v := a.queueVersion
+	e := Event{RunID: run.id, Event: loop.Event{Type: loop.QueueUpdate,
+		Steering: queueTexts(run.steering), FollowUp: queueTexts(run.followUps)}}
+	return func() {
+		a.emitIf(e, func() bool {
+			if v <= a.queueSent {
+				return false
+			}
+			a.queueSent = v
+			return true
+		})
+	}
+}
+
+func queueTexts(ms []ai.Message) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Text()
+	}
+	return out
 }
 
 // take removes the messages a boundary takes from q, as mode says.
@@ -61,8 +96,14 @@ func take(q *[]ai.Message, mode QueueMode) []ai.Message {
 
 func (a *Agent) takeSteering(run *activeRun) []ai.Message {
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	return take(&run.steering, a.opts.SteeringMode)
+	msgs := take(&run.steering, a.opts.SteeringMode)
+	report := func() {}
+	if len(msgs) > 0 {
+		report = a.queueChanged(run)
+	}
+	a.mu.Unlock()
+	report()
+	return msgs
 }
 
 // takeFollowUp is asked when the run would stop. Steering that arrived
@@ -70,13 +111,17 @@ func (a *Agent) takeSteering(run *activeRun) []ai.Message {
 // accepting input, so nothing queued later can be lost silently.
 func (a *Agent) takeFollowUp(run *activeRun) []ai.Message {
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	if msgs := take(&run.steering, a.opts.SteeringMode); len(msgs) > 0 {
-		return msgs
+	msgs := take(&run.steering, a.opts.SteeringMode)
+	if len(msgs) == 0 {
+		msgs = take(&run.followUps, a.opts.FollowUpMode)
 	}
-	if msgs := take(&run.followUps, a.opts.FollowUpMode); len(msgs) > 0 {
-		return msgs
+	report := func() {}
+	if len(msgs) > 0 {
+		report = a.queueChanged(run)
+	} else {
+		run.accepting = false
 	}
-	run.accepting = false
-	return nil
+	a.mu.Unlock()
+	report()
+	return msgs
 }

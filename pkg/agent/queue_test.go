@@ -159,3 +159,35 @@ func TestAcceptedInputIsDeliveredOrReturned(t *testing.T) {
 		})
 	}
 }
+
+// Every change of a queue is a queue_update carrying both whole queues, as
+// pi's json.md has it: when steering and a follow-up are queued, and when
+// the run takes each of them.
+func TestQueueUpdateReportsBothQueues(t *testing.T) {
+	a := New(Options{Model: faux.New(callResp(call("c1", "w", `{"ms":1}`)), faux.Text("steered"), faux.Text("followed")),
+		Tools: toolstest.Registry(t, waitTool("w"))})
+	var got []string
+	a.Subscribe(func(e Event) {
+		switch e.Type {
+		case loop.ToolStart:
+			if err := a.SteerText("look at b"); err != nil {
+				t.Error(err)
+			}
+			if err := a.FollowUpText("then c"); err != nil {
+				t.Error(err)
+			}
+		case loop.QueueUpdate:
+			got = append(got, fmt.Sprintf("steering=%q followUp=%q", e.Steering, e.FollowUp))
+		}
+	})
+	mustPrompt(t, a, "go")
+	want := []string{
+		`steering=["look at b"] followUp=[]`,
+		`steering=["look at b"] followUp=["then c"]`,
+		`steering=[] followUp=["then c"]`,
+		`steering=[] followUp=[]`,
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("queue updates\n got %q\nwant %q", got, want)
+	}
+}

@@ -133,6 +133,11 @@ type CompactionInfo struct {
 	TokensBefore     int    // end
 	WillRetry        bool   // end: the failed request is sent again
 	ErrorMessage     string // end: why compaction failed
+	// EstimatedTokensAfter is the estimated size of the context the
+	// compaction left (end).
+	EstimatedTokensAfter int
+	// Details is what the compaction entry keeps in its details (end).
+	Details json.RawMessage
 }
 
 // RetryInfo describes an automatic retry of a model request.
@@ -165,6 +170,10 @@ type Event struct {
 	Compaction *CompactionInfo
 	// Trim describes context_trimmed events.
 	Trim *TrimInfo
+	// Usage is the message's cumulative usage as the provider last
+	// reported it (content events); nil until it reports any. It is
+	// shared by the events until the usage changes: never modify it.
+	Usage *Usage
 }
 
 // Terminal reports whether the event ends the stream.

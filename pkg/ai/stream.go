@@ -17,6 +17,7 @@ type Builder struct {
 	open    map[int]*strings.Builder
 	stopped bool
 	ended   bool
+	usage   *Usage // the usage content events carry: replaced, never changed
 }
 
 // NewBuilder starts a message for the given model; now is unix milliseconds.
@@ -69,7 +70,7 @@ func (b *Builder) begin(c Content, t EventType) (int, bool) {
 	b.msg.Content = append(b.msg.Content, c)
 	b.open[idx] = &strings.Builder{}
 	hdr := c
-	return idx, b.emit(Event{Type: t, Index: idx, Block: &hdr})
+	return idx, b.emit(Event{Type: t, Index: idx, Block: &hdr, Usage: b.usage})
 }
 
 func (b *Builder) delta(idx int, s string, t EventType) bool {
@@ -78,7 +79,7 @@ func (b *Builder) delta(idx int, s string, t EventType) bool {
 		return !b.stopped
 	}
 	sb.WriteString(s)
-	return b.emit(Event{Type: t, Index: idx, Delta: s})
+	return b.emit(Event{Type: t, Index: idx, Delta: s, Usage: b.usage})
 }
 
 func (b *Builder) end(idx int, t EventType, finish func(c *Content, acc string)) bool {
@@ -90,7 +91,7 @@ func (b *Builder) end(idx int, t EventType, finish func(c *Content, acc string))
 	c := &b.msg.Content[idx]
 	finish(c, sb.String())
 	done := c.Clone()
-	return b.emit(Event{Type: t, Index: idx, Block: &done})
+	return b.emit(Event{Type: t, Index: idx, Block: &done, Usage: b.usage})
 }
 
 // TextStart opens a text block and returns its index.
@@ -164,7 +165,10 @@ func ToolArguments(s string) json.RawMessage {
 const InvalidArgumentsKey = "_raw"
 
 // SetUsage records usage (already priced by the caller if it wants cost).
-func (b *Builder) SetUsage(u Usage) { b.msg.Usage = u }
+func (b *Builder) SetUsage(u Usage) {
+	b.msg.Usage = u
+	b.usage = &u
+}
 
 // closeOpen finishes blocks left open (a stream cut mid-block).
 func (b *Builder) closeOpen() {

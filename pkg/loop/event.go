@@ -2,6 +2,8 @@ package loop
 
 import (
 	"encoding/json"
+	"slices"
+	"time"
 
 	"gopi/pkg/ai"
 )
@@ -29,8 +31,15 @@ const (
 	RetryEnd EventType = "auto_retry_end"
 	// CompactionStart and CompactionEnd bracket an automatic compaction
 	// of the context before a model request.
-	CompactionStart EventType = "auto_compaction_start"
-	CompactionEnd   EventType = "auto_compaction_end"
+	CompactionStart EventType = "compaction_start"
+	CompactionEnd   EventType = "compaction_end"
+	// AgentSettled says no automatic work is left for the prompt: no
+	// retry, no queued message. The loop never emits it; whoever owns the
+	// whole prompt (the events mode) does, after the last agent_end.
+	AgentSettled EventType = "agent_settled"
+	// QueueUpdate says the steering or follow-up queue changed; it
+	// carries both whole queues.
+	QueueUpdate EventType = "queue_update"
 	// ContextTrimmed says the next model request leaves out the oldest
 	// turns of the conversation to fit the model's window.
 	ContextTrimmed EventType = "context_trimmed"
@@ -42,11 +51,13 @@ const (
 //	message_update               Stream (only the delta, never the partial message)
 //	tool_execution_start         ToolCallID, ToolName, Args
 //	tool_execution_update        ToolCallID, ToolName, Args, Result (partial)
-//	tool_execution_end           ToolCallID, ToolName, Result, IsError
+//	tool_execution_end           ToolCallID, ToolName, Result, IsError, Duration (when Timed)
 //	turn_end                     Message (the assistant), ToolResults
-//	agent_end                    Messages (this run's new messages)
+//	agent_end                    Messages (this run's new messages), WillRetry
+//	agent_settled                Aborted
+//	queue_update                 Steering, FollowUp
 //	auto_retry_start|end         Retry
-//	auto_compaction_start|end    Compaction
+//	compaction_start|end         Compaction
 //	context_trimmed              Trim
 type Event struct {
 	Type        EventType
@@ -62,6 +73,18 @@ type Event struct {
 	Retry       *ai.RetryInfo
 	Compaction  *ai.CompactionInfo
 	Trim        *ai.TrimInfo
+	// Duration is how long the tool ran (tool_execution_end); Timed is
+	// false when it never ran (skipped or abandoned calls).
+	Duration time.Duration
+	Timed    bool
+	// WillRetry (agent_end) says the request is sent again in a new run.
+	WillRetry bool
+	// Aborted (agent_settled) says the prompt ended because it was aborted.
+	Aborted bool
+	// Steering and FollowUp (queue_update) are the texts of the queued
+	// messages, each queue whole, in order.
+	Steering []string
+	FollowUp []string
 }
 
 // ToolOutput is a tool's (partial or final) output as events carry it.
@@ -92,6 +115,7 @@ func (e Event) Clone() Event {
 		}
 		if s.Compaction != nil {
 			c := *s.Compaction
+			c.Details = slices.Clone(c.Details)
 			s.Compaction = &c
 		}
 		e.Stream = &s
@@ -120,8 +144,10 @@ func (e Event) Clone() Event {
 	}
 	if e.Compaction != nil {
 		c := *e.Compaction
+		c.Details = slices.Clone(c.Details)
 		e.Compaction = &c
 	}
+	e.Steering, e.FollowUp = slices.Clone(e.Steering), slices.Clone(e.FollowUp)
 	if e.Trim != nil {
 		t := *e.Trim
 		e.Trim = &t
@@ -130,9 +156,10 @@ func (e Event) Clone() Event {
 }
 
 // MarshalJSON writes the event in the shape of pi's --mode json ("type"
-// first, then the event's fields), except that message_update carries only
-// the delta, never the partial message. Text is written as pi writes it
-// (no HTML escaping).
+// first, then the event's fields): message_update carries the message's
+// cumulative usage and the delta, never the partial message, and a
+// toolcall_start names the call's id and tool. Text is written as pi
+// writes it (no HTML escaping).
 func (e Event) MarshalJSON() ([]byte, error) { return e.AppendJSON(nil) }
 
 type base struct {
@@ -149,10 +176,15 @@ func (e Event) shape() any {
 			Message *ai.Message `json:"message"`
 		}{b, e.Message}
 	case MessageUpdate:
+		var u ai.Usage
+		if e.Stream != nil && e.Stream.Usage != nil {
+			u = *e.Stream.Usage
+		}
 		return struct {
 			base
-			AssistantMessageEvent any `json:"assistantMessageEvent"`
-		}{b, streamShape(e.Stream)}
+			Usage                 ai.Usage `json:"usage"`
+			AssistantMessageEvent any      `json:"assistantMessageEvent"`
+		}{b, u, streamShape(e.Stream)}
 	case ToolStart, ToolUpdate, ToolEnd:
 		return e.toolShape()
 	case TurnEnd:
@@ -164,8 +196,20 @@ func (e Event) shape() any {
 	case AgentEnd:
 		return struct {
 			base
-			Messages []ai.Message `json:"messages"`
-		}{b, nonNil(e.Messages)}
+			Messages  []ai.Message `json:"messages"`
+			WillRetry bool         `json:"willRetry"`
+		}{b, nonNil(e.Messages), e.WillRetry}
+	case AgentSettled:
+		return struct {
+			base
+			Aborted bool `json:"aborted"`
+		}{b, e.Aborted}
+	case QueueUpdate:
+		return struct {
+			base
+			Steering []string `json:"steering"`
+			FollowUp []string `json:"followUp"`
+		}{b, nonNilStrings(e.Steering), nonNilStrings(e.FollowUp)}
 	case RetryStart, RetryEnd:
 		return retryShape(e.Type, e.Retry)
 	case CompactionStart, CompactionEnd:
@@ -185,6 +229,7 @@ func (e Event) toolShape() any {
 		PartialResult *ToolOutput     `json:"partialResult,omitempty"`
 		Result        *ToolOutput     `json:"result,omitempty"`
 		IsError       *bool           `json:"isError,omitempty"`
+		DurationMs    *int64          `json:"durationMs,omitempty"`
 	}
 	out := tool{Type: e.Type, ToolCallID: e.ToolCallID, ToolName: e.ToolName}
 	switch e.Type {
@@ -195,6 +240,10 @@ func (e Event) toolShape() any {
 	case ToolEnd:
 		isErr := e.IsError
 		out.Result, out.IsError = e.Result, &isErr
+		if e.Timed {
+			ms := e.Duration.Milliseconds()
+			out.DurationMs = &ms
+		}
 	}
 	return out
 }
@@ -208,6 +257,8 @@ func streamShape(s *ai.Event) any {
 		ContentIndex int          `json:"contentIndex"`
 		Delta        *string      `json:"delta,omitempty"`
 		Content      *string      `json:"content,omitempty"`
+		ID           *string      `json:"id,omitempty"`
+		ToolName     *string      `json:"toolName,omitempty"`
 		ToolCall     *ai.Content  `json:"toolCall,omitempty"`
 	}
 	out := stream{Type: s.Type, ContentIndex: s.Index}
@@ -218,12 +269,21 @@ func streamShape(s *ai.Event) any {
 		out.Content = &s.Block.Text
 	case ai.EventThinkingEnd:
 		out.Content = &s.Block.Thinking
-	case ai.EventToolCallStart, ai.EventToolCallEnd:
+	case ai.EventToolCallStart:
+		var id, name string
+		if s.Block != nil {
+			id, name = s.Block.ID, s.Block.Name
+		}
+		out.ID, out.ToolName = &id, &name
+	case ai.EventToolCallEnd:
 		out.ToolCall = s.Block
 	}
 	return out
 }
 
+// retryShape counts as pi does: maxAttempts is the retries allowed (the
+// first attempt not included), and auto_retry_end's attempt the retries
+// made.
 func retryShape(t EventType, r *ai.RetryInfo) any {
 	if t == RetryStart {
 		return struct {
@@ -232,7 +292,7 @@ func retryShape(t EventType, r *ai.RetryInfo) any {
 			MaxAttempts  int       `json:"maxAttempts"`
 			DelayMs      int64     `json:"delayMs"`
 			ErrorMessage string    `json:"errorMessage"`
-		}{t, r.Attempt, r.MaxAttempts, r.Delay.Milliseconds(), r.ErrorMessage}
+		}{t, r.Attempt, max(r.MaxAttempts-1, 0), r.Delay.Milliseconds(), r.ErrorMessage}
 	}
 	var final *string
 	if !r.Success {
@@ -243,7 +303,7 @@ func retryShape(t EventType, r *ai.RetryInfo) any {
 		Success    bool      `json:"success"`
 		Attempt    int       `json:"attempt"`
 		FinalError *string   `json:"finalError,omitempty"`
-	}{t, r.Success, r.Attempt, final}
+	}{t, r.Success, max(r.Attempt-1, 0), final}
 }
 
 func compactionShape(t EventType, c *ai.CompactionInfo) any {
@@ -254,9 +314,11 @@ func compactionShape(t EventType, c *ai.CompactionInfo) any {
 		}{t, c.Reason}
 	}
 	type result struct {
-		Summary          string `json:"summary"`
-		FirstKeptEntryID string `json:"firstKeptEntryId"`
-		TokensBefore     int    `json:"tokensBefore"`
+		Summary              string          `json:"summary"`
+		FirstKeptEntryID     string          `json:"firstKeptEntryId"`
+		TokensBefore         int             `json:"tokensBefore"`
+		EstimatedTokensAfter int             `json:"estimatedTokensAfter"`
+		Details              json.RawMessage `json:"details,omitempty"`
 	}
 	out := struct {
 		Type         EventType `json:"type"`
@@ -267,7 +329,7 @@ func compactionShape(t EventType, c *ai.CompactionInfo) any {
 		ErrorMessage string    `json:"errorMessage,omitempty"`
 	}{Type: t, Reason: c.Reason, WillRetry: c.WillRetry, ErrorMessage: c.ErrorMessage}
 	if c.ErrorMessage == "" {
-		out.Result = &result{c.Summary, c.FirstKeptEntryID, c.TokensBefore}
+		out.Result = &result{c.Summary, c.FirstKeptEntryID, c.TokensBefore, c.EstimatedTokensAfter, c.Details}
 	}
 	return out
 }
@@ -291,6 +353,13 @@ func rawOrEmpty(r json.RawMessage) json.RawMessage {
 		return json.RawMessage("{}")
 	}
 	return r
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 func nonNil(ms []ai.Message) []ai.Message {

@@ -8,17 +8,43 @@ import (
 	"gopi/pkg/ai"
 )
 
-// AppendJSON appends what MarshalJSON returns to b. A message_update
-// carrying a delta, all but a handful of the events of a long answer, is
-// written here directly, without encoding/json's reflection and its
-// second pass over a Marshaler's output; every other event goes through
-// encoding/json.
+// AppendJSON appends what MarshalJSON returns to b.
 func (e Event) AppendJSON(b []byte) ([]byte, error) {
+	var enc Encoder
+	return enc.Append(b, e)
+}
+
+// Encoder writes events as MarshalJSON does. A message_update carrying a
+// delta, all but a handful of the events of a long answer, is written
+// directly, without encoding/json's reflection and its second pass over a
+// Marshaler's output, with the usage it carries encoded once for as long
+// as it does not change; every other event goes through encoding/json.
+// The zero Encoder is ready; it is not safe for concurrent use.
+type Encoder struct {
+	usage     ai.Usage
+	usageJSON []byte // usage's encoding; nil until the first delta
+}
+
+// Append appends e's JSON to b.
+func (c *Encoder) Append(b []byte, e Event) ([]byte, error) {
 	if !e.plainDelta() {
 		raw, err := ai.MarshalNoEscape(e.shape())
 		return append(b, raw...), err
 	}
-	b = append(b, `{"type":"message_update","assistantMessageEvent":{"type":"`...)
+	var usage ai.Usage
+	if e.Stream.Usage != nil {
+		usage = *e.Stream.Usage
+	}
+	if c.usageJSON == nil || c.usage != usage {
+		u, err := ai.MarshalNoEscape(usage)
+		if err != nil {
+			return b, err
+		}
+		c.usage, c.usageJSON = usage, u
+	}
+	b = append(b, `{"type":"message_update","usage":`...)
+	b = append(b, c.usageJSON...)
+	b = append(b, `,"assistantMessageEvent":{"type":"`...)
 	b = append(b, e.Stream.Type...)
 	b = append(b, `","contentIndex":`...)
 	b = strconv.AppendInt(b, int64(e.Stream.Index), 10)

@@ -529,36 +529,61 @@ func TestContinueWithoutPromptUsesHistory(t *testing.T) {
 	}
 }
 
+// The shapes of pi 1.6's json.md: message_update with the cumulative
+// usage, toolcall_start with id and toolName, tool_execution_end with
+// durationMs when the tool ran, agent_end with willRetry, agent_settled,
+// queue_update, compaction_start/compaction_end, retries counted as pi
+// counts them (retries, not attempts).
 func TestEventJSONShapes(t *testing.T) {
 	msg := ai.UserText("hi", 5)
+	usage := ai.Usage{Input: 100, Output: 2, TotalTokens: 102, Cost: ai.Cost{Input: 0.0003, Total: 0.0003}}
+	const usageJSON = `{"input":100,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":102,"cost":{"input":0.0003,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.0003}}`
+	const zeroUsage = `{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}`
+	call := ai.Content{Type: ai.TypeToolCall, ID: "call_1", Name: "read"}
 	cases := []struct {
 		ev   Event
 		want string
 	}{
 		{Event{Type: AgentStart}, `{"type":"agent_start"}`},
 		{Event{Type: MessageStart, Message: &msg}, `{"type":"message_start","message":{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":5}}`},
-		{Event{Type: MessageUpdate, Stream: &ai.Event{Type: ai.EventTextDelta, Index: 1, Delta: "x"}}, `{"type":"message_update","assistantMessageEvent":{"type":"text_delta","contentIndex":1,"delta":"x"}}`},
+		{Event{Type: MessageUpdate, Stream: &ai.Event{Type: ai.EventTextDelta, Index: 1, Delta: "x"}},
+			`{"type":"message_update","usage":` + zeroUsage + `,"assistantMessageEvent":{"type":"text_delta","contentIndex":1,"delta":"x"}}`},
+		{Event{Type: MessageUpdate, Stream: &ai.Event{Type: ai.EventTextDelta, Index: 1, Delta: "x", Usage: &usage}},
+			`{"type":"message_update","usage":` + usageJSON + `,"assistantMessageEvent":{"type":"text_delta","contentIndex":1,"delta":"x"}}`},
+		{Event{Type: MessageUpdate, Stream: &ai.Event{Type: ai.EventToolCallStart, Index: 0, Block: &call, Usage: &usage}},
+			`{"type":"message_update","usage":` + usageJSON + `,"assistantMessageEvent":{"type":"toolcall_start","contentIndex":0,"id":"call_1","toolName":"read"}}`},
 		{Event{Type: ToolStart, ToolCallID: "c", ToolName: "read"}, `{"type":"tool_execution_start","toolCallId":"c","toolName":"read","args":{}}`},
 		{Event{Type: ToolEnd, ToolCallID: "c", ToolName: "read", Result: &ToolOutput{Content: []ai.Content{ai.TextContent("r")}}, IsError: true},
 			`{"type":"tool_execution_end","toolCallId":"c","toolName":"read","result":{"content":[{"type":"text","text":"r"}]},"isError":true}`},
-		{Event{Type: AgentEnd}, `{"type":"agent_end","messages":[]}`},
+		{Event{Type: ToolEnd, ToolCallID: "c", ToolName: "read", Result: &ToolOutput{Content: []ai.Content{}}, Duration: 22 * time.Millisecond, Timed: true},
+			`{"type":"tool_execution_end","toolCallId":"c","toolName":"read","result":{"content":[]},"isError":false,"durationMs":22}`},
+		{Event{Type: AgentEnd}, `{"type":"agent_end","messages":[],"willRetry":false}`},
+		{Event{Type: AgentEnd, WillRetry: true}, `{"type":"agent_end","messages":[],"willRetry":true}`},
+		{Event{Type: AgentSettled, Aborted: true}, `{"type":"agent_settled","aborted":true}`},
+		{Event{Type: QueueUpdate, Steering: []string{"look at b"}}, `{"type":"queue_update","steering":["look at b"],"followUp":[]}`},
 		{Event{Type: MessageEnd, Message: &ai.Message{Role: ai.RoleUser, Content: []ai.Content{ai.TextContent("a<b && c>d")}}},
 			`{"type":"message_end","message":{"role":"user","content":[{"type":"text","text":"a<b && c>d"}],"timestamp":0}}`},
-		{Event{Type: RetryStart, Retry: &ai.RetryInfo{Attempt: 1, MaxAttempts: 3, Delay: 1500 * time.Millisecond, ErrorMessage: "busy"}},
+		{Event{Type: RetryStart, Retry: &ai.RetryInfo{Attempt: 1, MaxAttempts: 4, Delay: 1500 * time.Millisecond, ErrorMessage: "busy"}},
 			`{"type":"auto_retry_start","attempt":1,"maxAttempts":3,"delayMs":1500,"errorMessage":"busy"}`},
-		{Event{Type: CompactionStart, Compaction: &ai.CompactionInfo{Reason: "threshold"}}, `{"type":"auto_compaction_start","reason":"threshold"}`},
-		{Event{Type: CompactionEnd, Compaction: &ai.CompactionInfo{Summary: "s", FirstKeptEntryID: "ab12cd34", TokensBefore: 9000}},
-			`{"type":"auto_compaction_end","result":{"summary":"s","firstKeptEntryId":"ab12cd34","tokensBefore":9000},"aborted":false,"willRetry":false}`},
+		{Event{Type: RetryEnd, Retry: &ai.RetryInfo{Attempt: 2, MaxAttempts: 4, Success: true}}, `{"type":"auto_retry_end","success":true,"attempt":1}`},
+		{Event{Type: CompactionStart, Compaction: &ai.CompactionInfo{Reason: "threshold"}}, `{"type":"compaction_start","reason":"threshold"}`},
+		{Event{Type: CompactionEnd, Compaction: &ai.CompactionInfo{Reason: "threshold", Summary: "s", FirstKeptEntryID: "ab12cd34", TokensBefore: 9000,
+			EstimatedTokensAfter: 1200, Details: json.RawMessage(`{"readFiles":[],"modifiedFiles":[]}`)}},
+			`{"type":"compaction_end","reason":"threshold","result":{"summary":"s","firstKeptEntryId":"ab12cd34","tokensBefore":9000,"estimatedTokensAfter":1200,"details":{"readFiles":[],"modifiedFiles":[]}},"aborted":false,"willRetry":false}`},
 		{Event{Type: CompactionEnd, Compaction: &ai.CompactionInfo{ErrorMessage: "no", WillRetry: false}},
-			`{"type":"auto_compaction_end","aborted":false,"willRetry":false,"errorMessage":"no"}`},
+			`{"type":"compaction_end","aborted":false,"willRetry":false,"errorMessage":"no"}`},
 		{Event{Type: ContextTrimmed, Trim: &ai.TrimInfo{Reason: ai.TrimCompactionFailed, ContextWindow: 200000, Turns: 12, Messages: 340,
 			FirstDroppedEntryID: "aa000001", FirstKeptEntryID: "ab12cd34", Tokens: 120000, ErrorMessage: "summarizer down"}},
 			`{"type":"context_trimmed","reason":"compactionFailed","contextWindow":200000,"turns":12,"messages":340,"firstDroppedEntryId":"aa000001","firstKeptEntryId":"ab12cd34","tokens":120000,"errorMessage":"summarizer down"}`},
 	}
+	var enc Encoder // one encoder for all: its usage cache must not leak into the next event
 	for _, c := range cases {
 		b, err := c.ev.MarshalJSON()
 		if err != nil || string(b) != c.want {
 			t.Errorf("%s:\n got %s (%v)\nwant %s", c.ev.Type, b, err, c.want)
+		}
+		if b, err := enc.Append(nil, c.ev); err != nil || string(b) != c.want {
+			t.Errorf("%s through an Encoder:\n got %s (%v)\nwant %s", c.ev.Type, b, err, c.want)
 		}
 	}
 }

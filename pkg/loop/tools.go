@@ -65,6 +65,9 @@ type batch struct {
 // runOne runs call i of the batch and records its result, unless the run
 // already gave up on it.
 func (r *run) runOne(b *batch, i int, c ai.Content) {
+	b.mu.Lock() // the clock is asked under the lock, as for the results' timestamps
+	began := r.cfg.Now()
+	b.mu.Unlock()
 	out := r.execute(c, func(p tools.Result) {
 		partial := output(p)
 		b.mu.Lock()
@@ -78,10 +81,12 @@ func (r *run) runOne(b *batch, i int, c ai.Content) {
 	if b.closed {
 		return
 	}
+	took := r.cfg.Now().Sub(began)
 	msg := r.resultMessage(c, out)
 	b.results[i], b.done[i] = msg, true
 	final := ToolOutput{Content: msg.Content, Details: msg.Details}
-	r.emit(Event{Type: ToolEnd, ToolCallID: c.ID, ToolName: c.Name, Result: &final, IsError: msg.IsError})
+	r.emit(Event{Type: ToolEnd, ToolCallID: c.ID, ToolName: c.Name, Result: &final, IsError: msg.IsError,
+		Duration: took, Timed: true})
 }
 
 // await waits until n tools finished, or, once the run is cancelled, for

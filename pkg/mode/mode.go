@@ -99,10 +99,18 @@ type Options struct {
 	Header  Header       // events only
 	Start   time.Time    // when the invocation began, for durationMs
 	Now     func() time.Time
-	// Schema, when set, is what the final answer must satisfy: an answer
-	// that does not is sent back to the model with what is wrong, up to
-	// OutputRetries times (in the same session), and still failing, the
-	// invocation fails with class schema.
+	// Then are further prompts, one message each, as pi sends the message
+	// arguments after the first: each is sent once the one before it
+	// ended with stop or length (an error, an abort or the step limit
+	// ends the invocation there). The outcome covers them all: the
+	// messages, steps and usage of every run, the reason and text of the
+	// last.
+	Then []ai.Message
+	// Schema, when set, is what the final answer (of the last prompt)
+	// must satisfy: an answer that does not is sent back to the model
+	// with what is wrong, up to OutputRetries times (in the same
+	// session), and still failing, the invocation fails with class
+	// schema.
 	Schema        *OutputSchema
 	OutputRetries int
 	// Files, when set, lists the files the run's tools changed and says
@@ -129,10 +137,12 @@ func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, 
 	}
 	w := &lineWriter{w: out.Out}
 	var unsub func()
+	var stream *eventStream
 	switch opts.Mode {
 	case Events:
 		w.json(opts.Header)
-		unsub = rt.Control().Subscribe(func(e agent.Event) { w.event(e.Event) }, agent.Except(agent.RunEnd))
+		stream = &eventStream{w: w, now: opts.Now, model: opts.Header.Model}
+		unsub = rt.Control().Subscribe(func(e agent.Event) { stream.event(e.Event) }, agent.Except(agent.RunEnd))
 	case Print:
 		if out.ErrTerminal {
 			p := newProgress(out.Err, opts.Now)
@@ -153,9 +163,20 @@ func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, 
 		}, agent.Only(loop.RetryStart, loop.ContextTrimmed))
 	}
 	res, err := rt.Prompt(ctx, prompt...)
+	stream.settled(res.Reason)
+	for _, m := range opts.Then {
+		if err != nil || (res.Reason != loop.ReasonStop && res.Reason != loop.ReasonLength) {
+			break
+		}
+		var next runtime.Result
+		m.Timestamp = opts.Now().UnixMilli() // sent now, not when the arguments were read
+		next, err = rt.Prompt(ctx, m)
+		stream.settled(next.Reason)
+		res = chain(res, next)
+	}
 	var answer structuredAnswer
 	if opts.Schema != nil {
-		res, answer, err = checkAnswer(ctx, rt, res, err, opts)
+		res, answer, err = checkAnswer(ctx, rt, res, err, opts, stream.settled)
 	}
 	if unsub != nil {
 		unsub()
@@ -199,6 +220,18 @@ func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, 
 		fmt.Fprintln(out.Err, emptyAnswer)
 	}
 	return o, w.err
+}
+
+// chain is the result of two runs, one after the other: the first's
+// transcript with the second's new messages, both runs' steps and usage,
+// the second's reason, error and leaf.
+func chain(first, next runtime.Result) runtime.Result {
+	out := next
+	out.Messages = append(ai.CloneMessages(first.Messages), next.New()...)
+	out.Start = first.Start
+	out.Steps += first.Steps
+	out.Usage = first.Usage.Add(next.Usage)
+	return out
 }
 
 // emptyAnswer is said on stderr in print mode when a run that succeeded
@@ -253,15 +286,15 @@ func (l *lineWriter) json(v any) {
 // event writes one event line, or keeps a delta's line for the next
 // write. Lines are encoded into one buffer (a buffer of a long message's
 // size is not kept), without encoding/json's reflection for deltas (see
-// loop.Event.AppendJSON).
-func (l *lineWriter) event(e loop.Event) {
+// loop.Encoder).
+func (l *lineWriter) event(enc *loop.Encoder, e loop.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err != nil {
 		return // nothing more is written after a failed write
 	}
 	start := len(l.pending)
-	b, err := e.AppendJSON(l.pending)
+	b, err := enc.Append(l.pending, e)
 	if err != nil {
 		b, _ = json.Marshal(map[string]string{"type": "encoding_error", "message": err.Error()})
 		b = append(l.pending[:start], b...)

@@ -143,11 +143,8 @@ type structuredAnswer struct {
 // the model again in the same session while retries are left. The runs
 // become one result: the messages of all of them, their steps and usage
 // added up.
-func checkAnswer(ctx context.Context, rt *runtime.Runtime, res runtime.Result, err error, opts Options) (runtime.Result, structuredAnswer, error) {
-	start, steps, usage := res.Start, 0, ai.Usage{}
+func checkAnswer(ctx context.Context, rt *runtime.Runtime, res runtime.Result, err error, opts Options, settled func(loop.Reason)) (runtime.Result, structuredAnswer, error) {
 	for attempt := 0; ; attempt++ {
-		steps, usage = steps+res.Steps, usage.Add(res.Usage)
-		res.Start, res.Steps, res.Usage = start, steps, usage
 		if err != nil || res.Reason != loop.ReasonStop {
 			return res, structuredAnswer{}, err // only a finished answer is checked
 		}
@@ -159,7 +156,10 @@ func checkAnswer(ctx context.Context, rt *runtime.Runtime, res runtime.Result, e
 		if attempt >= opts.OutputRetries {
 			return res, structuredAnswer{err: cerr}, nil
 		}
-		res, err = rt.Prompt(ctx, retryPrompt(cerr, opts.Now().UnixMilli()))
+		var next runtime.Result
+		next, err = rt.Prompt(ctx, retryPrompt(cerr, opts.Now().UnixMilli()))
+		settled(next.Reason)
+		res = chain(res, next)
 	}
 }
 

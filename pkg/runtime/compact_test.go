@@ -36,7 +36,13 @@ func compactionEvents(r *Runtime) *[]string {
 		case loop.CompactionStart:
 			evs = append(evs, "start:"+e.Compaction.Reason)
 		case loop.CompactionEnd:
-			evs = append(evs, fmt.Sprintf("end:%s:retry=%v:err=%s", e.Compaction.Reason, e.Compaction.WillRetry, e.Compaction.ErrorMessage))
+			c := e.Compaction
+			evs = append(evs, fmt.Sprintf("end:%s:retry=%v:err=%s", c.Reason, c.WillRetry, c.ErrorMessage))
+			// A success says what the context weighs now (pi's
+			// estimatedTokensAfter): less than before, more than nothing.
+			if c.ErrorMessage == "" && (c.EstimatedTokensAfter <= 0 || c.EstimatedTokensAfter >= c.TokensBefore) {
+				evs = append(evs, fmt.Sprintf("estimatedTokensAfter %d with tokensBefore %d", c.EstimatedTokensAfter, c.TokensBefore))
+			}
 		}
 	})
 	return &evs

@@ -156,11 +156,18 @@ func (p *projector) compact(ctx context.Context, req *ai.Request, reason string,
 	}
 	entry, err := r.compactPath(ctx, "")
 	end := &ai.CompactionInfo{Reason: reason}
+	var c session.Context
+	var projErr error
 	if err != nil {
 		end.ErrorMessage = err.Error()
 	} else {
 		end.Summary, end.FirstKeptEntryID, end.TokensBefore = entry.Summary, entry.FirstKeptEntryID, int(entry.TokensBefore)
-		end.WillRetry = willRetry
+		end.Details, end.WillRetry = entry.Details, willRetry
+		// The context is projected before the end is reported, so that
+		// the end says what the context weighs now.
+		if c, _, projErr = r.projectPath(req.Messages, p.lastCut()); projErr == nil {
+			end.EstimatedTokensAfter = c.Tokens
+		}
 	}
 	if !yield(ai.Event{Type: ai.EventCompactionEnd, Compaction: end}) {
 		return session.Context{}, false, nil
@@ -173,8 +180,7 @@ func (p *projector) compact(ctx context.Context, req *ai.Request, reason string,
 	if err != nil {
 		return session.Context{}, true, err
 	}
-	c, _, err := r.projectPath(req.Messages, p.lastCut())
-	return c, true, err
+	return c, true, projErr
 }
 
 // Compact summarises the persisted path now (a user's /compact), with

@@ -82,6 +82,7 @@ type streamer interface {
 	begin()
 	block(kind string, n int) // a text or thinking block of n one-word deltas
 	toolCall(id, name, args string, chunk int)
+	text(s string) // a text block of one delta
 	end(toolUse bool)
 }
 
@@ -132,6 +133,13 @@ func (a *anthropicWriter) block(kind string, n int) {
 	a.index++
 }
 
+func (a *anthropicWriter) text(s string) {
+	a.event("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"text","text":""}}`, a.index))
+	a.event("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"text_delta","text":%s}}`, a.index, quote(s)))
+	a.event("content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, a.index))
+	a.index++
+}
+
 func (a *anthropicWriter) toolCall(id, name, args string, chunk int) {
 	a.event("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"tool_use","id":%q,"name":%q,"input":{}}}`, a.index, id, name))
 	for _, p := range splitArgs(args, chunk) {
@@ -167,6 +175,8 @@ func (o *openaiWriter) block(kind string, n int) {
 		o.chunk(fmt.Sprintf(`{%q:%s}`, field, quote(words[i%len(words)])), "null")
 	}
 }
+
+func (o *openaiWriter) text(s string) { o.chunk(fmt.Sprintf(`{"content":%s}`, quote(s)), "null") }
 
 func (o *openaiWriter) toolCall(id, name, args string, chunk int) {
 	o.chunk(fmt.Sprintf(`{"tool_calls":[{"index":0,"id":%q,"type":"function","function":{"name":%q,"arguments":""}}]}`, id, name), "null")

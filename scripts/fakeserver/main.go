@@ -6,7 +6,8 @@
 //
 // With -tokens, -thinking or -write-bytes it streams a long answer
 // instead (see long.go), to measure what a long answer costs. With
-// -arrivals it appends to a file the time each request arrives, in
+// -replies FILE it plays a scenario, one reply per request (replies.go).
+// With -arrivals it appends to a file the time each request arrives, in
 // microseconds since 1970, so that scripts/bench can tell how long a run
 // takes to send its first request.
 package main
@@ -64,6 +65,7 @@ func main() {
 	flag.IntVar(&l.writeBytes, "write-bytes", 0, "first answer a `write` tool call of big.txt whose content has this many bytes; the request carrying its result gets the text answer")
 	flag.IntVar(&l.chunk, "chunk", 64, "bytes of tool-call arguments per delta (with -write-bytes)")
 	arrivals := flag.String("arrivals", "", "append the arrival time of each request (Unix microseconds, one a line) to this `file`")
+	replyFile := flag.String("replies", "", "answer each request with the next line of this `file` (see replies.go)")
 	flag.Parse()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -73,6 +75,13 @@ func main() {
 	serve := serveShort
 	if l.tokens > 0 || l.thinking > 0 || l.writeBytes > 0 {
 		serve = l.serve
+	}
+	if *replyFile != "" {
+		r, err := loadReplies(*replyFile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		serve = r.serve
 	}
 	if *arrivals != "" {
 		serve = stamped(*arrivals, serve)

@@ -1,0 +1,117 @@
+package cmd_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// cmdPiEvents compares gopi's --mode events output with the json-mode
+// output pi 1.6 wrote for the same scenario: the events' types, their
+// order and every event's payload keys (those of assistantMessageEvent
+// too, and the role of a message) must be the same, except for these
+// documented differences:
+//
+//   - gopi's first line is the session header with gopi's fields added
+//     (file, leafId, model, tools): pi's header keys must all be there.
+//   - gopi's last line is its result object ("type": "result"), which pi
+//     does not write.
+//   - pi reports its system prompt as a role "system" message
+//     (message_start, message_end) at the start of a run; gopi does not.
+//   - pi writes entry_appended for the context_edit entry it appends
+//     before a retry; gopi appends no entry for a failed attempt.
+//   - A provider splits text into any number of deltas: consecutive
+//     events of the same shape count as one.
+//
+// The keys inside a message (pi 1.6's responseId, durationMs, ...) are
+// the session format's and not compared here.
+func cmdPiEvents(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "pievents")
+	if len(args) != 2 {
+		ts.Fatalf("usage: pievents PI_JSONL GOPI_JSONL")
+	}
+	pi, gopi := eventLines(ts, args[0]), eventLines(ts, args[1])
+	if len(gopi) < 2 || gopi[0]["type"] != "session" || gopi[len(gopi)-1]["type"] != "result" {
+		ts.Fatalf("%s: want the session header first and the result object last", args[1])
+	}
+	if pi[0]["type"] != "session" {
+		ts.Fatalf("%s: want pi's session header first", args[0])
+	}
+	extra := slices.Collect(maps.Keys(gopi[0]))
+	extra = slices.DeleteFunc(extra, func(k string) bool { _, ok := pi[0][k]; return ok })
+	slices.Sort(extra)
+	if want := []string{"file", "leafId", "model", "tools"}; !slices.Equal(extra, want) || len(gopi[0]) != len(pi[0])+len(want) {
+		ts.Fatalf("header keys: gopi %v, pi %v: gopi must add exactly %v", sortedKeys(gopi[0]), sortedKeys(pi[0]), want)
+	}
+	want := shapes(pi[1:], true)
+	got := shapes(gopi[1:len(gopi)-1], false)
+	if !slices.Equal(got, want) {
+		ts.Fatalf("event shapes differ from pi 1.6's:\n%s", shapeDiff(got, want))
+	}
+	ts.Logf("%d event shapes as pi 1.6 has them", len(got))
+}
+
+func eventLines(ts *testscript.TestScript, file string) []map[string]any {
+	var out []map[string]any
+	for i, line := range strings.Split(strings.TrimRight(ts.ReadFile(file), "\n"), "\n") {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			ts.Fatalf("%s line %d: %v", file, i+1, err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// shapes describes each event by its type, payload keys, message role and
+// stream event, leaving out pi's own events (see cmdPiEvents) and
+// collapsing repeats.
+func shapes(events []map[string]any, pi bool) []string {
+	var out []string
+	for _, e := range events {
+		msg, _ := e["message"].(map[string]any)
+		if pi && (e["type"] == "entry_appended" || (msg != nil && msg["role"] == "system")) {
+			continue
+		}
+		s := fmt.Sprintf("%s %v", e["type"], sortedKeys(e))
+		if msg != nil {
+			s += fmt.Sprintf(" role=%s", msg["role"])
+		}
+		if ame, ok := e["assistantMessageEvent"].(map[string]any); ok {
+			s += fmt.Sprintf(" %s %v", ame["type"], sortedKeys(ame))
+		}
+		if len(out) == 0 || out[len(out)-1] != s {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := slices.Collect(maps.Keys(m))
+	slices.Sort(keys)
+	return keys
+}
+
+func shapeDiff(got, want []string) string {
+	var b strings.Builder
+	for i := range max(len(got), len(want)) {
+		g, w := "(none)", "(none)"
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		mark := "  "
+		if g != w {
+			mark = "! "
+		}
+		fmt.Fprintf(&b, "%s%3d gopi %s\n%s    pi   %s\n", mark, i+1, g, mark, w)
+	}
+	return b.String()
+}

@@ -1,0 +1,103 @@
+package mode
+
+import (
+	"time"
+
+	"gopi/pkg/ai"
+	"gopi/pkg/loop"
+)
+
+// eventStream writes the events of one prompt as pi 1.6's json mode does.
+// gopi retries a failed model request inside one run; pi ends the run and
+// starts another. So a retry is written in pi's shape: the failed attempt
+// ends as an error message (message_end, turn_end), the run ends with
+// agent_end {willRetry: true}, auto_retry_start follows, and the next
+// attempt opens with agent_start and turn_start; auto_retry_end comes
+// after the message_end of the attempt that succeeded, or after the last
+// agent_end when none did. agent_settled follows the last agent_end.
+type eventStream struct {
+	w     *lineWriter
+	enc   loop.Encoder
+	now   func() time.Time
+	model ai.Info
+
+	started   bool         // an agent_start was written
+	open      *ai.Message  // the streamed answer's message_start, until its end
+	run       []ai.Message // messages ended since the last agent_start
+	retried   bool         // a retry split the prompt into several runs
+	retryEnd  *loop.Event  // auto_retry_end, held until its place
+	endFailed bool         // the held auto_retry_end says the retries failed
+}
+
+func (s *eventStream) event(e loop.Event) {
+	switch e.Type {
+	case loop.AgentStart:
+		s.started, s.run = true, nil
+	case loop.MessageStart:
+		if e.Message.Role == ai.RoleAssistant && e.Message.StopReason == "" {
+			m := *e.Message
+			s.open = &m
+		}
+	case loop.MessageEnd:
+		s.open = nil
+		s.run = append(s.run, *e.Message)
+		s.write(e)
+		if s.retryEnd != nil && !s.endFailed {
+			s.write(*s.retryEnd)
+			s.retryEnd = nil
+		}
+		return
+	case loop.RetryStart:
+		s.failedAttempt(e)
+		return
+	case loop.RetryEnd:
+		held := e
+		s.retryEnd, s.endFailed = &held, !e.Retry.Success
+		return
+	case loop.AgentEnd:
+		if s.retried {
+			e.Messages = s.run
+		}
+		s.write(e)
+		if s.retryEnd != nil {
+			s.write(*s.retryEnd)
+			s.retryEnd = nil
+		}
+		return
+	}
+	s.write(e)
+}
+
+// failedAttempt ends the run of an attempt that is retried, as pi does.
+func (s *eventStream) failedAttempt(retry loop.Event) {
+	failed := ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{}, API: s.model.API, Provider: s.model.Provider,
+		Model: s.model.ID, StopReason: ai.StopError, ErrorMessage: retry.Retry.ErrorMessage}
+	if s.open != nil {
+		failed.API, failed.Provider, failed.Model, failed.Timestamp = s.open.API, s.open.Provider, s.open.Model, s.open.Timestamp
+	} else {
+		failed.Timestamp = s.now().UnixMilli()
+		s.write(loop.Event{Type: loop.MessageStart, Message: &failed})
+	}
+	s.write(loop.Event{Type: loop.MessageEnd, Message: &failed})
+	s.write(loop.Event{Type: loop.TurnEnd, Message: &failed})
+	s.write(loop.Event{Type: loop.AgentEnd, Messages: append(s.run, failed), WillRetry: true})
+	s.write(retry)
+	s.write(loop.Event{Type: loop.AgentStart})
+	s.write(loop.Event{Type: loop.TurnStart})
+	s.open, s.run, s.retried = nil, nil, true
+}
+
+// settled writes agent_settled once a prompt has nothing left to do, and
+// readies the stream for the next prompt. A nil stream (not events mode)
+// does nothing.
+func (s *eventStream) settled(reason loop.Reason) {
+	if s == nil {
+		return
+	}
+	if s.started {
+		s.write(loop.Event{Type: loop.AgentSettled, Aborted: reason == loop.ReasonAborted})
+	}
+	s.started, s.open, s.run, s.retried, s.retryEnd = false, nil, nil, false, nil
+}
+
+func (s *eventStream) write(e loop.Event) { s.w.event(&s.enc, e) }
