@@ -14,6 +14,7 @@ import (
 	"gopi/pkg/agent"
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/faux"
+	"gopi/pkg/loop"
 	gruntime "gopi/pkg/runtime"
 	"gopi/pkg/session"
 	"gopi/pkg/tools"
@@ -21,7 +22,7 @@ import (
 )
 
 // Events mode writes delta lines in batches: every line is still the
-// event's own encoding by encoding/json (MarshalJSON), in order, for a
+// event's own encoding (loop.Encoder, pi 1.6's shape), in order, for a
 // long answer of thinking, text and tool arguments whose deltas hold
 // escapes, non-ASCII text, U+2028 and characters cut in two.
 func TestEventsBatchedLinesAreEachEventsJSON(t *testing.T) {
@@ -43,8 +44,9 @@ func TestEventsBatchedLinesAreEachEventsJSON(t *testing.T) {
 	}
 	var want [][]byte
 	deltas := 0
+	var enc loop.Encoder
 	rt.Control().Subscribe(func(e agent.Event) {
-		b, err := e.Event.MarshalJSON()
+		b, err := enc.Append(nil, e.Event)
 		if err != nil {
 			t.Error(err)
 		}
@@ -60,8 +62,9 @@ func TestEventsBatchedLinesAreEachEventsJSON(t *testing.T) {
 		t.Fatalf("run: %v %v %s", err, o.Err, o.Class)
 	}
 	lines := bytes.Split(bytes.TrimSuffix(out.Bytes(), []byte("\n")), []byte("\n"))
+	want = append(want, []byte(`{"type":"agent_settled","aborted":false}`))
 	if len(lines) != len(want)+2 || deltas < 1000 {
-		t.Fatalf("%d lines for %d events (%d deltas), want the header, the events and the result", len(lines), len(want), deltas)
+		t.Fatalf("%d lines for %d events (%d deltas), want the header, the events, agent_settled and the result", len(lines), len(want)-1, deltas)
 	}
 	for i, w := range want {
 		if !bytes.Equal(lines[i+1], w) {
