@@ -8,6 +8,9 @@ type Usage struct {
 	CacheWrite  int64 `json:"cacheWrite"`
 	TotalTokens int64 `json:"totalTokens"`
 	Cost        Cost  `json:"cost"`
+	// CacheWrite1h is the part of CacheWrite written to the one-hour
+	// cache (pi 1.6); nil when not reported.
+	CacheWrite1h *int64 `json:"cacheWrite1h,omitempty"`
 }
 
 // Cost is in US dollars.
@@ -17,6 +20,9 @@ type Cost struct {
 	CacheRead  float64 `json:"cacheRead"`
 	CacheWrite float64 `json:"cacheWrite"`
 	Total      float64 `json:"total"`
+	// TotalFromProvider says the provider reported Total itself (pi 1.6);
+	// nil when not recorded.
+	TotalFromProvider *bool `json:"totalFromProvider,omitempty"`
 }
 
 // Add returns the sum of two usages, costs included.
@@ -34,7 +40,23 @@ func (u Usage) Add(o Usage) Usage {
 			CacheWrite: u.Cost.CacheWrite + o.Cost.CacheWrite,
 			Total:      u.Cost.Total + o.Cost.Total,
 		},
+		CacheWrite1h: addOpt(u.CacheWrite1h, o.CacheWrite1h),
 	}
+}
+
+// addOpt adds two optional counts: nil when neither is set.
+func addOpt(a, b *int64) *int64 {
+	if a == nil && b == nil {
+		return nil
+	}
+	var n int64
+	if a != nil {
+		n += *a
+	}
+	if b != nil {
+		n += *b
+	}
+	return &n
 }
 
 // Prices are US dollars per million tokens.

@@ -19,6 +19,7 @@ const (
 	TypeCustomMessage       = "custom_message"
 	TypeLabel               = "label"
 	TypeSessionInfo         = "session_info"
+	TypeContextEdit         = "context_edit"
 )
 
 // RootFromID is a branch summary's FromID when it branched from before the
@@ -54,9 +55,14 @@ type Entry struct {
 	ContentString bool            // custom_message: content was a plain JSON string
 	Display       bool            // custom_message
 
-	TargetID string  // label
+	TargetID string  // label, context_edit
 	Label    *string // label; nil clears the label
 	Name     *string // session_info
+
+	// Replacement is a context_edit's replacement as written: JSON null
+	// (or absent) omits the target from the model's context, an object
+	// {"content": STRING or BLOCKS} replaces the target's content.
+	Replacement json.RawMessage
 
 	Extra map[string]json.RawMessage
 }
@@ -98,6 +104,26 @@ func ThinkingLevelEntry(parent string, level ai.ThinkingLevel) Entry {
 	return Entry{Type: TypeThinkingLevelChange, ParentID: Ref(parent), ThinkingLevel: string(level)}
 }
 
+// SessionInfoEntry returns a session_info entry naming the session.
+func SessionInfoEntry(parent, name string) Entry {
+	return Entry{Type: TypeSessionInfo, ParentID: Ref(parent), Name: &name}
+}
+
+// ContextEditEntry returns a context_edit entry under parent that omits
+// the entry target from the model's context (replacement nil) or replaces
+// its content.
+func ContextEditEntry(parent, target string, replacement []ai.Content) (Entry, error) {
+	e := Entry{Type: TypeContextEdit, ParentID: Ref(parent), TargetID: target, Replacement: json.RawMessage("null")}
+	if replacement != nil {
+		b, err := ai.MarshalContent(replacement, false)
+		if err != nil {
+			return Entry{}, err
+		}
+		e.Replacement = append(append([]byte(`{"content":`), b...), '}')
+	}
+	return e, nil
+}
+
 // CompactionInfo decodes a compaction's details; ok is false when absent
 // or not pi's shape.
 func (e *Entry) CompactionInfo() (d CompactionDetails, ok bool) {
@@ -119,6 +145,7 @@ func (e Entry) Clone() Entry {
 	}
 	e.Details = slices.Clone(e.Details)
 	e.Data = slices.Clone(e.Data)
+	e.Replacement = slices.Clone(e.Replacement)
 	if e.Content != nil {
 		e.Content = ai.Message{Content: e.Content}.Clone().Content
 	}
@@ -157,6 +184,7 @@ var knownKeys = map[string][]string{
 	TypeCustomMessage:       {"customType", "content", "display", "details"},
 	TypeLabel:               {"targetId", "label"},
 	TypeSessionInfo:         {"name"},
+	TypeContextEdit:         {"targetId", "replacement"},
 }
 
 func isKnownKey(typ, k string) bool {
@@ -235,6 +263,13 @@ func (e *Entry) writeTyped(w *jsonWriter) error {
 		w.optStr("label", e.Label)
 	case TypeSessionInfo:
 		w.optStr("name", e.Name)
+	case TypeContextEdit:
+		w.str("targetId", e.TargetID)
+		if len(e.Replacement) == 0 {
+			w.raw("replacement", []byte("null"))
+		} else {
+			w.raw("replacement", e.Replacement)
+		}
 	}
 	return nil
 }
