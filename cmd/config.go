@@ -33,6 +33,7 @@ var settingsKeys = map[string]string{
 	"appendSystemPrompt": "append-system-prompt",
 	"fsync":              "fsync",
 	"maxPromptBytes":     "max-prompt-bytes",
+	"sessionDir":         "session-dir",
 }
 
 // config is one invocation's viper instance: flags > environment >

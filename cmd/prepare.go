@@ -71,7 +71,7 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 	}
 	// A new session's model is chosen before anything touches the disk; a
 	// resumed one falls back to the model and thinking level it last used.
-	resuming := o.session != "" || o.cont
+	resuming := o.session != "" || o.cont || o.fork != "" || o.sessionID != ""
 	var choice modelChoice
 	if !resuming {
 		if choice, err = chooseModel(sys, s.cfg, o.apiKey, session.Settings{}); err != nil {
@@ -245,7 +245,7 @@ func buildRuntime(sys *System, s *runSettings, choice modelChoice, cat *resource
 	}
 	rt, err := runtime.New(runtime.Config{
 		ActiveLeaf: leafRef(p.leaf), SystemPrompt: cat.SystemPrompt(), MaxSteps: s.maxSteps, MaxTokens: s.maxTok,
-		Thinking: s.thinking, Model: choice.info, Compaction: s.compact,
+		Thinking: s.thinking, Model: choice.info, Compaction: s.compact, SessionName: p.name,
 	}, runtime.Deps{Model: choice.model, Tools: reg, Session: p.store, Extensions: ext, Secrets: env.Secrets, Now: sys.Now})
 	if err != nil {
 		return usageErr("%v", err)

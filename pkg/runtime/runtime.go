@@ -43,6 +43,9 @@ type Config struct {
 	Compaction   Compaction
 	SteeringMode agent.QueueMode
 	FollowUpMode agent.QueueMode
+	// SessionName, when set, is recorded as a session_info entry before
+	// the first prompt's entries (pi's --name).
+	SessionName string
 }
 
 // Compaction configures automatic compaction.
@@ -108,6 +111,7 @@ type Runtime struct {
 	accepted  int           // operations accepted so far
 	disposed  bool
 	disposing chan struct{}
+	named     bool // SessionName was recorded
 }
 
 // New restores the chosen path into one Agent. An unknown leaf, or no
