@@ -140,7 +140,7 @@ func resolveGlob(pattern, root, ref string) (string, error) {
 	var found []string
 	for _, m := range matches {
 		base := strings.TrimSuffix(filepath.Base(m), ".jsonl")
-		if i := strings.LastIndexByte(base, '_'); i >= 0 && strings.HasPrefix(base[i+1:], ref) {
+		if i := strings.IndexByte(base, '_'); i >= 0 && strings.HasPrefix(base[i+1:], ref) { // the id follows the time, which has no '_'
 			found = append(found, m)
 		}
 	}
