@@ -246,7 +246,7 @@ func buildRuntime(sys *System, s *runSettings, choice modelChoice, cat *resource
 	rt, err := runtime.New(runtime.Config{
 		ActiveLeaf: leafRef(p.leaf), SystemPrompt: cat.SystemPrompt(), MaxSteps: s.maxSteps, MaxTokens: s.maxTok,
 		Thinking: s.thinking, Model: choice.info, Compaction: s.compact, SessionName: p.name,
-	}, runtime.Deps{Model: choice.model, Tools: reg, Session: p.store, Extensions: ext, Secrets: env.Secrets, Now: sys.Now})
+	}, runtime.Deps{Model: choice.model, Tools: reg, Session: p.store, Extensions: ext, Secrets: env.Secrets, Now: sys.Now, Stopwatch: stopwatch})
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -332,4 +332,10 @@ func openStore(sys *System, s *runSettings, path string, create bool) (*session.
 		}
 		return session.Open(path, opts)
 	})
+}
+
+// stopwatch measures with the monotonic clock: durationMs in the session.
+func stopwatch() func() time.Duration {
+	t0 := time.Now()
+	return func() time.Duration { return time.Since(t0) }
 }

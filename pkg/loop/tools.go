@@ -65,6 +65,7 @@ type batch struct {
 // runOne runs call i of the batch and records its result, unless the run
 // already gave up on it.
 func (r *run) runOne(b *batch, i int, c ai.Content) {
+	elapsed := r.startWatch()
 	out := r.execute(c, func(p tools.Result) {
 		partial := output(p)
 		b.mu.Lock()
@@ -79,6 +80,7 @@ func (r *run) runOne(b *batch, i int, c ai.Content) {
 		return
 	}
 	msg := r.resultMessage(c, out)
+	setDuration(&msg, elapsed)
 	b.results[i], b.done[i] = msg, true
 	final := ToolOutput{Content: msg.Content, Details: msg.Details}
 	r.emit(Event{Type: ToolEnd, ToolCallID: c.ID, ToolName: c.Name, Result: &final, IsError: msg.IsError})

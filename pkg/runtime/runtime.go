@@ -84,6 +84,9 @@ type Deps struct {
 	Resources  Resources  // may be nil
 	Extensions Extensions // may be nil
 	Now        func() time.Time
+	// Stopwatch measures answers and tool calls (loop.Config's); nil:
+	// their durations are not recorded.
+	Stopwatch func() func() time.Duration
 }
 
 // Errors of the Runtime.
@@ -155,6 +158,7 @@ func New(cfg Config, deps Deps) (*Runtime, error) {
 		Model: &projector{r: r, inner: deps.Model}, SystemPrompt: r.systemPrompt(), Tools: exec,
 		MaxSteps: cfg.MaxSteps, MaxTokens: cfg.MaxTokens, Thinking: cfg.Thinking, Messages: msgs, OwnMessages: true,
 		SteeringMode: cfg.SteeringMode, FollowUpMode: cfg.FollowUpMode, Now: deps.Now, Commit: r.commit,
+		Stopwatch: deps.Stopwatch,
 	})
 	if obs, ok := deps.Extensions.(Observer); ok {
 		r.agent.SubscribeEvents(obs.Notify)

@@ -27,7 +27,8 @@ type usage struct {
 type streamEvent struct {
 	Type    string `json:"type"`
 	Message *struct {
-		Usage usage `json:"usage"`
+		ID    string `json:"id"`
+		Usage usage  `json:"usage"`
 	} `json:"message"`
 	Index        int `json:"index"`
 	ContentBlock *struct {
@@ -132,6 +133,7 @@ func (d *decoder) handle(ev sse.Event) error {
 		d.started = true
 		if e.Message != nil {
 			d.addUsage(e.Message.Usage)
+			d.b.SetResponseID(e.Message.ID)
 		}
 	case "content_block_start":
 		return d.blockStart(&e)

@@ -98,6 +98,7 @@ func (d *decoder) handle(data string) error {
 		ae, _ := parseError([]byte(data))
 		return streamError(ae)
 	}
+	d.b.SetResponseID(c.ID)
 	if c.Usage != nil {
 		d.b.SetUsage(d.info.WithCost(c.Usage.tokens()))
 	}
