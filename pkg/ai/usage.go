@@ -87,7 +87,13 @@ func (i Info) WithCost(u Usage) Usage {
 	u.Cost.Input = float64(u.Input) * i.Prices.Input * perToken
 	u.Cost.Output = float64(u.Output) * i.Prices.Output * perToken
 	u.Cost.CacheRead = float64(u.CacheRead) * i.Prices.CacheRead * perToken
-	u.Cost.CacheWrite = float64(u.CacheWrite) * i.Prices.CacheWrite * perToken
+	// A one-hour cache write costs twice the input price (Anthropic's
+	// rule, as pi 1.6 prices it); the rest the cache write price.
+	long := int64(0)
+	if u.CacheWrite1h != nil {
+		long = min(*u.CacheWrite1h, u.CacheWrite)
+	}
+	u.Cost.CacheWrite = (float64(u.CacheWrite-long)*i.Prices.CacheWrite + float64(long)*2*i.Prices.Input) * perToken
 	u.Cost.Total = u.Cost.Input + u.Cost.Output + u.Cost.CacheRead + u.Cost.CacheWrite
 	if u.TotalTokens == 0 {
 		u.TotalTokens = u.Input + u.Output + u.CacheRead + u.CacheWrite

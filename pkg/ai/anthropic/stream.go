@@ -22,6 +22,10 @@ type usage struct {
 	OutputTokens *int64 `json:"output_tokens"`
 	CacheRead    *int64 `json:"cache_read_input_tokens"`
 	CacheWrite   *int64 `json:"cache_creation_input_tokens"`
+	// CacheCreation splits CacheWrite by cache lifetime.
+	CacheCreation *struct {
+		Ephemeral1h *int64 `json:"ephemeral_1h_input_tokens"`
+	} `json:"cache_creation"`
 }
 
 type streamEvent struct {
@@ -258,6 +262,10 @@ func (d *decoder) addUsage(u usage) {
 	set(&d.usage.Output, u.OutputTokens)
 	set(&d.usage.CacheRead, u.CacheRead)
 	set(&d.usage.CacheWrite, u.CacheWrite)
+	if cc := u.CacheCreation; cc != nil && cc.Ephemeral1h != nil {
+		n := *cc.Ephemeral1h
+		d.usage.CacheWrite1h = &n
+	}
 	d.usage.TotalTokens = 0
 	d.b.SetUsage(d.info.WithCost(d.usage))
 }
