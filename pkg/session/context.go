@@ -210,7 +210,7 @@ func contextEntries(path []Entry, visit func(e, edit *Entry)) bool {
 // custom message is replaced (a string for an assistant or tool result
 // becomes one text block) and other messages are kept as they are.
 func editedMessage(e *Entry, m *ai.Message, edit *Entry) (*ai.Message, bool) {
-	r := edit.Replacement
+	r := edit.Data
 	if len(r) == 0 || string(r) == "null" {
 		return nil, false
 	}

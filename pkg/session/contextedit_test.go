@@ -187,7 +187,7 @@ func TestContextEditEntryRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.TargetID != "t1" || string(back.Replacement) != `{"content":[{"type":"text","text":"x"}]}` || back.Extra != nil {
+	if back.TargetID != "t1" || string(back.Data) != `{"content":[{"type":"text","text":"x"}]}` || back.Extra != nil {
 		t.Errorf("read back %+v", back)
 	}
 	omit, _ := ContextEditEntry("p1", "t1", nil)

@@ -49,20 +49,19 @@ type Entry struct {
 	Details          json.RawMessage // compaction, branch_summary, custom_message; nil when absent
 	FromHook         *bool           // compaction, branch_summary; nil when absent
 
-	CustomType    string          // custom, custom_message
-	Data          json.RawMessage // custom; nil when absent
-	Content       []ai.Content    // custom_message
-	ContentString bool            // custom_message: content was a plain JSON string
-	Display       bool            // custom_message
+	CustomType string // custom, custom_message
+	// Data is a custom entry's data (nil when absent), and a
+	// context_edit's replacement as written: JSON null (or absent) omits
+	// the target from the model's context, an object {"content": STRING
+	// or BLOCKS} replaces the target's content.
+	Data          json.RawMessage
+	Content       []ai.Content // custom_message
+	ContentString bool         // custom_message: content was a plain JSON string
+	Display       bool         // custom_message
 
 	TargetID string  // label, context_edit
 	Label    *string // label; nil clears the label
 	Name     *string // session_info
-
-	// Replacement is a context_edit's replacement as written: JSON null
-	// (or absent) omits the target from the model's context, an object
-	// {"content": STRING or BLOCKS} replaces the target's content.
-	Replacement json.RawMessage
 
 	Extra map[string]json.RawMessage
 }
@@ -113,13 +112,13 @@ func SessionInfoEntry(parent, name string) Entry {
 // the entry target from the model's context (replacement nil) or replaces
 // its content.
 func ContextEditEntry(parent, target string, replacement []ai.Content) (Entry, error) {
-	e := Entry{Type: TypeContextEdit, ParentID: Ref(parent), TargetID: target, Replacement: json.RawMessage("null")}
+	e := Entry{Type: TypeContextEdit, ParentID: Ref(parent), TargetID: target, Data: json.RawMessage("null")}
 	if replacement != nil {
 		b, err := ai.MarshalContent(replacement, false)
 		if err != nil {
 			return Entry{}, err
 		}
-		e.Replacement = append(append([]byte(`{"content":`), b...), '}')
+		e.Data = append(append([]byte(`{"content":`), b...), '}')
 	}
 	return e, nil
 }
@@ -145,7 +144,6 @@ func (e Entry) Clone() Entry {
 	}
 	e.Details = slices.Clone(e.Details)
 	e.Data = slices.Clone(e.Data)
-	e.Replacement = slices.Clone(e.Replacement)
 	if e.Content != nil {
 		e.Content = ai.Message{Content: e.Content}.Clone().Content
 	}
@@ -265,10 +263,10 @@ func (e *Entry) writeTyped(w *jsonWriter) error {
 		w.optStr("name", e.Name)
 	case TypeContextEdit:
 		w.str("targetId", e.TargetID)
-		if len(e.Replacement) == 0 {
+		if len(e.Data) == 0 {
 			w.raw("replacement", []byte("null"))
 		} else {
-			w.raw("replacement", e.Replacement)
+			w.raw("replacement", e.Data)
 		}
 	}
 	return nil

@@ -89,7 +89,7 @@ func (e *Entry) field(f ai.Field, msg *ai.Message) error {
 		case "data":
 			dst = &e.Data
 		case "replacement":
-			dst = &e.Replacement
+			dst = &e.Data
 		}
 		*dst = slices.Clone(v)
 		return nil
