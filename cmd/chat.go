@@ -109,7 +109,7 @@ func newChatHost(sys *System, c *cobra.Command, o *chatOptions) (*chatHost, erro
 	}
 	// As in run: a new session's model is chosen before anything touches
 	// the disk; a resumed one falls back to the model it last used.
-	resuming := o.session != "" || o.cont
+	resuming := o.session != "" || o.cont || o.fork != "" || o.sessionID != ""
 	var choice modelChoice
 	if !resuming {
 		if choice, err = chooseModel(sys, s.cfg, o.apiKey, session.Settings{}); err != nil {
@@ -161,9 +161,11 @@ func (h *chatHost) open(w mode.Want) (mode.Opened, error) {
 	}
 	s := *h.s
 	s.thinking = w.Thinking
-	p := &prepared{model: choice.info, tools: s.tools, store: h.p.store, file: h.p.file, leaf: w.Leaf}
+	// The name is the first session's: recorded by the first Runtime that
+	// prompts, so every Runtime of it carries it until one did.
+	p := &prepared{model: choice.info, tools: s.tools, store: h.p.store, file: h.p.file, leaf: w.Leaf, name: h.p.name}
 	if w.NewSession {
-		p.leaf = ""
+		p.leaf, p.name = "", ""
 		if err := openSession(h.sys, &s, &runOptions{noSession: h.o.noSession}, p); err != nil {
 			return mode.Opened{}, err
 		}

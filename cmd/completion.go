@@ -49,6 +49,9 @@ func registerAgentCompletions(c *cobra.Command, sys *System) {
 		"session": func(c *cobra.Command, _ []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return completeSessions(sys, c, typed)
 		},
+		"fork": func(c *cobra.Command, _ []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return completeSessions(sys, c, typed)
+		},
 		"leaf": func(c *cobra.Command, _ []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return completeLeaves(sys, c, typed), noFiles | cobra.ShellCompDirectiveKeepOrder
 		},

@@ -34,6 +34,7 @@ var settingsKeys = map[string]string{
 	"maxPromptBytes":     "max-prompt-bytes",
 	"maxBudgetTokens":    "max-budget-tokens",
 	"maxBudgetUsd":       "max-budget-usd",
+	"sessionDir":         "session-dir",
 }
 
 // config is one invocation's settings: flags > environment >

@@ -26,6 +26,12 @@ func checkConflicts(f *pflag.FlagSet) error {
 	case on("no-session") && (on("session") || on("leaf") || on("continue")):
 		return usageErr("--no-session cannot be combined with --session, --leaf or --continue: " +
 			"--no-session keeps nothing on disk and so resumes nothing")
+	case on("fork") && (on("session") || on("continue") || on("no-session")):
+		return usageErr("--fork cannot be combined with --session, --continue or --no-session: " +
+			"--fork starts a new session from a copy of the one it names")
+	case on("session-id") && (on("session") || on("continue")):
+		return usageErr("--session-id cannot be combined with --session or --continue: " +
+			"--session-id names the session to continue (from its newest entry) or to start")
 	case on("session") && on("leaf") && on("continue"):
 		return usageErr("--leaf and -c both choose the entry to continue from: give --leaf ID for that entry, or -c for the newest")
 	}

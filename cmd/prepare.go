@@ -77,7 +77,7 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 	}
 	// A new session's model is chosen before anything touches the disk; a
 	// resumed one falls back to the model and thinking level it last used.
-	resuming := o.session != "" || o.cont
+	resuming := o.session != "" || o.cont || o.fork != "" || o.sessionID != ""
 	var choice modelChoice
 	if !resuming {
 		if choice, err = chooseModel(sys, s.cfg, o.apiKey, session.Settings{}); err != nil {
@@ -286,8 +286,8 @@ func buildRuntime(sys *System, s *runSettings, choice modelChoice, cat *resource
 	}
 	rt, err := runtime.New(runtime.Config{
 		ActiveLeaf: leafRef(p.leaf), SystemPrompt: withSchema(cat.SystemPrompt(), p.schema), MaxSteps: s.maxSteps, MaxTokens: s.maxTok,
-		Thinking: s.thinking, Model: choice.info, Compaction: s.compact, Limits: s.limits, OutputSchema: schemaJSON(p.schema),
-	}, runtime.Deps{Model: choice.model, Tools: reg, Session: p.store, Extensions: ext, Secrets: env.Secrets, Now: sys.Now})
+		Thinking: s.thinking, Model: choice.info, Compaction: s.compact, Limits: s.limits, OutputSchema: schemaJSON(p.schema), SessionName: p.name,
+	}, runtime.Deps{Model: choice.model, Tools: reg, Session: p.store, Extensions: ext, Secrets: env.Secrets, Now: sys.Now, Stopwatch: stopwatch})
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -434,4 +434,10 @@ func schemaJSON(sch *mode.OutputSchema) json.RawMessage {
 		return nil
 	}
 	return sch.JSON()
+}
+
+// stopwatch measures with the monotonic clock: durationMs in the session.
+func stopwatch() func() time.Duration {
+	t0 := time.Now()
+	return func() time.Duration { return time.Since(t0) }
 }

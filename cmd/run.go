@@ -23,6 +23,9 @@ type runOptions struct {
 	leaf      string
 	cont      bool
 	noSession bool
+	fork      string    // --fork: the session to copy into a new one
+	sessionID string    // --session-id
+	name      setString // -n/--name (an empty one given is refused)
 	apiKey    string
 	keyFile   string // --api-key-file
 	noTools   bool
@@ -89,6 +92,16 @@ With --json the output is one line, the result object (also the last line of
 	return c
 }
 
+// setString is a string flag that knows whether it was given.
+type setString struct {
+	v   string
+	set bool
+}
+
+func (s *setString) String() string     { return s.v }
+func (s *setString) Set(v string) error { s.v, s.set = v, true; return nil }
+func (s *setString) Type() string       { return "string" }
+
 // runOnlyFlags are the flags of gopi run that gopi chat has not: given
 // to bare gopi, they ask for a run (rootcmd.go).
 var runOnlyFlags = []string{"mode", "json", "timeout", "no-stdin", "print-system-prompt", "max-prompt-bytes"}
@@ -110,6 +123,10 @@ func addAgentFlags(f *pflag.FlagSet, o *runOptions) {
 	f.StringVar(&o.leaf, "leaf", "", "continue from this entry id (or a unique prefix); a new branch when it is not the newest")
 	f.BoolVarP(&o.cont, "continue", "c", false, "continue from the newest entry (without --session: the newest session of this folder)")
 	f.BoolVar(&o.noSession, "no-session", false, "keep nothing on disk")
+	f.StringVar(&o.fork, "fork", "", "start a new session holding a copy of this session (file or id prefix) and continue from its newest entry")
+	f.StringVar(&o.sessionID, "session-id", "", "the session with this id: continued from its newest entry when it exists, started with this id otherwise")
+	f.String("session-dir", "", "keep and look up sessions directly in this folder (default: $GOPI_HOME/sessions/<folder of the working directory>)")
+	f.VarP(&o.name, "name", "n", "name the session (a session_info entry, as pi's --name)")
 	f.String("provider", "", "model provider: anthropic, openai, faux, or one declared in settings")
 	f.String("model", "", "model id, or provider/id")
 	f.String("base-url", "", "the provider's API address (local and compatible servers)")
@@ -229,6 +246,7 @@ type prepared struct {
 	store  session.Store
 	file   string
 	leaf   string // the entry the run continues from
+	name   string // -n/--name, normalised: recorded before the first prompt
 	rt     *runtime.Runtime
 	model  ai.Info
 	tools  []string

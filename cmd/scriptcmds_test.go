@@ -41,6 +41,8 @@ const waitLimit = 20 * time.Second
 //	                            PATH is dotted (messages.0.role, messages.-1 the last, messages.len the length); the
 //	                            value (strings unquoted) must equal WANT, or is stored in $VAR
 //	jsonl FILE [LINES]          every line of FILE is valid JSON (and there are LINES of them)
+//	jsonsame [-anthropic] FILE1 PATH1 FILE2 PATH2
+//	                            the two values are the same JSON (scriptjson_test.go)
 //	waitfile, gone, startpipe   see signals_cmds_test.go
 //	mkimage FILE FMT W H [noise] write a png, jpeg or gif (mkimage_test.go)
 //	pievents PI GOPI            gopi's events have pi 1.6's types, order and keys (pievents_test.go)
@@ -56,6 +58,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"perm":         cmdPerm,
 	"jsonfield":    cmdJSONField,
 	"jsonl":        cmdJSONL,
+	"jsonsame":     cmdJSONSame,
 	"waitfile":     cmdWaitFile,
 	"gone":         cmdGone,
 	"startpipe":    cmdStartPipe,

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -203,6 +205,9 @@ func describe(e session.Entry) (kind, preview string) {
 		if m.Role == ai.RoleAssistant && m.StopReason != ai.StopStop && m.StopReason != ai.StopToolUse {
 			text = "[" + string(m.StopReason) + "] " + text
 		}
+		if m.Role == session.RoleSystem && text == "" {
+			text = systemPreview(m)
+		}
 		return m.Role, text
 	case session.TypeModelChange:
 		return e.Type, e.Provider + "/" + e.ModelID
@@ -210,8 +215,41 @@ func describe(e session.Entry) (kind, preview string) {
 		return e.Type, e.ThinkingLevel
 	case session.TypeCompaction, session.TypeBranchSummary:
 		return e.Type, e.Summary
+	case session.TypeContextEdit:
+		if len(e.Data) == 0 || string(e.Data) == "null" {
+			return e.Type, "omits " + e.TargetID + " from the context"
+		}
+		return e.Type, "replaces the content of " + e.TargetID
+	case session.TypeSessionInfo:
+		if e.Name != nil {
+			return e.Type, *e.Name
+		}
 	}
 	return e.Type, ""
+}
+
+// systemPreview names what a pi system message declares: its prompt
+// sections and the tools it adds or removes.
+func systemPreview(m *ai.Message) string {
+	var parts []string
+	var sections map[string]json.RawMessage
+	if json.Unmarshal(m.Extra["sections"], &sections) == nil && len(sections) > 0 {
+		names := slices.Sorted(maps.Keys(sections))
+		parts = append(parts, "sections "+strings.Join(names, ", "))
+	}
+	for _, k := range []string{"toolsAdded", "toolsRemoved"} {
+		var tools []struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(m.Extra[k], &tools) == nil && len(tools) > 0 {
+			var names []string
+			for _, t := range tools {
+				names = append(names, t.Name)
+			}
+			parts = append(parts, k+" "+strings.Join(names, ", "))
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 func sortInfos(infos []session.Info) {

@@ -15,17 +15,56 @@ import (
 // sessionsRoot is where sessions live: $GOPI_HOME/sessions.
 func sessionsRoot(c *config) string { return filepath.Join(c.home, "sessions") }
 
-// openSession opens (or prepares) the run's store and chooses its leaf.
-// It never guesses a leaf: a non-empty session needs --leaf or -c.
-func openSession(sys *System, s *runSettings, o *runOptions, p *prepared) error {
-	if o.noSession {
-		if o.session != "" || o.leaf != "" || o.cont {
-			return usageErr("--no-session cannot be combined with --session, --leaf or --continue")
+// sessionDir is --session-dir (or its setting) as an absolute folder, ""
+// when not given: then sessions live under $GOPI_HOME/sessions, in the
+// folder of the working directory.
+func sessionDir(s *runSettings) string {
+	d := s.cfg.v.GetString("sessionDir")
+	if d == "" || filepath.IsAbs(d) {
+		return d
+	}
+	return filepath.Join(s.cwd, d)
+}
+
+// newSessionDir is where a new session of this run is created.
+func newSessionDir(s *runSettings) string {
+	if d := sessionDir(s); d != "" {
+		return d
+	}
+	return session.SessionDir(sessionsRoot(s.cfg), s.cwd)
+}
+
+// checkSessionNaming refuses a --session-id or --name that pi would
+// refuse, and normalises the name as pi does.
+func checkSessionNaming(o *runOptions, p *prepared) error {
+	if o.sessionID != "" && !session.ValidSessionID(o.sessionID) {
+		return usageErr("--session-id %q: an id is letters, digits, '.', '_' and '-', starting and ending with a letter or digit", o.sessionID)
+	}
+	if o.name.set {
+		name := strings.TrimSpace(strings.Join(strings.FieldsFunc(o.name.v, func(r rune) bool { return r == '\n' || r == '\r' }), " "))
+		if name == "" {
+			return usageErr("--name: give a non-empty name")
 		}
-		p.store = session.NewMemoryStore(s.cwd, session.Options{Now: sys.Now})
+		p.name = name
+	}
+	return nil
+}
+
+// openSession opens (or prepares) the run's store and chooses its leaf.
+// It never guesses a leaf: a non-empty session needs --leaf or -c (or is
+// named by --fork or --session-id, which continue from its newest entry).
+func openSession(sys *System, s *runSettings, o *runOptions, p *prepared) error {
+	if err := checkSessionNaming(o, p); err != nil {
+		return err
+	}
+	if o.noSession {
+		if o.session != "" || o.leaf != "" || o.cont || o.fork != "" {
+			return usageErr("--no-session cannot be combined with --session, --fork, --leaf or --continue")
+		}
+		p.store = session.NewMemoryStore(s.cwd, session.Options{Now: sys.Now, ID: o.sessionID})
 		return nil
 	}
-	if o.leaf != "" && o.session == "" && !o.cont {
+	if o.leaf != "" && o.session == "" && !o.cont && o.fork == "" && o.sessionID == "" {
 		return usageErr("--leaf %s: name the session it is in with --session FILE or ID (gopi session list shows them)", o.leaf)
 	}
 	fs, err := openFileStore(sys, s, o)
@@ -82,18 +121,84 @@ func openFileStoreNow(sys *System, s *runSettings, o *runOptions) (*session.File
 	var fs *session.FileStore
 	var err error
 	switch {
+	case o.fork != "":
+		fs, err = openFork(root, s, o, opts)
 	case o.session != "":
 		fs, err = openNamed(root, s, o, opts)
 	case o.cont:
-		info, lerr := session.Latest(root, s.cwd)
+		info, lerr := latestSession(root, s)
 		if lerr != nil {
 			return nil, usageErr("-c: no session to continue for %s: %v", s.cwd, lerr)
 		}
 		fs, err = session.Open(info.Path, opts)
+	case o.sessionID != "":
+		info, ferr := session.FindID(newSessionDir(s), o.sessionID)
+		switch {
+		case ferr == nil:
+			fs, err = session.Open(info.Path, opts)
+		case errors.Is(ferr, session.ErrNotFound):
+			opts.ID = o.sessionID
+			fs, err = session.NewSessionIn(newSessionDir(s), s.cwd, opts)
+		default:
+			return nil, sessionErr(ferr)
+		}
 	default:
-		fs, err = session.NewSession(root, s.cwd, opts)
+		fs, err = session.NewSessionIn(newSessionDir(s), s.cwd, opts)
 	}
 	if err != nil {
+		return nil, classifyOpen(err)
+	}
+	return fs, nil
+}
+
+// latestSession is the newest session of the working directory.
+func latestSession(root string, s *runSettings) (session.Info, error) {
+	dir := sessionDir(s)
+	if dir == "" {
+		return session.Latest(root, s.cwd)
+	}
+	list, err := session.ListIn(dir, s.cwd)
+	if err != nil {
+		return session.Info{}, err
+	}
+	if len(list) == 0 {
+		return session.Info{}, fmt.Errorf("no session for %s in %s: %w", s.cwd, dir, session.ErrNotFound)
+	}
+	return list[0], nil
+}
+
+// resolveSession finds a session by file or id prefix, in --session-dir
+// when given.
+func resolveSession(root string, s *runSettings, ref string) (string, error) {
+	if dir := sessionDir(s); dir != "" {
+		return session.ResolveIn(dir, ref)
+	}
+	return session.Resolve(root, ref)
+}
+
+// openFork starts a new session holding a copy of the one --fork names
+// (pi's --fork); with --session-id it gets that id, which no session of
+// the folder may have yet. Nothing is written until the run's first entry.
+func openFork(root string, s *runSettings, o *runOptions, opts session.Options) (*session.FileStore, error) {
+	src, err := resolveSession(root, s, o.fork)
+	if errors.Is(err, session.ErrNotFound) && looksLikePath(o.fork) {
+		return nil, usageErr("--fork %s: no such session file: give an existing session file or id", o.fork)
+	}
+	if err != nil {
+		return nil, usageErr("--fork %s: %v (gopi session list shows the sessions of this folder)", o.fork, err)
+	}
+	dir := newSessionDir(s)
+	if o.sessionID != "" {
+		if _, ferr := session.FindID(dir, o.sessionID); ferr == nil {
+			return nil, usageErr("--session-id %s: a session with this id exists already in %s; choose another id for the fork", o.sessionID, dir)
+		}
+		opts.ID = o.sessionID
+	}
+	fs, err := session.Fork(src, dir, s.cwd, opts)
+	if err != nil {
+		if errors.Is(err, session.ErrDuplicateID) {
+			return nil, usageErr("--fork %s: %v", o.fork, err)
+		}
 		return nil, classifyOpen(err)
 	}
 	return fs, nil
@@ -104,7 +209,7 @@ func openFileStoreNow(sys *System, s *runSettings, o *runOptions) (*session.File
 // exist has nothing to continue from, so -c and --leaf refuse it and
 // nothing is created.
 func openNamed(root string, s *runSettings, o *runOptions, opts session.Options) (*session.FileStore, error) {
-	path, rerr := session.Resolve(root, o.session)
+	path, rerr := resolveSession(root, s, o.session)
 	switch {
 	case rerr == nil:
 		return session.Open(path, opts)
@@ -161,7 +266,7 @@ func chooseLeaf(fs *session.FileStore, o *runOptions) (string, error) {
 		return id, nil
 	case len(entries) == 0:
 		return "", nil
-	case o.cont:
+	case o.cont || o.fork != "" || o.sessionID != "":
 		n, _ := session.Newest(entries)
 		return n.ID, nil
 	}

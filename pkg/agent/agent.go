@@ -52,6 +52,7 @@ type Options struct {
 	SteeringMode QueueMode // default OneAtATime
 	FollowUpMode QueueMode // default OneAtATime
 	Now          func() time.Time
+	Stopwatch    func() func() time.Duration // loop.Config's
 	// Commit, when set, is called with every message a run adds, in order,
 	// before its message_end reaches any subscriber (a store writes it
 	// here, so nothing is reported before it is durable). An error stops
@@ -232,9 +233,10 @@ func (a *Agent) execute(ctx context.Context, run *activeRun, opts Options, histo
 		Model: opts.Model, SystemPrompt: opts.SystemPrompt, Tools: opts.Tools,
 		MaxSteps: opts.MaxSteps, MaxTokens: opts.MaxTokens, Thinking: opts.Thinking, Now: opts.Now,
 		Limits: opts.Limits, OutputSchema: opts.OutputSchema,
-		Emit:     emit,
-		Steering: func() []ai.Message { return a.takeSteering(run) },
-		FollowUp: func() []ai.Message { return a.takeFollowUp(run) },
+		Stopwatch: opts.Stopwatch,
+		Emit:      emit,
+		Steering:  func() []ai.Message { return a.takeSteering(run) },
+		FollowUp:  func() []ai.Message { return a.takeFollowUp(run) },
 	}, history, prompts)
 }
 

@@ -31,3 +31,12 @@ func (b *Builder) SetThinkingSignature(idx int, signature string) {
 	}
 	b.msg.Content[idx].ThinkingSignature = signature
 }
+
+// SetResponseID records the provider's id of the response (pi's
+// responseId); the first one given is kept, as pi keeps it.
+func (b *Builder) SetResponseID(id string) {
+	if id == "" || b.msg.Extra["responseId"] != nil {
+		return
+	}
+	AddExtra(&b.msg.Extra, "responseId", AppendJSONString(nil, id))
+}

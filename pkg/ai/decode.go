@@ -133,11 +133,17 @@ func usageFast(v []byte, u Usage) (Usage, bool) {
 			return err
 		}
 		ok := true
-		if string(key) == "cost" {
+		switch string(key) {
+		case "cost":
 			if !isNull(val) {
 				u.Cost, ok = costFast(val, u.Cost)
 			}
-		} else {
+		case "cacheWrite1h":
+			var n int64
+			if ok = parseIntInto(val, &n); ok && !isNull(val) {
+				u.CacheWrite1h = &n
+			}
+		default:
 			dst := u.intField(key)
 			ok = dst != nil && parseIntInto(val, dst)
 		}
@@ -156,6 +162,15 @@ func costFast(v []byte, c Cost) (Cost, bool) {
 	s := scanner{b: v, trusted: true}
 	err := s.object(func(key []byte, _ bool) error {
 		val, err := s.raw()
+		if err == nil && string(key) == "totalFromProvider" {
+			switch string(val) {
+			case "true", "false":
+				b := string(val) == "true"
+				c.TotalFromProvider = &b
+				return nil
+			}
+			return errNotFast
+		}
 		dst := c.field(key)
 		if err != nil || dst == nil || !parseFloatInto(val, dst) {
 			return errNotFast

@@ -94,6 +94,14 @@ func (m Message) Clone() Message {
 	}
 	m.Details = slices.Clone(m.Details)
 	m.Extra = CloneRawMap(m.Extra)
+	if p := m.Usage.CacheWrite1h; p != nil {
+		n := *p
+		m.Usage.CacheWrite1h = &n
+	}
+	if p := m.Usage.Cost.TotalFromProvider; p != nil {
+		b := *p
+		m.Usage.Cost.TotalFromProvider = &b
+	}
 	return m
 }
 

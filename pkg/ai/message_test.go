@@ -294,3 +294,41 @@ func TestCloneMessagesMatchesCloneAndIsolates(t *testing.T) {
 		t.Fatal("nil became non-nil")
 	}
 }
+
+// pi 1.6's usage fields (the one-hour cache write, whether the provider
+// reported the total) are read and written back; absent, they stay absent.
+func TestUsagePi16FieldsKept(t *testing.T) {
+	src := `{"role":"assistant","content":[],"api":"a","provider":"p","model":"m","usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":4,"totalTokens":7,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.5,"totalFromProvider":true},"cacheWrite1h":3},"stopReason":"stop","timestamp":1}`
+	for _, in := range []string{src, strings.Replace(src, `"input":1,`, `"\u0069nput":1,`, 1)} { // fast path and encoding/json
+		m, err := DecodeMessage([]byte(in), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Usage.CacheWrite1h == nil || *m.Usage.CacheWrite1h != 3 || m.Usage.Cost.TotalFromProvider == nil || !*m.Usage.Cost.TotalFromProvider {
+			t.Fatalf("%s: usage %+v", in, m.Usage)
+		}
+		b, err := m.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != src {
+			t.Errorf("written back as\n%s\nwant\n%s", b, src)
+		}
+		c := m.Clone()
+		*c.Usage.CacheWrite1h = 9
+		if *m.Usage.CacheWrite1h != 3 {
+			t.Error("Clone shares the one-hour cache count")
+		}
+	}
+	plain := strings.NewReplacer(`,"totalFromProvider":true`, "", `,"cacheWrite1h":3`, "").Replace(src)
+	m, err := DecodeMessage([]byte(plain), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := m.MarshalJSON(); string(b) != plain {
+		t.Errorf("absent fields written as\n%s", b)
+	}
+	if s := m.Usage.Add(m.Usage); s.CacheWrite1h != nil {
+		t.Errorf("sum of absent one-hour counts: %d", *s.CacheWrite1h)
+	}
+}

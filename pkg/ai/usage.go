@@ -8,6 +8,9 @@ type Usage struct {
 	CacheWrite  int64 `json:"cacheWrite"`
 	TotalTokens int64 `json:"totalTokens"`
 	Cost        Cost  `json:"cost"`
+	// CacheWrite1h is the part of CacheWrite written to the one-hour
+	// cache (pi 1.6); nil when not reported.
+	CacheWrite1h *int64 `json:"cacheWrite1h,omitempty"`
 }
 
 // Cost is in US dollars.
@@ -17,6 +20,9 @@ type Cost struct {
 	CacheRead  float64 `json:"cacheRead"`
 	CacheWrite float64 `json:"cacheWrite"`
 	Total      float64 `json:"total"`
+	// TotalFromProvider says the provider reported Total itself (pi 1.6);
+	// nil when not recorded.
+	TotalFromProvider *bool `json:"totalFromProvider,omitempty"`
 }
 
 // Add returns the sum of two usages, costs included.
@@ -34,7 +40,23 @@ func (u Usage) Add(o Usage) Usage {
 			CacheWrite: u.Cost.CacheWrite + o.Cost.CacheWrite,
 			Total:      u.Cost.Total + o.Cost.Total,
 		},
+		CacheWrite1h: addOpt(u.CacheWrite1h, o.CacheWrite1h),
 	}
+}
+
+// addOpt adds two optional counts: nil when neither is set.
+func addOpt(a, b *int64) *int64 {
+	if a == nil && b == nil {
+		return nil
+	}
+	var n int64
+	if a != nil {
+		n += *a
+	}
+	if b != nil {
+		n += *b
+	}
+	return &n
 }
 
 // Prices are US dollars per million tokens.
@@ -65,7 +87,13 @@ func (i Info) WithCost(u Usage) Usage {
 	u.Cost.Input = float64(u.Input) * i.Prices.Input * perToken
 	u.Cost.Output = float64(u.Output) * i.Prices.Output * perToken
 	u.Cost.CacheRead = float64(u.CacheRead) * i.Prices.CacheRead * perToken
-	u.Cost.CacheWrite = float64(u.CacheWrite) * i.Prices.CacheWrite * perToken
+	// A one-hour cache write costs twice the input price (Anthropic's
+	// rule, as pi 1.6 prices it); the rest the cache write price.
+	long := int64(0)
+	if u.CacheWrite1h != nil {
+		long = min(*u.CacheWrite1h, u.CacheWrite)
+	}
+	u.Cost.CacheWrite = (float64(u.CacheWrite-long)*i.Prices.CacheWrite + float64(long)*2*i.Prices.Input) * perToken
 	u.Cost.Total = u.Cost.Input + u.Cost.Output + u.Cost.CacheRead + u.Cost.CacheWrite
 	if u.TotalTokens == 0 {
 		u.TotalTokens = u.Input + u.Output + u.CacheRead + u.CacheWrite

@@ -3,6 +3,8 @@ package loop
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"time"
 
 	"gopi/pkg/ai"
 )
@@ -44,6 +46,7 @@ func (r *run) ask() (msg ai.Message, err error) {
 	}()
 	var final ai.Message // the model's final message, copied
 	ended := false
+	elapsed := r.startWatch()
 	for e := range r.cfg.Model.Stream(r.ctx, req) {
 		switch e.Type {
 		case ai.EventStart:
@@ -85,6 +88,7 @@ func (r *run) ask() (msg ai.Message, err error) {
 	if msg.Timestamp == 0 {
 		msg.Timestamp = r.now()
 	}
+	setDuration(&msg, elapsed)
 	if msg.StopReason == ai.StopError && err == nil {
 		err = errors.New(msg.ErrorMessage)
 	}
@@ -118,4 +122,22 @@ func (r *run) emitCompaction(e ai.Event) {
 		t = CompactionEnd
 	}
 	r.emit(Event{Type: t, Compaction: &info})
+}
+
+// startWatch starts a measurement; nil without a Stopwatch.
+func (r *run) startWatch() func() time.Duration {
+	if r.cfg.Stopwatch == nil {
+		return nil
+	}
+	return r.cfg.Stopwatch()
+}
+
+// setDuration records how long a model answer or a tool call took, in
+// milliseconds, as pi 1.6's durationMs (kept when already set).
+func setDuration(m *ai.Message, elapsed func() time.Duration) {
+	if elapsed == nil || m.Extra["durationMs"] != nil {
+		return
+	}
+	ms := max((elapsed()+time.Millisecond/2)/time.Millisecond, 0)
+	ai.AddExtra(&m.Extra, "durationMs", strconv.AppendInt(nil, int64(ms), 10))
 }

@@ -44,6 +44,10 @@ type Config struct {
 	OutputSchema json.RawMessage
 	Thinking     ai.ThinkingLevel
 	Now          func() time.Time // nil: time.Now
+	// Stopwatch, when set, starts a measurement and returns what reads
+	// it: each answer and tool result then records how long it took
+	// (pi's durationMs). nil: durations are not recorded.
+	Stopwatch func() func() time.Duration
 	// ToolGrace bounds the wait for tools after the run is cancelled;
 	// 0 means DefaultToolGrace.
 	ToolGrace time.Duration

@@ -68,6 +68,7 @@ func (r *run) runOne(b *batch, i int, c ai.Content) {
 	b.mu.Lock() // the clock is asked under the lock, as for the results' timestamps
 	began := r.cfg.Now()
 	b.mu.Unlock()
+	elapsed := r.startWatch()
 	out := r.execute(c, func(p tools.Result) {
 		partial := output(p)
 		b.mu.Lock()
@@ -83,6 +84,7 @@ func (r *run) runOne(b *batch, i int, c ai.Content) {
 	}
 	took := r.cfg.Now().Sub(began)
 	msg := r.resultMessage(c, out)
+	setDuration(&msg, elapsed)
 	b.results[i], b.done[i] = msg, true
 	final := ToolOutput{Content: msg.Content, Details: msg.Details}
 	r.emit(Event{Type: ToolEnd, ToolCallID: c.ID, ToolName: c.Name, Result: &final, IsError: msg.IsError,

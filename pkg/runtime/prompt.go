@@ -140,13 +140,25 @@ type PoisonError struct{ Err error }
 func (e *PoisonError) Error() string { return fmt.Sprintf("session write failed: %v", e.Err) }
 func (e *PoisonError) Unwrap() error { return e.Err }
 
-// recordSettings writes model_change and thinking_level_change entries
-// when the path does not already name the model and level in use, so
-// that a resumed session knows what answered it.
+// recordSettings writes the session's name (when configured and the path
+// does not already say it), then
+// model_change and thinking_level_change entries when the path does not
+// already name the model and level in use, so that a resumed session
+// knows what answered it.
 func (r *Runtime) recordSettings() error {
 	r.mu.Lock()
 	cur := session.ResumeSettings(r.path)
+	name := ""
+	if !r.named && r.cfg.SessionName != "" && pathName(r.path) != r.cfg.SessionName {
+		name = r.cfg.SessionName
+	}
+	r.named = true
 	r.mu.Unlock()
+	if name != "" {
+		if _, err := r.appendEntry(session.SessionInfoEntry("", name), false); err != nil {
+			return err
+		}
+	}
 	info := r.cfg.Model
 	if info.Provider != "" && (cur.Provider != info.Provider || cur.ModelID != info.ID) {
 		if _, err := r.appendEntry(session.ModelChangeEntry("", info.Provider, info.ID), false); err != nil {
@@ -163,6 +175,19 @@ func (r *Runtime) recordSettings() error {
 		}
 	}
 	return nil
+}
+
+// pathName is the name the newest session_info entry on path gives.
+func pathName(path []session.Entry) string {
+	for i := len(path) - 1; i >= 0; i-- {
+		if e := &path[i]; e.Type == session.TypeSessionInfo {
+			if e.Name == nil {
+				return ""
+			}
+			return *e.Name
+		}
+	}
+	return ""
 }
 
 // Flush waits for every accepted operation, then reports the poison

@@ -51,6 +51,9 @@ type Config struct {
 	OutputSchema json.RawMessage
 	SteeringMode agent.QueueMode
 	FollowUpMode agent.QueueMode
+	// SessionName, when set, is recorded as a session_info entry before
+	// the first prompt's entries (pi's --name).
+	SessionName string
 }
 
 // Compaction configures automatic compaction.
@@ -89,6 +92,9 @@ type Deps struct {
 	Resources  Resources  // may be nil
 	Extensions Extensions // may be nil
 	Now        func() time.Time
+	// Stopwatch measures answers and tool calls (loop.Config's); nil:
+	// their durations are not recorded.
+	Stopwatch func() func() time.Duration
 }
 
 // Errors of the Runtime.
@@ -119,6 +125,7 @@ type Runtime struct {
 	accepted  int           // operations accepted so far
 	disposed  bool
 	disposing chan struct{}
+	named     bool // SessionName was recorded
 }
 
 // New restores the chosen path into one Agent. An unknown leaf, or no
@@ -165,6 +172,7 @@ func New(cfg Config, deps Deps) (*Runtime, error) {
 		Model: &projector{r: r, inner: deps.Model}, SystemPrompt: r.systemPrompt(), Tools: exec,
 		MaxSteps: cfg.MaxSteps, MaxTokens: cfg.MaxTokens, Thinking: cfg.Thinking, Limits: limits, OutputSchema: cfg.OutputSchema, Messages: msgs, OwnMessages: true,
 		SteeringMode: cfg.SteeringMode, FollowUpMode: cfg.FollowUpMode, Now: deps.Now, Commit: r.commit,
+		Stopwatch: deps.Stopwatch,
 	})
 	if obs, ok := deps.Extensions.(Observer); ok {
 		r.agent.SubscribeEvents(obs.Notify)

@@ -112,11 +112,12 @@ func prepare(path []Entry, opts CompactOptions) (*plan, error) {
 		files: fileOps{read: map[string]bool{}, modified: map[string]bool{}}}
 	p.tokensBefore = estimateContext(path[max(prev, 0):], opts.Estimate)
 	historyEnd := cut.firstKept
+	edits := pathEdits(path[start:])
 	if cut.splitTurn {
 		historyEnd = cut.turnStart
-		p.turnPrefix = pathMessages(path[cut.turnStart:cut.firstKept])
+		p.turnPrefix = pathMessages(path[cut.turnStart:cut.firstKept], edits)
 	}
-	p.toSummarize = pathMessages(path[start:historyEnd])
+	p.toSummarize = pathMessages(path[start:historyEnd], edits)
 	if prev >= 0 {
 		p.previousSummary = path[prev].Summary
 		p.files.carry(path[prev])
@@ -172,15 +173,39 @@ func (f *fileOps) carry(prev Entry) {
 	}
 }
 
-// pathMessages converts entries to the messages the model would see.
-func pathMessages(es []Entry) []ai.Message {
+// pathMessages converts entries to the messages the model would see,
+// with the context edits of the path applied.
+func pathMessages(es []Entry, edits map[string]*Entry) []ai.Message {
 	var out []ai.Message
-	for _, e := range es {
-		if m, ok := entryMessage(e); ok {
+	for i := range es {
+		e := &es[i]
+		m, ok := entryMessage(*e)
+		if ok && edits[e.ID] != nil {
+			var pm *ai.Message
+			if pm, ok = editedMessage(e, &m, edits[e.ID]); ok {
+				m = *pm
+			}
+		}
+		if ok {
 			out = append(out, m)
 		}
 	}
 	return out
+}
+
+// pathEdits maps each entry a context_edit among es targets to the
+// newest such edit; nil when there is none.
+func pathEdits(es []Entry) map[string]*Entry {
+	var edits map[string]*Entry
+	for i := range es {
+		if e := &es[i]; e.Type == TypeContextEdit {
+			if edits == nil {
+				edits = map[string]*Entry{}
+			}
+			edits[e.TargetID] = e
+		}
+	}
+	return edits
 }
 
 // estimateContext is pi's estimateContextTokens: the last valid assistant

@@ -188,3 +188,23 @@ func TestConversationPromptIsPisSerialization(t *testing.T) {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// The summary request sees the history as the model saw it: context
+// edits applied (pi 1.6 summarizes its projection).
+func TestCompactAppliesContextEdits(t *testing.T) {
+	es := withPaths(turnMsgs(8, 400))
+	edit, err := ContextEditEntry(es[len(es)-1].ID, es[0].ID, []ai.Content{ai.TextContent("EDITED first question")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit.ID = "eeeeeeee"
+	es = append(es, edit)
+	model := &summarizer{text: "s"}
+	if _, err := Compact(t.Context(), model, es, compactOpts()); err != nil {
+		t.Fatal(err)
+	}
+	prompt := model.reqs[0].Messages[0].Text()
+	if !strings.HasPrefix(prompt, "<conversation>\n[User]: EDITED first question") {
+		t.Errorf("request:\n%.300s", prompt)
+	}
+}

@@ -9,6 +9,12 @@ import (
 	"gopi/pkg/ai"
 )
 
+// RoleSystem is the role of pi's system messages: the system prompt's
+// sections and the tools declared, replayed in order. gopi sends its own
+// system prompt and tools, as pi sends its current ones, so they reach
+// no request as messages.
+const RoleSystem = "system"
+
 // pi's wrappers around summaries (packages/coding-agent/src/core/messages.ts).
 const (
 	CompactionSummaryPrefix = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
@@ -107,8 +113,12 @@ func buildContext(path []Entry, b Budget, prev Cut, stable bool) Context {
 	// cost neither a copy nor a conversion).
 	var ms []*ai.Message
 	var ids []string
-	compacted := contextEntries(path, func(e *Entry) {
-		if m, ok := llmMessageOf(e); ok {
+	compacted := contextEntries(path, func(e, edit *Entry) {
+		m, ok := llmMessageOf(e)
+		if ok && edit != nil {
+			m, ok = editedMessage(e, m, edit)
+		}
+		if ok {
 			ms = append(ms, m)
 			ids = append(ids, e.ID)
 		}
@@ -142,8 +152,10 @@ func buildContext(path []Entry, b Budget, prev Cut, stable bool) Context {
 }
 
 // contextEntries visits the entries of a path whose messages pi sends, in
-// order, and reports whether a compaction leads them.
-func contextEntries(path []Entry, visit func(*Entry)) bool {
+// order, and reports whether a compaction leads them. An entry that a
+// context_edit among them targets is visited with the latest such edit
+// (pi's buildSessionProjection); otherwise edit is nil.
+func contextEntries(path []Entry, visit func(e, edit *Entry)) bool {
 	ci := -1
 	for i := len(path) - 1; i >= 0; i-- {
 		if path[i].Type == TypeCompaction {
@@ -151,25 +163,79 @@ func contextEntries(path []Entry, visit func(*Entry)) bool {
 			break
 		}
 	}
-	if ci < 0 {
-		for i := range path {
-			visit(&path[i])
+	// sel is the selection as ranges of path: [0,len) without a
+	// compaction; [ci,ci+1) [first,ci) [ci+1,len) with one.
+	type span struct{ from, to int }
+	sel := []span{{0, len(path)}}
+	if ci >= 0 {
+		comp := &path[ci]
+		first := ci
+		for i := range path[:ci] {
+			if path[i].ID == comp.FirstKeptEntryID {
+				first = i
+				break
+			}
 		}
-		return false
+		sel = []span{{ci, ci + 1}, {first, ci}, {ci + 1, len(path)}}
 	}
-	comp := &path[ci]
-	visit(comp)
-	kept := false
-	for i := range path[:ci] {
-		kept = kept || path[i].ID == comp.FirstKeptEntryID
-		if kept {
-			visit(&path[i])
+	var edits map[string]*Entry
+	for _, r := range sel {
+		for i := r.from; i < r.to; i++ {
+			if e := &path[i]; e.Type == TypeContextEdit {
+				if edits == nil {
+					edits = map[string]*Entry{}
+				}
+				edits[e.TargetID] = e
+			}
 		}
 	}
-	for i := ci + 1; i < len(path); i++ {
-		visit(&path[i])
+	for k, r := range sel {
+		for i := r.from; i < r.to; i++ {
+			e := &path[i]
+			// pi leaves out system messages kept from before the
+			// compaction (its checkpoint stands for them), and an older
+			// compaction kept in the range contributes nothing.
+			if k == 1 && (e.Type == TypeCompaction || e.Type == TypeMessage && e.Message != nil && e.Message.Role == RoleSystem) {
+				continue
+			}
+			visit(e, edits[e.ID])
+		}
 	}
-	return true
+	return ci >= 0
+}
+
+// editedMessage applies a context_edit to the message m of its target
+// entry, as pi's projectContextEntry does: a null replacement omits the
+// message; otherwise the content of a user, assistant, tool result or
+// custom message is replaced (a string for an assistant or tool result
+// becomes one text block) and other messages are kept as they are.
+func editedMessage(e *Entry, m *ai.Message, edit *Entry) (*ai.Message, bool) {
+	r := edit.Data
+	if len(r) == 0 || string(r) == "null" {
+		return nil, false
+	}
+	editable := e.Type == TypeCustomMessage
+	if e.Type == TypeMessage && e.Message != nil {
+		switch e.Message.Role {
+		case ai.RoleUser, ai.RoleAssistant, ai.RoleToolResult, "custom":
+			editable = true
+		}
+	}
+	if !editable {
+		return m, true
+	}
+	out := *m
+	out.Content, out.ContentString = nil, false
+	var fields struct {
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(r, &fields) == nil && len(fields.Content) > 0 {
+		if content, isString, err := ai.DecodeContent(fields.Content, false); err == nil {
+			out.Content = content
+			out.ContentString = isString && m.Role != ai.RoleAssistant && m.Role != ai.RoleToolResult
+		}
+	}
+	return &out, true
 }
 
 // llmMessageOf is entryMessage without a copy for the common case: a

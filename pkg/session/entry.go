@@ -19,6 +19,7 @@ const (
 	TypeCustomMessage       = "custom_message"
 	TypeLabel               = "label"
 	TypeSessionInfo         = "session_info"
+	TypeContextEdit         = "context_edit"
 )
 
 // RootFromID is a branch summary's FromID when it branched from before the
@@ -48,13 +49,17 @@ type Entry struct {
 	Details          json.RawMessage // compaction, branch_summary, custom_message; nil when absent
 	FromHook         *bool           // compaction, branch_summary; nil when absent
 
-	CustomType    string          // custom, custom_message
-	Data          json.RawMessage // custom; nil when absent
-	Content       []ai.Content    // custom_message
-	ContentString bool            // custom_message: content was a plain JSON string
-	Display       bool            // custom_message
+	CustomType string // custom, custom_message
+	// Data is a custom entry's data (nil when absent), and a
+	// context_edit's replacement as written: JSON null (or absent) omits
+	// the target from the model's context, an object {"content": STRING
+	// or BLOCKS} replaces the target's content.
+	Data          json.RawMessage
+	Content       []ai.Content // custom_message
+	ContentString bool         // custom_message: content was a plain JSON string
+	Display       bool         // custom_message
 
-	TargetID string  // label
+	TargetID string  // label, context_edit
 	Label    *string // label; nil clears the label
 	Name     *string // session_info
 
@@ -96,6 +101,26 @@ func ModelChangeEntry(parent, provider, modelID string) Entry {
 // ThinkingLevelEntry returns a thinking_level_change entry under parent.
 func ThinkingLevelEntry(parent string, level ai.ThinkingLevel) Entry {
 	return Entry{Type: TypeThinkingLevelChange, ParentID: Ref(parent), ThinkingLevel: string(level)}
+}
+
+// SessionInfoEntry returns a session_info entry naming the session.
+func SessionInfoEntry(parent, name string) Entry {
+	return Entry{Type: TypeSessionInfo, ParentID: Ref(parent), Name: &name}
+}
+
+// ContextEditEntry returns a context_edit entry under parent that omits
+// the entry target from the model's context (replacement nil) or replaces
+// its content.
+func ContextEditEntry(parent, target string, replacement []ai.Content) (Entry, error) {
+	e := Entry{Type: TypeContextEdit, ParentID: Ref(parent), TargetID: target, Data: json.RawMessage("null")}
+	if replacement != nil {
+		b, err := ai.MarshalContent(replacement, false)
+		if err != nil {
+			return Entry{}, err
+		}
+		e.Data = append(append([]byte(`{"content":`), b...), '}')
+	}
+	return e, nil
 }
 
 // CompactionInfo decodes a compaction's details; ok is false when absent
@@ -157,6 +182,7 @@ var knownKeys = map[string][]string{
 	TypeCustomMessage:       {"customType", "content", "display", "details"},
 	TypeLabel:               {"targetId", "label"},
 	TypeSessionInfo:         {"name"},
+	TypeContextEdit:         {"targetId", "replacement"},
 }
 
 func isKnownKey(typ, k string) bool {
@@ -235,6 +261,13 @@ func (e *Entry) writeTyped(w *jsonWriter) error {
 		w.optStr("label", e.Label)
 	case TypeSessionInfo:
 		w.optStr("name", e.Name)
+	case TypeContextEdit:
+		w.str("targetId", e.TargetID)
+		if len(e.Data) == 0 {
+			w.raw("replacement", []byte("null"))
+		} else {
+			w.raw("replacement", e.Data)
+		}
 	}
 	return nil
 }

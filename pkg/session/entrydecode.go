@@ -83,9 +83,12 @@ func (e *Entry) field(f ai.Field, msg *ai.Message) error {
 		}
 		e.Content, e.ContentString = content, isString
 		return nil
-	case "details", "data":
+	case "details", "data", "replacement":
 		dst := &e.Details
-		if k == "data" {
+		switch k {
+		case "data":
+			dst = &e.Data
+		case "replacement":
 			dst = &e.Data
 		}
 		*dst = slices.Clone(v)

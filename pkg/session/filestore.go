@@ -33,6 +33,9 @@ type FileStore struct {
 	newline  bool        // the next write must start with "\n"
 	broken   error
 	closed   bool
+	// pending are entry lines the first write puts after the header (the
+	// entries of a forked session).
+	pending []byte
 	// newDirs are the folders Create made for the file, deepest first:
 	// the first write makes their names durable too.
 	newDirs []string
@@ -210,6 +213,7 @@ func (s *FileStore) encode(e Entry) ([]byte, error) {
 			return nil, fmt.Errorf("session %s: header: %w", s.path, err)
 		}
 		buf = append(append(buf, h...), '\n')
+		buf = append(buf, s.pending...)
 	}
 	b, err := e.MarshalJSON()
 	if err != nil {
@@ -240,7 +244,7 @@ func (s *FileStore) write(line []byte) error {
 	if err != nil {
 		return err
 	}
-	s.newline = false
+	s.newline, s.pending = false, nil
 	if !s.opts.NoSync {
 		if err := s.file.Sync(); err != nil {
 			return fmt.Errorf("fsync: %w", err)

@@ -43,7 +43,11 @@ type Info struct {
 // Only headers are read, without locks; files whose header is invalid are
 // skipped. A missing folder is an empty list.
 func List(root, cwd string) ([]Info, error) {
-	dir := SessionDir(root, cwd)
+	return listDir(SessionDir(root, cwd))
+}
+
+// listDir lists the session files directly in dir, newest first.
+func listDir(dir string) ([]Info, error) {
 	des, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -125,14 +129,18 @@ func Resolve(root, ref string) (string, error) {
 	if st, err := os.Stat(ref); err == nil && !st.IsDir() {
 		return ref, nil
 	}
-	matches, err := filepath.Glob(filepath.Join(root, "*", "*_"+escapeGlob(ref)+"*.jsonl"))
+	return resolveGlob(filepath.Join(root, "*", "*_"+escapeGlob(ref)+"*.jsonl"), root, ref)
+}
+
+func resolveGlob(pattern, root, ref string) (string, error) {
+	matches, err := filepath.Glob(pattern)
 	if err != nil {
 		return "", fmt.Errorf("resolve session %s: %w", ref, err)
 	}
 	var found []string
 	for _, m := range matches {
 		base := strings.TrimSuffix(filepath.Base(m), ".jsonl")
-		if i := strings.LastIndexByte(base, '_'); i >= 0 && strings.HasPrefix(base[i+1:], ref) {
+		if i := strings.IndexByte(base, '_'); i >= 0 && strings.HasPrefix(base[i+1:], ref) { // the id follows the time, which has no '_'
 			found = append(found, m)
 		}
 	}

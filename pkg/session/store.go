@@ -36,7 +36,10 @@ type Store interface {
 type Options struct {
 	Now     func() time.Time // clock for timestamps; default time.Now
 	NewID   func() string    // entry ids; default 8 random lowercase hex characters
-	NewUUID func() string    // session ids; default a random UUID
+	NewUUID func() string    // session ids; default a UUIDv7, as pi's
+	// ID is a new session's id chosen by the caller (--session-id); it
+	// must pass ValidSessionID. Empty: NewUUID's.
+	ID string
 	// NoSync skips the fsync after each append (a --fsync=never option).
 	// A crash may then lose appended entries.
 	NoSync bool
@@ -66,8 +69,14 @@ func (o Options) now() time.Time {
 }
 
 func (o Options) newUUID() string {
+	if o.ID != "" {
+		return o.ID
+	}
 	if o.NewUUID != nil {
 		return o.NewUUID()
+	}
+	if id, err := uuid.NewV7(); err == nil {
+		return id.String()
 	}
 	return uuid.NewString()
 }

@@ -54,7 +54,7 @@ const wantReplayBody = `{
   "system": [{"type": "text", "text": "You are gopi.", "cache_control": {"type": "ephemeral"}}],
   "messages": [
     {"role": "user", "content": [{"type": "text", "text": "first question"}]},
-    {"role": "assistant", "content": [{"type": "text", "text": "other model's thoughts"}, {"type": "text", "text": "Earlier answer."}]},
+    {"role": "assistant", "content": [{"type": "text", "text": "Earlier answer."}]},
     {"role": "user", "content": [{"type": "text", "text": "list and read"}]},
     {"role": "assistant", "content": [
       {"type": "thinking", "thinking": "plan", "signature": "sig-1"},

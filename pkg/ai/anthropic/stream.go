@@ -22,12 +22,17 @@ type usage struct {
 	OutputTokens *int64 `json:"output_tokens"`
 	CacheRead    *int64 `json:"cache_read_input_tokens"`
 	CacheWrite   *int64 `json:"cache_creation_input_tokens"`
+	// CacheCreation splits CacheWrite by cache lifetime.
+	CacheCreation *struct {
+		Ephemeral1h *int64 `json:"ephemeral_1h_input_tokens"`
+	} `json:"cache_creation"`
 }
 
 type streamEvent struct {
 	Type    string `json:"type"`
 	Message *struct {
-		Usage usage `json:"usage"`
+		ID    string `json:"id"`
+		Usage usage  `json:"usage"`
 	} `json:"message"`
 	Index        int `json:"index"`
 	ContentBlock *struct {
@@ -139,6 +144,7 @@ func (d *decoder) handle(ev sse.Event) error {
 		d.started = true
 		if e.Message != nil {
 			d.addUsage(e.Message.Usage)
+			d.b.SetResponseID(e.Message.ID)
 		}
 	case "content_block_start":
 		return d.blockStart(&e)
@@ -263,6 +269,10 @@ func (d *decoder) addUsage(u usage) {
 	set(&d.usage.Output, u.OutputTokens)
 	set(&d.usage.CacheRead, u.CacheRead)
 	set(&d.usage.CacheWrite, u.CacheWrite)
+	if cc := u.CacheCreation; cc != nil && cc.Ephemeral1h != nil {
+		n := *cc.Ephemeral1h
+		d.usage.CacheWrite1h = &n
+	}
 	d.usage.TotalTokens = 0
 	d.b.SetUsage(d.info.WithCost(d.usage))
 }

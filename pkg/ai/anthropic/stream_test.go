@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"encoding/json"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -93,5 +94,28 @@ func TestStreamToolInputInStart(t *testing.T) {
 	calls := msg.ToolCalls()
 	if len(calls) != 1 || string(calls[0].Arguments) != `{"command":"ls"}` {
 		t.Fatalf("calls = %+v", calls)
+	}
+}
+
+// The one-hour part of a cache write is recorded (pi 1.6's cacheWrite1h)
+// and priced at twice the input price.
+func TestStreamCacheWrite1h(t *testing.T) {
+	s := "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1h\",\"usage\":{\"input_tokens\":10,\"output_tokens\":1,\"cache_creation_input_tokens\":3000,\"cache_creation\":{\"ephemeral_5m_input_tokens\":1000,\"ephemeral_1h_input_tokens\":2000}}}}\n\n" +
+		"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"hi\"}}\n\n" +
+		"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
+		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":5}}\n\n" +
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+	_, m, _ := fixture(t, providertest.SSE(s))
+	_, msg := stream(t, m, nil)
+	u := msg.Usage
+	if u.CacheWrite != 3000 || u.CacheWrite1h == nil || *u.CacheWrite1h != 2000 {
+		t.Fatalf("usage = %+v", u)
+	}
+	want := (1000*sonnet.Prices.CacheWrite + 2000*2*sonnet.Prices.Input) / 1e6
+	if math.Abs(u.Cost.CacheWrite-want) > 1e-12 {
+		t.Errorf("cache write cost %v, want %v", u.Cost.CacheWrite, want)
+	}
+	if string(msg.Extra["responseId"]) != `"msg_1h"` {
+		t.Errorf("responseId %s", msg.Extra["responseId"])
 	}
 }

@@ -10,6 +10,7 @@ import (
 // chunk is one data event of the stream. Servers differ in what they put
 // where; see the fields.
 type chunk struct {
+	ID      string          `json:"id"`
 	Choices []choice        `json:"choices"`
 	Usage   *usage          `json:"usage"`
 	Error   json.RawMessage `json:"error"`

@@ -101,6 +101,7 @@ func (d *decoder) handle(data string) error {
 	if c.Usage == nil && c.XGroq != nil {
 		c.Usage = c.XGroq.Usage
 	}
+	d.b.SetResponseID(c.ID)
 	if c.Usage != nil {
 		d.b.SetUsage(d.info.WithCost(c.Usage.tokens()))
 	}

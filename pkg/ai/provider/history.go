@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"gopi/pkg/ai"
@@ -15,9 +17,12 @@ const NoResultText = "No result provided"
 // read it, do not change it):
 //   - assistant messages that ended in error or were aborted are dropped
 //     (their partial output is not an answer and some APIs reject it);
-//   - thinking from another model becomes plain text, and its redacted
-//     thinking is dropped (signatures only verify for the model that made
-//     them); thinking of the same model is kept as it is;
+//   - thinking from another model is dropped, as pi 1.6 drops it
+//     (signatures only verify for the model that made them, and readable
+//     thinking sent as text reads as part of the visible reply); its text
+//     blocks lose their signatures and its tool calls their
+//     thoughtSignature; the same model's signed or redacted thinking is
+//     kept, its unsigned empty thinking dropped;
 //   - a tool call without a result gets an error result, and a result
 //     without a call is dropped, because both APIs reject unpaired ones.
 func Normalize(msgs []ai.Message, info ai.Info) []ai.Message {
@@ -83,23 +88,35 @@ func SameModel(m ai.Message, info ai.Info) bool {
 }
 
 func convertForeign(m ai.Message, info ai.Info) ai.Message {
-	if SameModel(m, info) {
+	same := SameModel(m, info)
+	if same && !slices.ContainsFunc(m.Content, emptyThinking) {
 		return m
 	}
 	content := make([]ai.Content, 0, len(m.Content))
 	for _, c := range m.Content {
-		switch c.Type {
-		case ai.TypeThinking:
-			if c.Redacted || strings.TrimSpace(c.Thinking) == "" {
-				continue
-			}
-			content = append(content, ai.TextContent(c.Thinking))
-		case ai.TypeText:
+		switch {
+		case c.Type == ai.TypeThinking && (!same || emptyThinking(c)):
+		case same:
+			content = append(content, c)
+		case c.Type == ai.TypeText:
 			content = append(content, ai.TextContent(c.Text))
+		case c.Type == ai.TypeToolCall && c.Extra["thoughtSignature"] != nil:
+			c.Extra = maps.Clone(c.Extra)
+			delete(c.Extra, "thoughtSignature")
+			if len(c.Extra) == 0 {
+				c.Extra = nil
+			}
+			content = append(content, c)
 		default:
 			content = append(content, c)
 		}
 	}
 	m.Content = content
 	return m
+}
+
+// emptyThinking is a thinking block with nothing to replay: no text, no
+// signature, not redacted.
+func emptyThinking(c ai.Content) bool {
+	return c.Type == ai.TypeThinking && !c.Redacted && c.ThinkingSignature == "" && strings.TrimSpace(c.Thinking) == ""
 }

@@ -1,6 +1,8 @@
 package provider_test
 
 import (
+	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -96,6 +98,8 @@ func TestNormalizeForeignThinking(t *testing.T) {
 		{Type: ai.TypeThinking, Thinking: " \n "},
 		{Type: ai.TypeText, Text: "answer", TextSignature: "tsig"},
 		ai.ImageContent("AAAA", "image/png"),
+		{Type: ai.TypeToolCall, ID: "c1", Name: "read", Arguments: json.RawMessage(`{}`),
+			Extra: map[string]json.RawMessage{"thoughtSignature": json.RawMessage(`"ts"`)}},
 	}
 	foreign := []ai.Info{
 		{ID: "m2", Provider: self.Provider, API: self.API},
@@ -108,27 +112,29 @@ func TestNormalizeForeignThinking(t *testing.T) {
 			t.Errorf("SameModel(%+v) = true", from)
 		}
 		out := provider.Normalize([]ai.Message{m}, self)
-		// Thinking becomes text, signatures go: they only verify for the
-		// model that made them.
-		want := []ai.Content{ai.TextContent("because"), ai.TextContent("answer"), ai.ImageContent("AAAA", "image/png")}
-		if len(out) != 1 {
+		// Thinking is dropped (pi 1.6's transformMessages), signatures
+		// go: they only verify for the model that made them.
+		want := []ai.Content{ai.TextContent("answer"), ai.ImageContent("AAAA", "image/png"),
+			{Type: ai.TypeToolCall, ID: "c1", Name: "read", Arguments: json.RawMessage(`{}`)}}
+		if len(out) != 2 || out[1].Content[0].Text != provider.NoResultText { // the call's result is owed
 			t.Fatalf("from %+v: %d messages", from, len(out))
 		}
 		if diff := cmp.Diff(want, out[0].Content); diff != "" {
 			t.Errorf("from %+v: content (-want +got):\n%s", from, diff)
 		}
 	}
-	// The model's own thinking goes back as it is.
+	// The model's own thinking goes back as it is, but for unsigned
+	// empty thinking.
 	own := assistant(ai.StopStop, content...)
 	if !provider.SameModel(own, self) {
 		t.Error("SameModel(own) = false")
 	}
 	out := provider.Normalize([]ai.Message{own}, self)
-	if diff := cmp.Diff(content, out[0].Content); diff != "" {
+	if diff := cmp.Diff(append(slices.Clone(content[:2]), content[3:]...), out[0].Content); diff != "" {
 		t.Errorf("own content (-want +got):\n%s", diff)
 	}
 	// The input is not modified.
-	if content[0].Type != ai.TypeThinking || content[1].Thinking != "opaque" || len(content) != 5 {
+	if content[0].Type != ai.TypeThinking || content[1].Thinking != "opaque" || len(content) != 6 || content[5].Extra["thoughtSignature"] == nil {
 		t.Errorf("Normalize modified its input: %+v", content)
 	}
 }
