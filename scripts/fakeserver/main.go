@@ -5,10 +5,14 @@
 // on stdout and serves until killed.
 //
 // With -tokens, -thinking or -write-bytes it streams a long answer
-// instead (see long.go), to measure what a long answer costs.
+// instead (see long.go), to measure what a long answer costs. With -save
+// it writes the body of every request it answers to a file (the last
+// one wins), so that scripts/benchresume can post the same body from a
+// bare program.
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -58,6 +62,7 @@ func main() {
 	flag.IntVar(&l.thinking, "thinking", 0, "stream this many thinking deltas (one word each) before the answer")
 	flag.IntVar(&l.writeBytes, "write-bytes", 0, "first answer a `write` tool call of big.txt whose content has this many bytes; the request carrying its result gets the text answer")
 	flag.IntVar(&l.chunk, "chunk", 64, "bytes of tool-call arguments per delta (with -write-bytes)")
+	save := flag.String("save", "", "write each request's body to this `file` before answering")
 	flag.Parse()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -68,7 +73,26 @@ func main() {
 	if l.tokens > 0 || l.thinking > 0 || l.writeBytes > 0 {
 		serve = l.serve
 	}
+	if *save != "" {
+		serve = saving(*save, serve)
+	}
 	log.Fatal(http.Serve(ln, http.HandlerFunc(serve)))
+}
+
+// saving writes the request body to file, then lets next answer.
+func saving(file string, next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err == nil {
+			err = os.WriteFile(file, body, 0o644)
+		}
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		next(w, r)
+	}
 }
 
 func serveShort(w http.ResponseWriter, r *http.Request) {
