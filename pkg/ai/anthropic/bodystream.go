@@ -16,7 +16,7 @@ import (
 // encodes them again as the connection reads. The bytes are those
 // request.encode writes.
 
-// streamMin is the estimated size above which the body is streamed.
+// streamMin is the size above which the body is streamed.
 const streamMin = 1 << 20
 
 // body is a request's body: whole when small, else streamed.
@@ -26,21 +26,24 @@ type body struct {
 	size  int64
 }
 
-// newBody encodes r, or checks that it encodes and measures it.
+// newBody encodes r piece by piece, checking that it encodes and
+// measuring it, and keeps the bytes when they are few.
 func newBody(r *request) (*body, error) {
-	if r.size() <= streamMin {
-		b, err := r.encode()
-		if err != nil {
+	s := &bodyReader{r: r}
+	var whole []byte
+	n := 0
+	for !s.done {
+		if err := s.fill(); err != nil {
 			return nil, err
 		}
-		return &body{r: r, whole: b, size: int64(len(b))}, nil
+		if n += len(s.buf); n <= streamMin {
+			whole = append(whole, s.buf...)
+		}
 	}
-	s := &bodyReader{r: r}
-	n, err := io.Copy(io.Discard, s)
-	if err != nil {
-		return nil, err
+	if n > streamMin {
+		whole = nil
 	}
-	return &body{r: r, size: n}, nil
+	return &body{r: r, whole: whole, size: int64(n)}, nil
 }
 
 // reader returns a reader of the whole body from its start.
