@@ -17,14 +17,14 @@ func EstimateTokens(m ai.Message) int {
 	for _, c := range m.Content {
 		switch c.Type {
 		case ai.TypeText:
-			chars += utf8.RuneCountInString(c.Text)
+			chars += runeCount(c.Text)
 		case ai.TypeThinking:
 			if m.Role == ai.RoleAssistant {
-				chars += utf8.RuneCountInString(c.Thinking)
+				chars += runeCount(c.Thinking)
 			}
 		case ai.TypeToolCall:
 			if m.Role == ai.RoleAssistant {
-				chars += utf8.RuneCountInString(c.Name) + utf8.RuneCount(c.Arguments)
+				chars += runeCount(c.Name) + utf8.RuneCount(c.Arguments)
 			}
 		case ai.TypeImage:
 			if m.Role != ai.RoleUser && m.Role != ai.RoleAssistant {
@@ -33,6 +33,38 @@ func EstimateTokens(m ai.Message) int {
 		}
 	}
 	return (chars + 3) / 4
+}
+
+// runeCount is utf8.RuneCountInString, eight ASCII bytes at a time: the
+// estimate reads a long session's every message on every request, and
+// its text is mostly ASCII.
+func runeCount(s string) int {
+	n := 0
+	for len(s) > 0 {
+		i := 0
+		for i+8 <= len(s) && asciiWord(s[i:i+8]) {
+			i += 8
+		}
+		for i < len(s) && s[i] < utf8.RuneSelf {
+			i++
+		}
+		n += i
+		s = s[i:]
+		if len(s) == 0 {
+			break
+		}
+		_, size := utf8.DecodeRuneInString(s)
+		n++
+		s = s[size:]
+	}
+	return n
+}
+
+// asciiWord reports whether the eight bytes of s are all ASCII.
+func asciiWord(s string) bool {
+	w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	return w&0x8080808080808080 == 0
 }
 
 // fitting is what fit is asked besides the budget.

@@ -43,6 +43,8 @@ func (b Budget) Limit() int {
 
 // Context is what BuildContext gives the model, and what it left out.
 type Context struct {
+	// Messages share their blocks with the path's entries: read them, do
+	// not change them.
 	Messages []ai.Message
 	// Sources[i] is the id of the entry Messages[i] came from.
 	Sources []string
@@ -110,7 +112,8 @@ func BuildStableContext(path []Entry, b Budget, prev Cut) Context {
 func buildContext(path []Entry, b Budget, prev Cut, stable bool) Context {
 	// The selection and the budget work on pointers into the path; only
 	// the messages kept are copied out (a long session's dropped turns
-	// cost neither a copy nor a conversion).
+	// cost neither a copy nor a conversion), and those share their blocks
+	// with the path's entries, which are never changed in place.
 	var ms []*ai.Message
 	var ids []string
 	compacted := contextEntries(path, func(e, edit *Entry) {
@@ -144,7 +147,7 @@ func buildContext(path []Entry, b Budget, prev Cut, stable bool) Context {
 	ctx.Messages, ctx.Sources = make([]ai.Message, 0, n), make([]string, 0, n)
 	for i, m := range ms {
 		if i < pinned || i >= keepFrom {
-			ctx.Messages = append(ctx.Messages, m.Clone())
+			ctx.Messages = append(ctx.Messages, *m)
 			ctx.Sources = append(ctx.Sources, ids[i])
 		}
 	}

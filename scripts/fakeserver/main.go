@@ -9,10 +9,13 @@
 // -replies FILE it plays a scenario, one reply per request (replies.go).
 // With -arrivals it appends to a file the time each request arrives, in
 // microseconds since 1970, so that scripts/bench can tell how long a run
-// takes to send its first request.
+// takes to send its first request. With -save it writes the body of
+// every request it answers to a file (the last one wins), so that
+// scripts/benchresume can post the same body from a bare program.
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -66,6 +69,7 @@ func main() {
 	flag.IntVar(&l.chunk, "chunk", 64, "bytes of tool-call arguments per delta (with -write-bytes)")
 	arrivals := flag.String("arrivals", "", "append the arrival time of each request (Unix microseconds, one a line) to this `file`")
 	replyFile := flag.String("replies", "", "answer each request with the next line of this `file` (see replies.go)")
+	save := flag.String("save", "", "write each request's body to this `file` before answering")
 	flag.Parse()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -82,6 +86,9 @@ func main() {
 			log.Fatal(err)
 		}
 		serve = r.serve
+	}
+	if *save != "" {
+		serve = saving(*save, serve)
 	}
 	if *arrivals != "" {
 		serve = stamped(*arrivals, serve)
@@ -116,4 +123,20 @@ func serveShort(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	_, _ = io.WriteString(w, stream)
+}
+
+// saving writes the request body to file, then lets next answer.
+func saving(file string, next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err == nil {
+			err = os.WriteFile(file, body, 0o644)
+		}
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		next(w, r)
+	}
 }

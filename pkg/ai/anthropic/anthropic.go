@@ -11,7 +11,6 @@
 package anthropic
 
 import (
-	"bytes"
 	"context"
 	"iter"
 	"net/http"
@@ -103,7 +102,7 @@ func (m *Model) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Event] 
 		Info: m.cfg.Info, Policy: m.cfg.Retry, Now: m.cfg.Now, Sleep: m.cfg.Sleep,
 		Secrets: []string{m.cfg.APIKey},
 	}
-	body, thinking, err := buildBody(m.cfg, req)
+	body, thinking, err := prepareBody(m.cfg, req)
 	return r.Stream(ctx, func(ctx context.Context, b *ai.Builder) (ai.StopReason, error) {
 		if err != nil {
 			return "", &ai.ProviderError{Class: ai.ClassInternal, Message: err.Error(), Err: err}
@@ -112,8 +111,8 @@ func (m *Model) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Event] 
 	})
 }
 
-func (m *Model) attempt(ctx context.Context, body []byte, thinking bool, b *ai.Builder) (ai.StopReason, error) {
-	hreq, err := http.NewRequest(http.MethodPost, m.cfg.BaseURL+"/v1/messages", bytes.NewReader(body))
+func (m *Model) attempt(ctx context.Context, body *body, thinking bool, b *ai.Builder) (ai.StopReason, error) {
+	hreq, err := body.request(m.cfg.BaseURL + "/v1/messages")
 	if err != nil {
 		return "", &ai.ProviderError{Class: ai.ClassUsage, Message: "bad base URL " + m.cfg.BaseURL, Err: err}
 	}

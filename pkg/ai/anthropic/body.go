@@ -41,7 +41,19 @@ func (r *request) size() int {
 }
 
 func (r *request) appendJSON(b []byte) ([]byte, error) {
+	b = r.appendHead(b)
 	var err error
+	for i := range r.Messages {
+		if b, err = r.appendMessage(b, i); err != nil {
+			return nil, err
+		}
+	}
+	return r.appendTail(b)
+}
+
+// appendHead writes the body up to the first message: the fields before
+// "messages" and the opening of its array.
+func (r *request) appendHead(b []byte) []byte {
 	b = append(b, `{"model":`...)
 	b = ai.AppendJSONString(b, r.Model)
 	b = append(b, `,"max_tokens":`...)
@@ -58,17 +70,23 @@ func (r *request) appendJSON(b []byte) ([]byte, error) {
 	}
 	b = append(b, `,"messages":`...)
 	if r.Messages == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range r.Messages {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = r.Messages[i].appendJSON(b); err != nil {
-				return nil, err
-			}
-		}
+		return append(b, "null"...)
+	}
+	return append(b, '[')
+}
+
+// appendMessage writes message i with the comma before it.
+func (r *request) appendMessage(b []byte, i int) ([]byte, error) {
+	if i > 0 {
+		b = append(b, ',')
+	}
+	return r.Messages[i].appendJSON(b)
+}
+
+// appendTail writes the body after the last message.
+func (r *request) appendTail(b []byte) ([]byte, error) {
+	var err error
+	if r.Messages != nil {
 		b = append(b, ']')
 	}
 	if len(r.Tools) > 0 {

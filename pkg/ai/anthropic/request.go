@@ -3,6 +3,7 @@ package anthropic
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 
 	"gopi/pkg/ai"
@@ -91,13 +92,23 @@ type outputConfig struct {
 }
 
 // buildBody encodes the request; thinking reports whether thinking is on.
-func buildBody(cfg Config, req *ai.Request) (body []byte, thinking bool, err error) {
-	r := newRequest(cfg, req)
-	body, err = r.encode()
+func buildBody(cfg Config, req *ai.Request) (b []byte, thinking bool, err error) {
+	body, thinking, err := prepareBody(cfg, req)
 	if err != nil {
+		return nil, false, err
+	}
+	b, err = io.ReadAll(body.reader())
+	return b, thinking, err
+}
+
+// prepareBody converts the request and checks that it encodes; the body
+// is written as it is sent (see body).
+func prepareBody(cfg Config, req *ai.Request) (b *body, thinking bool, err error) {
+	r := newRequest(cfg, req)
+	if b, err = newBody(r); err != nil {
 		return nil, false, fmt.Errorf("encode anthropic request: %w", err)
 	}
-	return body, r.Thinking != nil, nil
+	return b, r.Thinking != nil, nil
 }
 
 // newRequest converts req into the body's structs.

@@ -35,7 +35,8 @@ func Normalize(msgs []ai.Message, info ai.Info) []ai.Message {
 				out = append(out, synthResult(c))
 			}
 		}
-		pending, answered = nil, map[string]bool{}
+		pending = nil
+		clear(answered)
 	}
 	for _, m := range msgs {
 		switch m.Role {
