@@ -13,13 +13,14 @@ import (
 
 	"go.uber.org/goleak"
 
+	"gopi/internal/fdcheck"
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/faux"
 	"gopi/pkg/tools"
 	"gopi/pkg/tools/toolstest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m, goleak.Cleanup(fdcheck.Main())) }
 
 // sleeperSchema is what the loop tests' tools accept.
 var sleeperSchema = json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer"},"text":{"type":"string"}},"additionalProperties":false}`)

@@ -14,6 +14,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"gopi/internal/fdcheck"
 	"gopi/pkg/agent"
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/faux"
@@ -23,7 +24,7 @@ import (
 	"gopi/pkg/tools/toolstest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m, goleak.Cleanup(fdcheck.Main())) }
 
 var clock = func() time.Time { return time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC) }
 
