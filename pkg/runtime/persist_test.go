@@ -9,7 +9,8 @@ import (
 	"sync"
 	"testing"
 
-		"gopi/pkg/ai"
+	"gopi/pkg/agent"
+	"gopi/pkg/ai"
 	"gopi/pkg/ai/faux"
 	"gopi/pkg/loop"
 	"gopi/pkg/session"
@@ -471,3 +472,23 @@ type readStore struct {
 }
 
 func (s readStore) Entries() []session.Entry { return s.entries }
+
+// Regression: a prompt with no message wrote the model_change and
+// thinking_level_change entries before the Agent refused it.
+func TestEmptyPromptWritesNothing(t *testing.T) {
+	s := store(t)
+	m := faux.New(faux.Text("never"))
+	r, err := New(Config{Model: ai.Info{ID: "m", Provider: "faux"}, Thinking: ai.ThinkingHigh}, Deps{Model: m, Session: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Prompt(t.Context()); !errors.Is(err, agent.ErrEmptyPrompt) {
+		t.Fatalf("empty prompt: %v", err)
+	}
+	if len(s.Entries()) != 0 || len(m.Requests()) != 0 || r.Leaf() != "" {
+		t.Fatalf("%d entries, %d requests, leaf %q", len(s.Entries()), len(m.Requests()), r.Leaf())
+	}
+	if _, err := r.Prompt(t.Context(), ai.UserText("q", 1)); err != nil {
+		t.Fatalf("a prompt after the empty one: %v", err)
+	}
+}
