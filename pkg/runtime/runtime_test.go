@@ -306,6 +306,9 @@ func TestProjectionOfUnpersistedSuffix(t *testing.T) {
 	if c.Sources[1] != "_"+tempID+"0" || c.Sources[2] != tempID+"1" {
 		t.Fatalf("temporary ids %v", c.Sources)
 	}
+	if one, err := r.project(transcript[:2]); err != nil || len(one.Sources) != 2 || one.Sources[1] != "_"+tempID+"0" {
+		t.Fatalf("a suffix of one message: ids %v (%v)", one.Sources, err)
+	}
 	if _, err := r.project(transcript[:0]); err == nil {
 		t.Fatal("a transcript shorter than the persisted prefix must be refused")
 	}
