@@ -624,3 +624,41 @@ func TestToolResultEdges(t *testing.T) {
 		t.Fatalf("empty result %+v", got[2])
 	}
 }
+
+// An answer the model itself marks aborted ends the run aborted, with the
+// model's error, or context.Canceled when it gives none.
+func TestAbortedAnswerWithoutCancellation(t *testing.T) {
+	aborted := ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{}, StopReason: ai.StopAborted, Timestamp: 6}
+	cause := errors.New("the user pressed escape upstream")
+	for _, c := range []struct {
+		err  error
+		want error
+	}{{nil, context.Canceled}, {cause, cause}} {
+		res := Run(t.Context(), Config{Model: rawModel{{Type: ai.EventError, Message: &aborted, Err: c.err}}}, nil, prompt("go"))
+		if res.Reason != ReasonAborted || !errors.Is(res.Err, c.want) {
+			t.Fatalf("model error %v: result %s %v", c.err, res.Reason, res.Err)
+		}
+	}
+}
+
+// Without a grace period set, a cancelled run still waits a moment for a
+// tool that stops soon after the cancellation, and keeps its result.
+func TestDefaultGraceAwaitsAToolThatStopsSoon(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	slowToNotice := toolstest.Func{Name: "slow", Parameters: sleeperSchema, Fn: func(ctx context.Context, _ tools.Call) (tools.Result, error) {
+		<-ctx.Done()
+		time.Sleep(20 * time.Millisecond) // cleaning up
+		return tools.ErrorResult("slow: stopped"), nil
+	}}
+	m := faux.New(calls(call("a", "slow", `{}`)))
+	emit := func(e Event) {
+		if e.Type == ToolStart {
+			go cancel()
+		}
+	}
+	res := runBounded(t, ctx, Config{Model: m, Emit: emit, Tools: toolstest.Registry(t, slowToNotice)})
+	if got := res.New()[2].Text(); res.Reason != ReasonAborted || got != "slow: stopped" {
+		t.Fatalf("reason %s result %q", res.Reason, got)
+	}
+}
