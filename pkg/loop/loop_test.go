@@ -120,9 +120,21 @@ func TestTextAnswerEventsInPisOrder(t *testing.T) {
 }
 
 func TestToolResultsFollowCallOrderNotCompletionOrder(t *testing.T) {
-	m := faux.New(calls(call("slow", "slow", `{"ms":60,"text":"s"}`), call("fast", "fast", `{"ms":1,"text":"f"}`)), faux.Text("done"))
+	m := faux.New(calls(call("slow", "slow", `{"text":"s"}`), call("fast", "fast", `{"text":"f"}`)), faux.Text("done"))
 	rec := &recorder{}
-	res := Run(t.Context(), Config{Model: m, Emit: rec.emit, Tools: toolstest.Registry(t, sleeper("slow"), sleeper("fast"))}, nil, prompt("go"))
+	// slow returns only once fast's tool_execution_end was emitted.
+	fastEnded := make(chan struct{})
+	slow := toolstest.Func{Name: "slow", Parameters: sleeperSchema, Fn: func(context.Context, tools.Call) (tools.Result, error) {
+		<-fastEnded
+		return tools.TextResult("slow:s"), nil
+	}}
+	emit := func(e Event) {
+		rec.emit(e)
+		if e.Type == ToolEnd && e.ToolCallID == "fast" {
+			close(fastEnded)
+		}
+	}
+	res := Run(t.Context(), Config{Model: m, Emit: emit, Tools: toolstest.Registry(t, slow, sleeper("fast"))}, nil, prompt("go"))
 	if res.Reason != ReasonStop || res.Steps != 2 {
 		t.Fatalf("reason %s steps %d", res.Reason, res.Steps)
 	}
