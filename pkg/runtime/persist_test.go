@@ -338,6 +338,12 @@ func TestFlushAndDisposeHonourTheirContext(t *testing.T) {
 	if err := r.Flush(t.Context()); err != nil {
 		t.Fatalf("flush with nothing accepted: %v", err)
 	}
+	if err := r.Dispose(t.Context()); err != nil {
+		t.Fatalf("dispose with nothing accepted: %v", err)
+	}
+	if _, err := r.Prompt(t.Context(), ai.UserText("q", 1)); !errors.Is(err, ErrDisposed) {
+		t.Fatalf("prompt after dispose: %v", err)
+	}
 	release := make(chan struct{})
 	gate := &gateModel{inner: faux.New(faux.Text("late")), release: release, entered: make(chan struct{})}
 	r, err = New(Config{}, Deps{Model: gate, Session: store(t)})
