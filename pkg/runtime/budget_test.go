@@ -98,7 +98,7 @@ func TestSummaryRequestIsBoundedByTheWindow(t *testing.T) {
 		min, max        int // of the 118 messages to summarise, how many are left out
 	}{
 		{0, 0, 0, 0},     // no window: no bound
-		{1, 0, 117, 118}, // a window of one token: at most the newest message
+		{1, 0, 117, 117}, // a window of one token: only the newest message
 		{session.DefaultReserveTokens + 8000, 0, 40, 100}, // 8,000 tokens of history
 		{session.DefaultReserveTokens + 8000, session.DefaultReserveTokens + 4000, 70, 110},
 	}
