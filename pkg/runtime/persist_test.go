@@ -302,8 +302,18 @@ func TestFailedCompactionWritePoisons(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := recordContext(r)
+	var opened []string
+	r.Control().Subscribe(func(e agentEvent) {
+		if e.Type == loop.MessageStart && e.Message.Role == ai.RoleAssistant {
+			opened = append(opened, e.Message.Provider+"/"+e.Message.Model)
+		}
+	})
 	res, err := r.Prompt(t.Context(), ai.UserText("next", 2))
 	poisonedAlike(t, "the prompt", err, errDisk)
+	// The request fails as the configured model's answer.
+	if !slices.Equal(opened, []string{"faux/m"}) {
+		t.Fatalf("assistant messages opened: %v", opened)
+	}
 	if res.Reason != loop.ReasonError || !errors.Is(res.Err, errDisk) {
 		t.Fatalf("result %s %v", res.Reason, res.Err)
 	}
