@@ -390,14 +390,15 @@ func TestTextAnswerAtTheStepLimitIsAStop(t *testing.T) {
 	}
 }
 
-// Without a step limit the default bounds the run.
+// Without a step limit the default, 100 model requests, bounds the run.
 func TestDefaultStepLimit(t *testing.T) {
+	const limit = 100
 	m := faux.New()
-	for range DefaultMaxSteps + 1 {
+	for range limit + 1 {
 		m.Push(calls(call("", "t", `{}`)))
 	}
 	res := Run(t.Context(), Config{Model: m, Tools: toolstest.Registry(t, sleeper("t"))}, nil, prompt("go"))
-	if res.Reason != ReasonMaxSteps || res.Steps != DefaultMaxSteps || len(m.Requests()) != DefaultMaxSteps {
+	if res.Reason != ReasonMaxSteps || res.Steps != limit || len(m.Requests()) != limit {
 		t.Fatalf("result %s steps %d", res.Reason, res.Steps)
 	}
 }
