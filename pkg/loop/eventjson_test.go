@@ -13,9 +13,10 @@ import (
 // U+2028 and U+2029, invalid UTF-8.
 func FuzzDeltaJSONMatchesEncodingJSON(f *testing.F) {
 	for _, d := range []string{"", "word ", "a \"quoted\" \\ path", "tab\tnew\nline\r\b\f\x00\x1f\x7f",
-		"<b>&amp;</b>", "é 日本語 🙂", "line\u2028sep\u2029para", "bad \xff\xfe utf-8", "half \xe2\x80", `{"path":"big.txt","content":"x`} {
+		"<b>&amp;</b>", "é 日本語 🙂", "line\u2028sep\u2029para", "only\u2028", "only\u2029", "bad \xff\xfe utf-8", "half \xe2\x80", `{"path":"big.txt","content":"x`} {
 		f.Add(d, 0)
 		f.Add(d, 3)
+		f.Add(d, 12)
 	}
 	f.Fuzz(func(t *testing.T, delta string, index int) {
 		for _, typ := range []ai.EventType{ai.EventTextDelta, ai.EventThinkingDelta, ai.EventToolCallDelta} {

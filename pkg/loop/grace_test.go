@@ -66,6 +66,13 @@ func TestCancelledRunStopsWaitingForAToolThatIgnoresIt(t *testing.T) {
 	if ends["a"] != 1 || ends["b"] != 1 {
 		t.Fatalf("tool_execution_end per call: %v", ends)
 	}
+	rec.mu.Lock()
+	for _, e := range rec.evs {
+		if e.Type == ToolEnd && e.ToolCallID == "b" && (!e.IsError || e.Result.Content[0].Text != b.Text()) {
+			t.Errorf("the stuck call's tool_execution_end: isError %v %+v", e.IsError, e.Result)
+		}
+	}
+	rec.mu.Unlock()
 	n := len(rec.types())
 
 	// The tool comes back late: it adds no event and changes no result.

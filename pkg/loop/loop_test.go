@@ -13,13 +13,14 @@ import (
 
 	"go.uber.org/goleak"
 
+	"gopi/internal/fdcheck"
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/faux"
 	"gopi/pkg/tools"
 	"gopi/pkg/tools/toolstest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m, goleak.Cleanup(fdcheck.Main())) }
 
 // sleeperSchema is what the loop tests' tools accept.
 var sleeperSchema = json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer"},"text":{"type":"string"}},"additionalProperties":false}`)
@@ -119,9 +120,21 @@ func TestTextAnswerEventsInPisOrder(t *testing.T) {
 }
 
 func TestToolResultsFollowCallOrderNotCompletionOrder(t *testing.T) {
-	m := faux.New(calls(call("slow", "slow", `{"ms":60,"text":"s"}`), call("fast", "fast", `{"ms":1,"text":"f"}`)), faux.Text("done"))
+	m := faux.New(calls(call("slow", "slow", `{"text":"s"}`), call("fast", "fast", `{"text":"f"}`)), faux.Text("done"))
 	rec := &recorder{}
-	res := Run(t.Context(), Config{Model: m, Emit: rec.emit, Tools: toolstest.Registry(t, sleeper("slow"), sleeper("fast"))}, nil, prompt("go"))
+	// slow returns only once fast's tool_execution_end was emitted.
+	fastEnded := make(chan struct{})
+	slow := toolstest.Func{Name: "slow", Parameters: sleeperSchema, Fn: func(context.Context, tools.Call) (tools.Result, error) {
+		<-fastEnded
+		return tools.TextResult("slow:s"), nil
+	}}
+	emit := func(e Event) {
+		rec.emit(e)
+		if e.Type == ToolEnd && e.ToolCallID == "fast" {
+			close(fastEnded)
+		}
+	}
+	res := Run(t.Context(), Config{Model: m, Emit: emit, Tools: toolstest.Registry(t, slow, sleeper("fast"))}, nil, prompt("go"))
 	if res.Reason != ReasonStop || res.Steps != 2 {
 		t.Fatalf("reason %s steps %d", res.Reason, res.Steps)
 	}

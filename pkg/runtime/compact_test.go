@@ -112,14 +112,95 @@ func TestOverflowCompactsAndRetriesOnce(t *testing.T) {
 	if !slices.Equal(*evs, []string{"start:overflow", "end:overflow:retry=true:err="}) {
 		t.Fatalf("events %v", *evs)
 	}
-	// A second overflow is not retried again.
+	// An overflow after the retry is the answer: it is not compacted and
+	// retried again. (The new prompt is long enough that there is
+	// something to compact again.)
 	m.Push(faux.Response{Error: "prompt is too long", ErrorClass: string(ai.ClassContextOverflow)},
 		faux.Text("SUMMARY 2"),
 		faux.Response{Error: "still too long", ErrorClass: string(ai.ClassContextOverflow)})
-	res2, _ := r.Prompt(t.Context(), ai.UserText("q2", 3))
+	*evs = nil
+	res2, _ := r.Prompt(t.Context(), ai.UserText("q2 "+strings.Repeat("x", 2000), 3))
 	if res2.Reason != loop.ReasonError || ai.ClassOf(res2.Err) != ai.ClassContextOverflow {
 		t.Fatalf("second overflow: %s %v", res2.Reason, res2.Err)
 	}
+	if !slices.Equal(*evs, []string{"start:overflow", "end:overflow:retry=true:err="}) {
+		t.Fatalf("second prompt's compactions %v: one per request, never a second", *evs)
+	}
+	if n := len(m.Requests()); n != 6 || m.Remaining() != 0 {
+		t.Fatalf("%d requests, %d responses left", n, m.Remaining())
+	}
+	if f, _ := res2.Final(); f.StopReason != ai.StopError || f.ErrorMessage != "context_overflow: still too long" {
+		t.Fatalf("the overflow after the retry is the answer: %+v", f)
+	}
+}
+
+// With compaction off, neither the threshold nor an overflow compacts:
+// the overflow is the answer, and nothing is written but the run's own
+// messages.
+func TestDisabledCompactionNeverRuns(t *testing.T) {
+	// A session whose last answer reports a context past the threshold,
+	// though its messages fit the window.
+	near := func(t *testing.T) (*session.MemoryStore, string) {
+		s, leafID := usageSession(t, 3)
+		a := assistant("a big context")
+		a.Usage = ai.Usage{Input: 2800, Output: 50, TotalTokens: 2850}
+		e, err := s.Append(t.Context(), session.MessageEntry(leafID, a))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, e.ID
+	}
+	cfg := func(leafID string, disabled bool) Config {
+		return Config{ActiveLeaf: leaf(leafID), Model: ai.Info{ID: "m", Provider: "faux", ContextWindow: 3000},
+			Compaction: Compaction{Disabled: disabled, ReserveTokens: 500, KeepRecentTokens: 100}}
+	}
+	t.Run("threshold, enabled", func(t *testing.T) { // the scene does pass the threshold
+		s, leafID := near(t)
+		r, err := New(cfg(leafID, false), Deps{Model: faux.New(faux.Text("SUMMARY"), faux.Text("answer")), Session: s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs := compactionEvents(r)
+		if _, err := r.Prompt(t.Context(), ai.UserText("q", 2)); err != nil {
+			t.Fatal(err)
+		}
+		if len(*evs) != 2 || len(compactions(s)) != 1 {
+			t.Fatalf("events %v, %d compactions", *evs, len(compactions(s)))
+		}
+	})
+	t.Run("threshold, disabled", func(t *testing.T) {
+		s, leafID := near(t)
+		m := faux.New(faux.Text("answer"))
+		r, err := New(cfg(leafID, true), Deps{Model: m, Session: s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs := compactionEvents(r)
+		if _, err := r.Prompt(t.Context(), ai.UserText("q", 2)); err != nil {
+			t.Fatal(err)
+		}
+		if len(*evs) != 0 || len(compactions(s)) != 0 || len(m.Requests()) != 1 || len(m.Requests()[0].Messages) != 8 {
+			t.Fatalf("events %v, %d compactions, %d requests", *evs, len(compactions(s)), len(m.Requests()))
+		}
+	})
+	t.Run("overflow, disabled", func(t *testing.T) {
+		s, leafID := longSession(t, 6)
+		m := faux.New(faux.Response{Error: "prompt is too long", ErrorClass: string(ai.ClassContextOverflow)}, faux.Text("SUMMARY"), faux.Text("never"))
+		c := cfg(leafID, true)
+		c.Model.ContextWindow = 1_000_000
+		r, err := New(c, Deps{Model: m, Session: s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs := compactionEvents(r)
+		res, err := r.Prompt(t.Context(), ai.UserText("q", 2))
+		if err != nil || res.Reason != loop.ReasonError || ai.ClassOf(res.Err) != ai.ClassContextOverflow {
+			t.Fatalf("%v %s %v", err, res.Reason, res.Err)
+		}
+		if len(*evs) != 0 || len(compactions(s)) != 0 || len(m.Requests()) != 1 {
+			t.Fatalf("events %v, %d compactions, %d requests", *evs, len(compactions(s)), len(m.Requests()))
+		}
+	})
 }
 
 func TestCompactionDisabledSendsWhatFits(t *testing.T) {

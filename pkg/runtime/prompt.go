@@ -23,8 +23,12 @@ type Result struct {
 // only after the last message of the run is in the store. Concurrent
 // calls run one after another in arrival order. A run that fails or is
 // aborted is a Result with that reason; an error means the Runtime is
-// disposed or poisoned (the partial Result is still returned).
+// disposed or poisoned (the partial Result is still returned). No
+// message is agent.ErrEmptyPrompt, and then nothing is written.
 func (r *Runtime) Prompt(ctx context.Context, msgs ...ai.Message) (Result, error) {
+	if len(msgs) == 0 {
+		return Result{Leaf: r.Leaf()}, agent.ErrEmptyPrompt
+	}
 	prev, done, err := r.accept()
 	if err != nil {
 		return Result{}, err

@@ -14,6 +14,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"gopi/internal/fdcheck"
 	"gopi/pkg/agent"
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/faux"
@@ -23,7 +24,7 @@ import (
 	"gopi/pkg/tools/toolstest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m, goleak.Cleanup(fdcheck.Main())) }
 
 var clock = func() time.Time { return time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC) }
 
@@ -304,6 +305,9 @@ func TestProjectionOfUnpersistedSuffix(t *testing.T) {
 	}
 	if c.Sources[1] != "_"+tempID+"0" || c.Sources[2] != tempID+"1" {
 		t.Fatalf("temporary ids %v", c.Sources)
+	}
+	if one, err := r.project(transcript[:2]); err != nil || len(one.Sources) != 2 || one.Sources[1] != "_"+tempID+"0" {
+		t.Fatalf("a suffix of one message: ids %v (%v)", one.Sources, err)
 	}
 	if _, err := r.project(transcript[:0]); err == nil {
 		t.Fatal("a transcript shorter than the persisted prefix must be refused")

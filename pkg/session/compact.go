@@ -144,9 +144,11 @@ func (p *plan) bound(opts CompactOptions) {
 	overhead := min(summaryOverhead, opts.MaxInputTokens/4) // a tiny window has a short prompt to spare
 	left := opts.MaxInputTokens - overhead - (len(p.previousSummary)+3)/4
 	keep := len(p.toSummarize)
-	for keep > 1 { // the newest message goes whatever its size: a summary of nothing helps no one
+	for keep > 0 {
 		t := opts.Estimate(p.toSummarize[keep-1])
-		if t > left {
+		// The newest message goes whatever its size: a summary of
+		// nothing helps no one.
+		if t > left && keep < len(p.toSummarize) {
 			break
 		}
 		left -= t

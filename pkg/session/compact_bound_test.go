@@ -3,6 +3,8 @@ package session
 import (
 	"strings"
 	"testing"
+
+	"gopi/pkg/ai"
 )
 
 // A history far bigger than the summarising model's window is summarised
@@ -49,5 +51,46 @@ func TestCompactBoundsTheSummaryRequest(t *testing.T) {
 	}
 	if !strings.Contains(all, "q0 ") || strings.Contains(all, "too long to include") {
 		t.Fatal("an unbounded summary left history out")
+	}
+}
+
+// Regression: a bound the whole history fits in still left the oldest
+// message out (and said so), and a newest message larger than the bound
+// left everything out, though the newest message goes whatever its size.
+func TestCompactBoundKeepsWhatFitsAndTheNewest(t *testing.T) {
+	es := withPaths(turnMsgs(8, 400)) // turn 7 is kept; turns 0 to 6 (28 messages) are summarised
+	last := es[27].Message.Clone()    // the newest to summarise: larger than a bound of 1
+	last.Content = []ai.Content{ai.TextContent("finished " + strings.Repeat("f", 400))}
+	es[27].Message = &last
+	for _, c := range []struct {
+		name    string
+		bound   int
+		in, out []string // text the request holds, and does not
+	}{
+		{"everything fits", 1_000_000, []string{"q0 ", "q6 "}, []string{"too long to include"}},
+		{"only the newest message goes", 1, []string{"[Assistant]: finished fff", "the 27 oldest messages"}, []string{"q0 ", "q6 "}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			model := &summarizer{text: "## Goal\nbounded"}
+			opts := compactOpts()
+			opts.MaxInputTokens = c.bound
+			if _, err := Compact(t.Context(), model, es, opts); err != nil {
+				t.Fatal(err)
+			}
+			all := ""
+			for _, r := range model.reqs {
+				all += r.Messages[0].Content[0].Text
+			}
+			for _, s := range c.in {
+				if !strings.Contains(all, s) {
+					t.Errorf("the request lacks %q", s)
+				}
+			}
+			for _, s := range c.out {
+				if strings.Contains(all, s) {
+					t.Errorf("the request holds %q", s)
+				}
+			}
+		})
 	}
 }
