@@ -142,10 +142,12 @@ func (p *plan) bound(opts CompactOptions) {
 	}
 	overhead := min(summaryOverhead, opts.MaxInputTokens/4) // a tiny window has a short prompt to spare
 	left := opts.MaxInputTokens - overhead - (len(p.previousSummary)+3)/4
-	keep := len(p.toSummarize)
-	for keep > 1 { // the newest message goes whatever its size: a summary of nothing helps no one
+	n := len(p.toSummarize)
+	keep := n // the index of the oldest message sent
+	for keep > 0 {
 		t := opts.Estimate(p.toSummarize[keep-1])
-		if t > left {
+		// the newest message goes whatever its size: a summary of nothing helps no one
+		if t > left && keep < n {
 			break
 		}
 		left -= t
