@@ -478,3 +478,54 @@ func TestCompactDefaults(t *testing.T) {
 		t.Errorf("first kept %s, tokens before %d; want e02, 50000", c.FirstKeptEntryID, c.TokensBefore)
 	}
 }
+
+// The kept part takes in the settings changes just before its first
+// message, and a cut at an answer with no user message before it in
+// the path is not a split turn.
+func TestCompactCutPoints(t *testing.T) {
+	var b pathBuilder
+	b.user("one")
+	b.answer("two")
+	b.add(ModelChangeEntry("", "p", "m"))
+	b.add(ThinkingLevelEntry("", ai.ThinkingLow))
+	b.user("three")
+	b.answer("four")
+	model := &answerer{answer: func(*ai.Request) ai.Message { return textAnswer("S") }}
+	c, err := Compact(t.Context(), model, b.es, CompactOptions{KeepRecentTokens: 200, Estimate: hundred})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.FirstKeptEntryID != "e03" {
+		t.Errorf("first kept %s, want e03 (the model change before the kept turn)", c.FirstKeptEntryID)
+	}
+	for _, r := range model.reqs {
+		if p := r.Messages[0].Text(); !strings.Contains(p, "[User]: one") || strings.Contains(p, "three") {
+			t.Errorf("request:\n%s", p)
+		}
+	}
+
+	b = pathBuilder{}
+	b.answer("a1")
+	b.answer("a2")
+	b.answer("a3")
+	model = &answerer{answer: func(*ai.Request) ai.Message { return textAnswer("S") }}
+	c, err = Compact(t.Context(), model, b.es, CompactOptions{KeepRecentTokens: 100, Estimate: hundred})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.FirstKeptEntryID != "e03" || c.Summary != "S" || len(model.reqs) != 1 {
+		t.Errorf("first kept %s, summary %q, %d requests; want e03, S, 1", c.FirstKeptEntryID, c.Summary, len(model.reqs))
+	}
+	if p := model.reqs[0].Messages[0].Text(); !strings.HasPrefix(p, "<conversation>\n[Assistant]: a1\n\n[Assistant]: a2\n</conversation>") {
+		t.Errorf("request:\n%s", p)
+	}
+
+	// nothing but tool results: no place to cut, nothing to compact
+	b = pathBuilder{}
+	for range 3 {
+		b.msg(ai.Message{Role: ai.RoleToolResult, ToolCallID: "x", Content: []ai.Content{ai.TextContent("r")}})
+	}
+	if _, err := Compact(t.Context(), model, b.es, CompactOptions{KeepRecentTokens: 100, Estimate: hundred}); !errors.Is(err, ErrNothingToCompact) {
+		t.Errorf("tool results only: %v, want ErrNothingToCompact", err)
+	}
+}
