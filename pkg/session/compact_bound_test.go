@@ -69,7 +69,7 @@ func TestCompactBoundKeepsTheNewestThatFit(t *testing.T) {
 		omitted  int    // oldest messages left out, of q0 … q99
 	}{
 		{"2,048 for the prompt", 2048 + 8000, 0, "", 20},
-		{"a previous summary", 2048 + 8000, 400, "", 21},
+		{"a previous summary", 2048 + 100 + 7999, 400, "", 21}, // 400 characters: 100 tokens
 		{"a tiny window", 1000, 0, "", 93},
 		{"everything fits", 2048 + 10_000, 0, "", 0},
 		{"the newest alone is too big", 2048 + 8000, 0, "q99", 99},
