@@ -58,3 +58,38 @@ func TestContextMessageRoles(t *testing.T) {
 		t.Errorf("context\n%q\nwant\n%q", got, want)
 	}
 }
+
+// An answer with only tool calls, or only thinking, is serialised without
+// empty parts.
+func TestConversationPromptLeavesOutEmptyParts(t *testing.T) {
+	ms := []ai.Message{
+		{Role: ai.RoleAssistant, Content: []ai.Content{ai.ToolCallContent("c1", "read", []byte(`{"path":"a"}`))}},
+		{Role: ai.RoleAssistant, Content: []ai.Content{{Type: ai.TypeThinking, Thinking: "hm"}}},
+	}
+	want := "<conversation>\n[Assistant tool calls]: read(path=\"a\")\n\n[Assistant thinking]: hm\n</conversation>\n\n"
+	if got := conversationPrompt(ms); got != want {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+}
+
+// A new stable cut keeps the most whole turns that fit two-thirds of the
+// limit.
+func TestStableCutKeepsTwoThirds(t *testing.T) {
+	es := turnMsgs(10, 400) // turns of 204 tokens
+	b := Budget{ContextWindow: 1300, ReserveOutput: 100}
+	c := BuildStableContext(es, b, Cut{})
+	if len(c.Messages) != 12 || c.Tokens != 612 || c.Dropped.Turns != 7 {
+		t.Errorf("%d messages, %d tokens, %d turns dropped; want 3 turns: 12 messages, 612 tokens, 7 dropped",
+			len(c.Messages), c.Tokens, c.Dropped.Turns)
+	}
+}
+
+// Without a compaction, ContextTokens counts from the first entry.
+func TestContextTokensWithoutCompaction(t *testing.T) {
+	var b pathBuilder
+	b.user(strings.Repeat("a", 40))
+	b.user(strings.Repeat("b", 8))
+	if got := ContextTokens(b.es); got != 12 {
+		t.Errorf("ContextTokens %d, want 12", got)
+	}
+}
