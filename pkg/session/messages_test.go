@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -91,5 +92,42 @@ func TestContextTokensWithoutCompaction(t *testing.T) {
 	b.user(strings.Repeat("b", 8))
 	if got := ContextTokens(b.es); got != 12 {
 		t.Errorf("ContextTokens %d, want 12", got)
+	}
+}
+
+// A previous cut is kept only when it is of the same base and still names
+// the same message; otherwise a new one is made.
+func TestStableCutKeptOnlyWhenItStillHolds(t *testing.T) {
+	es := turnMsgs(10, 400) // turns of 204 tokens: a new cut keeps 3 (12 messages), 4 still fit
+	b := Budget{ContextWindow: 1300, ReserveOutput: 100}
+	tests := []struct {
+		name string
+		prev Cut
+		want int // messages
+	}{
+		{"same base and message", Cut{Index: 24, ID: es[24].ID}, 16},
+		{"another base", Cut{Base: "cccccccc", Index: 24, ID: es[24].ID}, 12},
+		{"another message", Cut{Index: 24, ID: es[20].ID}, 12},
+		{"past the end", Cut{Index: 40, ID: es[24].ID}, 12},
+	}
+	for _, tt := range tests {
+		if c := BuildStableContext(es, b, tt.prev); len(c.Messages) != tt.want {
+			t.Errorf("%s: %d messages, want %d", tt.name, len(c.Messages), tt.want)
+		}
+	}
+}
+
+// A compaction at the root of a path leads the context like any other:
+// its summary first, never dropped, and the cut is based on it.
+func TestCompactionAtTheRoot(t *testing.T) {
+	var b pathBuilder
+	b.add(Entry{Type: TypeCompaction, Summary: "S", FirstKeptEntryID: "e02"})
+	for i := range 6 {
+		b.user(fmt.Sprint("q", i, " ", strings.Repeat("x", 400)))
+	}
+	ctx := BuildContext(b.es, Budget{ContextWindow: 400})
+	if len(ctx.Messages) < 2 || ctx.Sources[0] != "e01" || ctx.Cut.Base != "e01" ||
+		!strings.Contains(ctx.Messages[0].Text(), "S") || ctx.Dropped.Turns == 0 {
+		t.Errorf("context from %v, cut %+v, dropped %+v", ctx.Sources, ctx.Cut, ctx.Dropped)
 	}
 }
