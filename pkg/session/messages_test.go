@@ -131,3 +131,34 @@ func TestCompactionAtTheRoot(t *testing.T) {
 		t.Errorf("context from %v, cut %+v, dropped %+v", ctx.Sources, ctx.Cut, ctx.Dropped)
 	}
 }
+
+// The newest model change or answer names the model, the newest thinking
+// change the level; an older answer or change does not override them.
+func TestResumeSettingsNewestWins(t *testing.T) {
+	var b pathBuilder
+	b.msg(ai.Message{Role: ai.RoleAssistant, Provider: "old", Model: "answer-model", Content: []ai.Content{ai.TextContent("a")}})
+	b.add(ThinkingLevelEntry("", ai.ThinkingHigh))
+	b.add(ModelChangeEntry("", "new", "changed-model"))
+	b.add(ThinkingLevelEntry("", ai.ThinkingLow))
+	b.user("q")
+	want := Settings{Provider: "new", ModelID: "changed-model", ThinkingLevel: ai.ThinkingLow}
+	if got := ResumeSettings(b.es); got != want {
+		t.Errorf("ResumeSettings %+v, want %+v", got, want)
+	}
+	if got := ResumeSettingsAt(b.es, "e05"); got != want {
+		t.Errorf("ResumeSettingsAt %+v, want %+v", got, want)
+	}
+	if got := ResumeSettings(b.es[:1]); got != (Settings{Provider: "old", ModelID: "answer-model", ThinkingLevel: ai.ThinkingOff}) {
+		t.Errorf("from an answer alone: %+v", got)
+	}
+}
+
+// CompactionInfo is ok only for details of pi's shape.
+func TestCompactionInfoShape(t *testing.T) {
+	for details, ok := range map[string]bool{``: false, `[1,2]`: false, `{"readFiles":["a"],"modifiedFiles":[]}`: true} {
+		e := Entry{Type: TypeCompaction, Details: json.RawMessage(details)}
+		if d, got := e.CompactionInfo(); got != ok || ok && (len(d.ReadFiles) != 1 || d.ReadFiles[0] != "a") {
+			t.Errorf("details %q: %+v, %v; want ok %v", details, d, got, ok)
+		}
+	}
+}
