@@ -162,3 +162,28 @@ func TestCompactionInfoShape(t *testing.T) {
 		}
 	}
 }
+
+// A header is written in pi's field order; a version of 0 (pi's first
+// format had none) is left out, any other is written.
+func TestHeaderVersionWritten(t *testing.T) {
+	for v, want := range map[int]string{
+		0: `{"type":"session","id":"x","timestamp":"t","cwd":"/"}`,
+		1: `{"type":"session","version":1,"id":"x","timestamp":"t","cwd":"/"}`,
+		3: `{"type":"session","version":3,"id":"x","timestamp":"t","cwd":"/"}`,
+	} {
+		got, err := Header{Type: "session", Version: v, ID: "x", Timestamp: "t", Cwd: "/"}.MarshalJSON()
+		if err != nil || string(got) != want {
+			t.Errorf("version %d: %s, %v; want %s", v, got, err, want)
+		}
+	}
+}
+
+// A session's name is its newest non-blank session_info name, the first
+// entry included.
+func TestSessionNameFromTheFirstEntry(t *testing.T) {
+	name, blank := " first ", "  "
+	es := []Entry{{Type: TypeSessionInfo, ID: "a", Name: &name}, {Type: TypeSessionInfo, ID: "b", ParentID: Ref("a"), Name: &blank}}
+	if got := SessionName(es); got != "first" {
+		t.Errorf("SessionName %q, want first", got)
+	}
+}
