@@ -531,19 +531,19 @@ func TestCompactCutPoints(t *testing.T) {
 }
 
 // Small options are taken as given, only zero means the default: a keep
-// of 1 token keeps the newest message alone, a reserve of 10 leaves the
-// summary 8 tokens.
+// of 1 token keeps the newest message alone, a reserve of 1 leaves the
+// summary its 80%, rounded down.
 func TestCompactSmallOptions(t *testing.T) {
 	var b pathBuilder
 	b.user("one")
 	b.user("two")
 	b.user("three")
 	model := &answerer{answer: func(*ai.Request) ai.Message { return textAnswer("S") }}
-	c, err := Compact(t.Context(), model, b.es, CompactOptions{KeepRecentTokens: 1, ReserveTokens: 10, Estimate: hundred})
+	c, err := Compact(t.Context(), model, b.es, CompactOptions{KeepRecentTokens: 1, ReserveTokens: 1, Estimate: hundred})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.FirstKeptEntryID != "e03" || model.reqs[0].MaxTokens != 8 {
-		t.Errorf("first kept %s, max tokens %d; want e03, 8", c.FirstKeptEntryID, model.reqs[0].MaxTokens)
+	if c.FirstKeptEntryID != "e03" || model.reqs[0].MaxTokens != 0 {
+		t.Errorf("first kept %s, max tokens %d; want e03, 0", c.FirstKeptEntryID, model.reqs[0].MaxTokens)
 	}
 }

@@ -151,6 +151,13 @@ func TestResumeSettingsNewestWins(t *testing.T) {
 	if got := ResumeSettings(b.es[:1]); got != (Settings{Provider: "old", ModelID: "answer-model", ThinkingLevel: ai.ThinkingOff}) {
 		t.Errorf("from an answer alone: %+v", got)
 	}
+	// an answer after a model change names the model
+	b = pathBuilder{}
+	b.add(ModelChangeEntry("", "old", "changed-model"))
+	b.msg(ai.Message{Role: ai.RoleAssistant, Provider: "new", Model: "answer-model", Content: []ai.Content{ai.TextContent("a")}})
+	if got := ResumeSettings(b.es); got != (Settings{Provider: "new", ModelID: "answer-model", ThinkingLevel: ai.ThinkingOff}) {
+		t.Errorf("answer after a model change: %+v", got)
+	}
 }
 
 // CompactionInfo is ok only for details of pi's shape.
