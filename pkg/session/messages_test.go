@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -192,5 +193,22 @@ func TestSessionNameFromTheFirstEntry(t *testing.T) {
 	es := []Entry{{Type: TypeSessionInfo, ID: "a", Name: &name}, {Type: TypeSessionInfo, ID: "b", ParentID: Ref("a"), Name: &blank}}
 	if got := SessionName(es); got != "first" {
 		t.Errorf("SessionName %q, want first", got)
+	}
+}
+
+// A header line of exactly 1 MiB is read; one far longer is refused
+// without reading the rest of the file.
+func TestHeaderLineBound(t *testing.T) {
+	header := func(size int) string {
+		h := `{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/`
+		return h + strings.Repeat("d", size-len(h)-2) + `"}`
+	}
+	f, err := Read(strings.NewReader(header(1<<20)+"\n"), "s.jsonl")
+	if err != nil || len(f.Header.Cwd) != 1<<20-len(`{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"`)-2 {
+		t.Fatalf("a 1 MiB header: %v", err)
+	}
+	_, err = Read(strings.NewReader(header(1<<20+1<<17)+"\n"), "s.jsonl")
+	if !errors.Is(err, ErrInvalidHeader) || !strings.Contains(err.Error(), "the first line is longer than 1048576 bytes") {
+		t.Fatalf("a header over 1 MiB: %v", err)
 	}
 }
