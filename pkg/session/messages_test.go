@@ -212,3 +212,18 @@ func TestHeaderLineBound(t *testing.T) {
 		t.Fatalf("a header over 1 MiB: %v", err)
 	}
 }
+
+// A version 1 compaction's firstKeptEntryIndex (a line number, the header
+// being 0) becomes the id of that entry, its own line included.
+func TestV1CompactionKeepingFromItself(t *testing.T) {
+	data := `{"type":"session","id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}` + "\n" +
+		`{"type":"message","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"hi","timestamp":1}}` + "\n" +
+		`{"type":"compaction","timestamp":"2026-01-01T00:00:00.000Z","summary":"S","firstKeptEntryIndex":2,"tokensBefore":5}` + "\n"
+	f, err := Read(strings.NewReader(data), "v1.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Entries) != 2 || f.Entries[1].ID != "00000002" || f.Entries[1].FirstKeptEntryID != "00000002" || len(f.Entries[1].Extra) != 0 {
+		t.Fatalf("entries %+v", f.Entries)
+	}
+}
