@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -51,6 +52,59 @@ func TestCompactBoundsTheSummaryRequest(t *testing.T) {
 	}
 	if !strings.Contains(all, "q0 ") || strings.Contains(all, "too long to include") {
 		t.Fatal("an unbounded summary left history out")
+	}
+}
+
+// MaxInputTokens keeps the newest messages that fit it, less the
+// prompt's share (2,048 tokens, a quarter of a tiny window) and the
+// previous summary's; the prompt says how many older ones it left out.
+// The newest message goes whatever its size, and a history that fits is
+// sent whole.
+func TestCompactBoundKeepsTheNewestThatFit(t *testing.T) {
+	tests := []struct {
+		name     string
+		max      int
+		previous int    // characters of a previous summary
+		huge     string // the message estimated at 9,000 tokens, more than the bound
+		omitted  int    // oldest messages left out, of q0 … q99
+	}{
+		{"2,048 for the prompt", 2048 + 8000, 0, "", 20},
+		{"a previous summary", 2048 + 100 + 7999, 400, "", 21}, // 400 characters: 100 tokens
+		{"a tiny window", 1000, 0, "", 93},
+		{"everything fits", 2048 + 10_000, 0, "", 0},
+		{"the newest alone is too big", 2048 + 8000, 0, "q99", 99},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b pathBuilder
+			if tt.previous > 0 {
+				b.compaction(strings.Repeat("p", tt.previous), nil, nil, false)
+			}
+			for i := range 100 {
+				b.user(fmt.Sprint("q", i))
+			}
+			b.user("kept")
+			model := &answerer{answer: func(*ai.Request) ai.Message { return textAnswer("S") }}
+			estimate := func(m ai.Message) int {
+				if tt.huge != "" && m.Text() == tt.huge {
+					return 9000
+				}
+				return 100
+			}
+			_, err := Compact(t.Context(), model, b.es, CompactOptions{KeepRecentTokens: 100, Estimate: estimate, MaxInputTokens: tt.max})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := model.reqs[0].Messages[0].Text()
+			first := fmt.Sprintf("<conversation>\n[User]: q%d\n", tt.omitted)
+			note := fmt.Sprintf("Note: the %d oldest messages of this conversation were too long to include", tt.omitted)
+			if !strings.HasPrefix(p, first) || !strings.Contains(p, "[User]: q99\n") || strings.Contains(p, "kept") {
+				t.Errorf("request starts %.60q, want %q … q99", p, first)
+			}
+			if got := strings.Contains(p, "oldest messages"); got != (tt.omitted > 0) || tt.omitted > 0 && !strings.Contains(p, note) {
+				t.Errorf("request:\n%s\nwant the note %q: %v", p[strings.Index(p, "</conversation>"):], note, tt.omitted > 0)
+			}
+		})
 	}
 }
 

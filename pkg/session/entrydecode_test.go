@@ -1,6 +1,8 @@
 package session
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"gopi/pkg/ai"
@@ -51,4 +53,29 @@ func FuzzDecodeEntry(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A compaction's tokensBefore written as a float by another tool is read
+// as its integer part; one that is not a number makes the line corrupt.
+func TestTokensBeforeAsFloat(t *testing.T) {
+	head := `{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}` + "\n"
+	line := func(id, tokens string) string {
+		return `{"type":"compaction","id":"` + id + `","parentId":null,"timestamp":"t","summary":"s","firstKeptEntryId":"x","tokensBefore":` + tokens + "}\n"
+	}
+	data := head + line("a", "1.5e3") + line("b", "-2.5") + line("c", "0.9") + line("d", `"12"`) + line("e", "true") + line("f", "null")
+	f, err := Read(strings.NewReader(data), "s.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range f.Entries {
+		got = append(got, fmt.Sprintf("%s=%d", e.ID, e.TokensBefore))
+	}
+	if strings.Join(got, " ") != "a=1500 b=-2 c=0 f=0" {
+		t.Errorf("entries %q", got)
+	}
+	if len(f.Warnings) != 2 || f.Warnings[0].Line != 5 || f.Warnings[1].Line != 6 || f.Warnings[0].Kind != WarnCorruptLine ||
+		!strings.Contains(f.Warnings[0].Message, "tokensBefore: not a number") {
+		t.Errorf("warnings %v", f.Warnings)
+	}
 }

@@ -54,7 +54,8 @@ func TestLockRetriesWhenTheLockFileChanges(t *testing.T) {
 	}
 }
 
-// A lock file that changes at every try is given up on, with a message.
+// A lock file that changes at every try is given up on after ten tries,
+// with a message.
 func TestLockGivesUpWhenTheLockFileKeepsChanging(t *testing.T) {
 	fdcheck.Check(t)
 	path := filepath.Join(t.TempDir(), "s.jsonl")
@@ -76,6 +77,9 @@ func TestLockGivesUpWhenTheLockFileKeepsChanging(t *testing.T) {
 	}
 	if err == nil || !strings.Contains(err.Error(), "lock session "+path+": lock file keeps changing") {
 		t.Fatalf("Open: %v, want it to give up", err)
+	}
+	if opens != 10 {
+		t.Errorf("gave up after %d tries, want 10", opens)
 	}
 }
 

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"gopi/internal/fdcheck"
 )
 
 // readLineByLine is the reader as it was before chunks: one line at a time,
@@ -210,5 +212,32 @@ func TestBlankLinesLoseNothing(t *testing.T) {
 				size, len(f.Entries), f.Warnings, f.Size, len(data), f.NeedsNewline)
 		}
 		sameAsLineByLine(t, []byte(data), fmt.Sprintf("blank lines, chunks of %d", size))
+	}
+}
+
+// A file of many chunks of like lines is read into one slice sized from
+// the first chunk and the file's size: at most 5% and the append room
+// to spare, not the slack of a slice grown entry by entry.
+func TestEntriesCapacityEstimatedFromTheFileSize(t *testing.T) {
+	fdcheck.Check(t)
+	var b strings.Builder
+	b.WriteString(`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}` + "\n")
+	parent := "null"
+	for i := range 5000 {
+		id := fmt.Sprintf("%08x", i+1)
+		fmt.Fprintf(&b, `{"type":"thinking_level_change","id":"%s","parentId":%s,"timestamp":"2026-01-01T00:00:00.000Z","thinkingLevel":"low"}`+"\n", id, parent)
+		parent = `"` + id + `"`
+	}
+	if b.Len() < 2*chunkSize {
+		t.Fatalf("%d bytes is not several chunks of %d", b.Len(), chunkSize)
+	}
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	mustDo(t, os.WriteFile(path, []byte(b.String()), 0o600))
+	f, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.Entries); n != 5000 || cap(f.Entries) > n*21/20+appendRoom+1 {
+		t.Fatalf("%d entries in a slice of capacity %d", n, cap(f.Entries))
 	}
 }

@@ -7,6 +7,7 @@
 //	go run ./scripts/mutate -list ./pkg/tools           # list the mutants, run nothing
 //	go run ./scripts/mutate -tests ./pkg/session,./cmd ./pkg/session
 //	go run ./scripts/mutate -sample 100 -j 2 ./pkg/loop   # a reproducible random 100
+//	go run ./scripts/mutate -only before.txt ./pkg/session # only the mutants an earlier run names
 //
 // The mutated file reaches the compiler through `go test -overlay`, so the
 // work tree is never changed and an interrupted run leaves nothing behind.
@@ -27,6 +28,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -43,6 +45,7 @@ type options struct {
 	sample  int
 	seed    uint64
 	jobs    int
+	only    map[string]bool // "file:line: desc" of the mutants to judge; nil: all
 }
 
 func main() {
@@ -55,6 +58,7 @@ func main() {
 	sampleN := flag.Int("sample", 0, "judge only this many mutants, picked at random (0: all)")
 	seed := flag.Uint64("seed", 1, "the random seed of -sample")
 	jobs := flag.Int("j", 1, "mutants judged at once")
+	only := flag.String("only", "", "judge only the mutants this file names, one \"file:line: desc\" a line (as -list prints them, or a run's SURVIVED lines)")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: go run ./scripts/mutate [flags] ./pkg/NAME")
 		flag.PrintDefaults()
@@ -70,6 +74,14 @@ func main() {
 		opts.files[f] = true
 	}
 	opts.tests = splitList(*tests)
+	if *only != "" {
+		names, err := readOnly(*only)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mutate:", err)
+			os.Exit(2)
+		}
+		opts.only = names
+	}
 	if len(opts.tests) == 0 {
 		opts.tests = []string{flag.Arg(0)}
 	}
@@ -113,6 +125,9 @@ func mutatePackage(dir string, opts options) error {
 	if opts.sample > 0 && opts.sample < len(all) {
 		all = sample(all, opts.sample, opts.seed)
 	}
+	if opts.only != nil {
+		all = slices.DeleteFunc(all, func(p planted) bool { return !opts.only[p.key()] })
+	}
 	if opts.list {
 		for _, p := range all {
 			fmt.Printf("%s:%d: %s\n", p.name, p.m.line, p.m.desc)
@@ -153,6 +168,24 @@ func mutatePackage(dir string, opts options) error {
 	}
 	summary(dir, counts)
 	return nil
+}
+
+func (p planted) key() string { return fmt.Sprintf("%s:%d: %s", p.name, p.m.line, p.m.desc) }
+
+// readOnly reads the mutants -only names: "file:line: desc" a line, as
+// -list prints them, or a run's SURVIVED lines.
+func readOnly(path string) (map[string]bool, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, l := range strings.Split(string(data), "\n") {
+		if l = strings.TrimSpace(strings.TrimPrefix(l, "SURVIVED ")); l != "" {
+			out[l] = true
+		}
+	}
+	return out, nil
 }
 
 // plant lists every mutant of dir's files, in file and source order.
