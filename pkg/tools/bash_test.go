@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,11 +50,7 @@ func TestBash(t *testing.T) {
 			if tc.env != nil {
 				e = tc.env
 			}
-			start := time.Now()
 			res := runTool(t, e, NewBash(Options{}), tc.args)
-			if d := time.Since(start); d > 3*time.Second {
-				t.Errorf("took %v", d)
-			}
 			if res.IsError != tc.wantErr {
 				t.Fatalf("IsError = %v: %q", res.IsError, text(res))
 			}
@@ -69,19 +66,20 @@ func TestBash(t *testing.T) {
 }
 
 // TestBashGrandchildHoldsPipe pins the bounded wait: a background process
-// that inherited stdout must not keep the call open.
+// that inherited stdout must not keep the call open. It is still running
+// when the call returns (a call that waited for it would outlast the test
+// binary's timeout).
 func TestBashGrandchildHoldsPipe(t *testing.T) {
 	env := testEnv(t)
-	start := time.Now()
-	res := runTool(t, env, NewBash(Options{}), map[string]any{"command": "sleep 30 & echo $!"})
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("took %v", d)
-	}
+	res := runTool(t, env, NewBash(Options{}), map[string]any{"command": "sleep 300 & echo $!"})
 	pid, err := strconv.Atoi(strings.TrimSpace(text(res)))
 	if err != nil || res.IsError {
 		t.Fatalf("result %q", text(res))
 	}
-	_ = syscall.Kill(pid, syscall.SIGKILL)
+	defer syscall.Kill(pid, syscall.SIGKILL)
+	if waitDead(pid, 0) {
+		t.Fatalf("the background process %d ended before the call returned", pid)
+	}
 }
 
 func TestBashDefaultTimeoutOption(t *testing.T) {
@@ -99,12 +97,14 @@ func TestBashDefaultTimeoutOption(t *testing.T) {
 func TestBashCancel(t *testing.T) {
 	env := testEnv(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(200*time.Millisecond, cancel)
-	start := time.Now()
-	res := runToolCtx(t, ctx, env, NewBash(Options{}), map[string]any{"command": "echo hi; sleep 30 & sleep 30"}, nil)
-	if d := time.Since(start); d > 3*time.Second {
-		t.Errorf("took %v", d)
-	}
+	defer cancel()
+	// Cancelled once the output is seen: the first update comes with it.
+	res := runToolCtx(t, ctx, env, NewBash(Options{}), map[string]any{"command": "echo hi; sleep 300 & sleep 300"},
+		func(r Result) {
+			if strings.Contains(text(r), "hi") {
+				cancel()
+			}
+		})
 	if !res.IsError || text(res) != "hi\n\n\nCommand aborted" {
 		t.Fatalf("got %q", text(res))
 	}
@@ -205,6 +205,34 @@ func TestBashUpdatesOncePerInterval(t *testing.T) {
 	}
 }
 
+// TestBashOutputEnds pins the edges of the stream: an output of one
+// byte, and the end of an output held back in case a key followed, which
+// the end of the stream lets through.
+func TestBashOutputEnds(t *testing.T) {
+	env := testEnv(t)
+	env.Secrets = NewSecrets(Secret{Name: "ANTHROPIC_API_KEY", Value: "sk-ant-api03-SECRETSECRET"})
+	for cmd, want := range map[string]string{
+		"printf x":                              "x",
+		"printf 'tail sk-ant-api03'":            "tail sk-ant-api03",
+		"printf 'a\nsk-ant-api03-SECRETSECRET'": "a\n[REDACTED:ANTHROPIC_API_KEY]",
+	} {
+		if res := runTool(t, env, NewBash(Options{}), map[string]any{"command": cmd}); res.IsError || text(res) != want {
+			t.Errorf("%s: got %v %q, want %q", cmd, res.IsError, text(res), want)
+		}
+	}
+}
+
+// TestBashStartFailure pins the answer when the shell cannot be started:
+// an error naming the cause, and nothing left open.
+func TestBashStartFailure(t *testing.T) {
+	env := testEnv(t)
+	shell := filepath.Join(env.Cwd, "no-such-shell")
+	res := runTool(t, env, NewBash(Options{Shell: shell}), map[string]any{"command": "true"})
+	if want := "Cannot run the command: fork/exec " + shell + ": no such file or directory"; !res.IsError || text(res) != want {
+		t.Fatalf("got %v %q, want %q", res.IsError, text(res), want)
+	}
+}
+
 func TestBashShellFallback(t *testing.T) {
 	env := testEnv(t)
 	res := runTool(t, env, NewBash(Options{Shell: "/bin/sh"}), map[string]any{"command": "echo $0"})
@@ -217,6 +245,8 @@ func TestIsSecretName(t *testing.T) {
 	for name, want := range map[string]bool{
 		"OPENAI_API_KEY": true, "ANTHROPIC_API_KEY": true, "GOPI_API_KEY": true, "x_api_key": true,
 		"ANTHROPIC_AUTH_TOKEN": true, "PATH": false, "API_KEYS_DIR": false, "GITHUB_TOKEN": false,
+		"ANTHROPIC_OAUTH_TOKEN": true, "CLAUDE_CODE_OAUTH_TOKEN": true, "API_KEY": true, "anthropic_auth_token": true,
+		"MY_API_KEY_FILE": false, "OAUTH_TOKEN": false,
 	} {
 		if got := isSecretName(name); got != want {
 			t.Errorf("isSecretName(%s) = %v", name, got)
