@@ -39,8 +39,8 @@ func TestBash(t *testing.T) {
 		{name: "invalid utf8", args: map[string]any{"command": `printf 'a\377b'`}, want: []string{"a\uFFFDb", "not valid UTF-8"}},
 		{name: "missing cwd", env: &Env{Cwd: "/nonexistent/dir"}, args: map[string]any{"command": "true"}, wantErr: true,
 			want: []string{"Working directory does not exist: /nonexistent/dir"}},
-		{name: "timeout arg", args: map[string]any{"command": "echo before; sleep 10", "timeout": 0.3}, wantErr: true,
-			exact: "before\n\n\nCommand timed out after 0.3 seconds"},
+		{name: "timeout arg", args: map[string]any{"command": "sleep 10", "timeout": 0.3}, wantErr: true,
+			exact: "(no output)\n\nCommand timed out after 0.3 seconds"},
 		{name: "wait on background", args: map[string]any{"command": "(sleep 100) & wait", "timeout": 0.3}, wantErr: true,
 			want: []string{"Command timed out after 0.3 seconds"}},
 	}
