@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -161,5 +162,30 @@ func TestParseStat(t *testing.T) {
 	}
 	if _, pgrp, ok := parseStat(stat); !ok || pgrp != syscall.Getpgrp() {
 		t.Errorf("own stat %q: group %d, want %d", stat, pgrp, syscall.Getpgrp())
+	}
+}
+
+// TestBashSlowReaderKeepsOutput pins that output already in the pipe when
+// the shell exits is all read, however long the reader is held up: the
+// drain wait stops a pipe that stays empty, not a slow reader. The first
+// update holds the reader until the command has written the rest and
+// ended, and then past the drain wait.
+func TestBashSlowReaderKeepsOutput(t *testing.T) {
+	env := testEnv(t)
+	cmd := "echo first; while [ ! -e go ]; do sleep 0.01; done; seq -f %020g 2 1900; touch done"
+	held := false
+	res := runToolCtx(t, context.Background(), env, NewBash(Options{}), map[string]any{"command": cmd}, func(Result) {
+		if held {
+			return
+		}
+		held = true
+		os.WriteFile(filepath.Join(env.Cwd, "go"), nil, 0o644)
+		waitPID(filepath.Join(env.Cwd, "done"), 20*time.Second) // an empty file: only its existence counts
+		time.Sleep(4 * drainWait)                               // no event marks the drain wait's end
+	})
+	want, _ := exec.Command("seq", "-f", "%020g", "2", "1900").Output()
+	if res.IsError || text(res) != "first\n"+string(want) {
+		got := text(res)
+		t.Fatalf("got %d bytes ending %q, want %d", len(got), got[max(len(got)-40, 0):], len("first\n")+len(want))
 	}
 }

@@ -12,10 +12,12 @@ import (
 
 // Bounded waits of a bash call.
 const (
-	// drainWait is how long output is still read after the shell exited,
-	// when a background process keeps the pipe open.
+	// drainWait is how long the pipe may stay empty after the shell
+	// exited before the reader stops, when a background process keeps
+	// the pipe open.
 	drainWait = 250 * time.Millisecond
-	// killWait bounds the wait for the process group after SIGKILL.
+	// killWait bounds the wait for the process group after SIGKILL, and
+	// the wait for the reader after the shell ended.
 	killWait = 2 * time.Second
 )
 
@@ -67,7 +69,7 @@ func (p *process) run(ctx context.Context, command string, timeout time.Duration
 	select {
 	case err := <-waitDone:
 		end = exitEnding(err)
-		awaitOrClose(readDone, r, drainWait)
+		awaitOrClose(readDone, r, drainWait, killWait)
 		p.env.Groups.keep(cmd.Process.Pid) // a `server &` may serve later calls
 		return end
 	case <-timer.C:
@@ -82,7 +84,7 @@ func (p *process) run(ctx context.Context, command string, timeout time.Duration
 	case <-waitDone:
 	case <-deadline.C:
 	}
-	awaitOrClose(readDone, r, killWait/4)
+	awaitOrClose(readDone, r, killWait/4, killWait)
 	return end
 }
 
@@ -105,15 +107,25 @@ func (p *process) read(r *os.File, done chan<- struct{}) {
 	}
 }
 
-// awaitOrClose waits up to d for the reader to reach EOF; a process that
-// still holds the pipe open then loses it, and the reader stops.
-func awaitOrClose(done <-chan struct{}, r *os.File, d time.Duration) {
+// awaitOrClose waits for the reader to reach EOF. When a process still
+// holds the pipe open, the reader is stopped once the pipe has stayed
+// empty for d, or after limit in all: output already in the pipe is read
+// however slowly the reader runs, but a background process that keeps the
+// pipe (or keeps writing to it) does not keep the call open.
+func awaitOrClose(done <-chan struct{}, r *os.File, d, limit time.Duration) {
+	deadline := time.Now().Add(limit)
 	t := time.NewTimer(d)
 	defer t.Stop()
-	select {
-	case <-done:
-		return
-	case <-t.C:
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
+		if pipeEmpty(r) || !time.Now().Before(deadline) {
+			break
+		}
+		t.Reset(d)
 	}
 	_ = r.Close()
 	<-done
