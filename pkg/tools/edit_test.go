@@ -265,3 +265,14 @@ func TestEditRefusals(t *testing.T) {
 		}
 	})
 }
+
+// TestEditRunBadArgs pins Run's answer to arguments it cannot decode,
+// which the registry's schema check keeps from it: an error, not an empty
+// success.
+func TestEditRunBadArgs(t *testing.T) {
+	env := testEnv(t)
+	res, err := NewEdit().Run(context.Background(), Call{Name: "edit", Args: []byte(`{"path": 5}`), Env: env, Update: func(Result) {}})
+	if err == nil {
+		t.Fatalf("no error, result %+v", res)
+	}
+}
