@@ -271,3 +271,46 @@ func wantEntries(t *testing.T, dir string, names ...string) {
 		t.Errorf("%s holds %q, want %q", dir, got, names)
 	}
 }
+
+// TestReplaceLongName pins the temporary file's name for a target whose
+// name is near the 255-byte limit: it repeats at most 200 bytes of the
+// name, cut where a character starts, so it is valid UTF-8 and short
+// enough to be created.
+func TestReplaceLongName(t *testing.T) {
+	for _, name := range []string{"a" + strings.Repeat("é", 124), strings.Repeat("é", 100), strings.Repeat("b", 199)} {
+		env := testEnv(t)
+		p := filepath.Join(env.Cwd, name)
+		os.WriteFile(p, []byte("old line\n"), 0o644)
+		var tmp string
+		ops := replaceOps{syncFile: func(f *os.File) error { tmp = filepath.Base(f.Name()); return f.Sync() }}
+		res := runTool(t, env, &EditTool{ops: ops}, map[string]any{"path": name, "oldText": "old", "newText": "new"})
+		if res.IsError {
+			t.Fatal(text(res))
+		}
+		kept := name
+		if len(kept) > 200 {
+			kept = name[:199] // byte 200 is inside an "é"
+		}
+		if !strings.HasPrefix(tmp, "."+kept+".gopi-tmp-") {
+			t.Errorf("temporary name %q for %d-byte name", tmp, len(name))
+		}
+		wantFile(t, p, "new line\n")
+	}
+}
+
+// TestWriteThroughAbsoluteDanglingSymlink: a dangling link with an
+// absolute destination leads write to that path too.
+func TestWriteThroughAbsoluteDanglingSymlink(t *testing.T) {
+	env := testEnv(t)
+	dest := filepath.Join(env.Cwd, "sub", "made.txt")
+	os.Mkdir(filepath.Join(env.Cwd, "sub"), 0o755)
+	os.Symlink(dest, filepath.Join(env.Cwd, "hop"))
+	os.Symlink("hop", filepath.Join(env.Cwd, "link"))
+	res := runTool(t, env, NewWrite(), map[string]any{"path": "link", "content": "made"})
+	if res.IsError {
+		t.Fatal(text(res))
+	}
+	wantFile(t, dest, "made")
+	wantLink(t, filepath.Join(env.Cwd, "link"), "hop")
+	wantLink(t, filepath.Join(env.Cwd, "hop"), dest)
+}

@@ -139,7 +139,10 @@ func (t *BashTool) throttled(update func(Result), sink *outputSink) func() {
 	}
 }
 
-func bashDetails(sink *outputSink, tr Truncation) *BashDetails {
+// bashDetails are a result's details, or nil (no *BashDetails(nil) in an
+// interface, which would be recorded as "details": null) when the output
+// is whole and was not saved.
+func bashDetails(sink *outputSink, tr Truncation) any {
 	d := &BashDetails{FullOutputPath: sink.spillPath(), FullOutputTruncated: sink.spill != nil && sink.spill.truncated()}
 	if tr.Truncated {
 		d.Truncation = &tr

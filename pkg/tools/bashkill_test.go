@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -119,5 +120,72 @@ func TestBashBackgroundGroupsKept(t *testing.T) {
 	}
 	if env.Groups.Len() != 0 || env.Groups.Kill(time.Second) != 0 {
 		t.Fatal("Kill did not forget the groups it killed")
+	}
+}
+
+// TestGroupsNil pins that a nil *Groups keeps nothing and kills nothing.
+func TestGroupsNil(t *testing.T) {
+	var g *Groups
+	g.keep(os.Getpid())
+	if g.Len() != 0 || g.Kill(time.Second) != 0 {
+		t.Fatal("a nil Groups kept a group")
+	}
+}
+
+// TestParseStat pins the reading of /proc/PID/stat, whose command name
+// may hold spaces and parentheses.
+func TestParseStat(t *testing.T) {
+	tests := []struct {
+		line  string
+		state byte
+		pgrp  int
+		ok    bool
+	}{
+		{"123 (sleep) S 1 120 120 0", 'S', 120, true},
+		{"123 (a) b (c)) Z 1 77 77", 'Z', 77, true},
+		{"123 (x) R 1 5", 'R', 5, true},
+		{"123 (x) R 1", 0, 0, false},
+		{"123 (x) RS 1 5", 0, 0, false},
+		{"123 (x) S 1 five", 'S', 0, false},
+		{"123 no parenthesis S 1 5", 0, 0, false},
+	}
+	for _, tc := range tests {
+		state, pgrp, ok := parseStat([]byte(tc.line))
+		if ok != tc.ok || (ok && (state != tc.state || pgrp != tc.pgrp)) {
+			t.Errorf("parseStat(%q) = %q %d %v, want %q %d %v", tc.line, state, pgrp, ok, tc.state, tc.pgrp, tc.ok)
+		}
+	}
+	// The test's own process: running, in its own process group.
+	stat, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, pgrp, ok := parseStat(stat); !ok || pgrp != syscall.Getpgrp() {
+		t.Errorf("own stat %q: group %d, want %d", stat, pgrp, syscall.Getpgrp())
+	}
+}
+
+// TestBashSlowReaderKeepsOutput pins that output already in the pipe when
+// the shell exits is all read, however long the reader is held up: the
+// drain wait stops a pipe that stays empty, not a slow reader. The first
+// update holds the reader until the command has written the rest and
+// ended, and then past the drain wait.
+func TestBashSlowReaderKeepsOutput(t *testing.T) {
+	env := testEnv(t)
+	cmd := "echo first; while [ ! -e go ]; do sleep 0.01; done; seq -f %020g 2 1900; touch done"
+	held := false
+	res := runToolCtx(t, context.Background(), env, NewBash(Options{}), map[string]any{"command": cmd}, func(Result) {
+		if held {
+			return
+		}
+		held = true
+		os.WriteFile(filepath.Join(env.Cwd, "go"), nil, 0o644)
+		waitPID(filepath.Join(env.Cwd, "done"), 20*time.Second) // an empty file: only its existence counts
+		time.Sleep(4 * drainWait)                               // no event marks the drain wait's end
+	})
+	want, _ := exec.Command("seq", "-f", "%020g", "2", "1900").Output()
+	if res.IsError || text(res) != "first\n"+string(want) {
+		got := text(res)
+		t.Fatalf("got %d bytes ending %q, want %d", len(got), got[max(len(got)-40, 0):], len("first\n")+len(want))
 	}
 }

@@ -13,10 +13,12 @@ import (
 
 // Bounded waits of a bash call.
 const (
-	// drainWait is how long output is still read after the shell exited,
-	// when a background process keeps the pipe open.
+	// drainWait is how long the pipe may stay empty after the shell
+	// exited before the reader stops, when a background process keeps
+	// the pipe open.
 	drainWait = 250 * time.Millisecond
-	// killWait bounds the wait for the process group after SIGKILL.
+	// killWait bounds the wait for the process group after SIGKILL, and
+	// the wait for the reader after the shell ended.
 	killWait = 2 * time.Second
 )
 
@@ -88,7 +90,7 @@ func (p *process) run(ctx context.Context, command string, timeout time.Duration
 	if er != nil {
 		errDone := make(chan struct{})
 		go p.read(er, p.errSink, func() {}, errDone)
-		defer awaitOrClose(errDone, er, drainWait)
+		defer awaitOrClose(errDone, er, drainWait, killWait)
 	}
 	waitDone := make(chan error, 1)
 	go func() { waitDone <- cmd.Wait() }()
@@ -98,7 +100,7 @@ func (p *process) run(ctx context.Context, command string, timeout time.Duration
 	select {
 	case err := <-waitDone:
 		end = exitEnding(err)
-		awaitOrClose(readDone, r, drainWait)
+		awaitOrClose(readDone, r, drainWait, killWait)
 		p.env.Groups.keep(cmd.Process.Pid) // a `server &` may serve later calls
 		return end
 	case <-timer.C:
@@ -113,7 +115,7 @@ func (p *process) run(ctx context.Context, command string, timeout time.Duration
 	case <-waitDone:
 	case <-deadline.C:
 	}
-	awaitOrClose(readDone, r, killWait/4)
+	awaitOrClose(readDone, r, killWait/4, killWait)
 	return end
 }
 
@@ -136,15 +138,25 @@ func (p *process) read(r *os.File, sink *outputSink, update func(), done chan<- 
 	}
 }
 
-// awaitOrClose waits up to d for the reader to reach EOF; a process that
-// still holds the pipe open then loses it, and the reader stops.
-func awaitOrClose(done <-chan struct{}, r *os.File, d time.Duration) {
+// awaitOrClose waits for the reader to reach EOF. When a process still
+// holds the pipe open, the reader is stopped once the pipe has stayed
+// empty for d, or after limit in all: output already in the pipe is read
+// however slowly the reader runs, but a background process that keeps the
+// pipe (or keeps writing to it) does not keep the call open.
+func awaitOrClose(done <-chan struct{}, r *os.File, d, limit time.Duration) {
+	deadline := time.Now().Add(limit)
 	t := time.NewTimer(d)
 	defer t.Stop()
-	select {
-	case <-done:
-		return
-	case <-t.C:
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
+		if pipeEmpty(r) || !time.Now().Before(deadline) {
+			break
+		}
+		t.Reset(d)
 	}
 	_ = r.Close()
 	<-done

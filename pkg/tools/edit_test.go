@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,5 +141,138 @@ func TestUnifiedDiff(t *testing.T) {
 				t.Errorf("got (%d)\n%s\nwant (%d)\n%s", first, d, tc.first, tc.want)
 			}
 		})
+	}
+}
+
+// TestEditMessages pins edit's answers word for word where only the
+// words tell the cases apart, and that a refused edit leaves the file.
+func TestEditMessages(t *testing.T) {
+	tests := []struct {
+		name     string
+		file     string
+		args     map[string]any
+		want     string
+		wantFile string // "" for a refused edit: the file stays as it was
+	}{
+		{name: "missing oldText", file: "abc", args: map[string]any{"newText": "z"},
+			want: "Provide both oldText and newText (or an edits list)."},
+		{name: "one edit not found has no index", file: "abc", args: map[string]any{"oldText": "xyz", "newText": "q"},
+			want: "Could not find the exact text in f.txt (0 occurrences, also none after normalising whitespace, quotes and dashes). " +
+				"The old text must match exactly including all whitespace and newlines."},
+		{name: "one edit in an edits list has no index", file: "abc", args: map[string]any{"edits": []map[string]string{{"oldText": "xyz", "newText": "q"}}},
+			want: "Could not find the exact text in f.txt (0 occurrences, also none after normalising whitespace, quotes and dashes). " +
+				"The old text must match exactly including all whitespace and newlines."},
+		{name: "overlap names both edits in file order", file: "alpha beta\n",
+			args: map[string]any{"edits": []map[string]string{{"oldText": "beta", "newText": "y"}, {"oldText": "alpha beta", "newText": "x"}}},
+			want: "edits[1] and edits[0] overlap in f.txt. Merge them into one edit. No edits were applied."},
+		{name: "overlap of the second and third", file: "a b c d\n",
+			args: map[string]any{"edits": []map[string]string{{"oldText": "a", "newText": "A"}, {"oldText": "b c", "newText": "x"}, {"oldText": "c d", "newText": "y"}}},
+			want: "edits[1] and edits[2] overlap in f.txt. Merge them into one edit. No edits were applied."},
+		{name: "normalised to the same bytes", file: "it\u2019s\n", args: map[string]any{"oldText": "it's", "newText": "it\u2019s"},
+			want: "No changes made to f.txt. The replacement produced identical content."},
+		{name: "oldText and edits together", file: "one two three\n",
+			args: map[string]any{"oldText": "one", "newText": "1", "edits": []map[string]string{{"oldText": "three", "newText": "3"}}},
+			want: "Successfully applied 2 edits to f.txt.", wantFile: "1 two 3\n"},
+		{name: "adjacent edits", file: "ab\n",
+			args: map[string]any{"edits": []map[string]string{{"oldText": "b", "newText": "B"}, {"oldText": "a", "newText": "A"}}},
+			want: "Successfully applied 2 edits to f.txt.", wantFile: "AB\n"},
+		{name: "an empty first line ending in CRLF", file: "\r\nold\r\n", args: map[string]any{"oldText": "old", "newText": "new\nline"},
+			want: "Successfully replaced text in f.txt.", wantFile: "\r\nnew\r\nline\r\n"},
+		{name: "an empty first line ending in LF", file: "\nold\r\n", args: map[string]any{"oldText": "old", "newText": "new\nline"},
+			want: "Successfully replaced text in f.txt.", wantFile: "\nnew\nline\r\n"},
+		{name: "one line, no newline", file: "old", args: map[string]any{"oldText": "old", "newText": "new\nline"},
+			want: "Successfully replaced text in f.txt.", wantFile: "new\nline"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := testEnv(t)
+			p := filepath.Join(env.Cwd, "f.txt")
+			if err := os.WriteFile(p, []byte(tc.file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := map[string]any{"path": "f.txt"}
+			for k, v := range tc.args {
+				args[k] = v
+			}
+			res := runTool(t, env, NewEdit(), args)
+			if text(res) != tc.want || res.IsError != (tc.wantFile == "") {
+				t.Fatalf("got %v %q, want %q", res.IsError, text(res), tc.want)
+			}
+			want := tc.wantFile
+			if want == "" {
+				want = tc.file
+			}
+			wantFile(t, p, want)
+			wantEntries(t, env.Cwd, "f.txt")
+		})
+	}
+}
+
+// TestEditRefusals pins the edits refused before anything is read or
+// written: a cancelled call, a loop of symbolic links, a file over the
+// size limit; and that a file exactly at the limit is loaded.
+func TestEditRefusals(t *testing.T) {
+	t.Run("cancelled", func(t *testing.T) {
+		env := testEnv(t)
+		p := filepath.Join(env.Cwd, "f.txt")
+		os.WriteFile(p, []byte("old\n"), 0o644)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		res := runToolCtx(t, ctx, env, NewEdit(), map[string]any{"path": "f.txt", "oldText": "old", "newText": "new"}, nil)
+		if !res.IsError || text(res) != errAborted {
+			t.Fatalf("got %v %q", res.IsError, text(res))
+		}
+		wantFile(t, p, "old\n")
+	})
+	t.Run("link loop", func(t *testing.T) {
+		env := testEnv(t)
+		os.Symlink("b", filepath.Join(env.Cwd, "a"))
+		os.Symlink("a", filepath.Join(env.Cwd, "b"))
+		res := runTool(t, env, NewEdit(), map[string]any{"path": "a", "oldText": "old", "newText": "new"})
+		if want := "Cannot edit a: more than 40 symbolic links lead on from it"; !res.IsError || text(res) != want {
+			t.Fatalf("got %v %q, want %q", res.IsError, text(res), want)
+		}
+		wantLink(t, filepath.Join(env.Cwd, "a"), "b")
+	})
+	// sized makes a sparse file of size bytes ending in "old".
+	sized := func(t *testing.T, p string, size int64) {
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteAt([]byte("old"), size-3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("one byte over the limit", func(t *testing.T) {
+		env := testEnv(t)
+		p := filepath.Join(env.Cwd, "big.txt")
+		sized(t, p, maxEditBytes+1)
+		res := runTool(t, env, NewEdit(), map[string]any{"path": "big.txt", "oldText": "old", "newText": "new"})
+		want := "Cannot edit big.txt: it is 32.0MB, over the 32.0MB edit limit. Use bash (e.g. sed) instead."
+		if !res.IsError || text(res) != want {
+			t.Fatalf("got %v %q, want %q", res.IsError, text(res), want)
+		}
+		wantEntries(t, env.Cwd, "big.txt")
+	})
+	t.Run("at the limit", func(t *testing.T) { // loaded whole; the edit itself is the other tests'
+		p := filepath.Join(t.TempDir(), "big.txt")
+		sized(t, p, maxEditBytes)
+		raw, st, res, ok := loadForEdit(p, "big.txt")
+		if !ok || len(raw) != maxEditBytes || st.Size() != maxEditBytes || !strings.HasSuffix(raw, "\x00old") {
+			t.Fatalf("loaded %d bytes, ok %v: %q", len(raw), ok, text(res))
+		}
+	})
+}
+
+// TestEditRunBadArgs pins Run's answer to arguments it cannot decode,
+// which the registry's schema check keeps from it: an error, not an empty
+// success.
+func TestEditRunBadArgs(t *testing.T) {
+	env := testEnv(t)
+	res, err := NewEdit().Run(context.Background(), Call{Name: "edit", Args: []byte(`{"path": 5}`), Env: env, Update: func(Result) {}})
+	if err == nil {
+		t.Fatalf("no error, result %+v", res)
 	}
 }

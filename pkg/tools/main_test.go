@@ -8,14 +8,19 @@ import (
 
 	"go.uber.org/goleak"
 
+	"gopi/internal/fdcheck"
 	"gopi/pkg/ai"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain fails the package when its tests leave a goroutine or a file
+// descriptor behind.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m, goleak.Cleanup(fdcheck.Main())) }
 
-// testEnv is an environment rooted in a fresh temp folder.
+// testEnv is an environment rooted in a fresh temp folder. The test fails
+// if it leaves a file descriptor open (a tool's file, pipe or folder).
 func testEnv(t *testing.T) *Env {
 	t.Helper()
+	fdcheck.Check(t)
 	dir := t.TempDir()
 	return &Env{Cwd: dir, Environ: []string{"PATH=/usr/bin:/bin", "HOME=" + dir}, TempDir: t.TempDir()}
 }

@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"gopi/pkg/ai"
 )
@@ -106,7 +105,9 @@ func TestReadImages(t *testing.T) {
 	}
 }
 
-// TestReadBounded pins that read never loads a whole huge file or device.
+// TestReadBounded pins that read never loads a whole huge file or device:
+// the bytes it allocates stay bounded (a time bound would fail on a loaded
+// machine).
 func TestReadBounded(t *testing.T) {
 	env := testEnv(t)
 	sparse := filepath.Join(env.Cwd, "sparse.txt")
@@ -134,12 +135,8 @@ func TestReadBounded(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			start := time.Now()
 			res := runTool(t, env, NewRead(), map[string]any{"path": tc.path})
 			runtime.ReadMemStats(&after)
-			if d := time.Since(start); d > 5*time.Second {
-				t.Errorf("took %v", d)
-			}
 			if grew := after.TotalAlloc - before.TotalAlloc; grew > 20<<20 {
 				t.Errorf("allocated %d MB", grew>>20)
 			}
