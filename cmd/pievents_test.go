@@ -17,7 +17,10 @@ import (
 // documented differences:
 //
 //   - gopi's first line is the session header with gopi's fields added
-//     (file, leafId, model, tools): pi's header keys must all be there.
+//     (schemaVersion, file, leafId, model, tools): pi's header keys must
+//     all be there.
+//   - Every line of gopi's carries "schemaVersion" (docs/schema), which
+//     pi's do not: it is left out of the comparison.
 //   - gopi's last line is its result object ("type": "result"), which pi
 //     does not write.
 //   - pi reports its system prompt as a role "system" message
@@ -44,7 +47,7 @@ func cmdPiEvents(ts *testscript.TestScript, neg bool, args []string) {
 	extra := slices.Collect(maps.Keys(gopi[0]))
 	extra = slices.DeleteFunc(extra, func(k string) bool { _, ok := pi[0][k]; return ok })
 	slices.Sort(extra)
-	if want := []string{"file", "leafId", "model", "tools"}; !slices.Equal(extra, want) || len(gopi[0]) != len(pi[0])+len(want) {
+	if want := []string{"file", "leafId", "model", "schemaVersion", "tools"}; !slices.Equal(extra, want) || len(gopi[0]) != len(pi[0])+len(want) {
 		ts.Fatalf("header keys: gopi %v, pi %v: gopi must add exactly %v", sortedKeys(gopi[0]), sortedKeys(pi[0]), want)
 	}
 	want := shapes(pi[1:], true)
@@ -73,6 +76,13 @@ func eventLines(ts *testscript.TestScript, file string) []map[string]any {
 func shapes(events []map[string]any, pi bool) []string {
 	var out []string
 	for _, e := range events {
+		if !pi {
+			if e["schemaVersion"] == nil {
+				return []string{fmt.Sprintf("%s without schemaVersion", e["type"])}
+			}
+			e = maps.Clone(e)
+			delete(e, "schemaVersion")
+		}
 		msg, _ := e["message"].(map[string]any)
 		if pi && (e["type"] == "entry_appended" || (msg != nil && msg["role"] == "system")) {
 			continue

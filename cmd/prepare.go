@@ -67,9 +67,10 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 		} else {
 			var b []byte
 			if b, err = ai.MarshalNoEscape(struct {
-				Type         string `json:"type"`
-				SystemPrompt string `json:"systemPrompt"`
-			}{"system_prompt", cat.SystemPrompt()}); err == nil {
+				Type          string `json:"type"`
+				SchemaVersion int    `json:"schemaVersion"`
+				SystemPrompt  string `json:"systemPrompt"`
+			}{"system_prompt", mode.SchemaVersion, cat.SystemPrompt()}); err == nil {
 				_, err = sys.Stdout.Write(append(b, '\n'))
 			}
 		}

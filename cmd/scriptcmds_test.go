@@ -46,6 +46,8 @@ const waitLimit = 20 * time.Second
 //	waitfile, gone, startpipe   see signals_cmds_test.go
 //	mkimage FILE FMT W H [noise] write a png, jpeg or gif (mkimage_test.go)
 //	pievents PI GOPI            gopi's events have pi 1.6's types, order and keys (pievents_test.go)
+//	schemacheck FILE            every JSON line of FILE (or stdout) is valid against
+//	                            docs/schema/output.schema.json (scriptschema_test.go)
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
 	"serve":        cmdServe,
 	"waitrequests": cmdWaitRequests,
@@ -57,6 +59,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"waitany":      cmdWaitAny,
 	"perm":         cmdPerm,
 	"jsonfield":    cmdJSONField,
+	"schemacheck":  cmdSchemaCheck,
 	"jsonl":        cmdJSONL,
 	"jsonsame":     cmdJSONSame,
 	"waitfile":     cmdWaitFile,

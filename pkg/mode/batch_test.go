@@ -47,6 +47,7 @@ func TestEventsBatchedLinesAreEachEventsJSON(t *testing.T) {
 	var enc loop.Encoder
 	rt.Control().Subscribe(func(e agent.Event) {
 		b, err := enc.Append(nil, e.Event)
+		b = withVersion(b, 0)
 		if err != nil {
 			t.Error(err)
 		}
@@ -62,7 +63,7 @@ func TestEventsBatchedLinesAreEachEventsJSON(t *testing.T) {
 		t.Fatalf("run: %v %v %s", err, o.Err, o.Class)
 	}
 	lines := bytes.Split(bytes.TrimSuffix(out.Bytes(), []byte("\n")), []byte("\n"))
-	want = append(want, []byte(`{"type":"agent_settled","aborted":false}`))
+	want = append(want, []byte(`{"type":"agent_settled","schemaVersion":1,"aborted":false}`))
 	if len(lines) != len(want)+2 || deltas < 1000 {
 		t.Fatalf("%d lines for %d events (%d deltas), want the header, the events, agent_settled and the result", len(lines), len(want)-1, deltas)
 	}

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -80,16 +81,46 @@ func (h Header) MarshalJSON() ([]byte, error) {
 		ID       string `json:"id"`
 	}
 	extra, err := ai.MarshalNoEscape(struct {
-		File   string   `json:"file"`
-		LeafID *string  `json:"leafId"`
-		Model  model    `json:"model"`
-		Tools  []string `json:"tools"`
-	}{h.File, leaf, model{h.Model.Provider, h.Model.ID}, tools})
+		SchemaVersion int      `json:"schemaVersion"`
+		File          string   `json:"file"`
+		LeafID        *string  `json:"leafId"`
+		Model         model    `json:"model"`
+		Tools         []string `json:"tools"`
+	}{SchemaVersion, h.File, leaf, model{h.Model.Provider, h.Model.ID}, tools})
 	if err != nil {
 		return nil, err
 	}
 	raw = bytes.TrimSuffix(bytes.TrimSpace(raw), []byte("}"))
 	return append(append(raw, ','), extra[1:]...), nil
+}
+
+// SchemaVersion is the version of the output's shapes (docs/schema/
+// output.schema.json): every line of json and events output carries it.
+// A change to a shape changes that file in the same commit; a change a
+// parser could trip on raises the version.
+const SchemaVersion = 1
+
+var versionField = `,"schemaVersion":` + strconv.Itoa(SchemaVersion)
+
+// withVersion puts "schemaVersion" after the "type" of the event line
+// that starts at b[start:] (every event's JSON starts with its type, a
+// plain word).
+func withVersion(b []byte, start int) []byte {
+	const prefix = `{"type":"`
+	line := b[start:]
+	if !bytes.HasPrefix(line, []byte(prefix)) {
+		return b
+	}
+	end := bytes.IndexByte(line[len(prefix):], '"')
+	if end < 0 {
+		return b
+	}
+	at := start + len(prefix) + end + 1
+	field := versionField
+	b = append(b, field...)
+	copy(b[at+len(field):], b[at:len(b)-len(field)])
+	copy(b[at:], field)
+	return b
 }
 
 // Options configure one Run.
@@ -299,7 +330,7 @@ func (l *lineWriter) event(enc *loop.Encoder, e loop.Event) {
 		b, _ = json.Marshal(map[string]string{"type": "encoding_error", "message": err.Error()})
 		b = append(l.pending[:start], b...)
 	}
-	l.pending = append(b, '\n')
+	l.pending = append(withVersion(b, start), '\n')
 	if isDelta(e) && len(l.pending) < deltaBatch {
 		l.flushLater()
 		return

@@ -23,7 +23,8 @@ type SessionInfo struct {
 // ResultObject is the last line of json and events output, and the one
 // line of json output.
 type ResultObject struct {
-	Type     string       `json:"type"` // "result"
+	Type          string `json:"type"` // "result"
+	SchemaVersion int    `json:"schemaVersion"`
 	Reason   string       `json:"reason"`
 	IsError  bool         `json:"isError"`
 	Text     string       `json:"text"`
@@ -148,7 +149,7 @@ func FinalText(res *runtime.Result, err error) string {
 // NewResultObject builds the result object of a finished run.
 func NewResultObject(res *runtime.Result, err error, info *SessionInfo, durationMs int64) ResultObject {
 	class := Classify(res, err)
-	obj := ResultObject{Type: "result", Reason: Reason(res, err), IsError: class != "", Text: FinalText(res, err),
+	obj := ResultObject{Type: "result", SchemaVersion: SchemaVersion, Reason: Reason(res, err), IsError: class != "", Text: FinalText(res, err),
 		Steps: res.Steps, Session: info, Usage: res.Usage, DurationMs: durationMs, Messages: []ai.Message{}, Files: []tools.FileChange{}}
 	if res.Messages != nil {
 		obj.Messages = res.New()
@@ -162,6 +163,6 @@ func NewResultObject(res *runtime.Result, err error, info *SessionInfo, duration
 // FailureObject is the result object of an invocation that failed before
 // the run: reason error, no messages, the session only if one was opened.
 func FailureObject(class ai.Class, err error, info *SessionInfo, durationMs int64) ResultObject {
-	return ResultObject{Type: "result", Reason: "error", IsError: true, Messages: []ai.Message{}, Files: []tools.FileChange{},
+	return ResultObject{Type: "result", SchemaVersion: SchemaVersion, Reason: "error", IsError: true, Messages: []ai.Message{}, Files: []tools.FileChange{},
 		Session: info, DurationMs: durationMs, Error: &ErrorInfo{Class: class, Message: err.Error()}}
 }
