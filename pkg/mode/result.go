@@ -23,15 +23,15 @@ type SessionInfo struct {
 // ResultObject is the last line of json and events output, and the one
 // line of json output.
 type ResultObject struct {
-	Type          string `json:"type"` // "result"
-	SchemaVersion int    `json:"schemaVersion"`
-	Reason   string       `json:"reason"`
-	IsError  bool         `json:"isError"`
-	Text     string       `json:"text"`
-	Steps    int          `json:"steps"`
-	Messages []ai.Message `json:"messages"`
-	Session  *SessionInfo `json:"session,omitempty"`
-	Usage    ai.Usage     `json:"usage"`
+	Type          string       `json:"type"` // "result"
+	SchemaVersion int          `json:"schemaVersion"`
+	Reason        string       `json:"reason"`
+	IsError       bool         `json:"isError"`
+	Text          string       `json:"text"`
+	Steps         int          `json:"steps"`
+	Messages      []ai.Message `json:"messages"`
+	Session       *SessionInfo `json:"session,omitempty"`
+	Usage         ai.Usage     `json:"usage"`
 	// Structured is the final answer as the JSON value --output-schema
 	// asked for, once it satisfied the schema.
 	Structured json.RawMessage `json:"structured,omitempty"`
