@@ -105,6 +105,11 @@ func TestCommandToolFailure(t *testing.T) {
 	if res.IsError || text(res) != "ok\n" {
 		t.Errorf("success with stderr: %+v", res)
 	}
+	// A command killed by a signal says which.
+	res = runTool(t, env, commandTool(t, CommandSpec{Command: `echo dying; kill -KILL $$`}), map[string]any{})
+	if want := "dying\n\n\nCommand was killed by signal killed"; !res.IsError || text(res) != want {
+		t.Errorf("killed: %q, want %q", text(res), want)
+	}
 	// A JSON answer from a failing command is not trusted as a result.
 	res = runTool(t, env, commandTool(t, CommandSpec{Command: `echo '{"content":"fine"}'; exit 1`}), map[string]any{})
 	if !res.IsError || !strings.Contains(text(res), "Command exited with code 1") {

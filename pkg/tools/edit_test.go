@@ -276,3 +276,31 @@ func TestEditRunBadArgs(t *testing.T) {
 		t.Fatalf("no error, result %+v", res)
 	}
 }
+
+// A diff whose new text repeats the old one's lines (the common prefix and
+// suffix overlap) shows the one line added.
+func TestEditDiffOfRepeatedLines(t *testing.T) {
+	env := testEnv(t)
+	path := filepath.Join(env.Cwd, "x.txt")
+	if err := os.WriteFile(path, []byte("x\nx\nx\nx\nx"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := runTool(t, env, NewEdit(), map[string]any{"path": "x.txt", "oldText": "x\nx\nx\nx\nx", "newText": "x\nx\nx\nx\nx\nx"})
+	if res.IsError {
+		t.Fatalf("edit failed: %s", text(res))
+	}
+	d, ok := res.Details.(EditDetails)
+	added, removed := 0, 0
+	for _, l := range strings.Split(d.Diff, "\n") {
+		switch {
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+		case strings.HasPrefix(l, "+"):
+			added++
+		case strings.HasPrefix(l, "-"):
+			removed++
+		}
+	}
+	if !ok || added != 1 || removed != 0 {
+		t.Errorf("diff %q: want one added line and none removed", d.Diff)
+	}
+}
