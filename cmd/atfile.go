@@ -16,6 +16,7 @@ import (
 
 	"gopi/pkg/ai"
 	"gopi/pkg/resources"
+	"gopi/pkg/tools"
 )
 
 // Limits of an @file image, as pi 1.6 keeps images under them: 4.5 MiB
@@ -61,7 +62,7 @@ func readFileArgs(sys *System, cwd string, paths []string, limit int, c *config)
 		if len(data) == 0 {
 			continue
 		}
-		if mime := imageMime(data); mime != "" {
+		if mime := tools.ImageMime(data); mime != "" {
 			if err := checkImage(p, mime, data); err != nil {
 				return "", nil, err
 			}
@@ -101,21 +102,6 @@ func atFileErr(p, abs string, err error) error {
 		err = pe.Err
 	}
 	return usageErr("@%s: cannot read %s: %v", p, abs, err)
-}
-
-// imageMime tells the image types pi sends from their first bytes.
-func imageMime(b []byte) string {
-	switch {
-	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
-		return "image/png"
-	case bytes.HasPrefix(b, []byte("\xff\xd8\xff")):
-		return "image/jpeg"
-	case bytes.HasPrefix(b, []byte("GIF87a")), bytes.HasPrefix(b, []byte("GIF89a")):
-		return "image/gif"
-	case len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP":
-		return "image/webp"
-	}
-	return ""
 }
 
 // checkImage refuses an image the model would refuse. Sizes of png, jpeg

@@ -31,16 +31,14 @@ func (m *meter) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Event] 
 	}
 }
 
-// take returns what was spent since the last take.
-func (m *meter) take() ai.Usage {
+// reset starts counting again from nothing (a new run).
+func (m *meter) reset() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	u := m.spent
 	m.spent = ai.Usage{}
-	return u
 }
 
-// total returns what was spent since the last take, keeping it.
+// total returns what was spent since the last reset.
 func (m *meter) total() ai.Usage {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -47,7 +47,7 @@ func (r *Runtime) Prompt(ctx context.Context, msgs ...ai.Message) (Result, error
 	if err := r.recordSettings(); err != nil {
 		return Result{Leaf: r.Leaf()}, err
 	}
-	r.compactions.take() // a run's budget counts the compactions of that run
+	r.compactions.reset() // a run's budget counts the compactions of that run
 	res, err := r.agent.Prompt(ctx, msgs...)
 	out := Result{Result: res, Leaf: r.Leaf()}
 	if err != nil {

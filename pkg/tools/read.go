@@ -86,7 +86,7 @@ func (t *ReadTool) Run(ctx context.Context, call Call) (Result, error) {
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return ErrorResult(fmt.Sprintf("Cannot read %s: %v", a.Path, err)), nil
 	}
-	if mime := imageMime(head); mime != "" {
+	if mime := ImageMime(head); mime != "" {
 		return readImage(br, a.Path, mime), nil
 	}
 	if why := binaryReason(head); why != "" {
@@ -127,8 +127,9 @@ func openForRead(abs, shown string) (*os.File, Result, bool) {
 	return nil, ErrorResult(fmt.Sprintf("Cannot read %s: %v", shown, err)), false
 }
 
-// imageMime detects the image types pi supports by their magic bytes.
-func imageMime(b []byte) string {
+// ImageMime detects the image types pi supports (png, jpeg, gif, webp)
+// by their magic bytes; "" for anything else.
+func ImageMime(b []byte) string {
 	switch {
 	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
 		return "image/png"
