@@ -23,6 +23,7 @@ const (
 	ExitTimeout     = 7
 	ExitBudget      = 8
 	ExitSchema      = 9
+	ExitRequired    = 10
 	ExitInterrupted = 130
 )
 
@@ -38,6 +39,7 @@ const exitCodesHelp = `Exit codes:
   7    --timeout expired
   8    a budget was spent (--max-budget-tokens, --max-budget-usd)
   9    the answer did not satisfy --output-schema after its retries
+  10   something the run requires could not start (a sandbox asked for, a required MCP server), before any request
   130  interrupted (SIGINT/SIGTERM/SIGHUP, or stdout's reader went away)`
 
 // exitCode maps an error class to the exit code. A provider's own stall
@@ -66,6 +68,8 @@ func exitCode(class ai.Class, err error) int {
 		return ExitBudget
 	case ai.ClassSchema:
 		return ExitSchema
+	case ai.ClassRequired:
+		return ExitRequired
 	case ai.ClassSession:
 		return ExitSession
 	}

@@ -26,6 +26,7 @@ const (
 	ClassBudgetTokens    Class = "budget_tokens" // the run's token budget was spent
 	ClassBudgetUSD       Class = "budget_usd"    // the run's dollar budget was spent
 	ClassSchema          Class = "schema"        // the answer did not satisfy --output-schema
+	ClassRequired        Class = "required"      // a sandbox or MCP server the run requires could not start
 	ClassSession         Class = "session"
 	ClassInternal        Class = "internal"
 )
