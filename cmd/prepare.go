@@ -43,6 +43,9 @@ type runSettings struct {
 	limits    loop.Limits // --max-budget-tokens, --max-budget-usd
 	// sessionDir is --session-dir as given ("" for the default folder).
 	sessionDir string
+	// systemPrompt and appendSystemPrompt are --system-prompt and
+	// --append-system-prompt: text, or a file holding it.
+	systemPrompt, appendSystemPrompt string
 }
 
 // prepareRun validates everything and builds the Runtime. Nothing is sent
@@ -164,7 +167,43 @@ func expandPrompt(cat *resources.Catalog, text string, s *runSettings) (string, 
 	return text, nil
 }
 
+// readSettings reads and checks every setting of a run (or a chat).
 func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, error) {
+	s, err := openSettings(sys, c, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.readRunValues(); err != nil {
+		return nil, err
+	}
+	if err := s.readTools(o); err != nil {
+		return nil, err
+	}
+	s.sessionDir = s.cfg.str("sessionDir")
+	if s.maxPrompt, err = promptLimit(s.cfg); err != nil {
+		return nil, err
+	}
+	warnMissingPromptFile(sys, s.cfg, s.cwd)
+	return s, nil
+}
+
+// readContextSettings reads what gopi context needs: the working
+// directory, the settings files, the tools the prompt is built for.
+func readContextSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, error) {
+	s, err := openSettings(sys, c, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.readTools(o); err != nil {
+		return nil, err
+	}
+	warnMissingPromptFile(sys, s.cfg, s.cwd)
+	return s, nil
+}
+
+// openSettings resolves the working directory and the key file, and
+// loads the layered settings.
+func openSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, error) {
 	cwd, err := resolveCwd(sys, o.cwd)
 	if err != nil {
 		return nil, err
@@ -176,35 +215,53 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 	if err != nil {
 		return nil, err
 	}
-	s := &runSettings{cwd: cwd, cfg: cfg, spillDir: newRunDir(), groups: &tools.Groups{}}
+	return &runSettings{cwd: cwd, cfg: cfg, spillDir: newRunDir(), groups: &tools.Groups{},
+		systemPrompt: cfg.str("systemPrompt"), appendSystemPrompt: cfg.str("appendSystemPrompt")}, nil
+}
+
+// readTools resolves the tools offered, custom tools among them.
+func (s *runSettings) readTools(o *runOptions) error {
+	var err error
+	if s.tools, err = toolNames(s.cfg, o.noTools, o.excludeTools); err != nil {
+		return err
+	}
+	s.custom, err = commandTools(s.cfg, s.tools)
+	return err
+}
+
+// readRunValues reads the thinking level, the limits and the session's
+// fsync.
+func (s *runSettings) readRunValues() error {
+	cfg := s.cfg
+	var err error
 	if t := cfg.str("thinking"); t != "" {
 		if !slices.Contains(ai.ThinkingLevels, ai.ThinkingLevel(t)) {
-			return nil, usageErr("%s %q: use off, minimal, low, medium, high or xhigh", cfg.origin("thinking"), t)
+			return usageErr("%s %q: use off, minimal, low, medium, high or xhigh", cfg.origin("thinking"), t)
 		}
 		s.thinking = ai.ThinkingLevel(t)
 	}
 	if s.maxSteps, err = cfg.integer("maxSteps"); err != nil {
-		return nil, err
+		return err
 	}
 	if s.maxSteps <= 0 {
-		return nil, usageErr("%s %q: give a whole number above 0", cfg.origin("maxSteps"), cfg.str("maxSteps"))
+		return usageErr("%s %q: give a whole number above 0", cfg.origin("maxSteps"), cfg.str("maxSteps"))
 	}
 	if s.maxTok, err = cfg.integer("maxTokens"); err != nil {
-		return nil, err
+		return err
 	}
 	if s.maxTok < 0 {
-		return nil, usageErr("%s %q: give a whole number, 0 for the model's limit", cfg.origin("maxTokens"), cfg.str("maxTokens"))
+		return usageErr("%s %q: give a whole number, 0 for the model's limit", cfg.origin("maxTokens"), cfg.str("maxTokens"))
 	}
 	if s.compact, err = readCompaction(cfg); err != nil {
-		return nil, err
+		return err
 	}
 	if s.limits, err = readLimits(cfg); err != nil {
-		return nil, err
+		return err
 	}
 	if t := cfg.str("timeout"); t != "" && t != "0s" && t != "0" {
 		d, err := time.ParseDuration(t)
 		if err != nil || d <= 0 {
-			return nil, usageErr("%s %q: give a duration such as 90s or 10m", cfg.origin("timeout"), t)
+			return usageErr("%s %q: give a duration such as 90s or 10m", cfg.origin("timeout"), t)
 		}
 		s.timeout = d
 	}
@@ -213,20 +270,9 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 	case "never":
 		s.noSync = true
 	default:
-		return nil, usageErr("%s %q: use always or never", cfg.origin("fsync"), f)
+		return usageErr("%s %q: use always or never", cfg.origin("fsync"), f)
 	}
-	if s.tools, err = toolNames(cfg, o.noTools, o.excludeTools); err != nil {
-		return nil, err
-	}
-	if s.custom, err = commandTools(cfg, s.tools); err != nil {
-		return nil, err
-	}
-	s.sessionDir = cfg.str("sessionDir")
-	if s.maxPrompt, err = promptLimit(cfg); err != nil {
-		return nil, err
-	}
-	warnMissingPromptFile(sys, cfg, s.cwd)
-	return s, nil
+	return nil
 }
 
 func loadResources(sys *System, s *runSettings, o *runOptions) (*resources.Catalog, error) {

@@ -10,7 +10,6 @@ package assemble
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -361,13 +360,4 @@ func (a *Assembly) build(choice Choice, thinking ai.ThinkingLevel, store session
 func stopwatch() func() time.Duration {
 	t0 := time.Now()
 	return func() time.Duration { return time.Since(t0) }
-}
-
-// ClassOf is the class of an Error in err's chain, "" when there is none.
-func ClassOf(err error) ai.Class {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Class
-	}
-	return ""
 }
