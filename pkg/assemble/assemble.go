@@ -1,11 +1,12 @@
-// Package assemble builds a Runtime from typed, validated settings: the
-// model, the tools (built-in and custom), the hooks, the session store and
-// the leaf it continues from, and builds it again for another leaf, model,
-// thinking level or a new session. Its guarantee: nothing is sent to a
-// model here, and a session file is created or opened only by Open and
-// Reopen; every refusal is an *Error carrying its ai.Class, said before
-// anything changed. It reads no flags, settings files or process state:
-// the caller resolves settings and hands in the environment (Env).
+// Package assemble builds a Runtime from typed settings: the model, the
+// tools (built-in and custom), the hooks, the session store and the leaf
+// it continues from; Reopen builds it again for another leaf, model,
+// thinking level or a new session. Its promises: it reads no flags,
+// settings files or process state (the caller resolves the settings and
+// hands in the environment as Env); nothing is sent to a model; the
+// settings are never changed, so a model switch lasts only for the
+// Assembly that made it; and a refusal of the settings is an *Error whose
+// ai.Class decides the caller's exit code.
 package assemble
 
 import (
