@@ -194,39 +194,70 @@ type Want struct {
 	Model      *Choice // the model to switch to (ChooseModel); nil keeps the current one
 	Thinking   ai.ThinkingLevel
 	NewSession bool // start a new session; the current one is released once the Runtime is built
+	// Session opens another session as the command line would: Path and
+	// Continue switch to an existing one, Fork (with Leaf) copies one into
+	// a new file and continues from that entry. Leaf above is then not
+	// used: the leaf is the one these settings choose. Dir and NoSync
+	// default to the Assembly's. The model and thinking level fall back
+	// to the ones the session last used when the settings name no model
+	// and Model and Thinking are unset.
+	Session *SessionSettings
 }
 
-// Reopen builds a Runtime for w on the open session, or on a new one. On
-// error the current Runtime and store stay in use. The settings are not
-// changed: a model switch lasts for this Assembly's later Runtimes.
+// Reopen builds a Runtime for w on the open session, or on another one.
+// On error the current Runtime and store stay in use. The settings are
+// not changed: a model switch lasts for this Assembly's later Runtimes.
 func (a *Assembly) Reopen(w Want) (*runtime.Runtime, error) {
-	choice := a.choice
+	choice, thinking := a.choice, w.Thinking
 	if w.Model != nil {
 		choice = *w.Model
 	}
 	// The name is the first session's: recorded by the first Runtime that
 	// prompts, so every Runtime of it carries it until one did.
 	store, file, leaf, name := a.store, a.file, w.Leaf, a.name
-	if w.NewSession {
+	other := w.NewSession || w.Session != nil
+	if other {
+		ss := SessionSettings{None: a.s.Session.None}
+		if w.Session != nil {
+			ss = *w.Session
+		}
+		ss.Dir, ss.NoSync = firstNonEmpty(ss.Dir, a.s.Session.Dir), ss.NoSync || a.s.Session.NoSync
 		n := &Assembly{s: a.s, env: a.env}
-		if err := n.openSession(SessionSettings{None: a.s.Session.None, Dir: a.s.Session.Dir, NoSync: a.s.Session.NoSync}); err != nil {
+		if err := n.openSession(ss); err != nil {
+			if n.store != nil {
+				n.store.Close()
+			}
 			return nil, err
 		}
-		store, file, leaf, name = n.store, n.file, "", ""
+		store, file, leaf, name = n.store, n.file, n.leaf, n.name
+		if w.Session != nil {
+			resumed := n.resumeSettings()
+			if thinking == "" {
+				thinking = resumed.ThinkingLevel
+			}
+			if w.Model == nil && resumed.Provider != "" {
+				ch, err := ChooseModel(a.env, a.s.Model, resumed)
+				if err != nil {
+					store.Close()
+					return nil, err
+				}
+				choice = ch
+			}
+		}
 	}
-	rt, changes, err := a.build(choice, w.Thinking, store, leaf, name)
+	rt, changes, err := a.build(choice, thinking, store, leaf, name)
 	if err != nil {
-		if w.NewSession {
+		if other {
 			store.Close()
 		}
 		return nil, err
 	}
-	if w.NewSession {
+	if other {
 		a.kept = a.kept || MentionsDir(a.store, a.file, a.s.SpillDir)
 		a.store.Close()
 		a.store, a.file, a.name = store, file, name
 	}
-	a.leaf, a.choice, a.thinking, a.rt, a.changes = leaf, choice, w.Thinking, rt, changes
+	a.leaf, a.choice, a.thinking, a.rt, a.changes = leaf, choice, thinking, rt, changes
 	return rt, nil
 }
 

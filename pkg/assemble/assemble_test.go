@@ -181,3 +181,56 @@ func classOf(err error) ai.Class {
 	}
 	return ""
 }
+
+// Reopen switches to another session file at its newest entry with the
+// model it used, and forks one into a new file at a chosen entry.
+func TestReopenSwitchesAndForks(t *testing.T) {
+	fdcheck.Check(t)
+	var stderr bytes.Buffer
+	s := settings(t)
+	first, err := assemble.Build(s, env(&stderr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	firstLeaf := prompt(t, first, "look around")
+	firstFile := first.File()
+	dispose(t, first)
+	first.Close()
+
+	s.Model = assemble.ModelSettings{} // no model named: a session's own is used
+	s.Session = assemble.SessionSettings{None: true}
+	a, err := assemble.Build(s, env(&stderr))
+	if err == nil || classOf(err) != ai.ClassUsage {
+		t.Fatalf("no model and no session to take one from: %v", err)
+	}
+	s.Model = assemble.ModelSettings{Provider: "faux"}
+	if a, err = assemble.Build(s, env(&stderr)); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	s.Model = assemble.ModelSettings{}
+	dispose(t, a)
+
+	if _, err := a.Reopen(assemble.Want{Session: &assemble.SessionSettings{Path: firstFile, Continue: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if a.File() != firstFile || a.Leaf() != firstLeaf || a.Model().Info.Provider != "faux" {
+		t.Fatalf("switched to %q at %q, want %q at %q", a.File(), a.Leaf(), firstFile, firstLeaf)
+	}
+	dispose(t, a)
+
+	entries := a.Store().Entries()
+	parent := entries[0].ID
+	if _, err := a.Reopen(assemble.Want{Session: &assemble.SessionSettings{Fork: firstFile, Leaf: parent}}); err != nil {
+		t.Fatal(err)
+	}
+	defer dispose(t, a)
+	if a.File() == firstFile || a.Leaf() != parent || len(a.Store().Entries()) != len(entries) {
+		t.Fatalf("fork: file %q leaf %q entries %d, want a new file at %q with %d entries", a.File(), a.Leaf(), len(a.Store().Entries()), parent, len(entries))
+	}
+	st, err := session.Open(firstFile, session.Options{})
+	if err != nil {
+		t.Fatalf("the switched-from session stays locked: %v", err)
+	}
+	st.Close()
+}
