@@ -63,6 +63,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"jsonl":        cmdJSONL,
 	"jsonsame":     cmdJSONSame,
 	"waitfile":     cmdWaitFile,
+	"waitgrep":     cmdWaitGrep,
 	"gone":         cmdGone,
 	"startpipe":    cmdStartPipe,
 	"pievents":     cmdPiEvents,

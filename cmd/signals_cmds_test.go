@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 // The script commands of the signal tests:
 //
 //	waitfile FILE               wait until FILE exists
+//	waitgrep PATTERN FILE       wait until FILE exists and a line of it matches the regexp PATTERN
 //	gone PIDFILE                every pid in PIDFILE (one a line) ends (a zombie counts as ended)
 //	startpipe NAME FILE PROG ARGS...
 //	                            start PROG in the background (as start does) with stdout a pipe
@@ -31,6 +33,19 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 	path := ts.MkAbs(args[0])
 	if !poll(func() bool { _, err := os.Stat(path); return err == nil }) {
 		ts.Fatalf("%s did not appear within %v", args[0], waitLimit)
+	}
+}
+
+func cmdWaitGrep(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "waitgrep")
+	if len(args) != 2 {
+		ts.Fatalf("usage: waitgrep PATTERN FILE")
+	}
+	re, err := regexp.Compile("(?m)" + args[0])
+	ts.Check(err)
+	path := ts.MkAbs(args[1])
+	if !poll(func() bool { b, err := os.ReadFile(path); return err == nil && re.Match(b) }) {
+		ts.Fatalf("no line of %s matched %q within %v", args[1], args[0], waitLimit)
 	}
 }
 
