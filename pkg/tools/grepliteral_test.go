@@ -44,3 +44,34 @@ func TestGrepLiteralsAreOnlyAFilter(t *testing.T) {
 		t.Errorf("only %d of %d searches found lines: the file does not exercise the patterns", found, 2*len(patterns))
 	}
 }
+
+// TestGrepLiteralAfterAFalseStart pins the search for a literal's rarest
+// byte: when one occurrence of that byte starts no match, the very next
+// byte may start one ("qqz" holds "qz" at 1), so the search goes on one
+// byte further, not two, in exact and in folded search.
+func TestGrepLiteralAfterAFalseStart(t *testing.T) {
+	env := testEnv(t)
+	if err := os.WriteFile(filepath.Join(env.Cwd, "pairs.txt"), []byte("qqz\nzzq\nQQZ\nZZQ\nkkkx\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		pattern string
+		fold    bool
+		want    string
+	}{
+		{"qz", false, "pairs.txt:1: qqz"},
+		{"zq", false, "pairs.txt:2: zzq"},
+		{"kkx", false, "pairs.txt:5: kkkx"},
+		{"qz", true, "pairs.txt:1: qqz\npairs.txt:3: QQZ"},
+		{"ZQ", true, "pairs.txt:2: zzq\npairs.txt:4: ZZQ"},
+		{"kKx", true, "pairs.txt:5: kkkx"},
+	} {
+		args := map[string]any{"pattern": tc.pattern, "literal": true}
+		if tc.fold {
+			args["ignoreCase"] = true
+		}
+		if got := text(runTool(t, env, NewGrep(), args)); got != tc.want {
+			t.Errorf("grep %q (ignoreCase %v) = %q, want %q", tc.pattern, tc.fold, got, tc.want)
+		}
+	}
+}
