@@ -285,10 +285,15 @@ func buildRuntime(sys *System, s *runSettings, choice modelChoice, cat *resource
 		return usageErr("%s: model %s/%s has no prices, so its spending cannot be counted in dollars: declare its prices under \"providers\" in settings, or use --max-budget-tokens",
 			s.cfg.origin("maxBudgetUsd"), choice.info.Provider, choice.info.ID)
 	}
+	compactor, compactInfo, err := compactionModel(sys, s, choice)
+	if err != nil {
+		return err
+	}
+	s.compact.Model = compactInfo
 	rt, err := runtime.New(runtime.Config{
 		ActiveLeaf: leafRef(p.leaf), SystemPrompt: withSchema(cat.SystemPrompt(), p.schema), MaxSteps: s.maxSteps, MaxTokens: s.maxTok,
 		Thinking: s.thinking, Model: choice.info, Compaction: s.compact, Limits: s.limits, OutputSchema: schemaJSON(p.schema), SessionName: p.name,
-	}, runtime.Deps{Model: choice.model, Tools: reg, Session: p.store, Extensions: ext, Secrets: env.Secrets, Now: sys.Now, Stopwatch: stopwatch})
+	}, runtime.Deps{Model: choice.model, CompactionModel: compactor, Tools: reg, Session: p.store, Extensions: ext, Secrets: env.Secrets, Now: sys.Now, Stopwatch: stopwatch})
 	if err != nil {
 		return usageErr("%v", err)
 	}

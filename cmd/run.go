@@ -73,7 +73,8 @@ With --json the output is one line, the result object (also the last line of
   files         [{path, change}] the run's tools created, modified or deleted
   filesInexact  true when files may miss changes (a large tree without git)
   session       {id, file, leafId}; --leaf leafId continues from the answer
-  usage         tokens and cost of the run's answers
+  usage         tokens and cost of the run's answers and compactions
+  usageByModel  [{provider, model, usage}] when the run used several models
   durationMs    wall time
   error         {class, message} on failure; the class decides the exit code`,
 		Example: `  gopi run --provider faux "look around"

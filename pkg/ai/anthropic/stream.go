@@ -273,6 +273,10 @@ func (d *decoder) addUsage(u usage) {
 		n := *cc.Ephemeral1h
 		d.usage.CacheWrite1h = &n
 	}
+	if d.usage.CacheWrite1h == nil { // pi 1.6 records 0 when the API gives no split
+		var n int64
+		d.usage.CacheWrite1h = &n
+	}
 	d.usage.TotalTokens = 0
 	d.b.SetUsage(d.info.WithCost(d.usage))
 }
