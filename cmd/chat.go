@@ -29,7 +29,9 @@ func newChatCmd(sys *System) *cobra.Command {
 		Long: `Talk with the agent in the terminal: one prompt per line, the answer streams as it
 arrives, tool calls show as one line each. While a run is active a typed line steers
 it and Alt-Enter queues a follow-up; Ctrl-C aborts the run. /help lists the commands.
-PROMPT, the words joined by spaces, is sent at once as the first message.
+PROMPT, the words joined by spaces, is sent at once as the first message; an
+@FILE argument attaches a file to it as gopi run does (text inlined with its
+path, an image attached; a missing file is a usage error).
 
 Bare gopi starts a chat when stdin and stdout are terminals. For scripts and pipes
 use gopi run.`,
@@ -66,6 +68,10 @@ func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions)
 		return err
 	}
 	defer h.close()
+	words, files, images, err := chatFirst(sys, h.s, o.args)
+	if err != nil {
+		return err
+	}
 	first, err := h.open(mode.Want{Leaf: h.p.leaf, Thinking: h.s.thinking})
 	if err != nil {
 		return err
@@ -82,7 +88,7 @@ func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions)
 	defer stop()
 	chat := mode.NewChat(term, term.Out(), first, mode.ChatDeps{Open: h.open, Expand: h.cat.Expand, Tree: h.tree},
 		mode.ChatOptions{Color: !o.noColor && sys.getenv("NO_COLOR") == "", Width: term.Width, Thinking: h.s.thinking, Now: sys.Now,
-			First: strings.Join(o.args, " ")})
+			First: words, FirstFiles: files, FirstImages: images})
 	err = chat.Run(ctx)
 	if ctx.Err() != nil {
 		return &reported{code: ExitInterrupted}
