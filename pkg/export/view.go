@@ -33,7 +33,7 @@ type block struct {
 	Title   string
 	Text    string
 	Args    []arg
-	Image   template.URL // a data: URL built from a checked image type and base64
+	Image   template.URL  // a data: URL built from a checked image type and base64
 	HTML    template.HTML // md: the text rendered by markdown, escaped but for its own tags
 	IsError bool
 }
