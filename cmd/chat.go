@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
 	"gopi/pkg/mode"
 	"gopi/pkg/resources"
@@ -30,7 +31,9 @@ func newChatCmd(sys *System) *cobra.Command {
 		Long: `Talk with the agent in the terminal: one prompt per line, the answer streams as it
 arrives, tool calls show as one line each. While a run is active a typed line steers
 it and Alt-Enter queues a follow-up; Ctrl-C aborts the run. /help lists the commands.
-PROMPT, the words joined by spaces, is sent at once as the first message.
+PROMPT, the words joined by spaces, is sent at once as the first message; an
+@FILE argument attaches a file to it as gopi run does (text inlined with its
+path, an image attached; a missing file is a usage error).
 
 Bare gopi starts a chat when stdin and stdout are terminals. For scripts and pipes
 use gopi run.`,
@@ -80,7 +83,7 @@ func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions)
 	defer stop()
 	chat := mode.NewChat(term, term.Out(), first, mode.ChatDeps{Open: h.open, Expand: h.cat.Expand, Tree: h.tree},
 		mode.ChatOptions{Color: !o.noColor && sys.getenv("NO_COLOR") == "", Width: term.Width, Thinking: h.a.Thinking(), Now: sys.Now,
-			First: strings.Join(o.args, " ")})
+			First: h.words, FirstFiles: h.files, FirstImages: h.images})
 	err = chat.Run(ctx)
 	if ctx.Err() != nil {
 		return &reported{code: ExitInterrupted}
@@ -96,6 +99,9 @@ type chatHost struct {
 	o   *chatOptions
 	cat *resources.Catalog
 	a   *assemble.Assembly
+	// the first prompt: its words, the text of its @file arguments, their images
+	words, files string
+	images       []ai.Content
 }
 
 // newChatHost builds the first Runtime as gopi run does.
@@ -119,6 +125,10 @@ func newChatHost(sys *System, c *cobra.Command, o *chatOptions) (*chatHost, erro
 		return nil, err
 	}
 	h := &chatHost{sys: sys, s: s, o: o, cat: cat, a: a}
+	// A missing @file is a usage error before any session is written.
+	if h.words, h.files, h.images, err = chatFirst(sys, s, o.args); err != nil {
+		return nil, err
+	}
 	if err := a.Open(); err != nil {
 		h.close()
 		return nil, err

@@ -46,8 +46,8 @@ func promptOverLimit(fact string, c *config) error {
 }
 
 // readPrompt joins head (the @file text) and the words of args and, when
-// stdin is not a terminal, appends what it holds after a blank line
-// (alone, it is the prompt). A prompt over limit bytes is refused before
+// stdin is not a terminal, puts what it holds, trimmed, before them and a
+// blank line (alone, it is the prompt). A prompt over limit bytes is refused before
 // anything is sent or written; stdin is never read past limit+1 bytes.
 func readPrompt(ctx context.Context, sys *System, c *config, head string, args []string, noStdin bool, limit int) (string, error) {
 	prompt := head + strings.Join(args, " ")
@@ -62,12 +62,16 @@ func readPrompt(ctx context.Context, sys *System, c *config, head string, args [
 		if len(in) > limit {
 			return "", promptTooLarge("the prompt on stdin", limit, c)
 		}
+		// pi 1.6's order: stdin (trimmed) first, then the @file text and
+		// the first message; gopi keeps a blank line after stdin, where
+		// pi joins the two with nothing.
+		in = strings.TrimSpace(in)
 		switch {
-		case strings.TrimSpace(in) == "":
+		case in == "":
 		case strings.TrimSpace(prompt) == "":
 			prompt = in
 		default:
-			prompt = prompt + "\n\n" + in
+			prompt = in + "\n\n" + prompt
 		}
 	}
 	if strings.TrimSpace(prompt) == "" {

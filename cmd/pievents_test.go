@@ -29,6 +29,10 @@ import (
 //     before a retry; gopi appends no entry for a failed attempt.
 //   - A provider splits text into any number of deltas: consecutive
 //     events of the same shape count as one.
+//   - A compaction before the first request of a run (pi checks before
+//     the prompt) comes after the prompt's message_end in gopi, which
+//     compacts as it sends a request; later ones come between turn_end
+//     and turn_start in both.
 //
 // The keys inside a message (pi 1.6's responseId, durationMs, ...) are
 // the session format's and not compared here.
@@ -94,6 +98,9 @@ func shapes(events []map[string]any, pi bool) []string {
 		if ame, ok := e["assistantMessageEvent"].(map[string]any); ok {
 			s += fmt.Sprintf(" %s %v", ame["type"], sortedKeys(ame))
 		}
+		if r, ok := e["result"].(map[string]any); ok && e["type"] == "compaction_end" {
+			s += fmt.Sprintf(" result=%v", sortedKeys(r))
+		}
 		if len(out) == 0 || out[len(out)-1] != s {
 			out = append(out, s)
 		}
@@ -124,4 +131,56 @@ func shapeDiff(got, want []string) string {
 		fmt.Fprintf(&b, "%s%3d gopi %s\n%s    pi   %s\n", mark, i+1, g, mark, w)
 	}
 	return b.String()
+}
+
+// piOnlyAssistantKeys are keys pi 1.6 writes on an assistant message that
+// gopi does not have the fact for or does not record: the model id the
+// provider answered with, the provider's own stop reason, and the
+// thinking level (recorded by gopi as a thinking_level_change entry).
+var piOnlyAssistantKeys = []string{"rawStopReason", "responseModel", "thinkingLevel"}
+
+// cmdPiKeys compares the assistant message entries of a session file pi
+// 1.6 wrote with those gopi wrote for the same scenario, in order: the
+// keys of usage and of usage.cost must be the same, and the message's
+// keys the same but for piOnlyAssistantKeys.
+func cmdPiKeys(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "pikeys")
+	if len(args) != 2 {
+		ts.Fatalf("usage: pikeys PI_SESSION GOPI_SESSION")
+	}
+	pi, gopi := assistants(ts, args[0]), assistants(ts, args[1])
+	if len(pi) == 0 || len(pi) != len(gopi) {
+		ts.Fatalf("assistant entries: pi %d, gopi %d", len(pi), len(gopi))
+	}
+	for i := range pi {
+		pm, gm := maps.Clone(pi[i]), gopi[i]
+		for _, k := range piOnlyAssistantKeys {
+			delete(pm, k)
+		}
+		if a, b := sortedKeys(pm), sortedKeys(gm); !slices.Equal(a, b) {
+			ts.Fatalf("assistant %d keys: pi %v, gopi %v", i+1, a, b)
+		}
+		pu, _ := pi[i]["usage"].(map[string]any)
+		gu, _ := gm["usage"].(map[string]any)
+		if a, b := sortedKeys(pu), sortedKeys(gu); !slices.Equal(a, b) {
+			ts.Fatalf("assistant %d usage keys: pi %v, gopi %v", i+1, a, b)
+		}
+		pc, _ := pu["cost"].(map[string]any)
+		gc, _ := gu["cost"].(map[string]any)
+		if a, b := sortedKeys(pc), sortedKeys(gc); !slices.Equal(a, b) {
+			ts.Fatalf("assistant %d cost keys: pi %v, gopi %v", i+1, a, b)
+		}
+	}
+	ts.Logf("%d assistant entries with pi 1.6's keys", len(pi))
+}
+
+// assistants are the assistant messages of a session file's entries.
+func assistants(ts *testscript.TestScript, file string) []map[string]any {
+	var out []map[string]any
+	for _, e := range eventLines(ts, file) {
+		if m, ok := e["message"].(map[string]any); ok && e["type"] == "message" && m["role"] == "assistant" {
+			out = append(out, m)
+		}
+	}
+	return out
 }

@@ -40,7 +40,9 @@ type runSettings struct {
 	// maxPrompt bounds the prompt in bytes (--max-prompt-bytes).
 	maxPrompt int
 	compact   runtime.Compaction
-	limits    loop.Limits // --max-budget-tokens, --max-budget-usd
+	// compactModel is "provider/id" of the model writing summaries ("" the run's).
+	compactModel string
+	limits       loop.Limits // --max-budget-tokens, --max-budget-usd
 	// sessionDir is --session-dir as given ("" for the default folder).
 	sessionDir string
 	// systemPrompt and appendSystemPrompt are --system-prompt and
@@ -112,7 +114,7 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 func (s *runSettings) assembly(o *runOptions, ms assemble.ModelSettings, systemPrompt string, schema json.RawMessage) assemble.Settings {
 	return assemble.Settings{
 		Cwd: s.cwd, Home: s.cfg.home, Bare: o.bare, Model: ms, Thinking: s.thinking, ThinkingExplicit: s.cfg.rank("thinking") == 3,
-		MaxSteps: s.maxSteps, MaxTokens: s.maxTok, Compaction: s.compact, Limits: s.limits, Tools: s.tools, Custom: s.custom,
+		MaxSteps: s.maxSteps, MaxTokens: s.maxTok, Compaction: s.compact, CompactionModel: s.compactModel, Limits: s.limits, Tools: s.tools, Custom: s.custom,
 		Hooks: s.cfg.hooks, Secrets: s.cfg.secrets, SystemPrompt: systemPrompt, OutputSchema: schema, SpillDir: s.spillDir, Groups: s.groups,
 		Session: assemble.SessionSettings{Path: o.session, Leaf: o.leaf, Continue: o.cont, None: o.noSession, Fork: o.fork, ID: o.sessionID,
 			Name: o.name.v, NameSet: o.name.set, Dir: s.sessionDir, NoSync: s.noSync},
@@ -252,7 +254,7 @@ func (s *runSettings) readRunValues() error {
 	if s.maxTok < 0 {
 		return usageErr("%s %q: give a whole number, 0 for the model's limit", cfg.origin("maxTokens"), cfg.str("maxTokens"))
 	}
-	if s.compact, err = readCompaction(cfg); err != nil {
+	if s.compact, s.compactModel, err = readCompaction(cfg); err != nil {
 		return err
 	}
 	if s.limits, err = readLimits(cfg); err != nil {

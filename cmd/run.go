@@ -61,8 +61,9 @@ prompt once the one before it ended without an error. An @FILE argument
 attaches a file to the first prompt: text is inlined as <file name="PATH">
 TEXT </file>, a png, jpeg, gif or webp image is attached as an image; a
 missing file is a usage error. When stdin is not a terminal it is read to its
-end: alone it is the prompt; with PROMPT it is appended after a blank line
-(git diff | gopi run "review this").
+end: alone it is the prompt; otherwise it comes first, as pi puts it, then a
+blank line, the @FILE text and the first PROMPT (git diff | gopi run "review
+this").
 
 With --json the output is one line, the result object (also the last line of
 --mode events):
@@ -76,7 +77,8 @@ With --json the output is one line, the result object (also the last line of
   files         [{path, change}] the run's tools created, modified or deleted
   filesInexact  true when files may miss changes (a large tree without git)
   session       {id, file, leafId}; --leaf leafId continues from the answer
-  usage         tokens and cost of the run's answers
+  usage         tokens and cost of the run's answers and compactions
+  usageByModel  [{provider, model, usage}] when the run used several models
   durationMs    wall time
   error         {class, message} on failure; the class decides the exit code`,
 		Example: `  gopi run --provider faux "look around"

@@ -67,6 +67,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"gone":         cmdGone,
 	"startpipe":    cmdStartPipe,
 	"pievents":     cmdPiEvents,
+	"pikeys":       cmdPiKeys,
 	"mkimage":      cmdMkimage,
 }
 

@@ -156,8 +156,11 @@ func TestRunWoundUpAfterCommitPanicCountsStepsAndUsage(t *testing.T) {
 	if e := got.res.Messages[2].ErrorMessage; e != "agent run failed: commit panicked: store exploded" {
 		t.Fatalf("error message %q", e)
 	}
-	if got.res.Steps != 1 || got.res.Usage != usage {
-		t.Fatalf("steps %d, usage %+v, want 1 and %+v", got.res.Steps, got.res.Usage, usage)
+	computed := false // faux prices the answer, as every adapter does
+	wantUsage := usage
+	wantUsage.Cost.TotalFromProvider = &computed
+	if got.res.Steps != 1 || !reflect.DeepEqual(got.res.Usage, wantUsage) {
+		t.Fatalf("steps %d, usage %+v, want 1 and %+v", got.res.Steps, got.res.Usage, wantUsage)
 	}
 }
 

@@ -138,6 +138,8 @@ type CompactionInfo struct {
 	EstimatedTokensAfter int
 	// Details is what the compaction entry keeps in its details (end).
 	Details json.RawMessage
+	// Usage is what the summary requests spent (end, when it succeeded).
+	Usage *Usage
 }
 
 // RetryInfo describes an automatic retry of a model request.

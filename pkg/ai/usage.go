@@ -39,6 +39,8 @@ func (u Usage) Add(o Usage) Usage {
 			CacheRead:  u.Cost.CacheRead + o.Cost.CacheRead,
 			CacheWrite: u.Cost.CacheWrite + o.Cost.CacheWrite,
 			Total:      u.Cost.Total + o.Cost.Total,
+			// The sum came from the provider when every part did.
+			TotalFromProvider: andOpt(u.Cost.TotalFromProvider, o.Cost.TotalFromProvider),
 		},
 		CacheWrite1h: addOpt(u.CacheWrite1h, o.CacheWrite1h),
 	}
@@ -57,6 +59,19 @@ func addOpt(a, b *int64) *int64 {
 		n += *b
 	}
 	return &n
+}
+
+// andOpt is a and b, either alone when the other is not set, nil when
+// neither is.
+func andOpt(a, b *bool) *bool {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	v := *a && *b
+	return &v
 }
 
 // Prices are US dollars per million tokens.
@@ -80,8 +95,9 @@ type Info struct {
 	Images          bool   `json:"images,omitempty"`
 }
 
-// WithCost returns u with its cost computed from the model's prices and its
-// total token count filled in when the provider did not send one.
+// WithCost returns u with its cost computed from the model's prices (and
+// marked so: totalFromProvider false) and its total token count filled in
+// when the provider did not send one.
 func (i Info) WithCost(u Usage) Usage {
 	const perToken = 1.0 / 1_000_000
 	u.Cost.Input = float64(u.Input) * i.Prices.Input * perToken
@@ -95,6 +111,9 @@ func (i Info) WithCost(u Usage) Usage {
 	}
 	u.Cost.CacheWrite = (float64(u.CacheWrite-long)*i.Prices.CacheWrite + float64(long)*2*i.Prices.Input) * perToken
 	u.Cost.Total = u.Cost.Input + u.Cost.Output + u.Cost.CacheRead + u.Cost.CacheWrite
+	// The total is gopi's sum of the prices, as pi 1.6 records it.
+	computed := false
+	u.Cost.TotalFromProvider = &computed
 	if u.TotalTokens == 0 {
 		u.TotalTokens = u.Input + u.Output + u.CacheRead + u.CacheWrite
 	}

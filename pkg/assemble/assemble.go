@@ -88,6 +88,10 @@ type Settings struct {
 	MaxSteps         int
 	MaxTokens        int
 	Compaction       runtime.Compaction
+	// CompactionModel is the "compaction": {"model": "provider/id"}
+	// setting: the model that writes compaction summaries in place of the
+	// run's; "" for the run's own.
+	CompactionModel string
 	Limits           loop.Limits
 	Tools            []string     // the tools offered, built-in and custom, by name
 	Custom           []tools.Tool // the custom tools among Tools
@@ -378,10 +382,16 @@ func (a *Assembly) build(choice Choice, thinking ai.ThinkingLevel, store session
 		return nil, nil, Usagef("%s: model %s/%s has no prices, so its spending cannot be counted in dollars: declare its prices under \"providers\" in settings, or use --max-budget-tokens",
 			s.origin("maxBudgetUsd"), choice.Info.Provider, choice.Info.ID)
 	}
+	compactor, compactInfo, err := a.compactionModel(choice)
+	if err != nil {
+		return nil, nil, err
+	}
+	compaction := s.Compaction
+	compaction.Model = compactInfo
 	rt, err := runtime.New(runtime.Config{
 		ActiveLeaf: session.Ref(leaf), SystemPrompt: s.SystemPrompt, MaxSteps: s.MaxSteps, MaxTokens: s.MaxTokens,
-		Thinking: thinking, Model: choice.Info, Compaction: s.Compaction, Limits: s.Limits, OutputSchema: s.OutputSchema, SessionName: name,
-	}, runtime.Deps{Model: choice.Model, Tools: reg, Session: store, Extensions: ext, Secrets: env.Secrets, Now: a.env.Now, Stopwatch: stopwatch})
+		Thinking: thinking, Model: choice.Info, Compaction: compaction, Limits: s.Limits, OutputSchema: s.OutputSchema, SessionName: name,
+	}, runtime.Deps{Model: choice.Model, CompactionModel: compactor, Tools: reg, Session: store, Extensions: ext, Secrets: env.Secrets, Now: a.env.Now, Stopwatch: stopwatch})
 	if err != nil {
 		return nil, nil, Usagef("%v", err)
 	}

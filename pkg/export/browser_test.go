@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"gopi/pkg/ai"
 	"gopi/pkg/export"
+	"gopi/pkg/session"
 )
 
 // chromium finds Debian's headless browser. Without it the test fails:
@@ -154,5 +156,70 @@ func TestBrowserReadsWithoutScript(t *testing.T) {
 	}
 	if !strings.Contains(dom, `<div class="toolbar" id="toolbar" hidden="">`) {
 		t.Errorf("the toolbar shows without the script that works it")
+	}
+}
+
+// The search box filters the entries: ?search=WORDS in the address fills
+// it in, as typing would. Entries without the words are hidden (their
+// lines in the tree too), the folded branch holding a match opens, the
+// count says how many are left, and the page's policy is not breached.
+func TestBrowserSearchFiltersEntries(t *testing.T) {
+	t.Parallel()
+	bin := chromium(t)
+	page := writePage(t, unchanged)
+	dom, console := browse(t, bin, page+"?search=starts%20THE%20program", "export-search.png")
+	if console != "" {
+		t.Errorf("the browser reported:\n%s", console)
+	}
+	if !strings.Contains(dom, `data-script="ran"`) {
+		t.Fatalf("the page's script did not run")
+	}
+	shown := regexp.MustCompile(`<article class="entry [^"]*" id="(e-[0-9a-f]+)">`).FindAllStringSubmatch(dom, -1)
+	hidden := regexp.MustCompile(`<article class="entry [^"]*" id="(e-[0-9a-f]+)" hidden="">`).FindAllStringSubmatch(dom, -1)
+	if len(shown) != 1 || shown[0][1] != "e-bbbb0006" || len(hidden) < 5 {
+		t.Errorf("shown %v, %d hidden; want only e-bbbb0006 shown", shown, len(hidden))
+	}
+	if !regexp.MustCompile(`<details class="branch" id="b-bbbb0005" open="">`).MatchString(dom) {
+		t.Errorf("the branch holding the match is still folded")
+	}
+	if !regexp.MustCompile(`<li[^>]* hidden=""><a href="#e-cccc000a">`).MatchString(dom) ||
+		regexp.MustCompile(`<li[^>]*hidden=""[^>]*><a href="#e-bbbb0006">`).MatchString(dom) {
+		t.Errorf("the tree's lines do not follow the filter")
+	}
+	if !regexp.MustCompile(`<span id="search-count" [^>]*>1 of \d+ entries</span>`).MatchString(dom) {
+		t.Errorf("no count of the entries shown")
+	}
+	if !strings.Contains(dom, `<input type="search" id="search"`) {
+		t.Errorf("no search box")
+	}
+}
+
+// An answer's Markdown reaches the reader as formatting, and its links
+// only with safe targets.
+func TestBrowserShowsAnswerMarkdown(t *testing.T) {
+	t.Parallel()
+	bin := chromium(t)
+	answer := "Done:\n- **bold** and *em*\n- `code` and [docs](https://go.dev/doc)\n\n[bad](javascript:document.title='pwned')"
+	m := session.MessageEntry("", ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{ai.TextContent(answer)}})
+	m.ID = "aaa"
+	var buf bytes.Buffer
+	if _, err := export.Render(&buf, &session.File{Header: session.Header{ID: "md"}, Entries: []session.Entry{m}}, export.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "md.html")
+	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dom, console := browse(t, bin, (&url.URL{Scheme: "file", Path: path}).String(), "export-markdown.png")
+	if console != "" {
+		t.Errorf("the browser reported:\n%s", console)
+	}
+	want := `<div class="md"><p>Done:</p><ul><li><strong>bold</strong> and <em>em</em></li>` +
+		`<li><code>code</code> and <a href="https://go.dev/doc">docs</a></li></ul><p>bad (javascript:document.title='pwned')</p></div>`
+	if !strings.Contains(dom, want) {
+		t.Errorf("the answer is not shown as its Markdown:\n%s", dom)
+	}
+	if strings.Contains(dom, "<title>pwned") || strings.Contains(dom, `href="javascript`) {
+		t.Errorf("an unsafe link reached the page")
 	}
 }

@@ -143,16 +143,16 @@ func TestFoldedBranchesFollowTheirNewestEntry(t *testing.T) {
 }
 
 // Code fences in a message show as code with their language; the text
-// around them, and markup inside them, stay text.
+// around them is the answer's Markdown, and markup inside them stays text.
 func TestCodeFencesShowAsCode(t *testing.T) {
 	fdcheck.Check(t)
 	text := "Run this:\n```go\nfunc main() { fmt.Println(\"<b>hi</b>\") }\n```\nthen\n   ```\nunclosed <i>code</i>"
 	es := chain(session.MessageEntry("", ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{ai.TextContent(text)}}))
 	a := article(t, render(t, &session.File{Header: session.Header{ID: "c"}, Entries: es}, ""), "aaa")
 	for _, want := range []string{
-		`<div class="text">Run this:</div>`,
+		`<div class="md"><p>Run this:</p></div>`,
 		`<pre class="code" data-lang="go"><code>func main() { fmt.Println(&#34;&lt;b&gt;hi&lt;/b&gt;&#34;) }</code></pre>`,
-		`<div class="text">then</div>`,
+		`<div class="md"><p>then</p></div>`,
 		`<pre class="code"><code>unclosed &lt;i&gt;code&lt;/i&gt;</code></pre>`,
 	} {
 		if !strings.Contains(a, want) {
@@ -169,5 +169,35 @@ func TestToolOutputKeepsItsFences(t *testing.T) {
 	a := article(t, render(t, &session.File{Header: session.Header{ID: "v"}, Entries: es}, ""), "aaa")
 	if !strings.Contains(a, "<pre class=\"output\"># Title\n```sh\nmake\n```\n</pre>") {
 		t.Errorf("the tool output is not shown verbatim:\n%s", a)
+	}
+}
+
+// An answer's Markdown shows as what it means, in a small subset: lines
+// and paragraphs, lists, inline code, strong and emphasis, and links to
+// http, https and mailto targets or anchors of the page. Everything else
+// stays text: markup is escaped, a link to any other scheme shows its text
+// and its target, snake_case and a lone star are not emphasis.
+func TestAnswerMarkdownIsRenderedSafely(t *testing.T) {
+	fdcheck.Check(t)
+	text := "# Plan\nFirst **read** the *notes* and `go test ./...`;\nkeep my_var_name as is, 2 * 3.\n\n" +
+		"- one [docs](https://go.dev/doc) item\n- two <b>bold</b>\n  continued\n1. first\n2) second\n\n" +
+		"[x](javascript:alert(1)) [y](JavaScript:alert(1)) [m](mailto:a@b.c) [z](data:text/html,hi) [a](#e-aaa) [h](http:nohost)\n" +
+		"`<script>alert(1)</script>` and _under_ and **un*closed"
+	es := chain(session.MessageEntry("", ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{ai.TextContent(text)}}))
+	a := article(t, render(t, &session.File{Header: session.Header{ID: "md"}, Entries: es}, ""), "aaa")
+	want := `<div class="md"><p class="md-h"><strong>Plan</strong></p>` +
+		`<p>First <strong>read</strong> the <em>notes</em> and <code>go test ./...</code>;<br>keep my_var_name as is, 2 * 3.</p>` +
+		`<ul><li>one <a href="https://go.dev/doc">docs</a> item</li><li>two &lt;b&gt;bold&lt;/b&gt;<br>continued</li></ul>` +
+		`<ol><li>first</li><li>second</li></ol>` +
+		`<p>x (javascript:alert(1)) y (JavaScript:alert(1)) <a href="mailto:a@b.c">m</a> z (data:text/html,hi) <a href="#e-aaa">a</a> h (http:nohost)<br>` +
+		`<code>&lt;script&gt;alert(1)&lt;/script&gt;</code> and <em>under</em> and *<em>un</em>closed</p></div>` // as CommonMark has it
+	if !strings.Contains(a, want) {
+		t.Errorf("answer\n%s\nwant\n%s", a, want)
+	}
+	// A user's prompt stays the text it is.
+	es = chain(session.MessageEntry("", ai.Message{Role: ai.RoleUser, Content: []ai.Content{ai.TextContent("**not bold**")}}))
+	u := article(t, render(t, &session.File{Header: session.Header{ID: "u"}, Entries: es}, ""), "aaa")
+	if !strings.Contains(u, `<div class="text">**not bold**</div>`) {
+		t.Errorf("the prompt is not shown as typed:\n%s", u)
 	}
 }

@@ -33,7 +33,8 @@ type block struct {
 	Title   string
 	Text    string
 	Args    []arg
-	Image   template.URL // a data: URL built from a checked image type and base64
+	Image   template.URL  // a data: URL built from a checked image type and base64
+	HTML    template.HTML // md: the text rendered by markdown, escaped but for its own tags
 	IsError bool
 }
 
@@ -112,6 +113,13 @@ func messageView(v *entryView, m *ai.Message) {
 		v.Blocks = append(v.Blocks, block{Kind: "pre", Text: "$ " + extraString(m.Extra, "command") + "\n" + extraString(m.Extra, "output")})
 	}
 	v.Blocks = append(v.Blocks, contentBlocks(m.Content, m.Role == ai.RoleToolResult)...)
+	if m.Role == ai.RoleAssistant { // an answer's prose is Markdown
+		for i, b := range v.Blocks {
+			if b.Kind == "text" {
+				v.Blocks[i] = block{Kind: "md", HTML: markdown(b.Text), Text: b.Text}
+			}
+		}
+	}
 	if m.Role == ai.RoleToolResult {
 		if d := extraString(map[string]json.RawMessage(detailsMap(m.Details)), "diff"); d != "" {
 			v.Blocks = append(v.Blocks, block{Kind: "pre", Title: "diff", Text: d})

@@ -116,6 +116,10 @@ func (e Event) Clone() Event {
 		if s.Compaction != nil {
 			c := *s.Compaction
 			c.Details = slices.Clone(c.Details)
+			if c.Usage != nil {
+				u := *c.Usage
+				c.Usage = &u
+			}
 			s.Compaction = &c
 		}
 		e.Stream = &s
@@ -145,6 +149,10 @@ func (e Event) Clone() Event {
 	if e.Compaction != nil {
 		c := *e.Compaction
 		c.Details = slices.Clone(c.Details)
+		if c.Usage != nil {
+			u := *c.Usage
+			c.Usage = &u
+		}
 		e.Compaction = &c
 	}
 	e.Steering, e.FollowUp = slices.Clone(e.Steering), slices.Clone(e.FollowUp)
@@ -318,6 +326,7 @@ func compactionShape(t EventType, c *ai.CompactionInfo) any {
 		FirstKeptEntryID     string          `json:"firstKeptEntryId"`
 		TokensBefore         int             `json:"tokensBefore"`
 		EstimatedTokensAfter int             `json:"estimatedTokensAfter"`
+		Usage                *ai.Usage       `json:"usage,omitempty"`
 		Details              json.RawMessage `json:"details,omitempty"`
 	}
 	out := struct {
@@ -329,7 +338,7 @@ func compactionShape(t EventType, c *ai.CompactionInfo) any {
 		ErrorMessage string    `json:"errorMessage,omitempty"`
 	}{Type: t, Reason: c.Reason, WillRetry: c.WillRetry, ErrorMessage: c.ErrorMessage}
 	if c.ErrorMessage == "" {
-		out.Result = &result{c.Summary, c.FirstKeptEntryID, c.TokensBefore, c.EstimatedTokensAfter, c.Details}
+		out.Result = &result{c.Summary, c.FirstKeptEntryID, c.TokensBefore, c.EstimatedTokensAfter, c.Usage, c.Details}
 	}
 	return out
 }

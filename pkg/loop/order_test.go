@@ -494,8 +494,8 @@ func TestModelGapsAreFilled(t *testing.T) {
 		"message_start assistant[] ts=2000",
 		"auto_retry_start {Attempt:0 MaxAttempts:0 Delay:0s ErrorMessage: Success:false}",
 		"auto_retry_end {Attempt:0 MaxAttempts:0 Delay:0s ErrorMessage: Success:false}",
-		"compaction_start {Reason: Summary: FirstKeptEntryID: TokensBefore:0 WillRetry:false ErrorMessage: EstimatedTokensAfter:0 Details:[]}",
-		"compaction_end {Reason: Summary: FirstKeptEntryID: TokensBefore:0 WillRetry:false ErrorMessage: EstimatedTokensAfter:0 Details:[]}",
+		"compaction_start {Reason: Summary: FirstKeptEntryID: TokensBefore:0 WillRetry:false ErrorMessage: EstimatedTokensAfter:0 Details:[] Usage:<nil>}",
+		"compaction_end {Reason: Summary: FirstKeptEntryID: TokensBefore:0 WillRetry:false ErrorMessage: EstimatedTokensAfter:0 Details:[] Usage:<nil>}",
 		"context_trimmed {Reason:r ContextWindow:0 Turns:0 Messages:4 FirstDroppedEntryID: FirstKeptEntryID: Tokens:0 ErrorMessage:}",
 		"message_start assistant[] ts=2000", // after the retry: a new attempt
 		"message_end " + answer,

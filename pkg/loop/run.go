@@ -18,6 +18,10 @@ type run struct {
 	cfg   Config
 	res   Result
 	specs []ai.ToolSpec
+	// turnDue holds back a later turn's turn_start until its first event
+	// that is not a compaction's: pi compacts between turns, after
+	// turn_end and before turn_start.
+	turnDue bool
 }
 
 func newRun(ctx context.Context, cfg Config, history []ai.Message) *run {
@@ -50,7 +54,13 @@ func newRun(ctx context.Context, cfg Config, history []ai.Message) *run {
 	return r
 }
 
-func (r *run) emit(e Event) { r.cfg.Emit(e) }
+func (r *run) emit(e Event) {
+	if r.turnDue && e.Type != CompactionStart && e.Type != CompactionEnd {
+		r.turnDue = false
+		r.cfg.Emit(Event{Type: TurnStart})
+	}
+	r.cfg.Emit(e)
+}
 
 func (r *run) now() int64 { return r.cfg.Now().UnixMilli() }
 
@@ -72,7 +82,9 @@ func (r *run) run(prompts []ai.Message) {
 	for {
 		more := true
 		for more || len(pending) > 0 {
-			if !first {
+			if !first && len(pending) == 0 {
+				r.turnDue = true
+			} else if !first {
 				r.emit(Event{Type: TurnStart})
 			}
 			first = false

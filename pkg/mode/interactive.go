@@ -68,6 +68,11 @@ type ChatOptions struct {
 	Now      func() time.Time
 	// First is a prompt to send at once, as if typed (gopi chat PROMPT).
 	First string
+	// FirstFiles is the text of the @file arguments, put before First,
+	// and FirstImages their images, attached to it: with either, the
+	// first prompt is sent as a prompt, never read as a command.
+	FirstFiles  string
+	FirstImages []ai.Content
 }
 
 // Chat is the interactive mode: one prompt per line, steering while a run
@@ -132,7 +137,10 @@ func (c *Chat) Run(ctx context.Context) error {
 	c.mu.Unlock()
 	c.scr.line(c.pal.dim(c.banner()))
 	defer c.shutdown()
-	if first := c.opts.First; first != "" {
+	if first := c.opts.First; c.opts.FirstFiles != "" || len(c.opts.FirstImages) > 0 {
+		c.scr.line(c.pal.cyan("› " + oneLine(first, c.width()-2)))
+		c.promptWith(ctx, c.opts.FirstFiles+first, c.opts.FirstImages)
+	} else if first != "" {
 		c.scr.line(c.pal.cyan("› " + oneLine(first, c.width()-2))) // shown as a typed line would be
 		if c.handle(ctx, Line{Text: first}) {
 			return c.scr.error()

@@ -15,7 +15,10 @@ import (
 
 // prompt expands text (templates, /skill:name) and starts a run with it
 // in the background; the line editor stays live for steering.
-func (c *Chat) prompt(ctx context.Context, text string) {
+func (c *Chat) prompt(ctx context.Context, text string) { c.promptWith(ctx, text, nil) }
+
+// promptWith sends text, expanded, with images attached after it.
+func (c *Chat) promptWith(ctx context.Context, text string, images []ai.Content) {
 	expanded, err := c.deps.Expand(text)
 	if err != nil {
 		c.scr.line(c.pal.red(err.Error()))
@@ -26,6 +29,7 @@ func (c *Chat) prompt(ctx context.Context, text string) {
 		return
 	}
 	msg := ai.UserText(expanded, c.opts.Now().UnixMilli())
+	msg.Content = append(msg.Content, images...)
 	c.background(ctx, func(ctx context.Context, rt *runtime.Runtime) func() {
 		res, err := rt.Prompt(ctx, msg)
 		c.rend.finish()

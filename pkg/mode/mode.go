@@ -262,6 +262,12 @@ func chain(first, next runtime.Result) runtime.Result {
 	out.Start = first.Start
 	out.Steps += first.Steps
 	out.Usage = first.Usage.Add(next.Usage)
+	out.ByModel = nil
+	for _, by := range [][]runtime.ModelUsage{first.ByModel, next.ByModel} {
+		for _, m := range by {
+			out.ByModel = runtime.AddUsage(out.ByModel, m.Provider, m.Model, m.Usage)
+		}
+	}
 	return out
 }
 

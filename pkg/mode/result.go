@@ -32,6 +32,9 @@ type ResultObject struct {
 	Messages      []ai.Message `json:"messages"`
 	Session       *SessionInfo `json:"session,omitempty"`
 	Usage         ai.Usage     `json:"usage"`
+	// UsageByModel splits Usage per model, only when the run used more
+	// than one (a compaction's summaries may come from another model).
+	UsageByModel []runtime.ModelUsage `json:"usageByModel,omitempty"`
 	// Structured is the final answer as the JSON value --output-schema
 	// asked for, once it satisfied the schema.
 	Structured json.RawMessage `json:"structured,omitempty"`
@@ -153,6 +156,9 @@ func NewResultObject(res *runtime.Result, err error, info *SessionInfo, duration
 		Steps: res.Steps, Session: info, Usage: res.Usage, DurationMs: durationMs, Messages: []ai.Message{}, Files: []tools.FileChange{}}
 	if res.Messages != nil {
 		obj.Messages = res.New()
+	}
+	if len(res.ByModel) > 1 {
+		obj.UsageByModel = res.ByModel
 	}
 	if class != "" {
 		obj.Error = &ErrorInfo{Class: class, Message: errorMessage(res, err, class)}

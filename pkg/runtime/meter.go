@@ -8,12 +8,33 @@ import (
 	"gopi/pkg/ai"
 )
 
+// ModelUsage is what one model spent in a run.
+type ModelUsage struct {
+	Provider string   `json:"provider"`
+	Model    string   `json:"model"`
+	Usage    ai.Usage `json:"usage"`
+}
+
+// AddUsage adds u, spent by provider/model, to the list: to that model's
+// entry, or as a new entry at the end (the order of first use).
+func AddUsage(list []ModelUsage, provider, model string, u ai.Usage) []ModelUsage {
+	for i := range list {
+		if list[i].Provider == provider && list[i].Model == model {
+			list[i].Usage = list[i].Usage.Add(u)
+			return list
+		}
+	}
+	return append(list, ModelUsage{Provider: provider, Model: model, Usage: ai.Usage{}.Add(u)})
+}
+
 // meter counts what the summary requests of compactions spend, which a
-// run's budget (Config.Limits) includes beside the run's own answers.
+// run's budget (Config.Limits) and its Result include beside the run's
+// own answers.
 type meter struct {
 	inner ai.Model
 	mu    sync.Mutex
 	spent ai.Usage
+	by    []ModelUsage
 }
 
 func (m *meter) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Event] {
@@ -22,6 +43,7 @@ func (m *meter) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Event] 
 			if e.Terminal() && e.Message != nil {
 				m.mu.Lock()
 				m.spent = m.spent.Add(e.Message.Usage)
+				m.by = AddUsage(m.by, e.Message.Provider, e.Message.Model, e.Message.Usage)
 				m.mu.Unlock()
 			}
 			if !yield(e) {
@@ -35,7 +57,7 @@ func (m *meter) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Event] 
 func (m *meter) reset() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.spent = ai.Usage{}
+	m.spent, m.by = ai.Usage{}, nil
 }
 
 // total returns what was spent since the last reset.
@@ -43,4 +65,11 @@ func (m *meter) total() ai.Usage {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.spent
+}
+
+// byModel returns what was spent since the last reset, per model.
+func (m *meter) byModel() []ModelUsage {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]ModelUsage(nil), m.by...)
 }

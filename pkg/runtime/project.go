@@ -154,7 +154,7 @@ func (p *projector) compact(ctx context.Context, req *ai.Request, reason string,
 	if !yield(ai.Event{Type: ai.EventCompactionStart, Compaction: &ai.CompactionInfo{Reason: reason}}) {
 		return session.Context{}, false, nil
 	}
-	entry, err := r.compactPath(ctx, "")
+	entry, usage, err := r.compactPath(ctx, "")
 	end := &ai.CompactionInfo{Reason: reason}
 	var c session.Context
 	var projErr error
@@ -162,7 +162,7 @@ func (p *projector) compact(ctx context.Context, req *ai.Request, reason string,
 		end.ErrorMessage = err.Error()
 	} else {
 		end.Summary, end.FirstKeptEntryID, end.TokensBefore = entry.Summary, entry.FirstKeptEntryID, int(entry.TokensBefore)
-		end.Details, end.WillRetry = entry.Details, willRetry
+		end.Details, end.WillRetry, end.Usage = entry.Details, willRetry, &usage
 		// The context is projected before the end is reported, so that
 		// the end says what the context weighs now.
 		if c, _, projErr = r.projectPath(req.Messages, p.lastCut()); projErr == nil {
@@ -195,28 +195,40 @@ func (r *Runtime) Compact(ctx context.Context, focus string) (session.Entry, err
 	}
 	defer close(done)
 	<-prev
-	return r.compactPath(ctx, focus)
+	entry, _, err := r.compactPath(ctx, focus)
+	return entry, err
 }
 
 // compactPath compacts the persisted path and appends the entry.
-func (r *Runtime) compactPath(ctx context.Context, focus string) (session.Entry, error) {
+func (r *Runtime) compactPath(ctx context.Context, focus string) (session.Entry, ai.Usage, error) {
 	path, _ := r.snapshot()
 	if len(path) == 0 {
-		return session.Entry{}, session.ErrNothingToCompact
+		return session.Entry{}, ai.Usage{}, session.ErrNothingToCompact
 	}
-	entry, err := session.Compact(ctx, r.compactions, path, session.CompactOptions{
+	// This compaction's own meter, inside the run's: its usage is the
+	// compaction_end event's.
+	m := &meter{inner: r.compactions}
+	reasoning, window := r.cfg.Model.Reasoning, r.budget().ContextWindow
+	if cm := r.cfg.Compaction.Model; cm.ID != "" {
+		reasoning = cm.Reasoning
+		if cm.ContextWindow > 0 {
+			window = cm.ContextWindow
+		}
+	}
+	entry, err := session.Compact(ctx, m, path, session.CompactOptions{
 		KeepRecentTokens:   r.cfg.Compaction.KeepRecentTokens,
 		ReserveTokens:      r.cfg.Compaction.ReserveTokens,
 		CustomInstructions: focus,
 		Estimate:           r.cfg.Budget.Estimate,
 		Now:                r.deps.Now,
-		Reasoning:          r.cfg.Model.Reasoning,
-		MaxInputTokens:     summaryInput(r.budget().ContextWindow, r.cfg.Compaction.ReserveTokens),
+		Reasoning:          reasoning,
+		MaxInputTokens:     summaryInput(window, r.cfg.Compaction.ReserveTokens),
 	})
 	if err != nil {
-		return session.Entry{}, err
+		return session.Entry{}, ai.Usage{}, err
 	}
-	return r.appendEntry(entry, false)
+	entry, err = r.appendEntry(entry, false)
+	return entry, m.total(), err
 }
 
 // summaryInput is how much history one summary request may carry: the

@@ -17,6 +17,10 @@ type Result struct {
 	// Leaf is the newest persisted entry after the prompt: what the next
 	// run continues from.
 	Leaf string
+	// ByModel is Usage per model, in the order of first use: the run's
+	// answers and the summaries of its compactions, which may come from
+	// another model (Deps.CompactionModel). Usage is their sum.
+	ByModel []ModelUsage
 }
 
 // Prompt queues one operation: it runs the Agent with msgs and returns
@@ -50,6 +54,7 @@ func (r *Runtime) Prompt(ctx context.Context, msgs ...ai.Message) (Result, error
 	r.compactions.reset() // a run's budget counts the compactions of that run
 	res, err := r.agent.Prompt(ctx, msgs...)
 	out := Result{Result: res, Leaf: r.Leaf()}
+	out.Usage, out.ByModel = spentBy(res, r.compactions.byModel())
 	if err != nil {
 		return out, err
 	}
@@ -262,3 +267,20 @@ func (c Control) FollowUp(m ai.Message) error { return c.a.FollowUp(m) }
 
 // Abort cancels the running run.
 func (c Control) Abort() { c.a.Abort() }
+
+// spentBy sums what a run spent: its answers' usage per model, then the
+// compactions'.
+func spentBy(res loop.Result, compactions []ModelUsage) (ai.Usage, []ModelUsage) {
+	var by []ModelUsage
+	for _, m := range res.New() {
+		if m.Role == ai.RoleAssistant {
+			by = AddUsage(by, m.Provider, m.Model, m.Usage)
+		}
+	}
+	total := res.Usage
+	for _, c := range compactions {
+		by = AddUsage(by, c.Provider, c.Model, c.Usage)
+		total = total.Add(c.Usage)
+	}
+	return total, by
+}

@@ -63,6 +63,9 @@ type Compaction struct {
 	// (default session.DefaultReserveTokens).
 	ReserveTokens    int
 	KeepRecentTokens int
+	// Model describes Deps.CompactionModel, the model that writes the
+	// summaries; zero when that is Deps.Model.
+	Model ai.Info
 }
 
 // Resources supplies the project context that follows the base prompt.
@@ -84,7 +87,9 @@ type Observer interface {
 // as given (same identity) and does not close the store.
 type Deps struct {
 	Model ai.Model
-	Tools loop.Executor // nil: no tools
+	// CompactionModel writes the summaries of compactions; nil: Model.
+	CompactionModel ai.Model
+	Tools           loop.Executor // nil: no tools
 	// Secrets are scrubbed from every tool result and partial result,
 	// after the extensions; nil: those the executor itself declares.
 	Secrets    *tools.Secrets
@@ -166,6 +171,9 @@ func New(cfg Config, deps Deps) (*Runtime, error) {
 		exec = loop.Scrubbing(exec, deps.Secrets)
 	}
 	r.compactions = &meter{inner: deps.Model}
+	if deps.CompactionModel != nil {
+		r.compactions.inner = deps.CompactionModel
+	}
 	limits := cfg.Limits
 	limits.Extra = r.compactions.total
 	r.agent = agent.New(agent.Options{

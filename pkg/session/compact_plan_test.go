@@ -547,3 +547,24 @@ func TestCompactSmallOptions(t *testing.T) {
 		t.Errorf("first kept %s, max tokens %d; want e03, 0", c.FirstKeptEntryID, model.reqs[0].MaxTokens)
 	}
 }
+
+// A path that ends in a tool result bigger than the keep has no cut point
+// at or after where the keep is reached: pi then cuts at the newest cut
+// point (here the tool call, splitting the only turn), not the oldest,
+// which would leave nothing to summarise.
+func TestCompactCutsAtTheNewestCutPointWhenOnlyToolResultsFollow(t *testing.T) {
+	var b pathBuilder
+	b.user("read the notes") // e01: the split turn starts here
+	b.call("read", "n.txt")  // e02 (first kept), e03
+	model := byMaxTokens(map[int]string{8192: "PREFIX"})
+	c, err := Compact(t.Context(), model, b.es, CompactOptions{KeepRecentTokens: 1, Estimate: hundred})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.FirstKeptEntryID != "e02" || len(model.reqs) != 1 {
+		t.Fatalf("first kept %s after %d requests; want e02 after 1 (the turn prefix's)", c.FirstKeptEntryID, len(model.reqs))
+	}
+	if p := model.reqs[0].Messages[0].Text(); !strings.Contains(p, "[User]: read the notes") || strings.Contains(p, "n.txt") {
+		t.Errorf("turn prefix request:\n%s", p)
+	}
+}

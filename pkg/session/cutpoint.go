@@ -23,10 +23,14 @@ func findCutPoint(path []Entry, start int, opts CompactOptions) cutPoint {
 		if path[i].Type != TypeMessage || path[i].Message == nil {
 			continue
 		}
+		n := 0
 		if m, ok := llmMessage(*path[i].Message); ok {
-			acc += opts.Estimate(m)
+			n = opts.Estimate(m)
 		}
-		if acc >= opts.KeepRecentTokens {
+		if acc += n; n != 0 && acc >= opts.KeepRecentTokens {
+			// The nearest cut point at or after i; none (the newest
+			// messages are tool results): the newest cut point, as pi.
+			cut = cuts[len(cuts)-1]
 			for _, c := range cuts {
 				if c >= i {
 					cut = c

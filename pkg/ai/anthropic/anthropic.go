@@ -102,16 +102,16 @@ func (m *Model) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Event] 
 		Info: m.cfg.Info, Policy: m.cfg.Retry, Now: m.cfg.Now, Sleep: m.cfg.Sleep,
 		Secrets: []string{m.cfg.APIKey},
 	}
-	body, thinking, err := prepareBody(m.cfg, req)
+	body, thinking, answer, err := prepareBody(m.cfg, req)
 	return r.Stream(ctx, func(ctx context.Context, b *ai.Builder) (ai.StopReason, error) {
 		if err != nil {
 			return "", &ai.ProviderError{Class: ai.ClassInternal, Message: err.Error(), Err: err}
 		}
-		return m.attempt(ctx, body, thinking, b)
+		return m.attempt(ctx, body, thinking, answer, b)
 	})
 }
 
-func (m *Model) attempt(ctx context.Context, body *body, thinking bool, b *ai.Builder) (ai.StopReason, error) {
+func (m *Model) attempt(ctx context.Context, body *body, thinking, answer bool, b *ai.Builder) (ai.StopReason, error) {
 	hreq, err := body.request(m.cfg.BaseURL + "/v1/messages")
 	if err != nil {
 		return "", &ai.ProviderError{Class: ai.ClassUsage, Message: "bad base URL " + m.cfg.BaseURL, Err: err}
@@ -138,6 +138,7 @@ func (m *Model) attempt(ctx context.Context, body *body, thinking bool, b *ai.Bu
 		}
 	}()
 	d := newDecoder(b, m.cfg.Info)
+	d.answer = answer
 	d.onStop = func() { grace = time.AfterFunc(m.cfg.StopGrace, cancel) }
 	return d.run(sse.NewReader(conn.Body), conn)
 }

@@ -20,7 +20,7 @@ func (r *request) encode() ([]byte, error) {
 }
 
 func (r *request) size() int {
-	n := len(`{"model":,"max_tokens":,"system":[],"messages":[],"tools":[],"thinking":{"type":,"budget_tokens":},`+
+	n := len(`{"model":,"max_tokens":,"system":[],"messages":[],"tools":[],"tool_choice":{"type":,"name":},"thinking":{"type":,"budget_tokens":},`+
 		`"output_config":{"effort":},"temperature":,"stream":false}`) + provider.QuotedSize(r.Model) + 3*provider.NumSize
 	for _, t := range r.System {
 		n += t.size() + 1
@@ -30,6 +30,9 @@ func (r *request) size() int {
 	}
 	for i := range r.Tools {
 		n += r.Tools[i].size() + 1
+	}
+	if r.ToolChoice != nil {
+		n += provider.QuotedSize(r.ToolChoice.Type) + provider.QuotedSize(r.ToolChoice.Name)
 	}
 	if r.Thinking != nil {
 		n += provider.QuotedSize(r.Thinking.Type)
@@ -100,6 +103,15 @@ func (r *request) appendTail(b []byte) ([]byte, error) {
 			}
 		}
 		b = append(b, ']')
+	}
+	if c := r.ToolChoice; c != nil {
+		b = append(b, `,"tool_choice":{"type":`...)
+		b = ai.AppendJSONString(b, c.Type)
+		if c.Name != "" {
+			b = append(b, `,"name":`...)
+			b = ai.AppendJSONString(b, c.Name)
+		}
+		b = append(b, '}')
 	}
 	if t := r.Thinking; t != nil {
 		b = append(b, `,"thinking":{"type":`...)

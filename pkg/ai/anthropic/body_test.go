@@ -104,6 +104,9 @@ func TestBodyMatchesEncodingJSON(t *testing.T) {
 					req.Thinking = levels[n%len(levels)]
 					req.Temperature = temps[n%len(temps)]
 					req.MaxTokens = []int{0, 1000, 100000}[n%3]
+					if n%5 == 1 { // the answer tool and tool_choice (when thinking is off)
+						req.OutputSchema = json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`)
+					}
 					n++
 					r := newRequest(Config{Info: info, NoCache: noCache}, req)
 					checkBody(t, r, providertest.Requotes(s))

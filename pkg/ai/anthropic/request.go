@@ -17,6 +17,7 @@ type request struct {
 	System       []*textBlock   `json:"system,omitempty"`
 	Messages     []message      `json:"messages"`
 	Tools        []tool         `json:"tools,omitempty"`
+	ToolChoice   *toolChoice    `json:"tool_choice,omitempty"`
 	Thinking     *thinkingParam `json:"thinking,omitempty"`
 	OutputConfig *outputConfig  `json:"output_config,omitempty"`
 	Temperature  *float64       `json:"temperature,omitempty"`
@@ -82,6 +83,12 @@ type tool struct {
 	InputSchema json.RawMessage `json:"input_schema"`
 }
 
+// toolChoice forces tool use: "any" tool, or the "tool" Name.
+type toolChoice struct {
+	Type string `json:"type"`
+	Name string `json:"name,omitempty"`
+}
+
 type thinkingParam struct {
 	Type         string `json:"type"` // enabled | adaptive
 	BudgetTokens int    `json:"budget_tokens,omitempty"`
@@ -93,7 +100,7 @@ type outputConfig struct {
 
 // buildBody encodes the request; thinking reports whether thinking is on.
 func buildBody(cfg Config, req *ai.Request) (b []byte, thinking bool, err error) {
-	body, thinking, err := prepareBody(cfg, req)
+	body, thinking, _, err := prepareBody(cfg, req)
 	if err != nil {
 		return nil, false, err
 	}
@@ -102,13 +109,14 @@ func buildBody(cfg Config, req *ai.Request) (b []byte, thinking bool, err error)
 }
 
 // prepareBody converts the request and checks that it encodes; the body
-// is written as it is sent (see body).
-func prepareBody(cfg Config, req *ai.Request) (b *body, thinking bool, err error) {
+// is written as it is sent (see body). answer is true when the request
+// forces the answer tool (see forceAnswer).
+func prepareBody(cfg Config, req *ai.Request) (b *body, thinking, answer bool, err error) {
 	r := newRequest(cfg, req)
 	if b, err = newBody(r); err != nil {
-		return nil, false, fmt.Errorf("encode anthropic request: %w", err)
+		return nil, false, false, fmt.Errorf("encode anthropic request: %w", err)
 	}
-	return b, r.Thinking != nil, nil
+	return b, r.Thinking != nil, r.ToolChoice != nil, nil
 }
 
 // newRequest converts req into the body's structs.
@@ -132,7 +140,47 @@ func newRequest(cfg Config, req *ai.Request) *request {
 	if r.Thinking == nil {
 		r.Temperature = req.Temperature // the API rejects a temperature with thinking on
 	}
+	forceAnswer(r, req)
 	return r
+}
+
+// AnswerTool is the tool whose input is the final answer when a request
+// asks for structured output (ai.Request.OutputSchema).
+const AnswerTool = "final_answer"
+
+const answerDescription = "Give your final answer: call this tool once the work is done, with the answer as its input. " +
+	"The input must satisfy the schema; it is the answer, nothing else is."
+
+// forceAnswer is Anthropic's structured output by tool use: the schema
+// becomes the input schema of one more tool, and tool_choice makes the
+// model call a tool on every request, the answer tool when the work is
+// done ("any" beside other tools, that tool alone without them). The
+// decoder turns the answer tool's call back into the answer's text. Left
+// to the prompt alone when the API cannot force a tool (thinking on), when
+// the schema is not an object's (a tool's input is one), or when a tool of
+// the same name is already there.
+func forceAnswer(r *request, req *ai.Request) {
+	if len(req.OutputSchema) == 0 || r.Thinking != nil || !objectSchema(req.OutputSchema) {
+		return
+	}
+	for _, t := range r.Tools {
+		if t.Name == AnswerTool {
+			return
+		}
+	}
+	r.ToolChoice = &toolChoice{Type: "any"}
+	if len(r.Tools) == 0 {
+		r.ToolChoice = &toolChoice{Type: "tool", Name: AnswerTool}
+	}
+	r.Tools = append(r.Tools, tool{Name: AnswerTool, Description: answerDescription, InputSchema: req.OutputSchema})
+}
+
+// objectSchema reports whether a schema asks for a JSON object at its top.
+func objectSchema(s json.RawMessage) bool {
+	var top struct {
+		Type any `json:"type"`
+	}
+	return json.Unmarshal(s, &top) == nil && top.Type == "object"
 }
 
 func schema(p json.RawMessage) json.RawMessage {

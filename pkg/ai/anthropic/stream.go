@@ -66,6 +66,7 @@ type openBlock struct {
 	sig        string // thinking signature, or redacted data
 	startInput string // tool input sent whole in the start event
 	gotDelta   bool
+	answer     bool // a call of AnswerTool, built as the answer's text
 }
 
 type decoder struct {
@@ -79,6 +80,8 @@ type decoder struct {
 	usage     ai.Usage
 	stop      string
 	toolCalls bool
+	// answer: the request forced AnswerTool, whose call is the answer.
+	answer bool
 }
 
 func newDecoder(b *ai.Builder, info ai.Info) *decoder {
@@ -194,10 +197,15 @@ func (d *decoder) blockStart(e *streamEvent) error {
 		ob.sig = cb.Data
 		ok = ok && d.b.ThinkingDelta(ob.idx, RedactedThinkingText)
 	case "tool_use":
-		d.toolCalls = true
-		ob.idx, ok = d.b.ToolCallStart(cb.ID, cb.Name)
-		if in := string(cb.Input); in != "" && in != "{}" && in != "null" {
-			ob.startInput = in
+		if d.answer && cb.Name == AnswerTool {
+			ob.answer = true
+			ob.idx, ok = d.b.TextStart()
+		} else {
+			d.toolCalls = true
+			ob.idx, ok = d.b.ToolCallStart(cb.ID, cb.Name)
+		}
+		if in := string(cb.Input); in != "" && in != "null" && (in != "{}" || ob.answer) {
+			ob.startInput = in // an answer of {} is one; a call's {} is the usual empty start
 		}
 	default:
 		ob.foreign = true // server tool blocks and future kinds are not ours
@@ -220,7 +228,11 @@ func (d *decoder) blockDelta(e *streamEvent) error {
 		ob.sig += dl.Signature
 	case "input_json_delta":
 		ob.gotDelta = true
-		if dl.PartialJSON != "" {
+		switch {
+		case dl.PartialJSON == "":
+		case ob.answer:
+			ok = d.b.TextDelta(ob.idx, dl.PartialJSON)
+		default:
 			ok = d.b.ToolCallDelta(ob.idx, dl.PartialJSON)
 		}
 	}
@@ -242,6 +254,13 @@ func (d *decoder) blockStop(index int) error {
 	case "redacted_thinking":
 		ok = d.b.ThinkingEnd(ob.idx, ob.sig, true)
 	case "tool_use":
+		if ob.answer {
+			if !ob.gotDelta && ob.startInput != "" && !d.b.TextDelta(ob.idx, ob.startInput) {
+				return errStopped
+			}
+			ok = d.b.TextEnd(ob.idx, "")
+			break
+		}
 		if !ob.gotDelta && ob.startInput != "" && !d.b.ToolCallDelta(ob.idx, ob.startInput) {
 			return errStopped
 		}
@@ -273,6 +292,10 @@ func (d *decoder) addUsage(u usage) {
 		n := *cc.Ephemeral1h
 		d.usage.CacheWrite1h = &n
 	}
+	if d.usage.CacheWrite1h == nil { // pi 1.6 records 0 when the API gives no split
+		var n int64
+		d.usage.CacheWrite1h = &n
+	}
 	d.usage.TotalTokens = 0
 	d.b.SetUsage(d.info.WithCost(d.usage))
 }
@@ -284,6 +307,9 @@ func (d *decoder) stopReason() (ai.StopReason, error) {
 	case "max_tokens", "model_context_window_exceeded":
 		return ai.StopLength, nil
 	case "tool_use":
+		if !d.toolCalls { // only the answer tool: the answer
+			return ai.StopStop, nil
+		}
 		return ai.StopToolUse, nil
 	case "refusal", "sensitive":
 		return "", &ai.ProviderError{Class: ai.ClassServer, Message: "the model declined to answer (stop_reason " + d.stop + ")"}
