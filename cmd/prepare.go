@@ -21,6 +21,7 @@ import (
 	"gopi/pkg/mode"
 	"gopi/pkg/resources"
 	"gopi/pkg/runtime"
+	"gopi/pkg/sandbox"
 	"gopi/pkg/session"
 	"gopi/pkg/tools"
 )
@@ -41,7 +42,8 @@ type runSettings struct {
 	// maxPrompt bounds the prompt in bytes (--max-prompt-bytes).
 	maxPrompt int
 	compact   runtime.Compaction
-	limits    loop.Limits // --max-budget-tokens, --max-budget-usd
+	limits    loop.Limits    // --max-budget-tokens, --max-budget-usd
+	guard     *sandbox.Guard // the sandbox and permission rules (sandbox.go)
 }
 
 // prepareRun validates everything and builds the Runtime. Nothing is sent
@@ -229,6 +231,9 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 		return nil, err
 	}
 	warnMissingPromptFile(sys, cfg, s.cwd)
+	if s.guard, err = readGuard(sys, c.Flags(), cfg, cwd, s.spillDir); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -252,8 +257,8 @@ func loadResources(sys *System, s *runSettings, o *runOptions) (*resources.Catal
 func buildRuntime(sys *System, s *runSettings, choice modelChoice, cat *resources.Catalog, p *prepared) error {
 	p.changes = &tools.Changes{}
 	env := tools.Env{Cwd: s.cwd, Environ: scrubEnv(sys.Environ, secretNames(s.cfg), choice.key), TempDir: s.spillDir, Changes: p.changes,
-		Secrets: toolSecrets(sys, s.cfg, choice.key), Groups: s.groups}
-	p.spill, p.groups, sys.groups, p.cwd = s.spillDir, s.groups, s.groups, s.cwd
+		Secrets: toolSecrets(sys, s.cfg, choice.key), Groups: s.groups, Guard: s.guard}
+	p.spill, p.groups, sys.groups, p.cwd, p.guard = s.spillDir, s.groups, s.groups, s.cwd, s.guard
 	var builtin []string
 	for _, n := range s.tools {
 		if slices.Contains(tools.AllNames, n) {

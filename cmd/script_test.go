@@ -18,6 +18,7 @@ var update = flag.Bool("update", false, "rewrite the expected output in testdata
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"gopi": func() { os.Exit(cmd.Main(os.Args[1:], cmd.OSSystem())) },
+		"gopi-nolandlock": noLandlockMain, // sandbox_test.go
 	})
 }
 

@@ -1,0 +1,157 @@
+package cmd
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"gopi/pkg/ai"
+	"gopi/pkg/sandbox"
+)
+
+func init() {
+	settingTypes["sandbox"] = struct {
+		kind settingKind
+		want string
+	}{kindObject, `give an object, e.g. {"mode": "workspace-write", "network": false, "allowGit": false}`}
+	settingTypes["permissions"] = struct {
+		kind settingKind
+		want string
+	}{kindObject, `give an object, e.g. {"allow": ["Bash(git *)"], "deny": ["Read(/etc/**)"]}`}
+}
+
+// addSandboxFlags adds the sandbox and permission flags of run and chat.
+func addSandboxFlags(f *pflag.FlagSet) {
+	f.String("sandbox", "", "what tools and commands may write: read-only, workspace-write (the default where the kernel supports it) or off")
+	f.Bool("allow-network", false, "let commands connect and bind TCP sockets (the sandbox blocks them by default)")
+	f.StringArray("add-dir", nil, "a further folder commands and tools may write in (workspace-write; repeatable)")
+	f.StringArray("allow-tools", nil, "permission patterns such as Bash(git *) or Edit(src/**): a tool named here may only be called as one says (repeatable, or comma-separated)")
+	f.StringArray("deny-tools", nil, "permission patterns such as Bash(rm *) or Read(/etc/**): matching calls are refused (repeatable, or comma-separated; deny wins)")
+}
+
+// sandboxSettings is settings' "sandbox" object.
+type sandboxSettings struct {
+	Mode     string `json:"mode"`
+	Network  *bool  `json:"network"`
+	AllowGit *bool  `json:"allowGit"`
+}
+
+// permissionSettings is settings' "permissions" object.
+type permissionSettings struct {
+	Allow []string `json:"allow"`
+	Deny  []string `json:"deny"`
+}
+
+// readGuard builds the run's sandbox and permission rules from flags and
+// settings. A sandbox asked for (by --sandbox, GOPI_SANDBOX or settings)
+// that the kernel cannot give fails the run before anything is sent
+// (exit 10); when only the default cannot be had, one stderr line says
+// so and the run goes without. Commands without these flags get nil.
+func readGuard(sys *System, flags *pflag.FlagSet, cfg *config, cwd, spillDir string) (*sandbox.Guard, error) {
+	if flags.Lookup("sandbox") == nil {
+		return nil, nil
+	}
+	var ss sandboxSettings
+	if err := cfg.decode("sandbox", &ss); err != nil {
+		return nil, err
+	}
+	var ps permissionSettings
+	if err := cfg.decode("permissions", &ps); err != nil {
+		return nil, err
+	}
+	raw, origin := ss.Mode, `"sandbox.mode" in settings`
+	if v := sys.getenv("GOPI_SANDBOX"); v != "" {
+		raw, origin = v, "GOPI_SANDBOX"
+	}
+	if f := flags.Lookup("sandbox"); f.Changed {
+		raw, origin = f.Value.String(), "--sandbox"
+	}
+	explicit := raw != ""
+	if !explicit {
+		raw = string(sandbox.WorkspaceWrite)
+	}
+	m, err := sandbox.ParseMode(raw)
+	if err != nil {
+		return nil, usageErr("%s: %v", origin, err)
+	}
+	p := sandbox.Policy{Mode: m, AllowGit: ss.AllowGit != nil && *ss.AllowGit}
+	p.Network, _ = flags.GetBool("allow-network")
+	if ss.Network != nil && *ss.Network {
+		p.Network = true
+	}
+	p.Writable = []string{sandbox.RealPath(cwd)}
+	dirs, _ := flags.GetStringArray("add-dir")
+	for _, d := range dirs {
+		abs := d
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(cwd, d)
+		}
+		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+			return nil, usageErr("--add-dir %s: not a folder; give an existing folder commands may write in", d)
+		}
+		p.Writable = append(p.Writable, sandbox.RealPath(abs))
+	}
+	p.TempDir = filepath.Join(sandbox.RealPath(filepath.Dir(spillDir)), filepath.Base(spillDir), "tmp")
+	rules, err := readRules(flags, ps, cwd)
+	if err != nil {
+		return nil, err
+	}
+	if p.Enforced() {
+		if err := sandbox.Check(p, sys.SandboxProbe); err != nil {
+			if explicit {
+				return nil, &classedError{class: ai.ClassRequired, err: fmt.Errorf("%s %s cannot be applied: %v; nothing was run (--sandbox off runs without a sandbox)", origin, m, err)}
+			}
+			fmt.Fprintf(sys.Stderr, "gopi: warning: running without a sandbox: %v (set --sandbox off to say so, or a mode to require one)\n", err)
+			p.Mode = sandbox.Off
+		}
+	}
+	self, err := os.Executable()
+	if err != nil && p.Enforced() {
+		return nil, &classedError{class: ai.ClassRequired, err: fmt.Errorf("%s %s cannot be applied: the gopi executable is not found (%v); --sandbox off runs without a sandbox", origin, m, err)}
+	}
+	return sandbox.New(p, rules, self), nil
+}
+
+// readRules reads --allow-tools, --deny-tools and settings' permissions.
+func readRules(flags *pflag.FlagSet, ps permissionSettings, cwd string) (*sandbox.Rules, error) {
+	allow, _ := flags.GetStringArray("allow-tools")
+	deny, _ := flags.GetStringArray("deny-tools")
+	rules, err := sandbox.ParseRules(append(ps.Allow, splitPatterns(allow)...), append(ps.Deny, splitPatterns(deny)...), cwd)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	return rules, nil
+}
+
+// splitPatterns splits flag values at commas outside parentheses.
+func splitPatterns(values []string) []string {
+	var out []string
+	for _, v := range values {
+		depth, start := 0, 0
+		for i, c := range v {
+			switch c {
+			case '(':
+				depth++
+			case ')':
+				depth--
+			case ',':
+				if depth == 0 {
+					out = appendPattern(out, v[start:i])
+					start = i + 1
+				}
+			}
+		}
+		out = appendPattern(out, v[start:])
+	}
+	return out
+}
+
+func appendPattern(out []string, s string) []string {
+	if s = strings.TrimSpace(s); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
