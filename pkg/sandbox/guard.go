@@ -231,11 +231,9 @@ func (g *Guard) Explain(tool, command, output string) string {
 		allow = "--sandbox workspace-write or --sandbox off"
 	default:
 		rule = "sandbox workspace-write: writes only under " + strings.Join(p.Writable, ", ") + " and $TMPDIR"
-		if !p.AllowGit {
-			rule += ", .git read-only"
-		}
 		allow = "--add-dir DIR, --sandbox off"
-		if !p.AllowGit {
+		if !p.AllowGit && len(p.gitEntries()) > 0 {
+			rule += ", .git read-only"
 			allow += `, settings "sandbox": {"allowGit": true}`
 		}
 	}
