@@ -46,4 +46,3 @@ func TestHelper(t *testing.T) {
 		}
 	}
 }
-
