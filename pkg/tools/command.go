@@ -122,7 +122,11 @@ func (t *CommandTool) Run(ctx context.Context, call Call) (Result, error) {
 	before := call.Env.Changes.snapshot(ctx, call.Env)
 	end := p.run(ctx, t.spec.Command, t.spec.Timeout)
 	call.Env.Changes.compare(ctx, call.Env, before)
-	return t.result(out, errOut, end), nil
+	res := t.result(out, errOut, end)
+	if res.IsError { // a refusal by the sandbox is explained as for bash
+		res = explainRefusal(call.Env, t.spec.Name, t.spec.Command, res)
+	}
+	return res, nil
 }
 
 // result renders what the command wrote and how it ended.
