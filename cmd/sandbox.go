@@ -94,6 +94,9 @@ func readGuard(sys *System, flags *pflag.FlagSet, cfg *config, cwd, spillDir str
 		}
 		p.Writable = append(p.Writable, sandbox.RealPath(abs))
 	}
+	if len(dirs) > 0 && m != sandbox.WorkspaceWrite {
+		return nil, usageErr("--add-dir has no effect with %s %s: it adds a writable folder to workspace-write", origin, m)
+	}
 	p.TempDir = filepath.Join(sandbox.RealPath(filepath.Dir(spillDir)), filepath.Base(spillDir), "tmp")
 	rules, err := readRules(flags, ps, cwd)
 	if err != nil {
