@@ -172,6 +172,7 @@ func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 	}
 	if p != nil {
 		sys.forced.setSession(p.sessionInfo)
+		sys.forced.setGuard(p.guard)
 	}
 	if p != nil && p.store != nil {
 		defer p.store.Close()
