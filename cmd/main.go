@@ -14,7 +14,7 @@ import (
 // Main runs gopi with args and returns the exit code.
 func Main(args []string, sys System) (code int) {
 	if len(args) > 0 && args[0] == sandbox.HelperArg { // a sandboxed command's helper, not the CLI
-		return sandbox.RunHelper(args[1:], sys.Stderr)
+		return sandbox.RunHelper(args[1:], sys.Environ, sys.Stderr)
 	}
 	switch {
 	case len(args) == 0 && sys.StdinTTY && sys.StdoutTTY:

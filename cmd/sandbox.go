@@ -13,17 +13,6 @@ import (
 	"gopi/pkg/sandbox"
 )
 
-func init() {
-	settingTypes["sandbox"] = struct {
-		kind settingKind
-		want string
-	}{kindObject, `give an object, e.g. {"mode": "workspace-write", "network": false, "allowGit": false}`}
-	settingTypes["permissions"] = struct {
-		kind settingKind
-		want string
-	}{kindObject, `give an object, e.g. {"allow": ["Bash(git *)"], "deny": ["Read(/etc/**)"]}`}
-}
-
 // addSandboxFlags adds the sandbox and permission flags of run and chat.
 func addSandboxFlags(f *pflag.FlagSet) {
 	f.String("sandbox", "", "what tools and commands may write: read-only, workspace-write (the default where the kernel supports it) or off")
@@ -63,6 +52,38 @@ func readGuard(sys *System, flags *pflag.FlagSet, cfg *config, cwd, spillDir str
 	if err := cfg.decode("permissions", &ps); err != nil {
 		return nil, err
 	}
+	m, origin, explicit, err := readMode(sys, flags, ss)
+	if err != nil {
+		return nil, err
+	}
+	p := sandbox.Policy{Mode: m, AllowGit: ss.AllowGit != nil && *ss.AllowGit}
+	p.Network, _ = flags.GetBool("allow-network")
+	p.Network = p.Network || (ss.Network != nil && *ss.Network)
+	if p.Writable, err = writableRoots(flags, m, origin, cwd); err != nil {
+		return nil, err
+	}
+	p.TempDir = filepath.Join(sandbox.RealPath(filepath.Dir(spillDir)), filepath.Base(spillDir), "tmp")
+	rules, err := readRules(flags, ps, cwd)
+	if err != nil {
+		return nil, err
+	}
+	if err := sandbox.Check(p, sys.SandboxProbe); err != nil {
+		if explicit {
+			return nil, &classedError{class: ai.ClassRequired, err: fmt.Errorf("%s %s cannot be applied: %v; nothing was run (--sandbox off runs without a sandbox)", origin, m, err)}
+		}
+		fmt.Fprintf(sys.Stderr, "gopi: warning: running without a sandbox: %v (set --sandbox off to say so, or a mode to require one)\n", err)
+		p.Mode = sandbox.Off
+	}
+	self, err := os.Executable()
+	if err != nil && p.Enforced() {
+		return nil, &classedError{class: ai.ClassRequired, err: fmt.Errorf("%s %s cannot be applied: the gopi executable is not found (%v); --sandbox off runs without a sandbox", origin, m, err)}
+	}
+	return sandbox.New(p, rules, self), nil
+}
+
+// readMode reads the sandbox mode: --sandbox over GOPI_SANDBOX over
+// settings' "sandbox.mode"; unset (not explicit) is workspace-write.
+func readMode(sys *System, flags *pflag.FlagSet, ss sandboxSettings) (m sandbox.Mode, origin string, explicit bool, err error) {
 	raw, origin := ss.Mode, `"sandbox.mode" in settings`
 	if v := sys.getenv("GOPI_SANDBOX"); v != "" {
 		raw, origin = v, "GOPI_SANDBOX"
@@ -70,20 +91,19 @@ func readGuard(sys *System, flags *pflag.FlagSet, cfg *config, cwd, spillDir str
 	if f := flags.Lookup("sandbox"); f.Changed {
 		raw, origin = f.Value.String(), "--sandbox"
 	}
-	explicit := raw != ""
-	if !explicit {
-		raw = string(sandbox.WorkspaceWrite)
+	if raw == "" {
+		return sandbox.WorkspaceWrite, "--sandbox", false, nil
 	}
-	m, err := sandbox.ParseMode(raw)
-	if err != nil {
-		return nil, usageErr("%s: %v", origin, err)
+	if m, err = sandbox.ParseMode(raw); err != nil {
+		return "", origin, true, usageErr("%s: %v", origin, err)
 	}
-	p := sandbox.Policy{Mode: m, AllowGit: ss.AllowGit != nil && *ss.AllowGit}
-	p.Network, _ = flags.GetBool("allow-network")
-	if ss.Network != nil && *ss.Network {
-		p.Network = true
-	}
-	p.Writable = []string{sandbox.RealPath(cwd)}
+	return m, origin, true, nil
+}
+
+// writableRoots are the working folder and each --add-dir, real paths;
+// --add-dir must name a folder, and only workspace-write takes it.
+func writableRoots(flags *pflag.FlagSet, m sandbox.Mode, origin, cwd string) ([]string, error) {
+	roots := []string{sandbox.RealPath(cwd)}
 	dirs, _ := flags.GetStringArray("add-dir")
 	for _, d := range dirs {
 		abs := d
@@ -93,30 +113,12 @@ func readGuard(sys *System, flags *pflag.FlagSet, cfg *config, cwd, spillDir str
 		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
 			return nil, usageErr("--add-dir %s: not a folder; give an existing folder commands may write in", d)
 		}
-		p.Writable = append(p.Writable, sandbox.RealPath(abs))
+		roots = append(roots, sandbox.RealPath(abs))
 	}
 	if len(dirs) > 0 && m != sandbox.WorkspaceWrite {
 		return nil, usageErr("--add-dir has no effect with %s %s: it adds a writable folder to workspace-write", origin, m)
 	}
-	p.TempDir = filepath.Join(sandbox.RealPath(filepath.Dir(spillDir)), filepath.Base(spillDir), "tmp")
-	rules, err := readRules(flags, ps, cwd)
-	if err != nil {
-		return nil, err
-	}
-	if p.Enforced() {
-		if err := sandbox.Check(p, sys.SandboxProbe); err != nil {
-			if explicit {
-				return nil, &classedError{class: ai.ClassRequired, err: fmt.Errorf("%s %s cannot be applied: %v; nothing was run (--sandbox off runs without a sandbox)", origin, m, err)}
-			}
-			fmt.Fprintf(sys.Stderr, "gopi: warning: running without a sandbox: %v (set --sandbox off to say so, or a mode to require one)\n", err)
-			p.Mode = sandbox.Off
-		}
-	}
-	self, err := os.Executable()
-	if err != nil && p.Enforced() {
-		return nil, &classedError{class: ai.ClassRequired, err: fmt.Errorf("%s %s cannot be applied: the gopi executable is not found (%v); --sandbox off runs without a sandbox", origin, m, err)}
-	}
-	return sandbox.New(p, rules, self), nil
+	return roots, nil
 }
 
 // readRules reads --allow-tools, --deny-tools and settings' permissions.

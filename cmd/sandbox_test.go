@@ -11,10 +11,6 @@ import (
 	"gopi/cmd"
 )
 
-func init() {
-	scriptCmds["listen"] = cmdListen
-}
-
 // noLandlockMain is gopi on a kernel without Landlock: the injected probe
 // says so, as an old kernel, a container without it or another OS would.
 func noLandlockMain() {

@@ -147,6 +147,8 @@ func (g *Guard) Permit(tool string, op Op, target string) error {
 // program and arguments move behind `HELPER __sandbox POLICY --`, its
 // TMPDIR becomes the private temp folder, and where a root's .git must
 // stay read-only the helper starts in its own user and mount namespace.
+// cmd.Env must hold the command's whole environment (nil is an empty one,
+// not this process's).
 // With the sandbox off cmd is left as it is.
 func (g *Guard) Wrap(cmd *exec.Cmd) error {
 	if g == nil || !g.policy.Enforced() {
@@ -165,11 +167,7 @@ func (g *Guard) Wrap(cmd *exec.Cmd) error {
 	}
 	args := append([]string{"gopi", HelperArg, string(doc), "--", cmd.Path}, cmd.Args[1:]...)
 	cmd.Path, cmd.Args = g.helper, args
-	env := cmd.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	cmd.Env = append(withoutVar(env, "TMPDIR"), "TMPDIR="+p.TempDir)
+	cmd.Env = append(withoutVar(cmd.Env, "TMPDIR"), "TMPDIR="+p.TempDir)
 	if len(p.ReadOnlyPaths) > 0 {
 		return namespaces(cmd)
 	}

@@ -33,11 +33,11 @@ var configs = []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlock.
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom"}
 
 // RunHelper is the sandbox helper: args are what follows HelperArg
-// (POLICY -- PROGRAM ARGS...). It mounts the policy's read-only paths
+// (POLICY -- PROGRAM ARGS...), environ the program's environment. It mounts the policy's read-only paths
 // (in the mount namespace the helper was started in), restricts itself
 // with Landlock and executes the program, which inherits the
 // restriction. It returns only on failure, with the exit code.
-func RunHelper(args []string, stderr io.Writer) int {
+func RunHelper(args, environ []string, stderr io.Writer) int {
 	if len(args) < 3 || args[1] != "--" {
 		fmt.Fprintln(stderr, "gopi: sandbox helper: usage: gopi __sandbox POLICY -- PROGRAM [ARGS...]")
 		return 2
@@ -52,7 +52,7 @@ func RunHelper(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gopi: the sandbox could not be applied, the command did not run: %v\n", err)
 		return 126
 	}
-	err := syscall.Exec(argv[0], argv, os.Environ())
+	err := syscall.Exec(argv[0], argv, environ)
 	fmt.Fprintf(stderr, "gopi: sandbox helper: %s: %v\n", argv[0], err)
 	return 127
 }

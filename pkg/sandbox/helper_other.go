@@ -16,7 +16,7 @@ func KernelProbe() (int, error) {
 }
 
 // RunHelper refuses: there is no sandbox to apply on this platform.
-func RunHelper(args []string, stderr io.Writer) int {
+func RunHelper(args, environ []string, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "gopi: the sandbox could not be applied, the command did not run: %v\n", ErrUnsupported)
 	return 126
 }

@@ -13,7 +13,7 @@ import (
 // TestMain makes the test binary the sandbox helper when started as one.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
-		os.Exit(sandbox.RunHelper(os.Args[2:], os.Stderr))
+		os.Exit(sandbox.RunHelper(os.Args[2:], os.Environ(), os.Stderr))
 	}
 	os.Exit(m.Run())
 }

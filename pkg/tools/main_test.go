@@ -19,7 +19,7 @@ import (
 // The test binary is also the sandbox helper (sandbox_test.go).
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
-		os.Exit(sandbox.RunHelper(os.Args[2:], os.Stderr))
+		os.Exit(sandbox.RunHelper(os.Args[2:], os.Environ(), os.Stderr))
 	}
 	goleak.VerifyTestMain(m, goleak.Cleanup(fdcheck.Main()))
 }
