@@ -141,6 +141,7 @@ func TestBareGopiOnATerminalChats(t *testing.T) {
 	}
 	p := startPty(t, e) // no arguments
 	p.expect("gopi chat · ")
+	p.expect(" · sandbox workspace-write · ") // the banner says the run's sandbox
 	p.send("\x04")
 	if code := p.wait(); code != 0 {
 		t.Fatalf("exit %d; output:\n%s", code, p.screen())

@@ -56,6 +56,11 @@ func registerAgentCompletions(c *cobra.Command, sys *System) {
 			return completeLeaves(sys, c, typed), noFiles | cobra.ShellCompDirectiveKeepOrder
 		},
 		"fsync": cobra.FixedCompletions([]cobra.Completion{"always", "never"}, noFiles),
+		"sandbox": cobra.FixedCompletions([]cobra.Completion{
+			cobra.CompletionWithDesc("workspace-write", "write under the working folder and --add-dir (default)"),
+			cobra.CompletionWithDesc("read-only", "write only the private temp folder"),
+			cobra.CompletionWithDesc("off", "no sandbox"),
+		}, noFiles|cobra.ShellCompDirectiveKeepOrder),
 	}
 	if c.Flags().Lookup("exclude-tools") != nil {
 		funcs["exclude-tools"] = func(_ *cobra.Command, _ []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {

@@ -234,3 +234,14 @@ func checkPrefixed(t *testing.T, c completion, prefix, want string) {
 		t.Errorf("%q not offered for %q: %q", want, prefix, c.values)
 	}
 }
+
+func TestCompleteSandboxModesOnEveryAgentCommand(t *testing.T) {
+	sys, _, _ := sysFor(t, t.TempDir())
+	want := []string{"workspace-write", "read-only", "off"}
+	for _, cmd := range [][]string{{"run"}, {"chat"}, {}} {
+		c := complete(t, sys, append(cmd, "--sandbox", "")...)
+		if !slices.Equal(c.values, want) || c.directive&cobra.ShellCompDirectiveNoFileComp == 0 {
+			t.Errorf("gopi %v --sandbox: %q directive %d", cmd, c.values, c.directive)
+		}
+	}
+}

@@ -247,6 +247,8 @@ var settingTypes = map[string]struct {
 	"quirks":             {kindObject, `give an object, e.g. {"systemRole": "developer"}`},
 	"secrets":            {kindList, `give a list of environment variable names, e.g. ["GITHUB_TOKEN"]`},
 	"compaction":         {kindObject, `give an object, e.g. {"enabled": false} or {"reserveTokens": 16384, "keepRecentTokens": 20000}`},
+	"sandbox":            {kindObject, `give an object, e.g. {"mode": "workspace-write", "network": false, "allowGit": false}`},
+	"permissions":        {kindObject, `give an object, e.g. {"allow": ["Bash(git *)"], "deny": ["Read(/etc/**)"]}`},
 }
 
 // checkTypes rejects a value of the wrong JSON type in one settings file.

@@ -7,10 +7,15 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"gopi/pkg/sandbox"
 )
 
 // Main runs gopi with args and returns the exit code.
 func Main(args []string, sys System) (code int) {
+	if len(args) > 0 && args[0] == sandbox.HelperArg { // a sandboxed command's helper, not the CLI
+		return sandbox.RunHelper(args[1:], sys.Environ, sys.Stderr)
+	}
 	switch {
 	case len(args) == 0 && sys.StdinTTY && sys.StdoutTTY:
 		args = []string{"chat"} // bare gopi on a terminal talks

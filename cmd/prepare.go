@@ -21,6 +21,7 @@ import (
 	"gopi/pkg/mode"
 	"gopi/pkg/resources"
 	"gopi/pkg/runtime"
+	"gopi/pkg/sandbox"
 	"gopi/pkg/tools"
 )
 
@@ -48,6 +49,7 @@ type runSettings struct {
 	// systemPrompt and appendSystemPrompt are --system-prompt and
 	// --append-system-prompt: text, or a file holding it.
 	systemPrompt, appendSystemPrompt string
+	guard                            *sandbox.Guard // the sandbox and permission rules (sandbox.go)
 }
 
 // prepareRun validates everything and builds the Runtime. Nothing is sent
@@ -103,7 +105,7 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 	if err := readPromptMessage(sys, s, o, cat, p); err != nil {
 		return p, err
 	}
-	p.spill, p.groups, sys.groups, p.cwd = s.spillDir, s.groups, s.groups, s.cwd
+	p.spill, p.groups, sys.groups, p.cwd, p.guard = s.spillDir, s.groups, s.groups, s.cwd, s.guard
 	err = a.Open()
 	p.store, p.file, p.leaf, p.name = a.Store(), a.File(), a.Leaf(), a.Name()
 	p.model, p.rt, p.changes = a.Model().Info, a.Runtime(), a.Changes()
@@ -115,7 +117,7 @@ func (s *runSettings) assembly(o *runOptions, ms assemble.ModelSettings, systemP
 	return assemble.Settings{
 		Cwd: s.cwd, Home: s.cfg.home, Bare: o.bare, Model: ms, Thinking: s.thinking, ThinkingExplicit: s.cfg.rank("thinking") == 3,
 		MaxSteps: s.maxSteps, MaxTokens: s.maxTok, Compaction: s.compact, CompactionModel: s.compactModel, Limits: s.limits, Tools: s.tools, Custom: s.custom,
-		Hooks: s.cfg.hooks, Secrets: s.cfg.secrets, SystemPrompt: systemPrompt, OutputSchema: schema, SpillDir: s.spillDir, Groups: s.groups,
+		Hooks: s.cfg.hooks, Secrets: s.cfg.secrets, SystemPrompt: systemPrompt, OutputSchema: schema, SpillDir: s.spillDir, Groups: s.groups, Guard: s.guard,
 		Session: assemble.SessionSettings{Path: o.session, Leaf: o.leaf, Continue: o.cont, None: o.noSession, Fork: o.fork, ID: o.sessionID,
 			Name: o.name.v, NameSet: o.name.set, Dir: s.sessionDir, NoSync: s.noSync},
 		Origin: s.cfg.origin,
@@ -186,6 +188,9 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 		return nil, err
 	}
 	warnMissingPromptFile(sys, s.cfg, s.cwd)
+	if s.guard, err = readGuard(sys, c.Flags(), s.cfg, s.cwd, s.spillDir); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"gopi/pkg/loop"
 	"gopi/pkg/mode"
 	"gopi/pkg/runtime"
+	"gopi/pkg/sandbox"
 	"gopi/pkg/session"
 	"gopi/pkg/tools"
 )
@@ -156,6 +157,7 @@ func addAgentFlags(f *pflag.FlagSet, o *runOptions) {
 	f.BoolVar(&o.noSkills, "no-skills", false, "do not load skills")
 	f.BoolVar(&o.noTempl, "no-prompt-templates", false, "do not expand prompt templates")
 	f.BoolVar(&o.noContext, "no-context-files", false, "do not load AGENTS.md or CLAUDE.md files")
+	addSandboxFlags(f)
 }
 
 // runRun is gopi run: every failure is reported here, in the mode asked
@@ -176,6 +178,7 @@ func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 	}
 	if p != nil {
 		sys.forced.setSession(p.sessionInfo)
+		sys.forced.setGuard(p.guard)
 	}
 	if p != nil && p.store != nil {
 		defer p.store.Close()
@@ -200,7 +203,7 @@ func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, m mode
 	}
 	info := p.sessionInfo()
 	o, werr := mode.Run(ctx, p.rt, p.prompt, out, mode.Options{Mode: m, Session: info, Header: p.header(), Start: start, Now: sys.Now, Then: p.then,
-		Schema: p.schema, OutputRetries: p.outputRetries,
+		Schema: p.schema, OutputRetries: p.outputRetries, Guard: p.guard,
 		Files: func() ([]tools.FileChange, bool) { return p.changes.List(p.cwd), p.changes.Inexact() }})
 	if sys.forced.stdoutGone() {
 		// Nobody reads the output any more: like an interrupt, whether the
@@ -274,6 +277,7 @@ type prepared struct {
 	// changes records the files the run's tools changed.
 	changes *tools.Changes
 	cwd     string
+	guard   *sandbox.Guard // the result's sandbox and denials
 }
 
 // sessionInfo names the session file for the result object; nil when no

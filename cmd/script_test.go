@@ -17,7 +17,8 @@ var update = flag.Bool("update", false, "rewrite the expected output in testdata
 // run (testscript puts it in $PATH as "gopi").
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"gopi": func() { os.Exit(cmd.Main(os.Args[1:], cmd.OSSystem())) },
+		"gopi":            func() { os.Exit(cmd.Main(os.Args[1:], cmd.OSSystem())) },
+		"gopi-nolandlock": noLandlockMain, // sandbox_test.go
 	})
 }
 

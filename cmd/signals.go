@@ -15,6 +15,7 @@ import (
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
 	"gopi/pkg/mode"
+	"gopi/pkg/sandbox"
 )
 
 // abortSignals end a run the way Ctrl-C does: a closed terminal (SIGHUP)
@@ -116,6 +117,7 @@ type forcedExit struct {
 	mode  mode.Mode
 	mu    sync.Mutex
 	info  func() *mode.SessionInfo // the session, once opened
+	guard *sandbox.Guard           // the run's sandbox, once built (setGuard)
 }
 
 // newForcedExit routes sys's stdout through the writer it closes; gone is
@@ -161,6 +163,7 @@ func (f *forcedExit) write(now time.Time) {
 	obj := mode.FailureObject(ai.ClassAborted, errors.New("interrupted again: exited at once; the session keeps what was written before"),
 		si, now.Sub(f.start).Milliseconds())
 	obj.Reason = string(loop.ReasonAborted)
+	f.sandbox(&obj)
 	b, _ := ai.MarshalNoEscape(obj)
 	f.w.last(append(b, '\n'))
 }

@@ -32,6 +32,8 @@ type System struct {
 	Signals bool
 	// Exit ends the process at once (a second SIGINT); nil: os.Exit.
 	Exit func(code int)
+	// SandboxProbe reports the kernel's Landlock ABI; nil asks the kernel.
+	SandboxProbe func() (abi int, err error)
 
 	args   []string      // the arguments Main was given, for a flag error's mode
 	forced *forcedExit   // gopi run's stdout and what a second SIGINT writes; set by trapRun

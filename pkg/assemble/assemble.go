@@ -20,6 +20,7 @@ import (
 	"gopi/pkg/extension"
 	"gopi/pkg/loop"
 	"gopi/pkg/runtime"
+	"gopi/pkg/sandbox"
 	"gopi/pkg/session"
 	"gopi/pkg/tools"
 )
@@ -92,16 +93,17 @@ type Settings struct {
 	// setting: the model that writes compaction summaries in place of the
 	// run's; "" for the run's own.
 	CompactionModel string
-	Limits           loop.Limits
-	Tools            []string     // the tools offered, built-in and custom, by name
-	Custom           []tools.Tool // the custom tools among Tools
-	Hooks            extension.HooksConfig
+	Limits          loop.Limits
+	Tools           []string     // the tools offered, built-in and custom, by name
+	Custom          []tools.Tool // the custom tools among Tools
+	Hooks           extension.HooksConfig
 	// Secrets are the variables settings declare as secrets.
 	Secrets      []string
 	SystemPrompt string
 	OutputSchema json.RawMessage // nil without one
 	SpillDir     string          // bash's spill files
 	Groups       *tools.Groups   // what bash calls left running
+	Guard        *sandbox.Guard  // the sandbox and permission rules; nil: none
 	Session      SessionSettings
 	// Origin names where a setting came from, for messages ("--max-budget-usd");
 	// nil names the settings key.
@@ -350,7 +352,7 @@ func (a *Assembly) build(choice Choice, thinking ai.ThinkingLevel, store session
 	changes := &tools.Changes{}
 	secrets := toolSecrets(a.env, s, choice.Key)
 	env := tools.Env{Cwd: s.Cwd, Environ: ScrubEnv(a.env.Environ, secretNames(s.Model.Providers), choice.Key), TempDir: s.SpillDir, Changes: changes,
-		Secrets: secrets, Groups: s.Groups}
+		Secrets: secrets, Groups: s.Groups, Guard: s.Guard}
 	var builtin []string
 	for _, n := range s.Tools {
 		if slices.Contains(tools.AllNames, n) {

@@ -73,6 +73,8 @@ type ChatOptions struct {
 	// first prompt is sent as a prompt, never read as a command.
 	FirstFiles  string
 	FirstImages []ai.Content
+	// Sandbox is the run's sandbox mode, shown in the banner ("" shows none).
+	Sandbox string
 }
 
 // Chat is the interactive mode: one prompt per line, steering while a run
@@ -173,7 +175,11 @@ func (c *Chat) Run(ctx context.Context) error {
 func (c *Chat) banner() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return "gopi chat · " + c.cur.Model.Provider + "/" + c.cur.Model.ID + " · /help for commands · Ctrl-D quits"
+	sb := ""
+	if c.opts.Sandbox != "" {
+		sb = " · sandbox " + c.opts.Sandbox
+	}
+	return "gopi chat · " + c.cur.Model.Provider + "/" + c.cur.Model.ID + sb + " · /help for commands · Ctrl-D quits"
 }
 
 // handle acts on one line; true means quit.

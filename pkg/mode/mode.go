@@ -20,6 +20,7 @@ import (
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
 	"gopi/pkg/runtime"
+	"gopi/pkg/sandbox"
 	"gopi/pkg/session"
 	"gopi/pkg/tools"
 )
@@ -148,6 +149,9 @@ type Options struct {
 	// whether that list may miss some (the result's files and
 	// filesInexact).
 	Files func() (files []tools.FileChange, inexact bool)
+	// Guard is the run's sandbox and permission rules: the result's
+	// sandbox mode and denials (nil: "off", none).
+	Guard *sandbox.Guard
 }
 
 // Outcome is what a Run produced.
@@ -222,6 +226,7 @@ func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, 
 	}
 	obj := NewResultObject(&res, err, opts.Session, opts.Now().Sub(opts.Start).Milliseconds())
 	answer.apply(&obj, &o)
+	obj.Sandbox, obj.Denials = string(opts.Guard.Mode()), opts.Guard.Denials()
 	if opts.Files != nil {
 		if files, inexact := opts.Files(); files != nil {
 			obj.Files, obj.FilesInexact = files, inexact

@@ -183,7 +183,7 @@ func TestFailureObject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"type":"result","schemaVersion":1,"reason":"error","isError":true,"text":"","steps":0,"messages":[],"usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"files":[],"durationMs":3,"error":{"class":"usage","message":"empty prompt: give a prompt"}}` + "\n"
+	want := `{"type":"result","schemaVersion":1,"reason":"error","isError":true,"text":"","steps":0,"messages":[],"usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"files":[],"sandbox":"off","denials":[],"durationMs":3,"error":{"class":"usage","message":"empty prompt: give a prompt"}}` + "\n"
 	if out.String() != want {
 		t.Fatalf("got  %s\nwant %s", out.String(), want)
 	}

@@ -10,6 +10,7 @@ import (
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
 	"gopi/pkg/runtime"
+	"gopi/pkg/sandbox"
 	"gopi/pkg/tools"
 )
 
@@ -42,8 +43,13 @@ type ResultObject struct {
 	// list may miss some: a tree without git too big to compare whole.
 	Files        []tools.FileChange `json:"files"`
 	FilesInexact bool               `json:"filesInexact,omitempty"`
-	DurationMs   int64              `json:"durationMs"`
-	Error        *ErrorInfo         `json:"error,omitempty"`
+	// Sandbox is the sandbox mode the run had ("off" without one);
+	// Denials are the operations the sandbox or the permission rules
+	// refused.
+	Sandbox    string           `json:"sandbox"`
+	Denials    []sandbox.Denial `json:"denials"`
+	DurationMs int64            `json:"durationMs"`
+	Error      *ErrorInfo       `json:"error,omitempty"`
 }
 
 // ErrorInfo is the error of a failed invocation.
@@ -153,7 +159,8 @@ func FinalText(res *runtime.Result, err error) string {
 func NewResultObject(res *runtime.Result, err error, info *SessionInfo, durationMs int64) ResultObject {
 	class := Classify(res, err)
 	obj := ResultObject{Type: "result", SchemaVersion: SchemaVersion, Reason: Reason(res, err), IsError: class != "", Text: FinalText(res, err),
-		Steps: res.Steps, Session: info, Usage: res.Usage, DurationMs: durationMs, Messages: []ai.Message{}, Files: []tools.FileChange{}}
+		Steps: res.Steps, Session: info, Usage: res.Usage, DurationMs: durationMs, Messages: []ai.Message{}, Files: []tools.FileChange{},
+		Sandbox: string(sandbox.Off), Denials: []sandbox.Denial{}}
 	if res.Messages != nil {
 		obj.Messages = res.New()
 	}
@@ -170,5 +177,5 @@ func NewResultObject(res *runtime.Result, err error, info *SessionInfo, duration
 // the run: reason error, no messages, the session only if one was opened.
 func FailureObject(class ai.Class, err error, info *SessionInfo, durationMs int64) ResultObject {
 	return ResultObject{Type: "result", SchemaVersion: SchemaVersion, Reason: "error", IsError: true, Messages: []ai.Message{}, Files: []tools.FileChange{},
-		Session: info, DurationMs: durationMs, Error: &ErrorInfo{Class: class, Message: err.Error()}}
+		Sandbox: string(sandbox.Off), Denials: []sandbox.Denial{}, Session: info, DurationMs: durationMs, Error: &ErrorInfo{Class: class, Message: err.Error()}}
 }

@@ -77,7 +77,9 @@ func (p *process) run(ctx context.Context, command string, timeout time.Duration
 		cmd.Stderr = ew
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	err = cmd.Start()
+	if err = p.env.Guard.Wrap(cmd); err == nil {
+		err = cmd.Start()
+	}
 	w.Close()
 	if ew != nil {
 		ew.Close()

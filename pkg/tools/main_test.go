@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -10,11 +11,18 @@ import (
 
 	"gopi/internal/fdcheck"
 	"gopi/pkg/ai"
+	"gopi/pkg/sandbox"
 )
 
 // TestMain fails the package when its tests leave a goroutine or a file
 // descriptor behind.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m, goleak.Cleanup(fdcheck.Main())) }
+// The test binary is also the sandbox helper (sandbox_test.go).
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
+		os.Exit(sandbox.RunHelper(os.Args[2:], os.Environ(), os.Stderr))
+	}
+	goleak.VerifyTestMain(m, goleak.Cleanup(fdcheck.Main()))
+}
 
 // testEnv is an environment rooted in a fresh temp folder. The test fails
 // if it leaves a file descriptor open (a tool's file, pipe or folder).

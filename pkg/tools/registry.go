@@ -103,6 +103,9 @@ func (r *Registry) Execute(ctx context.Context, call ai.Content, update func(Res
 		}
 	}()
 	env := r.env
+	if err := permit(t, &env, call.Name, args); err != nil {
+		return ErrorResult(err.Error())
+	}
 	out, err := t.Run(ctx, Call{ID: call.ID, Name: call.Name, Args: args, Env: &env, Update: update})
 	if err != nil {
 		if len(out.Content) == 0 {

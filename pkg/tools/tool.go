@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 
 	"gopi/pkg/ai"
+	"gopi/pkg/sandbox"
 )
 
 // Tool is one capability offered to the model.
@@ -57,6 +58,10 @@ type Env struct {
 	Groups *Groups
 	// Changes records the files the tools changed; nil records nothing.
 	Changes *Changes
+	// Guard is the sandbox and the permission rules: every call is
+	// checked against it, and commands run through its helper. Nil
+	// allows everything.
+	Guard *sandbox.Guard
 }
 
 // Result is what a tool returns.

@@ -1,0 +1,182 @@
+package cmd
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"gopi/pkg/ai"
+	"gopi/pkg/mode"
+	"gopi/pkg/sandbox"
+)
+
+// addSandboxFlags adds the sandbox and permission flags of run and chat.
+func addSandboxFlags(f *pflag.FlagSet) {
+	f.String("sandbox", "", "what tools and commands may write: read-only, workspace-write (the default where the kernel supports it) or off")
+	f.Bool("allow-network", false, "let commands connect and bind TCP sockets (the sandbox blocks them by default)")
+	f.StringArray("add-dir", nil, "a further folder commands and tools may write in (workspace-write; repeatable)")
+	f.StringArray("allow-tools", nil, "permission patterns such as Bash(git *) or Edit(src/**): a tool named here may only be called as one says (repeatable, or comma-separated)")
+	f.StringArray("deny-tools", nil, "permission patterns such as Bash(rm *) or Read(/etc/**): matching calls are refused (repeatable, or comma-separated; deny wins)")
+}
+
+// sandboxSettings is settings' "sandbox" object.
+type sandboxSettings struct {
+	Mode     string `json:"mode"`
+	Network  *bool  `json:"network"`
+	AllowGit *bool  `json:"allowGit"`
+}
+
+// permissionSettings is settings' "permissions" object.
+type permissionSettings struct {
+	Allow []string `json:"allow"`
+	Deny  []string `json:"deny"`
+}
+
+// readGuard builds the run's sandbox and permission rules from flags and
+// settings. A sandbox asked for (by --sandbox, GOPI_SANDBOX or settings)
+// that the kernel cannot give fails the run before anything is sent
+// (exit 10); when only the default cannot be had, one stderr line says
+// so and the run goes without. Commands without these flags get nil.
+func readGuard(sys *System, flags *pflag.FlagSet, cfg *config, cwd, spillDir string) (*sandbox.Guard, error) {
+	if flags.Lookup("sandbox") == nil {
+		return nil, nil
+	}
+	var ss sandboxSettings
+	if err := cfg.decode("sandbox", &ss); err != nil {
+		return nil, err
+	}
+	var ps permissionSettings
+	if err := cfg.decode("permissions", &ps); err != nil {
+		return nil, err
+	}
+	m, origin, explicit, err := readMode(sys, flags, ss)
+	if err != nil {
+		return nil, err
+	}
+	p := sandbox.Policy{Mode: m, AllowGit: ss.AllowGit != nil && *ss.AllowGit}
+	p.Network, _ = flags.GetBool("allow-network")
+	p.Network = p.Network || (ss.Network != nil && *ss.Network)
+	if p.Writable, err = writableRoots(flags, m, origin, cwd); err != nil {
+		return nil, err
+	}
+	p.TempDir = filepath.Join(sandbox.RealPath(filepath.Dir(spillDir)), filepath.Base(spillDir), "tmp")
+	rules, err := readRules(flags, ps, cwd)
+	if err != nil {
+		return nil, err
+	}
+	if err := sandbox.Check(p, sys.SandboxProbe); err != nil {
+		if explicit {
+			return nil, &classedError{Class: ai.ClassRequired, Err: fmt.Errorf("%s %s cannot be applied: %v; nothing was run (--sandbox off runs without a sandbox)", origin, m, err)}
+		}
+		fmt.Fprintf(sys.Stderr, "gopi: warning: running without a sandbox: %v (set --sandbox off to say so, or a mode to require one)\n", err)
+		p.Mode = sandbox.Off
+	}
+	self, err := os.Executable()
+	if err != nil && p.Enforced() {
+		return nil, &classedError{Class: ai.ClassRequired, Err: fmt.Errorf("%s %s cannot be applied: the gopi executable is not found (%v); --sandbox off runs without a sandbox", origin, m, err)}
+	}
+	return sandbox.New(p, rules, self), nil
+}
+
+// readMode reads the sandbox mode: --sandbox over GOPI_SANDBOX over
+// settings' "sandbox.mode"; unset (not explicit) is workspace-write.
+func readMode(sys *System, flags *pflag.FlagSet, ss sandboxSettings) (m sandbox.Mode, origin string, explicit bool, err error) {
+	raw, origin := ss.Mode, `"sandbox.mode" in settings`
+	if v := sys.getenv("GOPI_SANDBOX"); v != "" {
+		raw, origin = v, "GOPI_SANDBOX"
+	}
+	if f := flags.Lookup("sandbox"); f.Changed {
+		raw, origin = f.Value.String(), "--sandbox"
+	}
+	if raw == "" {
+		return sandbox.WorkspaceWrite, "--sandbox", false, nil
+	}
+	if m, err = sandbox.ParseMode(raw); err != nil {
+		return "", origin, true, usageErr("%s: %v", origin, err)
+	}
+	return m, origin, true, nil
+}
+
+// writableRoots are the working folder and each --add-dir, real paths;
+// --add-dir must name a folder, and only workspace-write takes it.
+func writableRoots(flags *pflag.FlagSet, m sandbox.Mode, origin, cwd string) ([]string, error) {
+	roots := []string{sandbox.RealPath(cwd)}
+	dirs, _ := flags.GetStringArray("add-dir")
+	for _, d := range dirs {
+		abs := d
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(cwd, d)
+		}
+		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+			return nil, usageErr("--add-dir %s: not a folder; give an existing folder commands may write in", d)
+		}
+		roots = append(roots, sandbox.RealPath(abs))
+	}
+	if len(dirs) > 0 && m != sandbox.WorkspaceWrite {
+		return nil, usageErr("--add-dir has no effect with %s %s: it adds a writable folder to workspace-write", origin, m)
+	}
+	return roots, nil
+}
+
+// readRules reads --allow-tools, --deny-tools and settings' permissions.
+func readRules(flags *pflag.FlagSet, ps permissionSettings, cwd string) (*sandbox.Rules, error) {
+	allow, _ := flags.GetStringArray("allow-tools")
+	deny, _ := flags.GetStringArray("deny-tools")
+	rules, err := sandbox.ParseRules(append(ps.Allow, splitPatterns(allow)...), append(ps.Deny, splitPatterns(deny)...), cwd)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	return rules, nil
+}
+
+// splitPatterns splits flag values at commas outside parentheses.
+func splitPatterns(values []string) []string {
+	var out []string
+	for _, v := range values {
+		depth, start := 0, 0
+		for i, c := range v {
+			switch c {
+			case '(':
+				depth++
+			case ')':
+				depth--
+			case ',':
+				if depth == 0 {
+					out = appendPattern(out, v[start:i])
+					start = i + 1
+				}
+			}
+		}
+		out = appendPattern(out, v[start:])
+	}
+	return out
+}
+
+func appendPattern(out []string, s string) []string {
+	if s = strings.TrimSpace(s); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// setGuard records the run's sandbox for the object a second interrupt
+// writes.
+func (f *forcedExit) setGuard(g *sandbox.Guard) {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.guard = g
+}
+
+// sandbox fills in the forced result's sandbox mode and denials.
+func (f *forcedExit) sandbox(obj *mode.ResultObject) {
+	f.mu.Lock()
+	g := f.guard
+	f.mu.Unlock()
+	obj.Sandbox, obj.Denials = string(g.Mode()), g.Denials()
+}

@@ -1,0 +1,244 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+)
+
+// HelperArg is the first argument that makes the gopi binary the
+// sandbox helper instead of the CLI.
+const HelperArg = "__sandbox"
+
+// Denial is one refused operation, as the result object lists it.
+type Denial struct {
+	Tool string `json:"tool"`
+	// Operation is what was refused: write, read, run (a command) or
+	// call (a tool by its name).
+	Operation string `json:"operation"`
+	// Target is the path or the command ("" for a call).
+	Target string `json:"target"`
+	// Rule is the rule that refused it.
+	Rule string `json:"rule"`
+	// Allow names the flag or setting that would allow it.
+	Allow string `json:"allow"`
+}
+
+// Guard is one run's sandbox policy and permission rules, and the log of
+// what they refused. A nil *Guard allows everything.
+type Guard struct {
+	policy Policy
+	rules  *Rules
+	helper string // the executable started as the helper
+
+	mu      sync.Mutex
+	denials []Denial
+	madeTmp bool
+}
+
+// New returns the guard of one run: policy (its paths already real and
+// absolute), rules (nil: none) and the helper executable (the running
+// gopi binary), which sandboxed commands start through.
+func New(policy Policy, rules *Rules, helper string) *Guard {
+	return &Guard{policy: policy, rules: rules, helper: helper}
+}
+
+// Mode is the sandbox mode the run has.
+func (g *Guard) Mode() Mode {
+	if g == nil || !g.policy.Enforced() {
+		return Off
+	}
+	return g.policy.Mode
+}
+
+// Policy returns the guard's policy.
+func (g *Guard) Policy() Policy {
+	if g == nil {
+		return Policy{Mode: Off}
+	}
+	return g.policy
+}
+
+// Denials returns what was refused so far, in order (never nil).
+func (g *Guard) Denials() []Denial {
+	if g == nil {
+		return []Denial{}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]Denial{}, g.denials...)
+}
+
+func (g *Guard) record(d Denial) {
+	g.mu.Lock()
+	g.denials = append(g.denials, d)
+	g.mu.Unlock()
+}
+
+// DeniedError is a refused operation: its text is what the model sees.
+type DeniedError struct{ Denial Denial }
+
+func (e *DeniedError) Error() string {
+	d := e.Denial
+	what := d.Operation + " " + d.Target
+	if d.Target == "" {
+		what = d.Operation + " " + d.Tool
+	}
+	return fmt.Sprintf("operation not permitted by the %s: %s (%s; allowed by %s)", e.kind(), what, d.Rule, d.Allow)
+}
+
+func (e *DeniedError) kind() string {
+	if strings.HasPrefix(e.Denial.Rule, "sandbox") {
+		return "sandbox"
+	}
+	return "permission rules"
+}
+
+// Op is what a tool call does with its target.
+type Op int
+
+// The operations a call is checked for.
+const (
+	OpNone    Op = iota // a tool without a path or command: its name alone
+	OpRead              // reads the path (read, ls, grep, find)
+	OpWrite             // writes the path (write, edit)
+	OpCommand           // runs the command (bash)
+)
+
+var opNames = map[Op]string{OpNone: "call", OpRead: "read", OpWrite: "write", OpCommand: "run"}
+
+// Permit checks one tool call against the permission rules and, for a
+// write, the sandbox policy on the path's real location (symbolic links
+// followed); target is the absolute path or the command. A refusal is
+// recorded and returned as a *DeniedError.
+func (g *Guard) Permit(tool string, op Op, target string) error {
+	if g == nil {
+		return nil
+	}
+	var alt string
+	if op == OpRead || op == OpWrite {
+		alt = realPath(target)
+	}
+	if rule, denied := g.rules.Check(tool, target, alt); denied {
+		d := Denial{Tool: tool, Operation: opNames[op], Target: target, Rule: rule, Allow: "removing the rule (--deny-tools or \"permissions.deny\" in settings)"}
+		if strings.HasPrefix(rule, "not allowed") {
+			d.Allow = "a matching --allow-tools pattern or \"permissions.allow\" in settings"
+		}
+		g.record(d)
+		return &DeniedError{d}
+	}
+	if op == OpWrite {
+		if rule := g.policy.writeRule(alt); rule != "" {
+			d := Denial{Tool: tool, Operation: "write", Target: target, Rule: rule, Allow: g.policy.writeFlag(alt, rule)}
+			if alt != target {
+				d.Target += " (" + alt + ")"
+			}
+			g.record(d)
+			return &DeniedError{d}
+		}
+	}
+	return nil
+}
+
+// Wrap makes cmd, not yet started, run through the sandbox helper: its
+// program and arguments move behind `HELPER __sandbox POLICY --`, its
+// TMPDIR becomes the private temp folder, and where a root's .git must
+// stay read-only the helper starts in its own user and mount namespace.
+// cmd.Env must hold the command's whole environment (nil is an empty one,
+// not this process's).
+// With the sandbox off cmd is left as it is.
+func (g *Guard) Wrap(cmd *exec.Cmd) error {
+	if g == nil || !g.policy.Enforced() {
+		return nil
+	}
+	if err := g.makeTemp(); err != nil {
+		return err
+	}
+	p := g.policy
+	if !p.AllowGit && p.Mode == WorkspaceWrite {
+		p.ReadOnlyPaths = p.gitEntries()
+	}
+	doc, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	args := append([]string{"gopi", HelperArg, string(doc), "--", cmd.Path}, cmd.Args[1:]...)
+	cmd.Path, cmd.Args = g.helper, args
+	cmd.Env = append(withoutVar(cmd.Env, "TMPDIR"), "TMPDIR="+p.TempDir)
+	if len(p.ReadOnlyPaths) > 0 {
+		return namespaces(cmd)
+	}
+	return nil
+}
+
+// makeTemp makes the private temp folder (0700) once.
+func (g *Guard) makeTemp() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.madeTmp {
+		return nil
+	}
+	if err := os.MkdirAll(g.policy.TempDir, 0o700); err != nil {
+		return fmt.Errorf("sandbox: private temp folder: %w", err)
+	}
+	g.madeTmp = true
+	return nil
+}
+
+func withoutVar(env []string, name string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, name+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// refusalMarks are what commands print when the kernel refused them
+// (EACCES, EPERM, EROFS, EXDEV).
+// Landlock refuses a hard link or a move out of a writable folder with
+// EXDEV.
+var refusalMarks = []string{"Permission denied", "Operation not permitted", "Read-only file system", "Invalid cross-device link"}
+
+// Explain looks at a sandboxed command's output: when it shows a refusal
+// the sandbox may have caused, it returns a note naming the policy and the
+// flags that allow more, and records a denial; otherwise "".
+func (g *Guard) Explain(tool, command, output string) string {
+	if g == nil || !g.policy.Enforced() {
+		return ""
+	}
+	hit := false
+	for _, m := range refusalMarks {
+		if strings.Contains(output, m) {
+			hit = true
+			break
+		}
+	}
+	if !hit {
+		return ""
+	}
+	p := g.policy
+	var rule, allow string
+	switch p.Mode {
+	case ReadOnly:
+		rule = "sandbox read-only: writes only to the private temp folder ($TMPDIR)"
+		allow = "--sandbox workspace-write or --sandbox off"
+	default:
+		rule = "sandbox workspace-write: writes only under " + strings.Join(p.Writable, ", ") + " and $TMPDIR"
+		allow = "--add-dir DIR, --sandbox off"
+		if !p.AllowGit && len(p.gitEntries()) > 0 {
+			rule += ", .git read-only"
+			allow += `, settings "sandbox": {"allowGit": true}`
+		}
+	}
+	if !p.Network {
+		rule += "; no TCP connect or bind"
+		allow += ", --allow-network"
+	}
+	g.record(Denial{Tool: tool, Operation: "run", Target: command, Rule: rule, Allow: allow})
+	return fmt.Sprintf("[operation not permitted by the sandbox, probably: %s. If the command needs more, tell the user it is allowed by %s]", rule, allow)
+}

@@ -1,0 +1,162 @@
+package sandbox
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// KernelProbe asks the kernel for its Landlock ABI version.
+func KernelProbe() (int, error) {
+	abi, err := llsys.LandlockGetABIVersion()
+	if err != nil {
+		return 0, fmt.Errorf("Landlock is not available in this kernel (%v): it needs Linux 6.7 or later with Landlock enabled (lsm=landlock)", err)
+	}
+	return abi, nil
+}
+
+// configs are go-landlock's configurations by ABI version.
+var configs = []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5, landlock.V6, landlock.V7,
+	landlock.V8, landlock.V9, landlock.V10, landlock.V11}
+
+// devices are written to by ordinary commands in every mode.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom"}
+
+// RunHelper is the sandbox helper: args are what follows HelperArg
+// (POLICY -- PROGRAM ARGS...), environ the program's environment. It mounts the policy's read-only paths
+// (in the mount namespace the helper was started in), restricts itself
+// with Landlock and executes the program, which inherits the
+// restriction. It returns only on failure, with the exit code.
+func RunHelper(args, environ []string, stderr io.Writer) int {
+	if len(args) < 3 || args[1] != "--" {
+		fmt.Fprintln(stderr, "gopi: sandbox helper: usage: gopi __sandbox POLICY -- PROGRAM [ARGS...]")
+		return 2
+	}
+	var p Policy
+	if err := json.Unmarshal([]byte(args[0]), &p); err != nil {
+		fmt.Fprintf(stderr, "gopi: sandbox helper: bad policy: %v\n", err)
+		return 2
+	}
+	argv := args[2:]
+	if err := apply(p); err != nil {
+		fmt.Fprintf(stderr, "gopi: the sandbox could not be applied, the command did not run: %v\n", err)
+		return 126
+	}
+	err := syscall.Exec(argv[0], argv, environ)
+	fmt.Fprintf(stderr, "gopi: sandbox helper: %s: %v\n", argv[0], err)
+	return 127
+}
+
+func apply(p Policy) error {
+	for _, path := range p.ReadOnlyPaths {
+		if err := mountReadOnly(path); err != nil {
+			return fmt.Errorf("making %s read-only: %w", path, err)
+		}
+	}
+	abi, err := KernelProbe()
+	if err != nil {
+		return err
+	}
+	if need := p.MinABI(); abi < need {
+		return fmt.Errorf("the kernel's Landlock ABI is %d, the sandbox needs %d", abi, need)
+	}
+	cfg := configs[min(abi, len(configs))-1]
+	cfg.Scoped = 0 // signals between a run's commands stay possible
+	if p.Network {
+		cfg.HandledAccessNet = 0
+	}
+	rules := []landlock.Rule{
+		landlock.RODirs("/"),
+		landlock.RWFiles(devices...).IgnoreIfMissing(),
+		landlock.RWDirs(p.TempDir).WithRefer(),
+	}
+	if p.Mode == WorkspaceWrite && len(p.Writable) > 0 {
+		rules = append(rules, landlock.RWDirs(p.Writable...).WithRefer())
+	}
+	return cfg.Restrict(rules...)
+}
+
+// mountReadOnly bind-mounts path onto itself read-only, keeping the
+// flags of the mount it is on (a user namespace may not clear them).
+func mountReadOnly(path string) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("private mounts: %w", err)
+	}
+	if err := unix.Mount(path, path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return err
+	}
+	var st unix.Statfs_t
+	if err := unix.Statfs(path, &st); err != nil {
+		return err
+	}
+	flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_RDONLY)
+	for _, f := range []struct{ st, ms int64 }{
+		{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV}, {unix.ST_NOEXEC, unix.MS_NOEXEC},
+		{unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
+	} {
+		if int64(st.Flags)&f.st != 0 {
+			flags |= uintptr(f.ms)
+		}
+	}
+	return unix.Mount("", path, "", flags, "")
+}
+
+// namespaces starts cmd's helper in a user and mount namespace of its
+// own, where it may mount; the same users and groups are seen inside
+// (every range of this process's own maps when it is root, else its
+// own user and group).
+func namespaces(cmd *exec.Cmd) error {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	a := cmd.SysProcAttr
+	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+	uid, gid := os.Getuid(), os.Getgid()
+	if uid == 0 {
+		a.UidMappings = identityMap("/proc/self/uid_map")
+		a.GidMappings = identityMap("/proc/self/gid_map")
+		a.GidMappingsEnableSetgroups = true
+	}
+	if len(a.UidMappings) == 0 {
+		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+	}
+	if len(a.GidMappings) == 0 {
+		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+		a.GidMappingsEnableSetgroups = false
+	}
+	return nil
+}
+
+// identityMap maps every id of this process's namespace to itself.
+func identityMap(file string) []syscall.SysProcIDMap {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []syscall.SysProcIDMap
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		if len(fs) != 3 {
+			continue
+		}
+		inside, err1 := strconv.Atoi(fs[0])
+		size, err2 := strconv.Atoi(fs[2])
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		out = append(out, syscall.SysProcIDMap{ContainerID: inside, HostID: inside, Size: size})
+	}
+	return out
+}

@@ -1,0 +1,184 @@
+// Package sandbox confines what a run's tools may do: a policy of where
+// they may write and whether commands may use the network, enforced by
+// the kernel for every command bash and custom tools start (Landlock on
+// Linux, applied by a helper — the gopi binary itself started as
+// `gopi __sandbox POLICY -- PROGRAM ARGS...` — before it executes the
+// command, so every process the command starts inherits it), and checked
+// in process by the file tools on a path's real location. Permission
+// rules (Claude Code's `Bash(git *)` style) allow and deny tool calls.
+// Nothing here ever waits for an approval: a refused call is an error
+// result that names the rule and the flag that would allow it, and a
+// Denial in the run's log.
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Mode is how much a run's tools may write.
+type Mode string
+
+// The modes.
+const (
+	// ReadOnly: read anything readable, write only the private temp folder.
+	ReadOnly Mode = "read-only"
+	// WorkspaceWrite: write under the writable roots (the working
+	// directory and any --add-dir) and the private temp folder.
+	WorkspaceWrite Mode = "workspace-write"
+	// Off: no sandbox.
+	Off Mode = "off"
+)
+
+// ParseMode reads a mode's name.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case ReadOnly, WorkspaceWrite, Off:
+		return m, nil
+	}
+	return "", fmt.Errorf("%q is not a sandbox mode: use read-only, workspace-write or off", s)
+}
+
+// Policy is what a sandboxed command may do. It travels to the helper as
+// JSON on its command line.
+type Policy struct {
+	Mode Mode `json:"mode"`
+	// Writable are the folders a workspace-write command may write under
+	// (absolute, symbolic links resolved).
+	Writable []string `json:"writable,omitempty"`
+	// TempDir is the private temp folder: writable in every mode, and the
+	// commands' TMPDIR.
+	TempDir string `json:"tempDir"`
+	// AllowGit lets commands write the .git of a writable root; without
+	// it a root's .git is read-only (a read-only bind mount in a private
+	// mount namespace for commands, checked in process for the tools).
+	AllowGit bool `json:"allowGit,omitempty"`
+	// Network lets commands connect and bind TCP sockets.
+	Network bool `json:"network,omitempty"`
+	// ReadOnlyPaths are the .git entries a command's helper mounts
+	// read-only (filled in for each command; empty with AllowGit).
+	ReadOnlyPaths []string `json:"readOnlyPaths,omitempty"`
+}
+
+// Enforced reports whether the policy confines anything.
+func (p Policy) Enforced() bool { return p.Mode == ReadOnly || p.Mode == WorkspaceWrite }
+
+// MinABI is the Landlock ABI the policy needs: 1 for files (truncate is
+// covered from 3), 4 for the network rules.
+func (p Policy) MinABI() int {
+	if !p.Network {
+		return 4
+	}
+	return 3
+}
+
+// Probe reports the kernel's Landlock ABI version, or why there is none.
+// KernelProbe asks the kernel; tests inject another.
+type Probe func() (abi int, err error)
+
+// Check says whether probe's kernel can enforce p: nil, or an error that
+// names what is missing.
+func Check(p Policy, probe Probe) error {
+	if !p.Enforced() {
+		return nil
+	}
+	if probe == nil {
+		probe = KernelProbe
+	}
+	abi, err := probe()
+	if err != nil {
+		return err
+	}
+	if need := p.MinABI(); abi < need {
+		what := "truncate rules"
+		if !p.Network {
+			what = "TCP network rules"
+		}
+		return fmt.Errorf("the kernel's Landlock ABI is %d; the sandbox needs ABI %d or later for its %s", abi, need, what)
+	}
+	return nil
+}
+
+// ErrUnsupported is the probe's answer where no sandbox can be built.
+var ErrUnsupported = errors.New("no sandbox is available on this platform")
+
+// realPath resolves every symbolic link of p, also when p (or its
+// trailing part) does not exist yet: the nearest existing ancestor is
+// resolved and the rest appended.
+func realPath(p string) string {
+	p = filepath.Clean(p)
+	rest := ""
+	for {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return filepath.Join(p, rest)
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}
+
+// RealPath is p with its symbolic links resolved (see realPath).
+func RealPath(p string) string { return realPath(p) }
+
+// within reports whether path is dir or below it.
+func within(path, dir string) bool {
+	if path == dir || dir == "/" {
+		return true
+	}
+	return strings.HasPrefix(path, dir+string(filepath.Separator))
+}
+
+// gitEntries are the .git entries (folders, or a worktree's file) of the
+// writable roots.
+func (p Policy) gitEntries() []string {
+	var out []string
+	for _, r := range p.Writable {
+		g := filepath.Join(r, ".git")
+		if _, err := os.Lstat(g); err == nil {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// writeRule returns "" when p lets a write to the real path real happen,
+// else the rule that refuses it.
+func (p Policy) writeRule(real string) string {
+	if !p.Enforced() {
+		return ""
+	}
+	if p.TempDir != "" && within(real, p.TempDir) {
+		return ""
+	}
+	if p.Mode == ReadOnly {
+		return "sandbox read-only: nothing but the private temp folder is writable"
+	}
+	for _, r := range p.Writable {
+		if !within(real, r) {
+			continue
+		}
+		if !p.AllowGit && within(real, filepath.Join(r, ".git")) {
+			return "sandbox workspace-write: .git is read-only"
+		}
+		return ""
+	}
+	return "sandbox workspace-write: writable are only " + strings.Join(p.Writable, ", ") + " and the private temp folder"
+}
+
+// writeFlag names what would allow a write the policy refuses.
+func (p Policy) writeFlag(real string, rule string) string {
+	if strings.Contains(rule, ".git") {
+		return `settings "sandbox": {"allowGit": true}, or --sandbox off`
+	}
+	if p.Mode == ReadOnly {
+		return "--sandbox workspace-write (the working folder), or --sandbox off"
+	}
+	return "--add-dir " + filepath.Dir(real) + ", or --sandbox off"
+}

@@ -1,0 +1,88 @@
+package tools
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gopi/pkg/ai"
+	"gopi/pkg/sandbox"
+)
+
+// sandboxEnv is testEnv with a workspace-write guard whose helper is
+// $GOPI_SANDBOX_HELPER (a built gopi binary), else this test binary.
+func sandboxEnv(t testing.TB, env *Env, rules *sandbox.Rules) {
+	helper := os.Getenv("GOPI_SANDBOX_HELPER")
+	if helper == "" {
+		var err error
+		if helper, err = os.Executable(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cwd := sandbox.RealPath(env.Cwd)
+	env.Guard = sandbox.New(sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{cwd}, TempDir: filepath.Join(sandbox.RealPath(env.TempDir), "tmp")}, rules, helper)
+}
+
+// TestSandboxedTools: through the registry, a command's write outside
+// the working folder and the write tool's are refused, each an error
+// result naming the flag and a denial; writes inside work.
+func TestSandboxedTools(t *testing.T) {
+	env := testEnv(t)
+	outside := t.TempDir()
+	rules, err := sandbox.ParseRules(nil, []string{"Bash(rm *)"}, env.Cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sandboxEnv(t, env, rules)
+	reg, err := NewRegistry(*env, NewBash(Options{}), NewWrite())
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(name, args string) Result {
+		return reg.Execute(context.Background(), ai.Content{ID: "c", Name: name, Arguments: []byte(args)}, nil)
+	}
+	res := call("bash", `{"command":"echo in > in.txt; echo out > `+outside+`/out.txt"}`)
+	if !res.IsError || !strings.Contains(text(res), "operation not permitted by the sandbox, probably") || !strings.Contains(text(res), "--add-dir DIR") {
+		t.Fatalf("bash: %+v", res)
+	}
+	res = call("write", `{"path":"`+outside+`/w.txt","content":"x"}`)
+	if !res.IsError || !strings.HasPrefix(text(res), "operation not permitted by the sandbox: write "+outside+"/w.txt") {
+		t.Fatalf("write: %+v", res)
+	}
+	res = call("bash", `{"command":"rm in.txt"}`)
+	if !res.IsError || !strings.Contains(text(res), "operation not permitted by the permission rules: run rm in.txt (denied by rule Bash(rm *)") {
+		t.Fatalf("rm: %+v", res)
+	}
+	for path, want := range map[string]bool{filepath.Join(env.Cwd, "in.txt"): true, filepath.Join(outside, "out.txt"): false, filepath.Join(outside, "w.txt"): false} {
+		if _, err := os.Stat(path); (err == nil) != want {
+			t.Errorf("%s exists %v, want %v", path, err == nil, want)
+		}
+	}
+	if d := env.Guard.Denials(); len(d) != 3 || d[0].Operation != "run" || d[1].Operation != "write" || d[2].Rule != "denied by rule Bash(rm *)" {
+		t.Fatalf("denials: %+v", d)
+	}
+}
+
+// BenchmarkBashSandbox is the sandbox's cost per bash call: the same
+// call with the sandbox off and with workspace-write (the helper's start,
+// Landlock, then bash). GOPI_SANDBOX_HELPER=path/to/gopi measures the real
+// binary as the helper.
+func BenchmarkBashSandbox(b *testing.B) {
+	for _, mode := range []string{"off", "workspace-write"} {
+		b.Run(mode, func(b *testing.B) {
+			tool := NewBash(Options{})
+			env := &Env{Cwd: b.TempDir(), Environ: os.Environ(), TempDir: b.TempDir()}
+			if mode != "off" {
+				sandboxEnv(b, env, nil)
+			}
+			call := Call{Name: "bash", Args: []byte(`{"command":"true"}`), Env: env, Update: func(Result) {}}
+			for b.Loop() {
+				if res, err := tool.Run(context.Background(), call); err != nil || res.IsError {
+					b.Fatal(err, text(res))
+				}
+			}
+		})
+	}
+}
