@@ -42,6 +42,7 @@ type runSettings struct {
 	maxPrompt int
 	compact   runtime.Compaction
 	limits    loop.Limits // --max-budget-tokens, --max-budget-usd
+	mcp       *mcpPlan    // the MCP servers to start (mcp.go)
 }
 
 // prepareRun validates everything and builds the Runtime. Nothing is sent
@@ -228,6 +229,9 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 	if s.maxPrompt, err = promptLimit(cfg); err != nil {
 		return nil, err
 	}
+	if s.mcp, err = readMCP(sys, cfg, o, cwd); err != nil {
+		return nil, err
+	}
 	warnMissingPromptFile(sys, cfg, s.cwd)
 	return s, nil
 }
@@ -269,6 +273,9 @@ func buildRuntime(sys *System, s *runSettings, choice modelChoice, cat *resource
 	}
 	reg, err := tools.NewRegistry(env, append(builtins, s.custom...)...)
 	if err != nil {
+		return err
+	}
+	if err := startMCP(p.ctx, sys, s, env, reg); err != nil {
 		return err
 	}
 	var ext runtime.Extensions

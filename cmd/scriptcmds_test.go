@@ -45,6 +45,7 @@ const waitLimit = 20 * time.Second
 //	                            the two values are the same JSON (scriptjson_test.go)
 //	waitfile, gone, startpipe   see signals_cmds_test.go
 //	mkimage FILE FMT W H [noise] write a png, jpeg or gif (mkimage_test.go)
+//	mcpready                    the npm MCP servers are installed (mcp_script_test.go)
 //	pievents PI GOPI            gopi's events have pi 1.6's types, order and keys (pievents_test.go)
 //	schemacheck FILE            every JSON line of FILE (or stdout) is valid against
 //	                            docs/schema/output.schema.json (scriptschema_test.go)
@@ -67,6 +68,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"startpipe":    cmdStartPipe,
 	"pievents":     cmdPiEvents,
 	"mkimage":      cmdMkimage,
+	"mcpready":     cmdMCPReady,
 }
 
 func provider(ts *testscript.TestScript) *fakeProvider {

@@ -30,9 +30,10 @@ type Options struct {
 	// Select says which tools (by their mcp__ names) are offered; nil
 	// offers all.
 	Select func(name string) bool
-	// Report receives a line about a server that died after it started
-	// (its reason and stderr tail); nil drops it.
-	Report func(msg string)
+	// Report receives the status of a server that died after it started,
+	// and a note when a changed tool list could not be read; nil drops
+	// them.
+	Report func(Status)
 	// HTTPClient carries HTTP servers' requests; nil makes one.
 	HTTPClient *http.Client
 	// Version is gopi's, sent as the client's version.
@@ -64,25 +65,32 @@ type Status struct {
 
 // ToolInfo describes one tool of a server.
 type ToolInfo struct {
-	Name        string // as the model sees it: mcp__<server>__<tool>
-	Remote      string // as the server calls it
-	Description string
-	Selected    bool // offered to the model (Options.Select)
+	Name        string `json:"name"`   // as the model sees it: mcp__<server>__<tool>
+	Remote      string `json:"remote"` // as the server calls it
+	Description string `json:"description,omitempty"`
+	Selected    bool   `json:"offered"` // offered to the model (Options.Select)
 }
 
-// Message is the status of a server that failed or died in one line and
-// its stderr tail: what gopi writes on stderr about it.
-func (s Status) Message() string {
+// Summary says in one line that a server failed or died, and why.
+func (s Status) Summary() string {
 	what := "did not start"
 	if s.State == StateDied {
 		what = "stopped"
 	}
-	msg := fmt.Sprintf("MCP server %s %s: %s", s.Server.Name, what, s.Reason)
-	if s.Stderr != "" {
-		msg += "\n  its stderr:\n    " + strings.ReplaceAll(s.Stderr, "\n", "\n    ")
-	}
-	return msg
+	return fmt.Sprintf("MCP server %s %s: %s", s.Server.Name, what, s.Reason)
 }
+
+// StderrBlock is the tail of the server's stderr, indented on lines of
+// its own after a newline; "" when it wrote nothing.
+func (s Status) StderrBlock() string {
+	if s.Stderr == "" {
+		return ""
+	}
+	return "\n  its stderr:\n    " + strings.ReplaceAll(s.Stderr, "\n", "\n    ")
+}
+
+// Message is Summary and StderrBlock.
+func (s Status) Message() string { return s.Summary() + s.StderrBlock() }
 
 // Manager holds the started servers of one run.
 type Manager struct {
@@ -269,24 +277,9 @@ func (c *conn) connect(ctx context.Context) error {
 		s, err := client.Connect(ctx, transport, nil)
 		ch <- result{s, err}
 	}()
-	var r result
-	if c.proc != nil {
-		// A server that exits before it answers fails at once, with its
-		// own words.
-		select {
-		case r = <-ch:
-		case <-c.proc.exited:
-			select {
-			case r = <-ch:
-			case <-time.After(stopGrace):
-				r = <-ch // ctx bounds it
-			}
-			if r.err != nil {
-				r.err = fmt.Errorf("the server %s before it answered", c.proc.status)
-			}
-		}
-	} else {
-		r = <-ch
+	r := <-ch
+	if r.err != nil && c.proc != nil && ctx.Err() == nil && c.proc.waitExit(stopGrace) {
+		return fmt.Errorf("the server %s before it answered", c.proc.status)
 	}
 	if r.err != nil {
 		return r.err
@@ -338,7 +331,9 @@ func (c *conn) currentTools() []*Tool {
 		err := c.listTools(ctx)
 		cancel()
 		if err != nil && c.m.opts.Report != nil {
-			c.m.opts.Report(fmt.Sprintf("MCP server %s: its tools changed, and reading them again failed: %v; the old list stays", c.server.Name, err))
+			st := c.status()
+			st.Reason = fmt.Sprintf("its tools changed, and reading them again failed: %v; the old list stays", err)
+			c.m.opts.Report(st)
 		}
 		c.mu.Lock()
 		c.stale = false
@@ -380,7 +375,7 @@ func (c *conn) watch() {
 		}
 		c.fail(StateDied, reason)
 		if r := c.m.opts.Report; r != nil {
-			r(c.status().Message())
+			r(c.status())
 		}
 	}
 	_ = s.Close()

@@ -14,9 +14,9 @@ import (
 )
 
 // Bounds of stopping a stdio server: after its stdin closes it has
-// stopGrace to exit, then as long again after SIGTERM to its process
+// stopGrace (a second) to exit, then as long again after SIGTERM to its process
 // group, then SIGKILL.
-const stopGrace = 2 * time.Second
+const stopGrace = time.Second
 
 // stderrTail is how much of a server's stderr is kept for messages.
 const stderrTail = 4 << 10
@@ -128,7 +128,7 @@ func exitStatus(err error) string {
 		if ee.Exited() {
 			return fmt.Sprintf("exited with code %d", ee.ExitCode())
 		}
-		return "was killed (" + strings.TrimPrefix(ee.Error(), "signal: ") + ")"
+		return "was ended by a signal (" + ee.Error() + ")"
 	}
 	return err.Error()
 }
