@@ -1,9 +1,12 @@
 package mcp
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
+	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -33,22 +36,51 @@ func (c *conn) httpTransport() (sdk.Transport, error) {
 		rt = http.DefaultTransport
 	}
 	client := *base
-	client.Transport = &headerTransport{next: rt, header: h}
+	ctx, cancel := context.WithCancel(context.Background())
+	c.mu.Lock()
+	c.cancelHTTP = cancel
+	c.mu.Unlock()
+	client.Transport = &headerTransport{next: rt, header: h, ctx: ctx}
 	return &sdk.StreamableClientTransport{Endpoint: c.server.URL, HTTPClient: &client, MaxRetries: 2}, nil
 }
 
-// headerTransport adds the configured headers to each request.
+// headerTransport adds the configured headers to each request, and ends
+// every request still going when ctx ends: a server that never answers
+// holds nothing of gopi's once it is given up.
 type headerTransport struct {
 	next   http.RoundTripper
 	header http.Header
+	ctx    context.Context
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
+	ctx, cancel := context.WithCancel(req.Context())
+	stop := context.AfterFunc(t.ctx, cancel)
+	done := func() { stop(); cancel() }
+	req = req.Clone(ctx)
 	for k, vs := range t.header {
 		req.Header[k] = vs
 	}
-	return t.next.RoundTrip(req)
+	resp, err := t.next.RoundTrip(req)
+	if err != nil {
+		done()
+		return nil, err
+	}
+	resp.Body = &doneBody{ReadCloser: resp.Body, done: done}
+	return resp, nil
+}
+
+// doneBody runs done once the body is closed.
+type doneBody struct {
+	io.ReadCloser
+	once sync.Once
+	done func()
+}
+
+func (b *doneBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.once.Do(b.done)
+	return err
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -213,8 +213,10 @@ type conn struct {
 	tools   []*Tool
 	infos   []ToolInfo
 	stale   bool // the server announced a changed tool list
-	closing bool
-	done    chan struct{} // closed when the connection has ended
+	// cancelHTTP ends an HTTP server's requests still going.
+	cancelHTTP context.CancelFunc
+	closing    bool
+	done       chan struct{} // closed when the connection has ended
 }
 
 func (c *conn) callTimeout() time.Duration {
@@ -277,7 +279,23 @@ func (c *conn) connect(ctx context.Context) error {
 		s, err := client.Connect(ctx, transport, nil)
 		ch <- result{s, err}
 	}()
-	r := <-ch
+	var r result
+	select {
+	case r = <-ch:
+	case <-ctx.Done():
+		// The SDK's own cleanup may wait on a server that does not answer:
+		// end the server's side first.
+		c.mu.Lock()
+		p, cancelHTTP := c.proc, c.cancelHTTP
+		c.mu.Unlock()
+		if cancelHTTP != nil {
+			cancelHTTP()
+		}
+		if p != nil {
+			p.stop()
+		}
+		r = <-ch
+	}
 	if r.err != nil && c.proc != nil && ctx.Err() == nil && c.proc.waitExit(stopGrace) {
 		return fmt.Errorf("the server %s before it answered", c.proc.status)
 	}
@@ -387,8 +405,11 @@ func (c *conn) watch() {
 func (c *conn) fail(state State, reason string) {
 	c.mu.Lock()
 	c.state, c.reason, c.tools = state, reason, nil
-	p := c.proc
+	p, cancelHTTP := c.proc, c.cancelHTTP
 	c.mu.Unlock()
+	if cancelHTTP != nil && state == StateFailed {
+		cancelHTTP()
+	}
 	if p != nil && state == StateFailed {
 		p.stop()
 	}
@@ -434,6 +455,10 @@ func (c *conn) stop() bool {
 	if done != nil {
 		<-done
 	}
+	c.mu.Lock()
+	if c.cancelHTTP != nil {
+		c.cancelHTTP()
+	}
+	c.mu.Unlock()
 	return ok
 }
-
