@@ -135,3 +135,28 @@ func writeMCPJSON(w io.Writer, sts []mcp.Status) error {
 	}
 	return nil
 }
+
+// printMCPContext is gopi context's section on MCP servers: those a run
+// would start, not started here (gopi mcp list starts them).
+func printMCPContext(w io.Writer, plan *mcpPlan) error {
+	fmt.Fprintln(w, "\n# MCP servers (a run starts them; gopi mcp list starts them and lists their tools)")
+	if plan == nil || len(plan.servers) == 0 {
+		_, err := fmt.Fprintln(w, "- none")
+		return err
+	}
+	for _, s := range plan.servers {
+		var notes []string
+		if s.Disabled {
+			notes = append(notes, "disabled")
+		}
+		if s.Required {
+			notes = append(notes, "required")
+		}
+		note := ""
+		if len(notes) > 0 {
+			note = " [" + strings.Join(notes, ", ") + "]"
+		}
+		fmt.Fprintf(w, "- %s (%s: %s)%s from %s\n", s.Name, s.Transport(), s.Target(), note, s.Source)
+	}
+	return nil
+}
