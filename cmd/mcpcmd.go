@@ -18,7 +18,7 @@ func newMCPCmd(sys *System) *cobra.Command {
 		Use:   "mcp",
 		Short: "Inspect the MCP servers runs start",
 	}
-	c.AddCommand(newMCPListCmd(sys))
+	c.AddCommand(newMCPListCmd(sys), newMCPConformanceCmd(sys))
 	refuseUnknownSubcommand(c)
 	return c
 }
