@@ -65,7 +65,7 @@ func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions)
 		return usageErr("gopi chat needs a terminal on stdin and stdout; for pipes and scripts use gopi run " +
 			"(e.g. gopi run \"fix the tests\", or echo PROMPT | gopi run)")
 	}
-	h, err := newChatHost(sys, c, o)
+	h, err := newChatHost(ctx, sys, c, o)
 	if err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ type chatHost struct {
 }
 
 // newChatHost builds the first Runtime as gopi run does.
-func newChatHost(sys *System, c *cobra.Command, o *chatOptions) (*chatHost, error) {
+func newChatHost(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions) (*chatHost, error) {
 	s, err := readSettings(sys, c, &o.runOptions)
 	if err != nil {
 		return nil, err
@@ -120,7 +120,9 @@ func newChatHost(sys *System, c *cobra.Command, o *chatOptions) (*chatHost, erro
 	}
 	// As in run: a new session's model is chosen before anything touches
 	// the disk; a resumed one falls back to the model it last used.
-	a, err := assemble.New(s.assembly(&o.runOptions, ms, cat.SystemPrompt(), nil), sys.env())
+	set := s.assembly(&o.runOptions, ms, cat.SystemPrompt(), nil)
+	set.MoreTools = mcpTools(ctx, sys, s)
+	a, err := assemble.New(set, sys.env())
 	if err != nil {
 		return nil, err
 	}

@@ -61,6 +61,8 @@ type config struct {
 	// toolLayers are the "tools" values of the settings files, in merge
 	// order (toolNames resolves them).
 	toolLayers []toolLayer
+	// mcpLayers are the "mcpServers" of the settings files (mcp.go).
+	mcpLayers []mcpLayer
 }
 
 // gopiHome is $GOPI_HOME, or ~/.gopi.
@@ -188,6 +190,7 @@ func (c *config) merge(path string) error {
 		}
 		delete(obj, "customTools")
 	}
+	c.takeMCP(path, obj)
 	values := toAny(obj)
 	if err := checkTypes(path, values); err != nil {
 		return err
@@ -246,6 +249,7 @@ var settingTypes = map[string]struct {
 	"retry":              {kindObject, `give an object, e.g. {"maxAttempts": 3}`},
 	"quirks":             {kindObject, `give an object, e.g. {"systemRole": "developer"}`},
 	"secrets":            {kindList, `give a list of environment variable names, e.g. ["GITHUB_TOKEN"]`},
+	"mcp":                {kindObject, `give an object, e.g. {"startTimeout": 30, "timeout": 60}`},
 	"compaction":         {kindObject, `give an object, e.g. {"enabled": false} or {"reserveTokens": 16384, "keepRecentTokens": 20000}`},
 	"sandbox":            {kindObject, `give an object, e.g. {"mode": "workspace-write", "network": false, "allowGit": false}`},
 	"permissions":        {kindObject, `give an object, e.g. {"allow": ["Bash(git *)"], "deny": ["Read(/etc/**)"]}`},

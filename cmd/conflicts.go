@@ -21,6 +21,8 @@ func checkConflicts(f *pflag.FlagSet) error {
 		return true
 	}
 	switch {
+	case on("no-mcp") && on("mcp-config"):
+		return usageErr("--mcp-config and --no-mcp contradict each other: give --mcp-config FILE to start its servers, or --no-mcp for none")
 	case on("no-tools") && on("tools"):
 		return usageErr("--tools and --no-tools contradict each other: give --tools NAMES for some tools, or --no-tools for none")
 	case on("no-session") && (on("session") || on("leaf") || on("continue")):

@@ -26,7 +26,10 @@ func newContextCmd(sys *System) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printContext(sys.Stdout, s.cfg, cat)
+			if err := printContext(sys.Stdout, s.cfg, cat); err != nil {
+				return err
+			}
+			return printMCPContext(sys.Stdout, s.mcp)
 		},
 	}
 	f := c.Flags()
@@ -34,6 +37,8 @@ func newContextCmd(sys *System) *cobra.Command {
 	f.String("append-system-prompt", "", "text (or a file) appended to the system prompt")
 	f.StringSlice("tools", tools.DefaultNames, "tools the prompt is built for")
 	f.BoolVar(&o.noTools, "no-tools", false, "build the prompt for no tools")
+	f.StringArrayVar(&o.mcpConfig, "mcp-config", nil, "also list the MCP servers of this file")
+	f.BoolVar(&o.noMCP, "no-mcp", false, "list no MCP server")
 	f.StringVar(&o.cwd, "cwd", "", "working directory (default: the current one)")
 	f.BoolVar(&o.bare, "bare", false, "discover nothing")
 	f.BoolVar(&o.noSkills, "no-skills", false, "do not load skills")

@@ -50,6 +50,7 @@ type runSettings struct {
 	// --append-system-prompt: text, or a file holding it.
 	systemPrompt, appendSystemPrompt string
 	guard                            *sandbox.Guard // the sandbox and permission rules (sandbox.go)
+	mcp                              *mcpPlan       // the MCP servers to start (mcp.go)
 }
 
 // prepareRun validates everything and builds the Runtime. Nothing is sent
@@ -95,7 +96,9 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 	if err != nil {
 		return nil, err
 	}
-	a, err := assemble.New(s.assembly(o, ms, withSchema(cat.SystemPrompt(), p.schema), schemaJSON(p.schema)), sys.env())
+	set := s.assembly(o, ms, withSchema(cat.SystemPrompt(), p.schema), schemaJSON(p.schema))
+	set.MoreTools = mcpTools(p.ctx, sys, s)
+	a, err := assemble.New(set, sys.env())
 	if err != nil {
 		return nil, err
 	}
@@ -189,6 +192,9 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 	}
 	warnMissingPromptFile(sys, s.cfg, s.cwd)
 	if s.guard, err = readGuard(sys, c.Flags(), s.cfg, s.cwd, s.spillDir); err != nil {
+		return nil, err
+	}
+	if s.mcp, err = readMCP(sys, s.cfg, o, s.cwd); err != nil {
 		return nil, err
 	}
 	return s, nil

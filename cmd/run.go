@@ -47,6 +47,9 @@ type runOptions struct {
 	// mode is --mode (given or not), json --json: outputMode joins them.
 	mode setString
 	json bool
+	// mcpConfig are --mcp-config's files; noMCP is --no-mcp (mcp.go).
+	mcpConfig []string
+	noMCP     bool
 }
 
 func newRunCmd(sys *System) *cobra.Command {
@@ -144,6 +147,8 @@ func addAgentFlags(f *pflag.FlagSet, o *runOptions) {
 	f.StringSlice("tools", tools.DefaultNames, "tools to offer: read,write,edit,bash,grep,find,ls (* matches any characters), or +name,-name to change the default ones")
 	f.StringSliceVar(&o.excludeTools, "exclude-tools", nil, "tools not to offer, after every other choice: names or patterns (*)")
 	f.BoolVar(&o.noTools, "no-tools", false, "offer no tools")
+	f.StringArrayVar(&o.mcpConfig, "mcp-config", nil, "also start the MCP servers of this file ({\"mcpServers\": {...}}, as Claude Code's .mcp.json); may be repeated")
+	f.BoolVar(&o.noMCP, "no-mcp", false, "start no MCP server")
 	f.Int("max-steps", loop.DefaultMaxSteps, "most model requests in one run")
 	f.Int("max-tokens", 0, "most output tokens per answer (default: the model's)")
 	f.StringVar(&o.outputSchema, "output-schema", "", "a JSON Schema file the final answer must satisfy (exit 9 when it never does)")

@@ -78,6 +78,7 @@ func (p *prepared) finishTools(sys *System) {
 // killGroups ends the background processes of bash calls: no child of a
 // bash call outlives gopi.
 func killGroups(sys *System, g *tools.Groups) {
+	stopMCP(sys)
 	if left := g.Kill(groupKillWait); left > 0 {
 		fmt.Fprintf(sys.Stderr, "gopi: warning: %d process group(s) started by bash did not end within %v of SIGKILL\n", left, groupKillWait)
 	}

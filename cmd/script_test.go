@@ -72,5 +72,5 @@ func setupScript(env *testscript.Env) error {
 	env.Setenv("GOPI_HOME", gopiHome)
 	env.Setenv("ANTHROPIC_URL", p.srv.URL)
 	env.Setenv("OPENAI_URL", p.srv.URL+"/v1")
-	return nil
+	return setupMCP(env)
 }

@@ -46,6 +46,7 @@ const waitLimit = 20 * time.Second
 //	waitfile, gone, startpipe   see signals_cmds_test.go
 //	mkimage FILE FMT W H [noise] write a png, jpeg or gif (mkimage_test.go)
 //	listen PORTFILE             a TCP listener on 127.0.0.1 greeting each connection (sandbox_test.go)
+//	mcpready                    the npm MCP servers are installed (mcp_script_test.go)
 //	pievents PI GOPI            gopi's events have pi 1.6's types, order and keys (pievents_test.go)
 //	schemacheck FILE            every JSON line of FILE (or stdout) is valid against
 //	                            docs/schema/output.schema.json (scriptschema_test.go)
@@ -71,6 +72,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"pikeys":       cmdPiKeys,
 	"mkimage":      cmdMkimage,
 	"listen":       cmdListen,
+	"mcpready":     cmdMCPReady,
 }
 
 func provider(ts *testscript.TestScript) *fakeProvider {

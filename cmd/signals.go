@@ -100,6 +100,9 @@ func forceExit(sys *System, force func()) {
 		}
 	}
 	sys.groups.Kill(0) // SIGKILL now; nothing waits on the way out
+	if sys.mcp != nil {
+		sys.mcp.Kill()
+	}
 	exit := sys.Exit
 	if exit == nil {
 		exit = os.Exit

@@ -12,6 +12,7 @@ import (
 	"github.com/mattn/go-isatty"
 
 	"gopi/pkg/assemble"
+	"gopi/pkg/mcp"
 	"gopi/pkg/tools"
 )
 
@@ -38,6 +39,7 @@ type System struct {
 	args   []string      // the arguments Main was given, for a flag error's mode
 	forced *forcedExit   // gopi run's stdout and what a second SIGINT writes; set by trapRun
 	groups *tools.Groups // bash's background process groups, killed by a forced exit too
+	mcp    *mcp.Manager  // the MCP servers started, stopped on the way out (mcp.go)
 }
 
 // OSSystem is the real process.

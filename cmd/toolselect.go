@@ -61,7 +61,7 @@ func toolNames(cfg *config, noTools bool, exclude []string) ([]string, error) {
 		}
 		sel = slices.DeleteFunc(sel, func(name string) bool { return matchTool(e, name) })
 	}
-	return sel, nil
+	return slices.DeleteFunc(sel, isMCPEntry), nil
 }
 
 // applyTools applies one "tools" value to the selection so far; all are
@@ -115,6 +115,9 @@ func isToolModifier(e string) bool { return strings.HasPrefix(e, "+") || strings
 // knownTool refuses a name that is no tool, and a pattern that matches
 // none unless unmatched patterns are fine (an exclusion excludes nothing).
 func knownTool(origin, entry string, patternMayMiss bool, all []string) error {
+	if isMCPEntry(entry) { // MCP tools are known once their servers run (mcpSelector)
+		return nil
+	}
 	if strings.Contains(entry, "*") {
 		if patternMayMiss || slices.ContainsFunc(all, func(n string) bool { return matchTool(entry, n) }) {
 			return nil

@@ -104,7 +104,11 @@ type Settings struct {
 	SpillDir     string          // bash's spill files
 	Groups       *tools.Groups   // what bash calls left running
 	Guard        *sandbox.Guard  // the sandbox and permission rules; nil: none
-	Session      SessionSettings
+	// MoreTools adds tools to every registry built, after the built-in and
+	// custom ones (MCP servers' tools: the caller starts the servers once);
+	// its error stops the build and keeps its class.
+	MoreTools func(env tools.Env, reg *tools.Registry) error
+	Session   SessionSettings
 	// Origin names where a setting came from, for messages ("--max-budget-usd");
 	// nil names the settings key.
 	Origin func(key string) string
@@ -351,7 +355,7 @@ func (a *Assembly) build(choice Choice, thinking ai.ThinkingLevel, store session
 	s := &a.s
 	changes := &tools.Changes{}
 	secrets := toolSecrets(a.env, s, choice.Key)
-	env := tools.Env{Cwd: s.Cwd, Environ: ScrubEnv(a.env.Environ, secretNames(s.Model.Providers), choice.Key), TempDir: s.SpillDir, Changes: changes,
+	env := tools.Env{Cwd: s.Cwd, Environ: ScrubEnv(a.env.Environ, SecretNames(s.Model.Providers), choice.Key), TempDir: s.SpillDir, Changes: changes,
 		Secrets: secrets, Groups: s.Groups, Guard: s.Guard}
 	var builtin []string
 	for _, n := range s.Tools {
@@ -369,6 +373,11 @@ func (a *Assembly) build(choice Choice, thinking ai.ThinkingLevel, store session
 	reg, err := tools.NewRegistry(env, append(builtins, s.Custom...)...)
 	if err != nil {
 		return nil, nil, err
+	}
+	if s.MoreTools != nil {
+		if err := s.MoreTools(env, reg); err != nil {
+			return nil, nil, err
+		}
 	}
 	var ext runtime.Extensions
 	hooks := s.Hooks

@@ -17,7 +17,7 @@ import (
 // a declared one gets a warning.
 func toolSecrets(env Env, s *Settings, key string) *tools.Secrets {
 	var list []tools.Secret
-	declared := append(secretNames(s.Model.Providers), s.Secrets...)
+	declared := append(SecretNames(s.Model.Providers), s.Secrets...)
 	for _, kv := range env.Environ {
 		name, val, _ := strings.Cut(kv, "=")
 		if val != "" && (isSecretName(name) || slices.Contains(declared, name)) {
@@ -50,8 +50,8 @@ func ScrubEnv(environ []string, names []string, key string) []string {
 	return out
 }
 
-// secretNames lists the apiKeyEnv variables of declared providers.
-func secretNames(providers map[string]Provider) []string {
+// SecretNames lists the apiKeyEnv variables of declared providers.
+func SecretNames(providers map[string]Provider) []string {
 	var names []string
 	for _, p := range providers {
 		if p.APIKeyEnv != "" {

@@ -14,6 +14,9 @@ import (
 // It never panics: a panicking or broken model becomes an error message.
 func (r *run) ask() (msg ai.Message, err error) {
 	r.res.Steps++
+	if r.cfg.Tools != nil && r.res.Steps > 1 {
+		r.specs = r.cfg.Tools.Specs() // the tools may change between turns (tools.Source)
+	}
 	req := &ai.Request{
 		SystemPrompt: r.cfg.SystemPrompt,
 		Messages:     r.res.Messages,

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"gopi/pkg/ai"
@@ -18,6 +19,12 @@ type Registry struct {
 	tools   []Tool
 	byName  map[string]Tool
 	schemas map[string]*schema
+
+	// sources' tools, taken in by Specs (dynamic.go).
+	mu      sync.RWMutex
+	sources []Source
+	dyn     []Tool
+	dynBy   map[string]Tool
 }
 
 // NewRegistry compiles the tools' schemas. Two tools with one name, or a
@@ -59,10 +66,17 @@ func (r *Registry) Env() Env { return r.env }
 func (r *Registry) Secrets() *Secrets { return r.env.Secrets }
 
 // Specs returns the tools' descriptions in registration order.
+// A source's tools follow the registry's own, read from the sources now.
 func (r *Registry) Specs() []ai.ToolSpec {
+	r.refresh()
 	specs := make([]ai.ToolSpec, len(r.tools))
 	for i, t := range r.tools {
 		specs[i] = t.Spec()
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, t := range r.dyn {
+		specs = append(specs, t.Spec())
 	}
 	return specs
 }
@@ -73,6 +87,11 @@ func (r *Registry) Names() []string {
 	for i, t := range r.tools {
 		names[i] = t.Spec().Name
 	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, t := range r.dyn {
+		names = append(names, t.Spec().Name)
+	}
 	return names
 }
 
@@ -81,7 +100,7 @@ func (r *Registry) Names() []string {
 // results that say what went wrong. update receives partial results; it
 // may be nil.
 func (r *Registry) Execute(ctx context.Context, call ai.Content, update func(Result)) (res Result) {
-	t, ok := r.byName[call.Name]
+	t, ok := r.lookup(call.Name)
 	if !ok {
 		names := r.Names()
 		slices.Sort(names)
@@ -91,7 +110,7 @@ func (r *Registry) Execute(ctx context.Context, call ai.Content, update func(Res
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	if msg := r.validate(call.Name, args); msg != "" {
+	if msg := r.validate(t, call.Name, args); msg != "" {
 		return ErrorResult(msg)
 	}
 	if update == nil {
@@ -119,7 +138,7 @@ func (r *Registry) Execute(ctx context.Context, call ai.Content, update func(Res
 // maxArgsPreview bounds how much of invalid arguments is echoed back.
 const maxArgsPreview = 500
 
-func (r *Registry) validate(name string, args json.RawMessage) string {
+func (r *Registry) validate(t Tool, name string, args json.RawMessage) string {
 	var raw map[string]json.RawMessage
 	if json.Unmarshal(args, &raw) == nil && len(raw) == 1 {
 		if v, bad := raw[ai.InvalidArgumentsKey]; bad {
@@ -128,7 +147,12 @@ func (r *Registry) validate(name string, args json.RawMessage) string {
 			return fmt.Sprintf("Invalid arguments for tool %s: not a JSON object.\nReceived: %s", name, preview(text))
 		}
 	}
-	err := r.schemas[name].validateJSON(args)
+	var err error
+	if v, ok := t.(Validator); ok {
+		err = v.Validate(args)
+	} else if sch := r.schemas[name]; sch != nil {
+		err = sch.validateJSON(args)
+	}
 	if err == nil {
 		return ""
 	}

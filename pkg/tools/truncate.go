@@ -140,3 +140,13 @@ func truncateLine(line string, maxChars int) (string, bool) {
 	}
 	return line, false
 }
+
+// TruncateHead keeps the first whole lines of s within maxLines and
+// maxBytes, as read does: for tools outside this package (an MCP
+// server's) whose output is bounded like the built-in tools'.
+func TruncateHead(s string, maxLines, maxBytes int) Truncation {
+	return truncateHead(s, maxLines, maxBytes)
+}
+
+// FormatSize renders a byte count as the tools' notices do: 512B, 1.5KB.
+func FormatSize(n int) string { return formatSize(n) }

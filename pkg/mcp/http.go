@@ -1,0 +1,93 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// httpTransport is the streamable HTTP transport of the server, its
+// headers (expanded) and bearer token on every request. The values are
+// held in memory only: no message, listing or log shows a header.
+func (c *conn) httpTransport() (sdk.Transport, error) {
+	h := http.Header{}
+	for _, k := range sortedKeys(c.server.Headers) {
+		v, err := expand(c.server.Headers[k], c.m.opts.Getenv)
+		if err != nil {
+			return nil, fmt.Errorf("header %s: %v", k, err)
+		}
+		h.Set(k, v)
+	}
+	if name := c.server.BearerTokenEnv; name != "" {
+		tok := c.m.opts.Getenv(name)
+		if tok == "" {
+			return nil, fmt.Errorf("bearerTokenEnvVar %s is not set: set it to the server's token", name)
+		}
+		h.Set("Authorization", "Bearer "+tok)
+	}
+	base := c.m.opts.HTTPClient
+	rt := base.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	client := *base
+	ctx, cancel := context.WithCancel(context.Background())
+	c.mu.Lock()
+	c.cancelHTTP = cancel
+	c.mu.Unlock()
+	client.Transport = &headerTransport{next: rt, header: h, ctx: ctx}
+	return &sdk.StreamableClientTransport{Endpoint: c.server.URL, HTTPClient: &client, MaxRetries: 2}, nil
+}
+
+// headerTransport adds the configured headers to each request, and ends
+// every request still going when ctx ends: a server that never answers
+// holds nothing of gopi's once it is given up.
+type headerTransport struct {
+	next   http.RoundTripper
+	header http.Header
+	ctx    context.Context
+}
+
+func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx, cancel := context.WithCancel(req.Context())
+	stop := context.AfterFunc(t.ctx, cancel)
+	done := func() { stop(); cancel() }
+	req = req.Clone(ctx)
+	for k, vs := range t.header {
+		req.Header[k] = vs
+	}
+	resp, err := t.next.RoundTrip(req)
+	if err != nil {
+		done()
+		return nil, err
+	}
+	resp.Body = &doneBody{ReadCloser: resp.Body, done: done}
+	return resp, nil
+}
+
+// doneBody runs done once the body is closed.
+type doneBody struct {
+	io.ReadCloser
+	once sync.Once
+	done func()
+}
+
+func (b *doneBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.once.Do(b.done)
+	return err
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

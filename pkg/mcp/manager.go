@@ -1,0 +1,464 @@
+package mcp
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"gopi/pkg/tools"
+)
+
+// Options are what a Manager is given of the world.
+type Options struct {
+	// Environ is the environment stdio servers start with (credentials
+	// already removed); a server's "env" adds to it.
+	Environ []string
+	// Getenv expands ${VAR} in env and header values and reads bearer
+	// tokens; it sees the whole environment. Nil expands nothing.
+	Getenv func(string) string
+	// StartTimeout and CallTimeout apply to servers that set none; zero
+	// takes DefaultStartTimeout and DefaultCallTimeout.
+	StartTimeout time.Duration
+	CallTimeout  time.Duration
+	// Select says which tools (by their mcp__ names) are offered; nil
+	// offers all.
+	Select func(name string) bool
+	// Report receives the status of a server that died after it started,
+	// and a note when a changed tool list could not be read; nil drops
+	// them.
+	Report func(Status)
+	// HTTPClient carries HTTP servers' requests; nil makes one.
+	HTTPClient *http.Client
+	// Version is gopi's, sent as the client's version.
+	Version string
+}
+
+// State of a configured server.
+type State string
+
+// States a server is in.
+const (
+	StateStarted  State = "started"
+	StateFailed   State = "failed"   // did not start
+	StateDied     State = "died"     // started, then ended or lost its connection
+	StateDisabled State = "disabled" // configured off
+)
+
+// Status is one server as it stands.
+type Status struct {
+	Server Server
+	State  State
+	// Reason says why a server failed or died.
+	Reason string
+	// Stderr is the tail of a stdio server's stderr.
+	Stderr string
+	// Tools are the tools it offers, selected or not, in its order.
+	Tools []ToolInfo
+}
+
+// ToolInfo describes one tool of a server.
+type ToolInfo struct {
+	Name        string `json:"name"`   // as the model sees it: mcp__<server>__<tool>
+	Remote      string `json:"remote"` // as the server calls it
+	Description string `json:"description,omitempty"`
+	Selected    bool   `json:"offered"` // offered to the model (Options.Select)
+}
+
+// Summary says in one line that a server failed or died, and why.
+func (s Status) Summary() string {
+	what := "did not start"
+	if s.State == StateDied {
+		what = "stopped"
+	}
+	return fmt.Sprintf("MCP server %s %s: %s", s.Server.Name, what, s.Reason)
+}
+
+// StderrBlock is the tail of the server's stderr, indented on lines of
+// its own after a newline; "" when it wrote nothing.
+func (s Status) StderrBlock() string {
+	if s.Stderr == "" {
+		return ""
+	}
+	return "\n  its stderr:\n    " + strings.ReplaceAll(s.Stderr, "\n", "\n    ")
+}
+
+// Message is Summary and StderrBlock.
+func (s Status) Message() string { return s.Summary() + s.StderrBlock() }
+
+// Manager holds the started servers of one run.
+type Manager struct {
+	opts  Options
+	conns []*conn
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// Start starts the enabled servers in parallel and returns when each has
+// started (and listed its tools) or failed, or ctx ends; each has its
+// start timeout. A failure is in Statuses, not an error.
+func Start(ctx context.Context, servers []Server, opts Options) *Manager {
+	if opts.Getenv == nil {
+		opts.Getenv = func(string) string { return "" }
+	}
+	if opts.HTTPClient == nil {
+		opts.HTTPClient = &http.Client{}
+	}
+	m := &Manager{opts: opts}
+	var wg sync.WaitGroup
+	for _, s := range servers {
+		c := &conn{m: m, server: s, state: StateDisabled}
+		m.conns = append(m.conns, c)
+		if s.Disabled {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.start(ctx)
+		}()
+	}
+	wg.Wait()
+	return m
+}
+
+// Statuses returns every configured server's status, in configured order.
+func (m *Manager) Statuses() []Status {
+	out := make([]Status, len(m.conns))
+	for i, c := range m.conns {
+		out[i] = c.status()
+	}
+	return out
+}
+
+// Tools returns the tools of the servers running now, those Options.Select
+// takes. A server that announced a changed list is asked for it again
+// first, so the list changes between model requests only (the registry
+// asks before each). It implements tools.Source.
+func (m *Manager) Tools() []tools.Tool {
+	var out []tools.Tool
+	for _, c := range m.conns {
+		for _, t := range c.currentTools() {
+			if m.opts.Select == nil || m.opts.Select(t.spec.Name) {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// Close stops every server: a stdio server's stdin is closed, then its
+// process group gets SIGTERM and SIGKILL, each after a bounded wait; an
+// HTTP session is ended. It returns the names of servers whose process
+// did not end. Close may be called more than once.
+func (m *Manager) Close() []string {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	m.mu.Unlock()
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		left []string
+	)
+	for _, c := range m.conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if !c.stop() {
+				mu.Lock()
+				left = append(left, c.server.Name)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	slices.Sort(left)
+	return left
+}
+
+// Kill ends every stdio server's process group at once, without waiting:
+// for a process on its way out.
+func (m *Manager) Kill() {
+	for _, c := range m.conns {
+		c.mu.Lock()
+		p := c.proc
+		c.mu.Unlock()
+		if p != nil {
+			kill(p.cmd)
+		}
+	}
+}
+
+// conn is one server's connection.
+type conn struct {
+	m      *Manager
+	server Server
+
+	mu      sync.Mutex
+	state   State
+	reason  string
+	proc    *proc
+	session *sdk.ClientSession
+	tools   []*Tool
+	infos   []ToolInfo
+	stale   bool // the server announced a changed tool list
+	// cancelHTTP ends an HTTP server's requests still going.
+	cancelHTTP context.CancelFunc
+	closing    bool
+	done       chan struct{} // closed when the connection has ended
+}
+
+func (c *conn) callTimeout() time.Duration {
+	return cmp.Or(c.server.CallTimeout, c.m.opts.CallTimeout, DefaultCallTimeout)
+}
+
+func (c *conn) start(ctx context.Context) {
+	timeout := cmp.Or(c.server.StartTimeout, c.m.opts.StartTimeout, DefaultStartTimeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	err := c.connect(ctx)
+	if err == nil {
+		err = c.listTools(ctx)
+	}
+	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			err = fmt.Errorf("no answer within the start timeout of %s (set \"startTimeout\" in seconds on the server to wait longer)", timeout)
+		}
+		c.fail(StateFailed, err.Error())
+		return
+	}
+	c.mu.Lock()
+	c.state = StateStarted
+	c.mu.Unlock()
+	go c.watch()
+}
+
+func (c *conn) connect(ctx context.Context) error {
+	client := sdk.NewClient(&sdk.Implementation{Name: "gopi", Version: cmp.Or(c.m.opts.Version, "dev")}, &sdk.ClientOptions{
+		Capabilities: &sdk.ClientCapabilities{},
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+			c.mu.Lock()
+			c.stale = true
+			c.mu.Unlock()
+		},
+	})
+	var transport sdk.Transport
+	if c.server.URL != "" {
+		t, err := c.httpTransport()
+		if err != nil {
+			return err
+		}
+		transport = t
+	} else {
+		p, err := startProc(c.server, c.m.opts.Environ, c.m.opts.Getenv)
+		if err != nil {
+			return err
+		}
+		c.mu.Lock()
+		c.proc = p
+		c.mu.Unlock()
+		transport = &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}
+	}
+	type result struct {
+		s   *sdk.ClientSession
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		s, err := client.Connect(ctx, transport, nil)
+		ch <- result{s, err}
+	}()
+	var r result
+	select {
+	case r = <-ch:
+	case <-ctx.Done():
+		// The SDK's own cleanup may wait on a server that does not answer:
+		// end the server's side first.
+		c.mu.Lock()
+		p, cancelHTTP := c.proc, c.cancelHTTP
+		c.mu.Unlock()
+		if cancelHTTP != nil {
+			cancelHTTP()
+		}
+		if p != nil {
+			p.stop()
+		}
+		r = <-ch
+	}
+	if r.err != nil && c.proc != nil && ctx.Err() == nil && c.proc.waitExit(stopGrace) {
+		return fmt.Errorf("the server %s before it answered", c.proc.status)
+	}
+	if r.err != nil {
+		return r.err
+	}
+	c.mu.Lock()
+	c.session = r.s
+	c.done = make(chan struct{})
+	c.mu.Unlock()
+	return nil
+}
+
+// listTools reads the server's tools (every page) and names them.
+func (c *conn) listTools(ctx context.Context) error {
+	c.mu.Lock()
+	s := c.session
+	c.mu.Unlock()
+	var remote []*sdk.Tool
+	for t, err := range s.Tools(ctx, nil) {
+		if err != nil {
+			return fmt.Errorf("listing its tools: %w", err)
+		}
+		remote = append(remote, t)
+	}
+	ts, err := c.adapt(remote)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.tools, c.stale = ts, false
+	c.infos = make([]ToolInfo, len(ts))
+	for i, t := range ts {
+		c.infos[i] = ToolInfo{Name: t.spec.Name, Remote: t.remote, Description: t.spec.Description}
+	}
+	c.mu.Unlock()
+	return nil
+}
+
+// currentTools returns the server's tools, read again when it said they
+// changed; a server that is not running has none.
+func (c *conn) currentTools() []*Tool {
+	c.mu.Lock()
+	state, stale := c.state, c.stale
+	c.mu.Unlock()
+	if state != StateStarted {
+		return nil
+	}
+	if stale {
+		ctx, cancel := context.WithTimeout(context.Background(), c.callTimeout())
+		err := c.listTools(ctx)
+		cancel()
+		if err != nil && c.m.opts.Report != nil {
+			st := c.status()
+			st.Reason = fmt.Sprintf("its tools changed, and reading them again failed: %v; the old list stays", err)
+			c.m.opts.Report(st)
+		}
+		c.mu.Lock()
+		c.stale = false
+		c.mu.Unlock()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.tools
+}
+
+// watch waits for the connection to end; unless gopi ended it, the
+// server died: it is reported and its tools are withdrawn.
+func (c *conn) watch() {
+	c.mu.Lock()
+	s, p, done := c.session, c.proc, c.done
+	c.mu.Unlock()
+	ended := make(chan struct{})
+	go func() { _ = s.Wait(); close(ended) }()
+	var exited <-chan struct{}
+	if p != nil {
+		exited = p.exited
+	}
+	select {
+	case <-ended:
+	case <-exited:
+	}
+	c.mu.Lock()
+	closing := c.closing
+	c.mu.Unlock()
+	if !closing {
+		reason := "its connection closed"
+		if p != nil {
+			select {
+			case <-p.exited:
+				reason = "the server " + p.status
+			case <-time.After(stopGrace):
+				reason = "its output closed"
+			}
+		}
+		c.fail(StateDied, reason)
+		if r := c.m.opts.Report; r != nil {
+			r(c.status())
+		}
+	}
+	_ = s.Close()
+	<-ended
+	close(done)
+}
+
+// fail records why the server is not running and ends what is left of it.
+func (c *conn) fail(state State, reason string) {
+	c.mu.Lock()
+	c.state, c.reason, c.tools = state, reason, nil
+	p, cancelHTTP := c.proc, c.cancelHTTP
+	c.mu.Unlock()
+	if cancelHTTP != nil && state == StateFailed {
+		cancelHTTP()
+	}
+	if p != nil && state == StateFailed {
+		p.stop()
+	}
+}
+
+// deadReason is why calls to the server cannot be made, "" while it runs.
+func (c *conn) deadReason() string {
+	st := c.status()
+	if st.State == StateStarted {
+		return ""
+	}
+	return st.Message()
+}
+
+func (c *conn) status() Status {
+	c.mu.Lock()
+	st := Status{Server: c.server, State: c.state, Reason: c.reason, Tools: slices.Clone(c.infos)}
+	p := c.proc
+	c.mu.Unlock()
+	if p != nil && st.State != StateStarted {
+		st.Stderr = p.tail.lines(10)
+	}
+	for i := range st.Tools {
+		st.Tools[i].Selected = c.m.opts.Select == nil || c.m.opts.Select(st.Tools[i].Name)
+	}
+	return st
+}
+
+// stop ends the connection and the server; false when its process did
+// not end within the bounds.
+func (c *conn) stop() bool {
+	c.mu.Lock()
+	c.closing = true
+	s, p, done := c.session, c.proc, c.done
+	c.mu.Unlock()
+	ok := true
+	if p != nil {
+		ok = p.stop() // before the session: closing stdin is how a stdio server is asked to end
+	}
+	if s != nil {
+		_ = s.Close()
+	}
+	if done != nil {
+		<-done
+	}
+	c.mu.Lock()
+	if c.cancelHTTP != nil {
+		c.cancelHTTP()
+	}
+	c.mu.Unlock()
+	return ok
+}

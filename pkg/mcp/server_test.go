@@ -1,0 +1,122 @@
+package mcp_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// testServer is an MCP server made with the SDK's server side: the test
+// binary runs it over stdio (GOPI_MCP_TEST_SERVER, see TestMain), and the
+// HTTP tests serve it in process. Its tools:
+//
+//	echo {text}        "echo: TEXT"
+//	add {a, b}         the sum, as text and structured content
+//	image              a 1x1 png
+//	big {lines}        that many numbered lines
+//	fail               an error result (isError)
+//	wait               answers only when the call is cancelled
+//	grow               adds the tool "grown" (tools/list_changed)
+//	crash              the server exits with code 7 in the middle of the call
+//	spawn              starts a child that sleeps; answers with its pid
+func testServer() *sdk.Server {
+	s := sdk.NewServer(&sdk.Implementation{Name: "gopi-test", Version: "1"}, nil)
+	type textIn struct {
+		Text string `json:"text"`
+	}
+	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "Echo the text"}, func(_ context.Context, _ *sdk.CallToolRequest, in textIn) (*sdk.CallToolResult, any, error) {
+		return text("echo: " + in.Text), nil, nil
+	})
+	type addIn struct {
+		A int `json:"a" jsonschema:"the first number"`
+		B int `json:"b"`
+	}
+	type addOut struct {
+		Sum int `json:"sum"`
+	}
+	sdk.AddTool(s, &sdk.Tool{Name: "add", Description: "Add two whole numbers"}, func(_ context.Context, _ *sdk.CallToolRequest, in addIn) (*sdk.CallToolResult, addOut, error) {
+		return nil, addOut{Sum: in.A + in.B}, nil
+	})
+	none := func(name, desc string, h func(context.Context) *sdk.CallToolResult) {
+		s.AddTool(&sdk.Tool{Name: name, Description: desc, InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, _ *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return h(ctx), nil
+		})
+	}
+	none("image", "A tiny image", func(context.Context) *sdk.CallToolResult {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "a pixel:"}, &sdk.ImageContent{Data: pixelPNG, MIMEType: "image/png"}}}
+	})
+	type bigIn struct {
+		Lines int `json:"lines"`
+	}
+	sdk.AddTool(s, &sdk.Tool{Name: "big", Description: "Many lines"}, func(_ context.Context, _ *sdk.CallToolRequest, in bigIn) (*sdk.CallToolResult, any, error) {
+		var b strings.Builder
+		for i := range in.Lines {
+			fmt.Fprintf(&b, "line %d\n", i+1)
+		}
+		return text(b.String()), nil, nil
+	})
+	none("fail", "Always fails", func(context.Context) *sdk.CallToolResult {
+		r := text("the widget is broken")
+		r.IsError = true
+		return r
+	})
+	none("wait", "Never answers", func(ctx context.Context) *sdk.CallToolResult {
+		<-ctx.Done()
+		return text("cancelled")
+	})
+	none("grow", "Adds a tool", func(context.Context) *sdk.CallToolResult {
+		s.AddTool(&sdk.Tool{Name: "grown", Description: "Added later", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return text("grown here"), nil
+		})
+		return text("grew")
+	})
+	none("crash", "Exits mid-call", func(context.Context) *sdk.CallToolResult {
+		fmt.Fprintln(os.Stderr, "fatal: the widget store is gone")
+		os.Exit(7)
+		return nil
+	})
+	none("spawn", "Starts a child", func(context.Context) *sdk.CallToolResult {
+		c := exec.Command("sleep", "600")
+		if err := c.Start(); err != nil {
+			return text(err.Error())
+		}
+		return text(strconv.Itoa(c.Process.Pid))
+	})
+	return s
+}
+
+func text(s string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
+}
+
+// pixelPNG is a 1x1 png.
+var pixelPNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82")
+
+// serveStdio runs the test server on stdin and stdout. "stubborn" ignores
+// SIGTERM and stays after stdin closes, so only SIGKILL ends it.
+func serveStdio(mode string) {
+	fmt.Fprintln(os.Stderr, "test server starting")
+	if mode == "exit" {
+		fmt.Fprintln(os.Stderr, "cannot open the widget store")
+		os.Exit(3)
+	}
+	if mode == "stubborn" {
+		signal.Ignore(syscall.SIGTERM)
+	}
+	err := testServer().Run(context.Background(), &sdk.StdioTransport{})
+	if mode == "stubborn" {
+		select {}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
