@@ -211,6 +211,9 @@ func readContextSettings(sys *System, c *cobra.Command, o *runOptions) (*runSett
 		return nil, err
 	}
 	warnMissingPromptFile(sys, s.cfg, s.cwd)
+	if s.mcp, err = readMCP(sys, s.cfg, o, s.cwd); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
