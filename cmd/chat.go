@@ -165,9 +165,15 @@ func (h *chatHost) open(w mode.Want) (mode.Opened, error) {
 	// prompts, so every Runtime of it carries it until one did.
 	p := &prepared{model: choice.info, tools: s.tools, store: h.p.store, file: h.p.file, leaf: w.Leaf, name: h.p.name}
 	if w.NewSession {
-		p.leaf, p.name = "", ""
-		if err := openSession(h.sys, &s, &runOptions{noSession: h.o.noSession}, p); err != nil {
+		p.leaf, p.name, p.store, p.file = "", "", nil, ""
+		if err := openSession(h.sys, &s, h.storeFor(w), p); err != nil {
+			if p.store != nil {
+				p.store.Close()
+			}
 			return mode.Opened{}, err
+		}
+		if w.Fork {
+			p.leaf = w.Leaf
 		}
 	}
 	if err := buildRuntime(h.sys, &s, choice, h.cat, p); err != nil {

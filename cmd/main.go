@@ -51,7 +51,7 @@ func newRootCmd(sys *System) *cobra.Command {
 		SilenceUsage:  true,
 	}
 	addRootRun(root, sys)
-	root.AddCommand(newRunCmd(sys), newChatCmd(sys), newVersionCmd(sys), newModelsCmd(sys), newSessionCmd(sys), newContextCmd(sys))
+	root.AddCommand(newRunCmd(sys), newChatCmd(sys), newVersionCmd(sys), newModelsCmd(sys), newSessionCmd(sys), newContextCmd(sys), newRPCCmd(sys))
 	root.SetHelpCommand(newHelpCmd())
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {

@@ -262,3 +262,55 @@ func (c Control) FollowUp(m ai.Message) error { return c.a.FollowUp(m) }
 
 // Abort cancels the running run.
 func (c Control) Abort() { c.a.Abort() }
+
+// ClearQueue takes back every message Steer and FollowUp queued and the
+// run has not taken yet; see agent.Agent.ClearQueue.
+func (c Control) ClearQueue() (steering, followUp []ai.Message) { return c.a.ClearQueue() }
+
+// Pending is how many queued messages the run has not taken yet.
+func (c Control) Pending() int { return c.a.Pending() }
+
+// SetQueueModes changes how many queued messages a run takes at once,
+// from the next boundary of the next run on ("" keeps a mode).
+func (c Control) SetQueueModes(steering, followUp agent.QueueMode) {
+	c.a.Configure(func(o *agent.Options) {
+		if steering != "" {
+			o.SteeringMode = steering
+		}
+		if followUp != "" {
+			o.FollowUpMode = followUp
+		}
+	})
+}
+
+// SetName records name as a session_info entry (pi's session name) once
+// the operations accepted before it ended; the entry is in the store when
+// it returns.
+func (r *Runtime) SetName(ctx context.Context, name string) (session.Entry, error) {
+	prev, done, err := r.accept()
+	if err != nil {
+		return session.Entry{}, err
+	}
+	select {
+	case <-prev:
+	case <-ctx.Done():
+		go func() { <-prev; close(done) }()
+		return session.Entry{}, ctx.Err()
+	}
+	defer close(done)
+	r.mu.Lock()
+	r.named = true // a configured name no longer overrides this one
+	r.mu.Unlock()
+	return r.appendEntry(session.SessionInfoEntry("", name), false)
+}
+
+// Name is the session's name on the active path ("" when none).
+func (r *Runtime) Name() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return pathName(r.path)
+}
+
+// MessageCount is the number of messages State would hold, without
+// copying them.
+func (c Control) MessageCount() int { return c.a.MessageCount() }
