@@ -107,4 +107,3 @@ func (r *rpcHost) Export(store session.Store, file, out string) (string, error) 
 	}
 	return dest, nil
 }
-
