@@ -25,6 +25,8 @@ import (
 //	touch FILE      create FILE (relative to the folder given to Run), e.g.
 //	                to let a tool that waits for it finish
 //	close           close stdin
+//	signal NAME     send the process a signal (INT, TERM, HUP) through
+//	                Run's signal function
 //
 // Empty lines and lines starting with # are skipped.
 type Step struct {
@@ -41,13 +43,13 @@ func Parse(text string) ([]Step, error) {
 		}
 		op, arg, _ := strings.Cut(line, " ")
 		switch op {
-		case "send", "wait", "touch":
+		case "send", "wait", "touch", "signal":
 			if arg == "" {
 				return nil, fmt.Errorf("script line %d: %s needs an argument", i+1, op)
 			}
 		case "close":
 		default:
-			return nil, fmt.Errorf("script line %d: unknown step %q (use send, wait, touch or close)", i+1, op)
+			return nil, fmt.Errorf("script line %d: unknown step %q (use send, wait, touch, signal or close)", i+1, op)
 		}
 		out = append(out, Step{Op: op, Arg: arg})
 	}
@@ -81,7 +83,7 @@ var ErrTimeout = errors.New("no matching record")
 // After the last step stdin is closed and the records are read to the
 // end. It returns every record read. A wait that sees stdout end, or no
 // match within limit, is an error (with the records so far).
-func Run(steps []Step, dir string, stdin io.WriteCloser, stdout io.Reader, limit time.Duration) ([][]byte, error) {
+func Run(steps []Step, dir string, stdin io.WriteCloser, stdout io.Reader, limit time.Duration, signal func(name string) error) ([][]byte, error) {
 	recs := make(chan []byte, 1024)
 	go func() {
 		rd := NewReader(stdout)
@@ -104,6 +106,13 @@ func Run(steps []Step, dir string, stdin io.WriteCloser, stdout io.Reader, limit
 			}
 		case "touch":
 			if err := os.WriteFile(filepath.Join(dir, s.Arg), nil, 0o644); err != nil {
+				return got, err
+			}
+		case "signal":
+			if signal == nil {
+				return got, errors.New("signal: no process to signal")
+			}
+			if err := signal(s.Arg); err != nil {
 				return got, err
 			}
 		case "close":

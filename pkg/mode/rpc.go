@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 	"time"
 
@@ -254,7 +255,8 @@ func (r *RPC) reply(id *string, command string, data any, err error) {
 // notice writes a session event of rpc's own (session_info_changed,
 // thinking_level_changed), in pi's shape.
 func (r *RPC) notice(typ, key, value string) {
-	r.w.json(map[string]any{"type": typ, "schemaVersion": SchemaVersion, key: value})
+	b, _ := ai.MarshalNoEscape(value)
+	r.w.line([]byte(`{"type":"` + typ + `","schemaVersion":` + strconv.Itoa(SchemaVersion) + `,"` + key + `":` + string(b) + `}`))
 }
 
 // nullJSON is a data field written as null (pi's "no result").

@@ -446,15 +446,21 @@ func (r *RPC) cmdCycleModel(_ context.Context, _ *rpcCommand) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"model": modelObject(o.Model), "thinkingLevel": r.level(), "isScoped": false}, nil
+	return struct {
+		Model    rpcModel         `json:"model"`
+		Thinking ai.ThinkingLevel `json:"thinkingLevel"`
+		IsScoped bool             `json:"isScoped"`
+	}{modelObject(o.Model), r.level(), false}, nil
 }
 
-// levels are the thinking levels of a model: off alone without reasoning.
+// levels are the thinking levels of a model as pi lists them: off alone
+// without reasoning, else off to high (set_thinking_level takes xhigh
+// too, gopi knowing no model that declares it).
 func levels(m ai.Info) []ai.ThinkingLevel {
 	if !m.Reasoning {
 		return []ai.ThinkingLevel{ai.ThinkingOff}
 	}
-	return slices.Clone(ai.ThinkingLevels)
+	return []ai.ThinkingLevel{ai.ThinkingOff, ai.ThinkingMinimal, ai.ThinkingLow, ai.ThinkingMedium, ai.ThinkingHigh}
 }
 
 func (r *RPC) setThinking(level ai.ThinkingLevel) error {
@@ -491,7 +497,7 @@ func (r *RPC) cmdCycleThinking(_ context.Context, _ *rpcCommand) (any, error) {
 	if len(ls) == 1 {
 		return nullJSON, nil
 	}
-	next := ls[(slices.Index(ls, r.level())+1)%len(ls)]
+	next := ls[(slices.Index(ls, r.level())+1)%len(ls)] // xhigh (index -1) cycles to off
 	if err := r.setThinking(next); err != nil {
 		return nil, err
 	}
@@ -561,8 +567,13 @@ func (r *RPC) cmdCompact(_ context.Context, c *rpcCommand) (any, error) {
 		if details == nil {
 			details = json.RawMessage("{}")
 		}
-		r.reply(c.ID, "compact", map[string]any{"summary": e.Summary, "firstKeptEntryId": e.FirstKeptEntryID, "tokensBefore": e.TokensBefore,
-			"estimatedTokensAfter": session.BuildContext(rt.Path(), session.Budget{}).Tokens, "details": details}, nil)
+		r.reply(c.ID, "compact", struct {
+			Summary     string          `json:"summary"`
+			FirstKept   string          `json:"firstKeptEntryId"`
+			Before      int64           `json:"tokensBefore"`
+			AfterApprox int             `json:"estimatedTokensAfter"`
+			Details     json.RawMessage `json:"details"`
+		}{e.Summary, e.FirstKeptEntryID, e.TokensBefore, session.BuildContext(rt.Path(), session.Budget{}).Tokens, details}, nil)
 	}()
 	return nil, errAnswered
 }
@@ -626,20 +637,38 @@ func (r *RPC) cmdStats(_ context.Context, _ *rpcCommand) (any, error) {
 			total = total.Add(e.Message.Usage)
 		}
 	}
-	out := map[string]any{"sessionId": store.Header().ID, "userMessages": users, "assistantMessages": assistants,
-		"toolCalls": calls, "toolResults": results, "totalMessages": len(msgs),
-		"tokens": map[string]int64{"input": total.Input, "output": total.Output, "cacheRead": total.CacheRead, "cacheWrite": total.CacheWrite,
-			"total": total.Input + total.Output + total.CacheRead + total.CacheWrite},
-		"cost": total.Cost.Total}
-	if cur.File != "" {
-		out["sessionFile"] = cur.File
+	type tokens struct {
+		Input      int64 `json:"input"`
+		Output     int64 `json:"output"`
+		CacheRead  int64 `json:"cacheRead"`
+		CacheWrite int64 `json:"cacheWrite"`
+		Total      int64 `json:"total"`
 	}
+	type contextUsage struct {
+		Tokens        *int64   `json:"tokens"`
+		ContextWindow int      `json:"contextWindow"`
+		Percent       *float64 `json:"percent"`
+	}
+	out := struct {
+		SessionFile  string        `json:"sessionFile,omitempty"`
+		SessionID    string        `json:"sessionId"`
+		Users        int           `json:"userMessages"`
+		Assistants   int           `json:"assistantMessages"`
+		Calls        int           `json:"toolCalls"`
+		Results      int           `json:"toolResults"`
+		Total        int           `json:"totalMessages"`
+		Tokens       tokens        `json:"tokens"`
+		Cost         float64       `json:"cost"`
+		ContextUsage *contextUsage `json:"contextUsage,omitempty"`
+	}{cur.File, store.Header().ID, users, assistants, calls, results, len(msgs),
+		tokens{total.Input, total.Output, total.CacheRead, total.CacheWrite, total.Input + total.Output + total.CacheRead + total.CacheWrite},
+		total.Cost.Total, nil}
 	if w := cur.Model.ContextWindow; w > 0 {
-		usage := map[string]any{"tokens": nil, "contextWindow": w, "percent": nil}
+		out.ContextUsage = &contextUsage{ContextWindow: w}
 		if n, ok := contextTokens(msgs); ok {
-			usage["tokens"], usage["percent"] = n, float64(n)*100/float64(w)
+			p := float64(n) * 100 / float64(w)
+			out.ContextUsage.Tokens, out.ContextUsage.Percent = &n, &p
 		}
-		out["contextUsage"] = usage
 	}
 	return out, nil
 }
@@ -683,10 +712,7 @@ func (r *RPC) cmdFork(_ context.Context, c *rpcCommand) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	cur, err := r.forkable()
-	if err != nil {
-		return nil, err
-	}
+	cur, _ := r.current()
 	var target *session.Entry
 	for _, e := range cur.Runtime.Session().Entries() {
 		if e.ID == id && e.Type == session.TypeMessage && e.Message != nil && e.Message.Role == ai.RoleUser {
@@ -697,6 +723,9 @@ func (r *RPC) cmdFork(_ context.Context, c *rpcCommand) (any, error) {
 	if target == nil {
 		return nil, errors.New("Invalid entry ID for forking")
 	}
+	if _, err := r.forkable(); err != nil {
+		return nil, err
+	}
 	w := Want{NewSession: true, Fork: true, Leaf: target.Parent()}
 	if w.Leaf == "" { // before the first message: nothing to copy
 		w.Fork = false
@@ -704,7 +733,10 @@ func (r *RPC) cmdFork(_ context.Context, c *rpcCommand) (any, error) {
 	if _, err := r.reopen(w); err != nil {
 		return nil, err
 	}
-	return map[string]any{"text": target.Message.Text(), "cancelled": false}, nil
+	return struct {
+		Text      string `json:"text"`
+		Cancelled bool   `json:"cancelled"`
+	}{target.Message.Text(), false}, nil
 }
 
 func (r *RPC) cmdClone(_ context.Context, _ *rpcCommand) (any, error) {
@@ -757,7 +789,10 @@ func (r *RPC) cmdEntries(_ context.Context, c *rpcCommand) (any, error) {
 	if entries == nil {
 		entries = []session.Entry{}
 	}
-	return map[string]any{"entries": entries, "leafId": leafID(cur.Runtime.Leaf())}, nil
+	return struct {
+		Entries []session.Entry `json:"entries"`
+		LeafID  *string         `json:"leafId"`
+	}{entries, leafID(cur.Runtime.Leaf())}, nil
 }
 
 // treeNode is a node of get_tree.
@@ -770,7 +805,10 @@ type treeNode struct {
 
 func (r *RPC) cmdTree(_ context.Context, _ *rpcCommand) (any, error) {
 	cur, _ := r.current()
-	return map[string]any{"tree": buildRPCTree(cur.Runtime.Session().Entries()), "leafId": leafID(cur.Runtime.Leaf())}, nil
+	return struct {
+		Tree   []*treeNode `json:"tree"`
+		LeafID *string     `json:"leafId"`
+	}{buildRPCTree(cur.Runtime.Session().Entries()), leafID(cur.Runtime.Leaf())}, nil
 }
 
 // buildRPCTree arranges entries as pi's getTree does: children in append

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"syscall"
 	"time"
 
 	"gopi/internal/rpcdrive"
@@ -38,7 +39,13 @@ func main() {
 	check(err)
 	check(c.Start())
 	wd, _ := os.Getwd()
-	recs, runErr := rpcdrive.Run(steps, wd, in, out, *limit)
+	recs, runErr := rpcdrive.Run(steps, wd, in, out, *limit, func(name string) error {
+		sig, ok := signals[name]
+		if !ok {
+			return fmt.Errorf("signal %s: use INT, TERM or HUP", name)
+		}
+		return c.Process.Signal(sig)
+	})
 	for _, r := range recs {
 		os.Stdout.Write(append(r, '\n'))
 	}
@@ -49,6 +56,8 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+var signals = map[string]os.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "HUP": syscall.SIGHUP}
 
 func check(err error) {
 	if err != nil {
