@@ -212,4 +212,3 @@ func gopiOrder(events []map[string]any) []map[string]any {
 	}
 	return out
 }
-
