@@ -19,22 +19,68 @@ import (
 // split at LF only as pi's client splits them, one a line, to OUT; its
 // stderr goes to OUT.err. The program must exit with CODE (default 0).
 //
-//	rpc [-code N] OUT SCRIPT PROG ARGS...
+//	rpc [-code N] [-bg NAME] OUT SCRIPT PROG ARGS...
+//
+// With -bg it runs in the background until rpcwait NAME, which fails as
+// rpc would have.
 func cmdRPC(ts *testscript.TestScript, neg bool, args []string) {
 	noNeg(ts, neg, "rpc")
-	want := 0
-	if len(args) > 1 && args[0] == "-code" {
+	want, bg := 0, ""
+	for len(args) > 1 && (args[0] == "-code" || args[0] == "-bg") {
+		if args[0] == "-bg" {
+			bg, args = args[1], args[2:]
+			continue
+		}
 		n, err := strconv.Atoi(args[1])
 		ts.Check(err)
 		want, args = n, args[2:]
 	}
 	if len(args) < 3 {
-		ts.Fatalf("usage: rpc [-code N] OUT SCRIPT PROG ARGS...")
+		ts.Fatalf("usage: rpc [-code N] [-bg NAME] OUT SCRIPT PROG ARGS...")
 	}
 	steps, err := rpcdrive.Parse(ts.ReadFile(args[1]))
 	ts.Check(err)
+	if bg == "" {
+		ts.Check(playRPC(ts, steps, want, args))
+		return
+	}
+	done := make(chan error, 1)
+	rpcs(ts)[bg] = done
+	go func() { done <- playRPC(ts, steps, want, args) }()
+	ts.Defer(func() {
+		if ch, ok := rpcs(ts)[bg]; ok {
+			<-ch
+		}
+	})
+}
+
+type rpcsKey struct{}
+
+func rpcs(ts *testscript.TestScript) map[string]chan error {
+	return ts.Value(rpcsKey{}).(map[string]chan error)
+}
+
+// cmdRPCWait waits for an rpc -bg NAME to end.
+func cmdRPCWait(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "rpcwait")
+	if len(args) != 1 {
+		ts.Fatalf("usage: rpcwait NAME")
+	}
+	ch, ok := rpcs(ts)[args[0]]
+	if !ok {
+		ts.Fatalf("rpcwait: no rpc -bg %s", args[0])
+	}
+	delete(rpcs(ts), args[0])
+	ts.Check(<-ch)
+}
+
+// playRPC is rpc's work; it returns what went wrong instead of failing,
+// so that it may run in the background.
+func playRPC(ts *testscript.TestScript, steps []rpcdrive.Step, want int, args []string) error {
 	path, err := exec.LookPath(args[2])
-	ts.Check(err)
+	if err != nil {
+		return err
+	}
 	c := exec.Command(path, args[3:]...)
 	c.Dir = ts.MkAbs(".")
 	for _, k := range startEnv {
@@ -45,10 +91,16 @@ func cmdRPC(ts *testscript.TestScript, neg bool, args []string) {
 	var stderr strings.Builder
 	c.Stderr = &stderr
 	in, err := c.StdinPipe()
-	ts.Check(err)
+	if err != nil {
+		return err
+	}
 	out, err := c.StdoutPipe()
-	ts.Check(err)
-	ts.Check(c.Start())
+	if err != nil {
+		return err
+	}
+	if err := c.Start(); err != nil {
+		return err
+	}
 	sigs := map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "HUP": syscall.SIGHUP}
 	recs, runErr := rpcdrive.Run(steps, c.Dir, in, out, waitLimit, func(name string) error {
 		sig, ok := sigs[name]
@@ -66,10 +118,14 @@ func cmdRPC(ts *testscript.TestScript, neg bool, args []string) {
 		b.Write(r)
 		b.WriteByte('\n')
 	}
-	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644))
-	ts.Check(os.WriteFile(ts.MkAbs(args[0]+".err"), []byte(stderr.String()), 0o644))
+	if err := os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(ts.MkAbs(args[0]+".err"), []byte(stderr.String()), 0o644); err != nil {
+		return err
+	}
 	if runErr != nil {
-		ts.Fatalf("rpc: %v\nstderr:\n%s\nrecords:\n%s", runErr, stderr.String(), b.String())
+		return fmt.Errorf("rpc: %v\nstderr:\n%s\nrecords:\n%s", runErr, stderr.String(), b.String())
 	}
 	got := 0
 	var ee *exec.ExitError
@@ -77,9 +133,10 @@ func cmdRPC(ts *testscript.TestScript, neg bool, args []string) {
 	case errors.As(werr, &ee):
 		got = ee.ExitCode()
 	case werr != nil:
-		ts.Fatalf("rpc: %v", werr)
+		return fmt.Errorf("rpc: %v", werr)
 	}
 	if got != want {
-		ts.Fatalf("%s exited %d, want %d\nstderr:\n%s", args[2], got, want, stderr.String())
+		return fmt.Errorf("%s exited %d, want %d\nstderr:\n%s", args[2], got, want, stderr.String())
 	}
+	return nil
 }

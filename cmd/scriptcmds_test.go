@@ -46,8 +46,9 @@ const waitLimit = 20 * time.Second
 //	waitfile, gone, startpipe   see signals_cmds_test.go
 //	mkimage FILE FMT W H [noise] write a png, jpeg or gif (mkimage_test.go)
 //	pievents PI GOPI            gopi's events have pi 1.6's types, order and keys (pievents_test.go)
-//	rpc [-code N] OUT SCRIPT PROG ARGS...
+//	rpc [-code N] [-bg NAME] OUT SCRIPT PROG ARGS...
 //	                            play RPC commands to PROG, its records to OUT (rpcscript_test.go)
+//	rpcwait NAME                wait for an rpc -bg
 //	rpcpi PI GOPI               gopi's rpc transcript has pi 1.6's responses and events (rpcpi_test.go)
 //	schemacheck FILE            every JSON line of FILE (or stdout) is valid against
 //	                            docs/schema/output.schema.json (scriptschema_test.go)
@@ -71,6 +72,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"pievents":     cmdPiEvents,
 	"mkimage":      cmdMkimage,
 	"rpc":          cmdRPC,
+	"rpcwait":      cmdRPCWait,
 	"rpcpi":        cmdRPCPi,
 }
 
