@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -26,6 +27,9 @@ type rpcHost struct {
 // Open builds the Runtime w asks for (chatHost.open, which opens the
 // store storeFor names).
 func (r *rpcHost) Open(w mode.Want) (mode.Opened, error) {
+	if w.Session != "" && looksLikePath(w.Session) && !filepath.IsAbs(w.Session) {
+		w.Session = filepath.Join(r.h.s.cwd, w.Session)
+	}
 	if w.Session != "" && looksLikePath(w.Session) {
 		if _, err := os.Stat(w.Session); errors.Is(err, fs.ErrNotExist) {
 			return mode.Opened{}, fmt.Errorf("sessionPath %s: no such session file", w.Session)
