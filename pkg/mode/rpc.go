@@ -287,7 +287,6 @@ func (r *RPC) launch(msgs []ai.Message) {
 		defer close(op.done)
 		defer cancel()
 		res, err := rt.Prompt(ctx, msgs...)
-		stream.settled(res.Reason)
 		unsent()
 		switch {
 		case err != nil:
@@ -295,9 +294,13 @@ func (r *RPC) launch(msgs []ai.Message) {
 		case res.Err != nil && res.Reason != loop.ReasonAborted:
 			fmt.Fprintf(r.diag, "gopi: %s: %v\n", Classify(&res, err), res.Err)
 		}
+		// Idle before agent_settled is written: a client that reads it
+		// may change the session at once. Under r.mu, so that no new run
+		// writes to the stream before it.
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		r.op = nil
+		stream.settled(res.Reason)
 		next := r.next
 		r.next = nil
 		if len(next) > 0 && ctx.Err() == nil && err == nil {
