@@ -37,7 +37,7 @@ type Step struct {
 func Parse(text string) ([]Step, error) {
 	var out []Step
 	for i, line := range strings.Split(text, "\n") {
-		line = strings.TrimRight(line, "\r")
+		// A CR is kept: "send X" followed by CR sends a CRLF line.
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
 			continue
 		}

@@ -96,8 +96,8 @@ var errAnswered = errors.New("answered")
 func (r *RPC) handle(ctx context.Context, line []byte) {
 	var head map[string]json.RawMessage
 	if err := json.Unmarshal(line, &head); err != nil || head == nil {
-		msg := "the line is not a JSON object"
-		if err != nil {
+		msg := `the line is not a JSON object: a command is {"type":NAME,...}`
+		if !json.Valid(line) {
 			msg = err.Error()
 		}
 		r.reply(nil, "parse", nil, fmt.Errorf("Failed to parse command: %s", msg))
