@@ -196,8 +196,14 @@ func (r *RPC) cmdPrompt(_ context.Context, c *rpcCommand) (any, error) {
 	}
 	r.mu.Lock()
 	if r.op == nil {
-		// Said before the run starts, so it precedes the run's events.
+		rt := r.cur.Runtime
 		r.mu.Unlock()
+		// A Runtime whose session write failed takes no prompt: said here,
+		// since a run that never starts writes no event.
+		if err := rt.Flush(context.Background()); err != nil {
+			return nil, err
+		}
+		// Said before the run starts, so it precedes the run's events.
 		r.reply(c.ID, "prompt", map[string]string{"disposition": "started"}, nil)
 		r.start([]ai.Message{m})
 		return nil, errAnswered
