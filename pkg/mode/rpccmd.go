@@ -104,7 +104,7 @@ func (r *RPC) handle(ctx context.Context, line []byte) {
 		return
 	}
 	c := &rpcCommand{Raw: line}
-	if raw, ok := head["id"]; ok {
+	if raw, ok := head["id"]; ok && string(raw) != "null" {
 		var id string
 		if err := json.Unmarshal(raw, &id); err != nil {
 			r.reply(nil, "parse", nil, fmt.Errorf("Failed to parse command: \"id\" must be a string, not %s", raw))
