@@ -32,10 +32,8 @@ import (
 //   - pi's model object also has compat, promptCache, inputLimits and
 //     type, and always baseUrl; gopi's has the keys of rpc-commands.md's
 //     Model object, baseUrl left out.
-//   - set_auto_retry, abort_retry, bash and abort_bash answer success
-//     false in gopi (retries are inside gopi's run; gopi runs commands
-//     only as the model's bash tool), so pi's bash_execution_update has
-//     no counterpart.
+//   - set_auto_retry and abort_retry answer success false in gopi
+//     (retries are inside gopi's run).
 //   - switch_session to a file that does not exist: pi never answers;
 //     gopi answers success false.
 //   - get_commands: pi lists its built-in extension commands too.
@@ -62,7 +60,7 @@ func cmdRPCPi(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("gopi answered %s (%s), pi did not", id, r["command"])
 		}
 	}
-	byDesign := []string{"set_auto_retry", "abort_retry", "bash", "abort_bash"}
+	byDesign := []string{"set_auto_retry", "abort_retry"}
 	for _, p := range piResp {
 		id := respKey(p)
 		g, ok := findResp(goResp, id)
@@ -152,7 +150,7 @@ func respKeys(r map[string]any) []string {
 }
 
 // piOnly leaves out of pi's events what gopi documents as pi's alone:
-// bash_execution_update, the aborted empty turn after an abort during a
+// the aborted empty turn after an abort during a
 // tool, and a queue_update while no run is active.
 func piOnly(events []map[string]any) []map[string]any {
 	var out []map[string]any
@@ -160,7 +158,7 @@ func piOnly(events []map[string]any) []map[string]any {
 	for i := 0; i < len(events); i++ {
 		e := events[i]
 		switch e["type"] {
-		case "bash_execution_update", "tool_execution_update":
+		case "tool_execution_update":
 			continue
 		case "agent_start":
 			running = true

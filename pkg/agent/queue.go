@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"slices"
+
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
 )
@@ -154,4 +156,21 @@ func (a *Agent) Pending() int {
 		return 0
 	}
 	return len(a.active.steering) + len(a.active.followUps)
+}
+
+// Append adds messages to the transcript between runs (a message the
+// caller recorded itself, such as a user's shell command and its output);
+// the next run sees them. It fails with ErrBusy while a run is active.
+func (a *Agent) Append(msgs ...ai.Message) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.active != nil {
+		return ErrBusy
+	}
+	copies := ai.CloneMessages(msgs)
+	a.transcript = append(slices.Clip(a.transcript), copies...)
+	a.dmu.Lock()
+	a.state.Messages = append(slices.Clip(a.state.Messages), ai.CloneMessages(copies)...)
+	a.dmu.Unlock()
+	return nil
 }

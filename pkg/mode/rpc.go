@@ -47,6 +47,7 @@ type RPC struct {
 // rpcOp is the operation going on in the background.
 type rpcOp struct {
 	compact bool
+	bash    bool
 	cancel  context.CancelFunc
 	done    chan struct{}
 	rt      *runtime.Runtime

@@ -29,6 +29,7 @@ type rpcCommand struct {
 	Enabled            *bool           `json:"enabled"`
 	CustomInstructions string          `json:"customInstructions"`
 	Command            *string         `json:"command"`
+	ExcludeFromContext bool            `json:"excludeFromContext"`
 	OutputPath         string          `json:"outputPath"`
 	SessionPath        *string         `json:"sessionPath"`
 	EntryID            *string         `json:"entryId"`
@@ -73,7 +74,7 @@ func init() {
 		"set_auto_retry":                (*RPC).cmdAutoRetry,
 		"abort_retry":                   (*RPC).cmdAbortRetry,
 		"bash":                          (*RPC).cmdBash,
-		"abort_bash":                    (*RPC).cmdBash,
+		"abort_bash":                    (*RPC).cmdAbortBash,
 		"get_session_stats":             (*RPC).cmdStats,
 		"export_html":                   (*RPC).cmdExport,
 		"switch_session":                (*RPC).cmdSwitch,
@@ -350,7 +351,7 @@ func (r *RPC) cmdGetState(_ context.Context, _ *rpcCommand) (any, error) {
 	r.mu.Unlock()
 	ctrl := cur.Runtime.Control()
 	m := modelObject(cur.Model)
-	return rpcState{Model: &m, Thinking: string(r.level()), Streaming: op != nil && !op.compact, Compacting: op != nil && op.compact,
+	return rpcState{Model: &m, Thinking: string(r.level()), Streaming: op != nil && !op.compact && !op.bash, Compacting: op != nil && op.compact,
 		SteeringMode: string(steering), FollowUpMode: string(followUp), SessionFile: cur.File,
 		SessionID: cur.Runtime.Session().Header().ID, SessionName: cur.Runtime.Name(), AutoCompaction: r.host.AutoCompaction(),
 		MessageCount: ctrl.MessageCount(), Pending: ctrl.Pending() + next}, nil
@@ -606,15 +607,6 @@ func (r *RPC) cmdAutoRetry(_ context.Context, c *rpcCommand) (any, error) {
 
 func (r *RPC) cmdAbortRetry(_ context.Context, _ *rpcCommand) (any, error) {
 	return nil, errors.New("gopi retries a failed model request inside the run: send abort to end the run, retries and all")
-}
-
-func (r *RPC) cmdBash(_ context.Context, c *rpcCommand) (any, error) {
-	if c.Type == "bash" {
-		if _, err := need(c.Command, "command"); err != nil {
-			return nil, err
-		}
-	}
-	return nil, errors.New("gopi runs commands only as the model's bash tool: ask for the command in a prompt")
 }
 
 func (r *RPC) cmdStats(_ context.Context, _ *rpcCommand) (any, error) {
