@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"errors"
+	"gopi/pkg/assemble"
 	"io"
 	"io/fs"
 	"os"
@@ -71,7 +72,7 @@ func readAPIKeyFile(path string) (string, error) {
 	if key == "" {
 		return "", usageErr("--api-key-file %s is empty: write the key into it", path)
 	}
-	if err := checkKey(key, "--api-key-file "+path); err != nil {
+	if err := assemble.CheckKey(key, "--api-key-file "+path); err != nil {
 		return "", err
 	}
 	return key, nil

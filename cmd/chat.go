@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gopi/pkg/assemble"
 	"gopi/pkg/mode"
 	"gopi/pkg/resources"
 	"gopi/pkg/session"
@@ -66,10 +67,7 @@ func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions)
 		return err
 	}
 	defer h.close()
-	first, err := h.open(mode.Want{Leaf: h.p.leaf, Thinking: h.s.thinking})
-	if err != nil {
-		return err
-	}
+	first := mode.Opened{Runtime: h.a.Runtime(), Model: h.a.Model().Info, File: h.a.File()}
 	for _, w := range first.Runtime.Warnings() {
 		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
 	}
@@ -81,7 +79,7 @@ func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions)
 	stop := context.AfterFunc(ctx, term.Interrupt)
 	defer stop()
 	chat := mode.NewChat(term, term.Out(), first, mode.ChatDeps{Open: h.open, Expand: h.cat.Expand, Tree: h.tree},
-		mode.ChatOptions{Color: !o.noColor && sys.getenv("NO_COLOR") == "", Width: term.Width, Thinking: h.s.thinking, Now: sys.Now,
+		mode.ChatOptions{Color: !o.noColor && sys.getenv("NO_COLOR") == "", Width: term.Width, Thinking: h.a.Thinking(), Now: sys.Now,
 			First: strings.Join(o.args, " ")})
 	err = chat.Run(ctx)
 	if ctx.Err() != nil {
@@ -93,129 +91,90 @@ func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions)
 // chatHost builds the chat's Runtimes: the first from the flags, later
 // ones for /leaf, /model, /thinking and /new on the same settings.
 type chatHost struct {
-	sys    *System
-	s      *runSettings
-	o      *chatOptions
-	cat    *resources.Catalog
-	choice modelChoice
-	p      *prepared // the open store and its file
-	kept   bool      // a closed session names the spill folder
+	sys *System
+	s   *runSettings
+	o   *chatOptions
+	cat *resources.Catalog
+	a   *assemble.Assembly
 }
 
+// newChatHost builds the first Runtime as gopi run does.
 func newChatHost(sys *System, c *cobra.Command, o *chatOptions) (*chatHost, error) {
 	s, err := readSettings(sys, c, &o.runOptions)
 	if err != nil {
 		return nil, err
 	}
-	// As in run: a new session's model is chosen before anything touches
-	// the disk; a resumed one falls back to the model it last used.
-	resuming := o.session != "" || o.cont || o.fork != "" || o.sessionID != ""
-	var choice modelChoice
-	if !resuming {
-		if choice, err = chooseModel(sys, s.cfg, o.apiKey, session.Settings{}); err != nil {
-			return nil, err
-		}
+	ms, err := modelSettings(s.cfg, o.apiKey)
+	if err != nil {
+		return nil, err
 	}
 	cat, err := loadResources(sys, s, &o.runOptions)
 	if err != nil {
 		return nil, err
 	}
-	h := &chatHost{sys: sys, s: s, o: o, cat: cat, p: &prepared{tools: s.tools}}
-	if err := openSession(sys, s, &o.runOptions, h.p); err != nil {
+	// As in run: a new session's model is chosen before anything touches
+	// the disk; a resumed one falls back to the model it last used.
+	a, err := assemble.New(s.assembly(&o.runOptions, ms, cat.SystemPrompt(), nil), sys.env())
+	if err != nil {
+		return nil, err
+	}
+	h := &chatHost{sys: sys, s: s, o: o, cat: cat, a: a}
+	if err := a.Open(); err != nil {
 		h.close()
 		return nil, err
 	}
-	if resuming {
-		resumed := resumeSettings(h.p)
-		if s.thinking == "" && resumed.ThinkingLevel != "" {
-			s.thinking = resumed.ThinkingLevel
-		}
-		if choice, err = chooseModel(sys, s.cfg, o.apiKey, resumed); err != nil {
-			h.close()
-			return nil, err
-		}
-	}
-	settleChoice(sys, s, choice, o.bare)
-	h.choice = choice
 	return h, nil
 }
 
 // close releases the session store (and its lock).
 func (h *chatHost) close() {
 	killGroups(h.sys, h.s.groups)
-	finishRunDir(h.s.spillDir, h.kept || mentionsDir(h.p.store, h.p.file, h.s.spillDir), h.sys.Now())
-	if h.p.store != nil {
-		h.p.store.Close()
-	}
+	finishRunDir(h.s.spillDir, h.a.SpillKept(), h.sys.Now())
+	h.a.Close()
 }
 
 // open builds a Runtime for w. The store stays open and locked; a new
 // session replaces it only once its Runtime is built.
 func (h *chatHost) open(w mode.Want) (mode.Opened, error) {
-	choice := h.choice
+	want := assemble.Want{Leaf: w.Leaf, Thinking: w.Thinking, NewSession: w.NewSession}
 	if w.Model != "" {
-		var err error
-		if choice, err = h.chooseModel(w.Model); err != nil {
+		choice, err := h.chooseModel(w.Model)
+		if err != nil {
 			return mode.Opened{}, err
 		}
+		want.Model = &choice
 	}
-	s := *h.s
-	s.thinking = w.Thinking
-	// The name is the first session's: recorded by the first Runtime that
-	// prompts, so every Runtime of it carries it until one did.
-	p := &prepared{model: choice.info, tools: s.tools, store: h.p.store, file: h.p.file, leaf: w.Leaf, name: h.p.name}
-	if w.NewSession {
-		p.leaf, p.name, p.store, p.file = "", "", nil, ""
-		if err := openSession(h.sys, &s, h.storeFor(w), p); err != nil {
-			if p.store != nil {
-				p.store.Close()
-			}
-			return mode.Opened{}, err
-		}
-		if w.Fork {
-			p.leaf = w.Leaf
-		}
-	}
-	if err := buildRuntime(h.sys, &s, choice, h.cat, p); err != nil {
-		if w.NewSession {
-			p.store.Close()
-		}
+	rt, err := h.a.Reopen(want)
+	if err != nil {
 		return mode.Opened{}, err
 	}
-	if w.NewSession {
-		h.kept = h.kept || mentionsDir(h.p.store, h.p.file, h.s.spillDir)
-		h.p.store.Close()
-		h.p = p
-	}
-	h.choice = choice
-	return mode.Opened{Runtime: p.rt, Model: choice.info, File: p.file}, nil
+	return mode.Opened{Runtime: rt, Model: h.a.Model().Info, File: h.a.File()}, nil
 }
 
-// chooseModel resolves "provider/id" against the settings, as --model does.
-func (h *chatHost) chooseModel(ref string) (modelChoice, error) {
+// chooseModel resolves "provider/id" against the settings, as --model
+// does; the settings are not changed.
+func (h *chatHost) chooseModel(ref string) (assemble.Choice, error) {
 	prov, id, _ := strings.Cut(ref, "/")
 	if prov == "" || id == "" {
-		return modelChoice{}, usageErr("/model %q: give provider/id, e.g. anthropic/claude-sonnet-4-5 (gopi models lists them)", ref)
+		return assemble.Choice{}, usageErr("/model %q: give provider/id, e.g. anthropic/claude-sonnet-4-5 (gopi models lists them)", ref)
 	}
-	v := h.s.cfg.v
-	oldProv, oldModel := v.Get("provider"), v.Get("model")
-	v.Set("provider", prov)
-	v.Set("model", id)
-	choice, err := chooseModel(h.sys, h.s.cfg, h.o.apiKey, session.Settings{})
+	id, _, err := cutThinking(h.s.cfg, id, declaredProviders(h.s.cfg))
 	if err != nil {
-		v.Set("provider", oldProv)
-		v.Set("model", oldModel)
-		return modelChoice{}, err
+		return assemble.Choice{}, err
 	}
-	if choice.note != "" {
-		fmt.Fprintln(h.sys.Stderr, choice.note)
+	choice, err := h.a.ChooseModel(prov, id)
+	if err != nil {
+		return assemble.Choice{}, err
+	}
+	if choice.Note != "" {
+		fmt.Fprintln(h.sys.Stderr, choice.Note)
 	}
 	return choice, nil
 }
 
 // tree draws the store's entries as gopi session tree does.
 func (h *chatHost) tree(w io.Writer, store session.Store) error {
-	f := &session.File{Path: h.p.file, Header: store.Header(), Entries: store.Entries()}
+	f := &session.File{Path: h.a.File(), Header: store.Header(), Entries: store.Entries()}
 	if len(f.Entries) == 0 {
 		_, err := fmt.Fprintln(w, "(no entries yet)")
 		return err

@@ -18,7 +18,7 @@ func newContextCmd(sys *System) *cobra.Command {
 		Short: "Print the assembled system prompt and every resource found or skipped",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			s, err := readSettings(sys, c, o)
+			s, err := readContextSettings(sys, c, o)
 			if err != nil {
 				return err
 			}
@@ -39,8 +39,6 @@ func newContextCmd(sys *System) *cobra.Command {
 	f.BoolVar(&o.noSkills, "no-skills", false, "do not load skills")
 	f.BoolVar(&o.noTempl, "no-prompt-templates", false, "do not load prompt templates")
 	f.BoolVar(&o.noContext, "no-context-files", false, "do not load AGENTS.md or CLAUDE.md files")
-	f.Int("max-steps", 1, "")
-	_ = f.MarkHidden("max-steps")
 	return c
 }
 
@@ -50,7 +48,7 @@ func newContextCmd(sys *System) *cobra.Command {
 func discover(sys *System, s *runSettings, o *runOptions) (*resources.Catalog, error) {
 	cat, err := resources.Load(resources.Options{
 		Cwd: s.cwd, Home: sys.getenv("HOME"), GopiHome: s.cfg.home, Now: sys.Now,
-		SystemPrompt: s.cfg.str("systemPrompt"), AppendSystemPrompt: s.cfg.str("appendSystemPrompt"),
+		SystemPrompt: s.systemPrompt, AppendSystemPrompt: s.appendSystemPrompt,
 		ActiveTools: s.tools, NoSkills: o.noSkills, NoTemplates: o.noTempl, NoContextFiles: o.noContext, Bare: o.bare,
 	})
 	var pe *resources.PromptFileError

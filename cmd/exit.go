@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"gopi/pkg/ai"
+	"gopi/pkg/assemble"
 )
 
 // Exit codes: the contract scripts and CI rely on.
@@ -77,25 +78,17 @@ func exitCode(class ai.Class, err error) int {
 }
 
 // classedError is a failure before the run, with its class.
-type classedError struct {
-	class ai.Class
-	err   error
-}
+type classedError = assemble.Error
 
-func (e *classedError) Error() string { return e.err.Error() }
-func (e *classedError) Unwrap() error { return e.err }
+func usageErr(format string, a ...any) error { return assemble.Usagef(format, a...) }
 
-func usageErr(format string, a ...any) error {
-	return &classedError{class: ai.ClassUsage, err: fmt.Errorf(format, a...)}
-}
-
-func sessionErr(err error) error { return &classedError{class: ai.ClassSession, err: err} }
+func sessionErr(err error) error { return assemble.SessionErr(err) }
 
 // classOf returns the class of a failure before the run.
 func classOf(err error) ai.Class {
 	var ce *classedError
 	if errors.As(err, &ce) {
-		return ce.class
+		return ce.Class
 	}
 	if errors.Is(err, context.Canceled) {
 		return ai.ClassAborted

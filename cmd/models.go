@@ -11,6 +11,7 @@ import (
 
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/catalog"
+	"gopi/pkg/assemble"
 )
 
 // listedModel is one row of gopi models: a catalog model, or one declared
@@ -80,7 +81,7 @@ func listModels(sys *System, c *cobra.Command, prov string) ([]listedModel, erro
 		cp := customs[name]
 		for _, m := range cp.Models {
 			info, _ := catalog.Resolve(strings.TrimSuffix(cp.API, "-responses"), m.ID)
-			info = mergeInfo(info, m)
+			info = assemble.MergeInfo(info, m)
 			info.Provider, info.ID, info.API = name, m.ID, cp.API
 			out = append(out, listedModel{Info: info, Declared: true})
 		}

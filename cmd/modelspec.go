@@ -1,10 +1,6 @@
 package cmd
 
 import (
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -47,75 +43,6 @@ func knownID(id string, customs map[string]customProvider) bool {
 		}
 	}
 	return false
-}
-
-// settleChoice applies what the chosen model says about the run before it
-// starts: the thinking level of "id:level" (a --thinking flag given
-// explicitly wins, as in pi), the "not in the catalog" note (once per
-// provider and model, see shownNotes), and a word when thinking was asked
-// of a model that has none.
-func settleChoice(sys *System, s *runSettings, choice modelChoice, bare bool) {
-	if choice.thinking != "" {
-		if f := s.cfg.flags.Lookup("thinking"); f == nil || !f.Changed {
-			s.thinking = choice.thinking
-		}
-	}
-	if choice.note != "" {
-		key := choice.info.Provider + "/" + choice.info.ID
-		if bare || !noteShown(s.cfg.home, key) {
-			fmt.Fprintln(sys.Stderr, choice.note)
-		}
-	}
-	if s.thinking != "" && s.thinking != ai.ThinkingOff && choice.known && !choice.info.Reasoning {
-		from := "--thinking " + string(s.thinking)
-		if choice.thinking != "" && s.thinking == choice.thinking {
-			from = "the :" + string(s.thinking) + " of --model"
-		}
-		fmt.Fprintf(sys.Stderr, "gopi: model %s does not support thinking; %s is ignored\n", choice.info.ID, from)
-	}
-}
-
-// notesFile remembers which "not in the catalog" notes were shown, so a
-// script that runs gopi in a loop is told once.
-const notesFile = "notes.json"
-
-// noteShown reports whether the note for key was shown before, and
-// records it when it was not. The file is a convenience: one that cannot
-// be read or written only means the note is shown again.
-func noteShown(home, key string) bool {
-	path := filepath.Join(home, notesFile)
-	var notes struct {
-		Shown []string `json:"shown"`
-	}
-	if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &notes) == nil && slices.Contains(notes.Shown, key) {
-		return true
-	}
-	notes.Shown = append(notes.Shown, key)
-	if b, err := json.Marshal(notes); err == nil {
-		_ = writeFileAtomic(path, append(b, '\n'))
-	}
-	return false
-}
-
-// writeFileAtomic replaces path with data through a temporary file in the
-// same folder, so a reader never sees half a file.
-func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".notes-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }
 
 // rank says how close to the run a setting was given: 3 a flag, 2 the

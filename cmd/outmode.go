@@ -17,10 +17,17 @@ import (
 // line gets it.
 func outputMode(f *pflag.FlagSet) (mode.Mode, error) {
 	m, _ := f.GetString("mode")
-	if j, _ := f.GetBool("json"); !j {
+	j, _ := f.GetBool("json")
+	return pickMode(m, f.Changed("mode"), j)
+}
+
+// pickMode is outputMode of --mode m (modeGiven: given explicitly) and
+// --json.
+func pickMode(m string, modeGiven, json bool) (mode.Mode, error) {
+	if !json {
 		return mode.Mode(m), nil
 	}
-	if f.Changed("mode") && m != string(mode.JSON) {
+	if modeGiven && m != string(mode.JSON) {
 		return mode.JSON, usageErr("--json and --mode %s ask for different outputs: give one of them", m)
 	}
 	return mode.JSON, nil

@@ -16,12 +16,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"gopi/pkg/ai"
-	"gopi/pkg/extension"
+	"gopi/pkg/assemble"
 	"gopi/pkg/loop"
 	"gopi/pkg/mode"
 	"gopi/pkg/resources"
 	"gopi/pkg/runtime"
-	"gopi/pkg/session"
 	"gopi/pkg/tools"
 )
 
@@ -42,6 +41,11 @@ type runSettings struct {
 	maxPrompt int
 	compact   runtime.Compaction
 	limits    loop.Limits // --max-budget-tokens, --max-budget-usd
+	// sessionDir is --session-dir as given ("" for the default folder).
+	sessionDir string
+	// systemPrompt and appendSystemPrompt are --system-prompt and
+	// --append-system-prompt: text, or a file holding it.
+	systemPrompt, appendSystemPrompt string
 }
 
 // prepareRun validates everything and builds the Runtime. Nothing is sent
@@ -76,41 +80,44 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 		}
 		return &prepared{done: true}, err
 	}
-	// A new session's model is chosen before anything touches the disk; a
-	// resumed one falls back to the model and thinking level it last used.
-	resuming := o.session != "" || o.cont || o.fork != "" || o.sessionID != ""
-	var choice modelChoice
-	if !resuming {
-		if choice, err = chooseModel(sys, s.cfg, o.apiKey, session.Settings{}); err != nil {
-			return nil, err
-		}
-	}
 	p := &prepared{tools: s.tools, ctx: ctx, cancel: func() {}}
 	if p.schema, err = loadOutputSchema(sys, s, o); err != nil {
 		return p, err
 	}
 	p.outputRetries = o.outputRetries
+	// A new session's model is chosen before anything touches the disk; a
+	// resumed one falls back to the model and thinking level it last used.
+	ms, err := modelSettings(s.cfg, o.apiKey)
+	if err != nil {
+		return nil, err
+	}
+	a, err := assemble.New(s.assembly(o, ms, withSchema(cat.SystemPrompt(), p.schema), schemaJSON(p.schema)), sys.env())
+	if err != nil {
+		return nil, err
+	}
 	if s.timeout > 0 { // the deadline covers reading stdin too; runRun cancels it
 		p.ctx, p.cancel = context.WithTimeout(ctx, s.timeout)
 	}
 	if err := readPromptMessage(sys, s, o, cat, p); err != nil {
 		return p, err
 	}
-	if err := openSession(sys, s, o, p); err != nil {
-		return p, err
+	p.spill, p.groups, sys.groups, p.cwd = s.spillDir, s.groups, s.groups, s.cwd
+	err = a.Open()
+	p.store, p.file, p.leaf, p.name = a.Store(), a.File(), a.Leaf(), a.Name()
+	p.model, p.rt, p.changes = a.Model().Info, a.Runtime(), a.Changes()
+	return p, err
+}
+
+// assembly is the typed settings assemble builds a Runtime from.
+func (s *runSettings) assembly(o *runOptions, ms assemble.ModelSettings, systemPrompt string, schema json.RawMessage) assemble.Settings {
+	return assemble.Settings{
+		Cwd: s.cwd, Home: s.cfg.home, Bare: o.bare, Model: ms, Thinking: s.thinking, ThinkingExplicit: s.cfg.rank("thinking") == 3,
+		MaxSteps: s.maxSteps, MaxTokens: s.maxTok, Compaction: s.compact, Limits: s.limits, Tools: s.tools, Custom: s.custom,
+		Hooks: s.cfg.hooks, Secrets: s.cfg.secrets, SystemPrompt: systemPrompt, OutputSchema: schema, SpillDir: s.spillDir, Groups: s.groups,
+		Session: assemble.SessionSettings{Path: o.session, Leaf: o.leaf, Continue: o.cont, None: o.noSession, Fork: o.fork, ID: o.sessionID,
+			Name: o.name.v, NameSet: o.name.set, Dir: s.sessionDir, NoSync: s.noSync},
+		Origin: s.cfg.origin,
 	}
-	if resuming {
-		resumed := resumeSettings(p)
-		if s.thinking == "" && resumed.ThinkingLevel != "" {
-			s.thinking = resumed.ThinkingLevel
-		}
-		if choice, err = chooseModel(sys, s.cfg, o.apiKey, resumed); err != nil {
-			return p, err
-		}
-	}
-	settleChoice(sys, s, choice, o.bare)
-	p.model = choice.info
-	return p, buildRuntime(sys, s, choice, cat, p)
 }
 
 // readPromptMessage reads the prompts as pi 1.6 does: the @file
@@ -160,15 +167,43 @@ func expandPrompt(cat *resources.Catalog, text string, s *runSettings) (string, 
 	return text, nil
 }
 
-// resumeSettings returns the model and thinking level on the chosen path.
-func resumeSettings(p *prepared) session.Settings {
-	if p.leaf == "" {
-		return session.Settings{}
+// readSettings reads and checks every setting of a run (or a chat).
+func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, error) {
+	s, err := openSettings(sys, c, o)
+	if err != nil {
+		return nil, err
 	}
-	return session.ResumeSettingsAt(p.store.Entries(), p.leaf)
+	if err := s.readRunValues(); err != nil {
+		return nil, err
+	}
+	if err := s.readTools(o); err != nil {
+		return nil, err
+	}
+	s.sessionDir = s.cfg.str("sessionDir")
+	if s.maxPrompt, err = promptLimit(s.cfg); err != nil {
+		return nil, err
+	}
+	warnMissingPromptFile(sys, s.cfg, s.cwd)
+	return s, nil
 }
 
-func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, error) {
+// readContextSettings reads what gopi context needs: the working
+// directory, the settings files, the tools the prompt is built for.
+func readContextSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, error) {
+	s, err := openSettings(sys, c, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.readTools(o); err != nil {
+		return nil, err
+	}
+	warnMissingPromptFile(sys, s.cfg, s.cwd)
+	return s, nil
+}
+
+// openSettings resolves the working directory and the key file, and
+// loads the layered settings.
+func openSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, error) {
 	cwd, err := resolveCwd(sys, o.cwd)
 	if err != nil {
 		return nil, err
@@ -180,35 +215,53 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 	if err != nil {
 		return nil, err
 	}
-	s := &runSettings{cwd: cwd, cfg: cfg, spillDir: newRunDir(), groups: &tools.Groups{}}
+	return &runSettings{cwd: cwd, cfg: cfg, spillDir: newRunDir(), groups: &tools.Groups{},
+		systemPrompt: cfg.str("systemPrompt"), appendSystemPrompt: cfg.str("appendSystemPrompt")}, nil
+}
+
+// readTools resolves the tools offered, custom tools among them.
+func (s *runSettings) readTools(o *runOptions) error {
+	var err error
+	if s.tools, err = toolNames(s.cfg, o.noTools, o.excludeTools); err != nil {
+		return err
+	}
+	s.custom, err = commandTools(s.cfg, s.tools)
+	return err
+}
+
+// readRunValues reads the thinking level, the limits and the session's
+// fsync.
+func (s *runSettings) readRunValues() error {
+	cfg := s.cfg
+	var err error
 	if t := cfg.str("thinking"); t != "" {
 		if !slices.Contains(ai.ThinkingLevels, ai.ThinkingLevel(t)) {
-			return nil, usageErr("%s %q: use off, minimal, low, medium, high or xhigh", cfg.origin("thinking"), t)
+			return usageErr("%s %q: use off, minimal, low, medium, high or xhigh", cfg.origin("thinking"), t)
 		}
 		s.thinking = ai.ThinkingLevel(t)
 	}
 	if s.maxSteps, err = cfg.integer("maxSteps"); err != nil {
-		return nil, err
+		return err
 	}
 	if s.maxSteps <= 0 {
-		return nil, usageErr("%s %q: give a whole number above 0", cfg.origin("maxSteps"), cfg.str("maxSteps"))
+		return usageErr("%s %q: give a whole number above 0", cfg.origin("maxSteps"), cfg.str("maxSteps"))
 	}
 	if s.maxTok, err = cfg.integer("maxTokens"); err != nil {
-		return nil, err
+		return err
 	}
 	if s.maxTok < 0 {
-		return nil, usageErr("%s %q: give a whole number, 0 for the model's limit", cfg.origin("maxTokens"), cfg.str("maxTokens"))
+		return usageErr("%s %q: give a whole number, 0 for the model's limit", cfg.origin("maxTokens"), cfg.str("maxTokens"))
 	}
 	if s.compact, err = readCompaction(cfg); err != nil {
-		return nil, err
+		return err
 	}
 	if s.limits, err = readLimits(cfg); err != nil {
-		return nil, err
+		return err
 	}
 	if t := cfg.str("timeout"); t != "" && t != "0s" && t != "0" {
 		d, err := time.ParseDuration(t)
 		if err != nil || d <= 0 {
-			return nil, usageErr("%s %q: give a duration such as 90s or 10m", cfg.origin("timeout"), t)
+			return usageErr("%s %q: give a duration such as 90s or 10m", cfg.origin("timeout"), t)
 		}
 		s.timeout = d
 	}
@@ -217,19 +270,9 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 	case "never":
 		s.noSync = true
 	default:
-		return nil, usageErr("%s %q: use always or never", cfg.origin("fsync"), f)
+		return usageErr("%s %q: use always or never", cfg.origin("fsync"), f)
 	}
-	if s.tools, err = toolNames(cfg, o.noTools, o.excludeTools); err != nil {
-		return nil, err
-	}
-	if s.custom, err = commandTools(cfg, s.tools); err != nil {
-		return nil, err
-	}
-	if s.maxPrompt, err = promptLimit(cfg); err != nil {
-		return nil, err
-	}
-	warnMissingPromptFile(sys, cfg, s.cwd)
-	return s, nil
+	return nil
 }
 
 func loadResources(sys *System, s *runSettings, o *runOptions) (*resources.Catalog, error) {
@@ -246,91 +289,6 @@ func loadResources(sys *System, s *runSettings, o *runOptions) (*resources.Catal
 		}
 	}
 	return cat, nil
-}
-
-// buildRuntime assembles tools, hooks and the Runtime.
-func buildRuntime(sys *System, s *runSettings, choice modelChoice, cat *resources.Catalog, p *prepared) error {
-	p.changes = &tools.Changes{}
-	env := tools.Env{Cwd: s.cwd, Environ: scrubEnv(sys.Environ, secretNames(s.cfg), choice.key), TempDir: s.spillDir, Changes: p.changes,
-		Secrets: toolSecrets(sys, s.cfg, choice.key), Groups: s.groups}
-	p.spill, p.groups, sys.groups, p.cwd = s.spillDir, s.groups, s.groups, s.cwd
-	var builtin []string
-	for _, n := range s.tools {
-		if slices.Contains(tools.AllNames, n) {
-			builtin = append(builtin, n)
-		}
-	}
-	builtins, err := tools.Builtins(tools.Options{}, builtin...)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	if len(builtin) == 0 {
-		builtins = nil
-	}
-	reg, err := tools.NewRegistry(env, append(builtins, s.custom...)...)
-	if err != nil {
-		return err
-	}
-	var ext runtime.Extensions
-	hooks := s.cfg.hooks
-	if len(hooks.BeforeTool)+len(hooks.AfterTool) > 0 {
-		host := extension.NewHost(extension.Options{Report: func(d extension.Diagnostic) { fmt.Fprintf(sys.Stderr, "gopi: hook: %s\n", d) }, Secrets: env.Secrets})
-		id := p.store.Header().ID
-		if err := host.AddCommandHooks(hooks, extension.CommandEnv{Cwd: s.cwd, Environ: env.Environ, SessionID: func() string { return id }, Source: "settings", Secrets: env.Secrets}); err != nil {
-			return usageErr("hooks: %v", err)
-		}
-		ext = host
-	}
-	if s.limits.USD > 0 && choice.info.Prices == (ai.Prices{}) {
-		return usageErr("%s: model %s/%s has no prices, so its spending cannot be counted in dollars: declare its prices under \"providers\" in settings, or use --max-budget-tokens",
-			s.cfg.origin("maxBudgetUsd"), choice.info.Provider, choice.info.ID)
-	}
-	rt, err := runtime.New(runtime.Config{
-		ActiveLeaf: leafRef(p.leaf), SystemPrompt: withSchema(cat.SystemPrompt(), p.schema), MaxSteps: s.maxSteps, MaxTokens: s.maxTok,
-		Thinking: s.thinking, Model: choice.info, Compaction: s.compact, Limits: s.limits, OutputSchema: schemaJSON(p.schema), SessionName: p.name,
-	}, runtime.Deps{Model: choice.model, Tools: reg, Session: p.store, Extensions: ext, Secrets: env.Secrets, Now: sys.Now, Stopwatch: stopwatch})
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	p.rt = rt
-	return nil
-}
-
-func leafRef(id string) *string {
-	if id == "" {
-		return nil
-	}
-	return &id
-}
-
-// scrubEnv removes credentials from the environment tools and hooks see:
-// variables named like keys, the variables settings name as a provider's
-// key, and any variable holding the key in use.
-func scrubEnv(environ []string, names []string, key string) []string {
-	var out []string
-	for _, kv := range environ {
-		name, val, _ := strings.Cut(kv, "=")
-		if isSecretName(name) || slices.Contains(names, name) || (key != "" && val == key) {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
-}
-
-// secretNames lists the apiKeyEnv variables of providers in settings.
-func secretNames(c *config) []string {
-	var customs map[string]customProvider
-	if c.decode("providers", &customs) != nil {
-		return nil
-	}
-	var names []string
-	for _, p := range customs {
-		if p.APIKeyEnv != "" {
-			names = append(names, p.APIKeyEnv)
-		}
-	}
-	return names
 }
 
 // warnMissingPromptFile says when --system-prompt or --append-system-prompt
@@ -354,26 +312,6 @@ func warnMissingPromptFile(sys *System, c *config, cwd string) {
 			fmt.Fprintf(sys.Stderr, "gopi: warning: %s %q is not a file (a folder?); it is used as the prompt text itself\n", c.origin(key), v)
 		}
 	}
-}
-
-func isSecretName(name string) bool {
-	u := strings.ToUpper(name)
-	for _, suffix := range []string{"_API_KEY", "_AUTH_TOKEN", "_OAUTH_TOKEN", "_SECRET_KEY"} {
-		if strings.HasSuffix(u, suffix) {
-			return true
-		}
-	}
-	return u == "API_KEY"
-}
-
-func openStore(sys *System, s *runSettings, path string, create bool) (*session.FileStore, error) {
-	opts := session.Options{Now: sys.Now, NoSync: s.noSync}
-	return gcPaused(func() (*session.FileStore, error) {
-		if create {
-			return session.OpenOrCreate(path, s.cwd, opts)
-		}
-		return session.Open(path, opts)
-	})
 }
 
 // readLimits reads the run's budgets; unset is no limit.
@@ -435,10 +373,4 @@ func schemaJSON(sch *mode.OutputSchema) json.RawMessage {
 		return nil
 	}
 	return sch.JSON()
-}
-
-// stopwatch measures with the monotonic clock: durationMs in the session.
-func stopwatch() func() time.Duration {
-	t0 := time.Now()
-	return func() time.Duration { return time.Since(t0) }
 }

@@ -40,13 +40,7 @@ The session flags are gopi run's: a new session unless --session, -c, --fork or
 	return c
 }
 
-// wantsRPC reports gopi run --mode rpc.
-func wantsRPC(c *cobra.Command) bool {
-	m, _ := c.Flags().GetString("mode")
-	return m == "rpc"
-}
-
-// runRPC opens the session as chat does and serves the protocol until
+// runRPC builds the first Runtime as chat does and serves the protocol until
 // stdin ends or a signal arrives.
 func runRPC(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) error {
 	ctx, untrap := trapChat(ctx, sys)
@@ -57,7 +51,7 @@ func runRPC(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 	if len(o.args) > 0 {
 		return usageErr(`rpc mode takes no prompt arguments: send {"type":"prompt","message":"..."} on stdin`)
 	}
-	if j, _ := c.Flags().GetBool("json"); j {
+	if o.json {
 		return usageErr("--json and --mode rpc ask for different outputs: give one of them")
 	}
 	h, err := newChatHost(sys, c, &chatOptions{runOptions: *o})
@@ -65,15 +59,12 @@ func runRPC(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 		return err
 	}
 	defer h.close()
-	first, err := h.open(mode.Want{Leaf: h.p.leaf, Thinking: h.s.thinking})
-	if err != nil {
-		return err
-	}
+	first := mode.Opened{Runtime: h.a.Runtime(), Model: h.a.Model().Info, File: h.a.File()}
 	for _, w := range first.Runtime.Warnings() {
 		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
 	}
 	host := &rpcHost{h: h, sys: sys, c: c}
-	err = mode.NewRPC(sys.Stdout, sys.Stderr, first, host, mode.RPCOptions{Thinking: h.s.thinking, Now: sys.Now}).Serve(ctx, sys.Stdin)
+	err = mode.NewRPC(sys.Stdout, sys.Stderr, first, host, mode.RPCOptions{Thinking: h.a.Thinking(), Now: sys.Now}).Serve(ctx, sys.Stdin)
 	if err != nil {
 		fmt.Fprintf(sys.Stderr, "gopi: writing the output failed: %v\n", err)
 		return &reported{code: ExitInternal}

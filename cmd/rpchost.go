@@ -11,52 +11,55 @@ import (
 	"github.com/spf13/cobra"
 
 	"gopi/pkg/ai"
+	"gopi/pkg/assemble"
 	"gopi/pkg/export"
 	"gopi/pkg/mode"
 	"gopi/pkg/session"
 )
 
-// rpcHost is chat's host (chatHost) as the rpc mode asks for it: the
-// same Runtimes, plus another session file and a fork of this one.
+// rpcHost is the chat's host (its Assembly) as the rpc mode asks for it:
+// the same Runtimes, plus another session file, a fork of this one, and
+// automatic compaction switched.
 type rpcHost struct {
 	h   *chatHost
 	sys *System
 	c   *cobra.Command
 }
 
-// Open builds the Runtime w asks for (chatHost.open, which opens the
-// store storeFor names).
+// Open builds the Runtime w asks for: chat's open, or the Assembly's
+// Reopen on another session (a file to switch to, a fork of this one).
 func (r *rpcHost) Open(w mode.Want) (mode.Opened, error) {
-	if w.Session != "" && looksLikePath(w.Session) && !filepath.IsAbs(w.Session) {
-		w.Session = filepath.Join(r.h.s.cwd, w.Session)
+	if w.Session == "" && !w.Fork {
+		return r.h.open(w)
 	}
-	if w.Session != "" && looksLikePath(w.Session) {
-		if _, err := os.Stat(w.Session); errors.Is(err, fs.ErrNotExist) {
-			return mode.Opened{}, fmt.Errorf("sessionPath %s: no such session file", w.Session)
-		}
-	}
-	if (w.Session != "" || w.Fork) && r.h.o.noSession {
+	if r.h.o.noSession {
 		return mode.Opened{}, errors.New("gopi rpc runs with --no-session: it opens and forks no session files")
 	}
-	return r.h.open(w)
-}
-
-// storeFor is the store a new Runtime of w opens: a new session, the
-// session file w names, or a copy of the current one.
-func (h *chatHost) storeFor(w mode.Want) *runOptions {
-	switch {
-	case w.Session != "":
-		return &runOptions{session: w.Session, leaf: w.Leaf, cont: w.Leaf == ""}
-	case w.Fork:
-		return &runOptions{fork: h.p.file}
+	ss := &assemble.SessionSettings{Fork: r.h.a.File(), Leaf: w.Leaf}
+	want := assemble.Want{Thinking: w.Thinking, Session: ss}
+	if w.Session != "" {
+		path := w.Session
+		if looksLikePath(path) && !filepath.IsAbs(path) {
+			path = filepath.Join(r.h.s.cwd, path)
+		}
+		if _, err := os.Stat(path); looksLikePath(path) && errors.Is(err, fs.ErrNotExist) {
+			return mode.Opened{}, fmt.Errorf("sessionPath %s: no such session file", path)
+		}
+		// The switched session's own model and thinking level, as pi.
+		*ss = assemble.SessionSettings{Path: path, Continue: true}
+		want.Thinking = ""
 	}
-	return &runOptions{noSession: h.o.noSession}
+	rt, err := r.h.a.Reopen(want)
+	if err != nil {
+		return mode.Opened{}, err
+	}
+	return mode.Opened{Runtime: rt, Model: r.h.a.Model().Info, File: r.h.a.File(), Thinking: r.h.a.Thinking()}, nil
 }
 
 // Models are the current model, the catalog's models of its provider and
 // the models the settings declare.
 func (r *rpcHost) Models() []ai.Info {
-	cur := r.h.choice.info
+	cur := r.h.a.Model().Info
 	out := []ai.Info{cur}
 	listed, err := listModels(r.sys, r.c, "")
 	if err != nil {
@@ -86,8 +89,19 @@ func (r *rpcHost) Commands() []mode.RPCCommand {
 	return out
 }
 
-func (r *rpcHost) SetAutoCompaction(on bool) { r.h.s.compact.Disabled = !on }
-func (r *rpcHost) AutoCompaction() bool      { return !r.h.s.compact.Disabled }
+// SetAutoCompaction rebuilds the Runtime at its leaf with automatic
+// compaction switched.
+func (r *rpcHost) SetAutoCompaction(on bool, w mode.Want) (mode.Opened, error) {
+	c := r.h.a.Compaction()
+	c.Disabled = !on
+	rt, err := r.h.a.Reopen(assemble.Want{Leaf: w.Leaf, Thinking: w.Thinking, Compaction: &c})
+	if err != nil {
+		return mode.Opened{}, err
+	}
+	return mode.Opened{Runtime: rt, Model: r.h.a.Model().Info, File: r.h.a.File()}, nil
+}
+
+func (r *rpcHost) AutoCompaction() bool { return !r.h.a.Compaction().Disabled }
 
 // Export writes the session as gopi session export does.
 func (r *rpcHost) Export(store session.Store, file, out string) (string, error) {

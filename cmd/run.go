@@ -43,6 +43,9 @@ type runOptions struct {
 	// answer that does not satisfy it goes back to the model.
 	outputSchema  string
 	outputRetries int
+	// mode is --mode (given or not), json --json: outputMode joins them.
+	mode setString
+	json bool
 }
 
 func newRunCmd(sys *System) *cobra.Command {
@@ -108,8 +111,9 @@ var runOnlyFlags = []string{"mode", "json", "timeout", "no-stdin", "print-system
 
 // addRunFlags adds runOnlyFlags.
 func addRunFlags(f *pflag.FlagSet, o *runOptions) {
-	f.String("mode", "print", "output: print (the answer), json (one result object), events (a JSON line per event) or rpc (pi's RPC protocol on stdin and stdout, as gopi rpc)")
-	f.Bool("json", false, "same as --mode json")
+	o.mode.v = string(mode.Print)
+	f.Var(&o.mode, "mode", "output: print (the answer), json (one result object), events (a JSON line per event) or rpc (pi's RPC protocol on stdin and stdout, as gopi rpc)")
+	f.BoolVar(&o.json, "json", false, "same as --mode json")
 	f.Duration("timeout", 0, "deadline for the whole run, e.g. 10m (exit 7 when it expires)")
 	f.BoolVar(&o.noStdin, "no-stdin", false, "do not read stdin")
 	f.BoolVar(&o.printSP, "print-system-prompt", false, "print the assembled system prompt and exit")
@@ -156,11 +160,11 @@ func addAgentFlags(f *pflag.FlagSet, o *runOptions) {
 // for, and returned as an exit code. Signals are trapped from here on:
 // the first aborts the run, and so does stdout's reader going away.
 func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) error {
-	if wantsRPC(c) {
+	if o.mode.v == "rpc" {
 		return runRPC(ctx, sys, c, o)
 	}
 	start := sys.Now()
-	m, err := outputMode(c.Flags())
+	m, err := pickMode(o.mode.v, o.mode.set, o.json)
 	if err == nil {
 		err = checkConflicts(c.Flags())
 	}

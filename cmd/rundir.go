@@ -10,8 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"gopi/pkg/ai"
-	"gopi/pkg/session"
+	"gopi/pkg/assemble"
 	"gopi/pkg/tools"
 )
 
@@ -69,43 +68,11 @@ func sweepRunDirs(parent, own string, now time.Time) {
 	}
 }
 
-// mentionsDir reports whether the session on disk names dir: a tool
-// result (its text or details) or a summary that points into it.
-func mentionsDir(store session.Store, file, dir string) bool {
-	if store == nil || file == "" || dir == "" {
-		return false // --no-session keeps nothing on disk, spill files neither
-	}
-	if _, err := os.Lstat(dir); err != nil {
-		return false
-	}
-	for _, e := range store.Entries() {
-		if strings.Contains(e.Summary, dir) {
-			return true
-		}
-		if m := e.Message; m != nil && messageMentions(m, dir) {
-			return true
-		}
-	}
-	return false
-}
-
-func messageMentions(m *ai.Message, dir string) bool {
-	if strings.Contains(string(m.Details), dir) {
-		return true
-	}
-	for _, c := range m.Content {
-		if strings.Contains(c.Text, dir) {
-			return true
-		}
-	}
-	return false
-}
-
 // finishTools ends what a gopi run's tools left: the processes bash calls
 // left running in the background, then the spill folder.
 func (p *prepared) finishTools(sys *System) {
 	killGroups(sys, p.groups)
-	finishRunDir(p.spill, mentionsDir(p.store, p.file, p.spill), sys.Now())
+	finishRunDir(p.spill, assemble.MentionsDir(p.store, p.file, p.spill), sys.Now())
 }
 
 // killGroups ends the background processes of bash calls: no child of a

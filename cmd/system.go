@@ -11,6 +11,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 
+	"gopi/pkg/assemble"
 	"gopi/pkg/tools"
 )
 
@@ -56,4 +57,9 @@ func (s *System) getenv(key string) string {
 		}
 	}
 	return ""
+}
+
+// env is what assemble takes from the process.
+func (s *System) env() assemble.Env {
+	return assemble.Env{Environ: s.Environ, Now: s.Now, Stderr: s.Stderr}
 }

@@ -52,6 +52,9 @@ type Opened struct {
 	Runtime *runtime.Runtime
 	Model   ai.Info
 	File    string // "" without a session file
+	// Thinking is the Runtime's thinking level when the command line chose
+	// it (a switched session's own); "" keeps the one asked for.
+	Thinking ai.ThinkingLevel
 }
 
 // ChatDeps are what the chat needs from the command line, which owns

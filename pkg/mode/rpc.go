@@ -66,9 +66,9 @@ type RPCHost interface {
 	Expand(text string) (string, error)
 	// Commands are the prompt templates and skills (get_commands).
 	Commands() []RPCCommand
-	// SetAutoCompaction switches automatic compaction for the Runtimes
-	// Open builds from now on.
-	SetAutoCompaction(on bool)
+	// SetAutoCompaction builds the Runtime w asks for with automatic
+	// compaction switched, for it and the later ones.
+	SetAutoCompaction(on bool, w Want) (Opened, error)
 	AutoCompaction() bool
 	// Export writes the store as an HTML page to out ("" for the default
 	// name) and returns the file written.
@@ -189,6 +189,9 @@ func (r *RPC) swap(o Opened) {
 	r.mu.Lock()
 	old, unsub := r.cur, r.unsub
 	r.cur = o
+	if o.Thinking != "" {
+		r.thinking = o.Thinking
+	}
 	stream := &eventStream{w: r.w, now: r.now, model: o.Model}
 	r.stream = stream
 	r.unsub = o.Runtime.Control().Subscribe(func(e agent.Event) { stream.event(e.Event) }, agent.Except(agent.RunEnd))

@@ -23,8 +23,10 @@ func (benchHost) Open(Want) (Opened, error)          { return Opened{}, errors.N
 func (benchHost) Models() []ai.Info                  { return []ai.Info{faux.Info} }
 func (benchHost) Expand(text string) (string, error) { return text, nil }
 func (benchHost) Commands() []RPCCommand             { return nil }
-func (benchHost) SetAutoCompaction(bool)             {}
-func (benchHost) AutoCompaction() bool               { return true }
+func (benchHost) SetAutoCompaction(bool, Want) (Opened, error) {
+	return Opened{}, errors.New("not here")
+}
+func (benchHost) AutoCompaction() bool { return true }
 func (benchHost) Export(session.Store, string, string) (string, error) {
 	return "", errors.New("not here")
 }

@@ -589,12 +589,16 @@ func (r *RPC) cmdAutoCompaction(_ context.Context, c *rpcCommand) (any, error) {
 	if c.Enabled == nil {
 		return nil, errors.New(`field "enabled" is required (true or false)`)
 	}
-	was := r.host.AutoCompaction()
-	r.host.SetAutoCompaction(*c.Enabled)
-	if _, err := r.reopen(r.atLeaf()); err != nil {
-		r.host.SetAutoCompaction(was)
+	if r.busy() != nil {
+		return nil, errBusy
+	}
+	w := r.atLeaf()
+	w.Thinking = r.level()
+	o, err := r.host.SetAutoCompaction(*c.Enabled, w)
+	if err != nil {
 		return nil, err
 	}
+	r.swap(o)
 	return nil, nil
 }
 

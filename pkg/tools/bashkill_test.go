@@ -151,7 +151,7 @@ func TestParseStat(t *testing.T) {
 	}
 	for _, tc := range tests {
 		state, pgrp, ok := parseStat([]byte(tc.line))
-		if ok != tc.ok || (ok && (state != tc.state || pgrp != tc.pgrp)) {
+		if ok != tc.ok || state != tc.state || pgrp != tc.pgrp { // zero values when not ok
 			t.Errorf("parseStat(%q) = %q %d %v, want %q %d %v", tc.line, state, pgrp, ok, tc.state, tc.pgrp, tc.ok)
 		}
 	}

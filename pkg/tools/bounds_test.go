@@ -208,6 +208,15 @@ func TestBashOutputEdges(t *testing.T) {
 		{name: "51200 bytes", output: wideText(51200)},
 		{name: "51201 bytes", output: wideText(51201), shown: wideText(51201)[100:], notice: "[Showing lines 2-512 of 512 (50.0KB limit). Full output: ",
 			tr: Truncation{Truncated: true, TruncatedBy: "bytes", TotalLines: 512, TotalBytes: 51201, OutputLines: 511, OutputBytes: 51101}},
+		// The size of a cut last line counts from the last newline; a byte
+		// less or two more would show: 51251 bytes are 50.0KB, 51252 and
+		// 51353 are 50.1KB, 51355 is 50.2KB.
+		{name: "a short line, then one of 51252 bytes", output: strings.Repeat("w", 1000) + "\n" + strings.Repeat("z", 51252), shown: strings.Repeat("z", 51200),
+			notice: "[Showing last 50.0KB of line 2 (line is 50.1KB). Full output: ",
+			tr:     Truncation{Truncated: true, TruncatedBy: "bytes", TotalLines: 2, TotalBytes: 52253, OutputLines: 1, OutputBytes: 51200, LastLinePartial: true}},
+		{name: "a short line, then one of 51353 bytes", output: strings.Repeat("w", 1000) + "\n" + strings.Repeat("z", 51353), shown: strings.Repeat("z", 51200),
+			notice: "[Showing last 50.0KB of line 2 (line is 50.1KB). Full output: ",
+			tr:     Truncation{Truncated: true, TruncatedBy: "bytes", TotalLines: 2, TotalBytes: 52354, OutputLines: 1, OutputBytes: 51200, LastLinePartial: true}},
 		{name: "one line of 51201 bytes", output: strings.Repeat("z", 51201), shown: strings.Repeat("z", 51200),
 			notice: "[Showing last 50.0KB of line 1 (line is 50.0KB). Full output: ",
 			tr:     Truncation{Truncated: true, TruncatedBy: "bytes", TotalLines: 1, TotalBytes: 51201, OutputLines: 1, OutputBytes: 51200, LastLinePartial: true}},

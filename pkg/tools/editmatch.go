@@ -146,7 +146,6 @@ func trimLineEnds(m *mapped) *mapped {
 type match struct {
 	from, to int // source byte span
 	count    int // occurrences found (1 when from/to are valid)
-	fuzzy    bool
 }
 
 // sourceText is a file's text prepared for matching, the tolerant form
@@ -179,10 +178,10 @@ func (s *sourceText) find(oldText string) match {
 	}
 	n := strings.Count(s.fuzzy.text, fold)
 	if n != 1 {
-		return match{count: n, fuzzy: true}
+		return match{count: n}
 	}
 	i := strings.Index(s.fuzzy.text, fold)
 	a, b := s.fuzzy.span(i, i+len(fold))
 	from, to := s.lf.span(a, b)
-	return match{from: from, to: to, count: 1, fuzzy: true}
+	return match{from: from, to: to, count: 1}
 }

@@ -169,16 +169,13 @@ func (w *window) result(path string, offset *float64) Result {
 // truncation reports the window in pi's TruncationResult shape.
 func (w *window) truncation() *Truncation {
 	t := &Truncation{
-		Truncated:   w.stopped || w.selOpenAtStop,
+		Truncated:   w.stopped || w.selOpenAtStop, // take stops at the first selected line it leaves out
 		TotalLines:  w.selLines,
 		TotalBytes:  w.selBytes,
 		OutputLines: len(w.out),
 		OutputBytes: w.outBytes,
 		MaxLines:    DefaultMaxLines,
 		MaxBytes:    DefaultMaxBytes,
-	}
-	if len(w.out) < w.selLines {
-		t.Truncated = true
 	}
 	t.FirstLineExceedsLimit = w.firstTooLong > 0
 	if t.Truncated {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -43,6 +44,9 @@ func TestRegistryExecute(t *testing.T) {
 		t.Fatal(err)
 	}
 	long := `{"msg": 5, "pad": "` + strings.Repeat("x", 5000) + `"}`
+	// The preview's 500th byte falls inside a "é": the cut moves back to
+	// the character's start, so the echo stays valid UTF-8.
+	wide := `{"msg": 5, "p": "` + strings.Repeat("x", 480) + strings.Repeat("é", 300) + `"}`
 	tests := []struct {
 		name, tool, args string
 		wantErr          bool
@@ -53,6 +57,10 @@ func TestRegistryExecute(t *testing.T) {
 		{name: "unknown tool", tool: "nope", args: `{}`, wantErr: true, want: []string{`Tool "nope" not found`, "boom, echo, fails"}},
 		{name: "missing property", tool: "echo", args: `{}`, wantErr: true, want: []string{"Invalid arguments for tool echo", "msg", "Received: {}"}},
 		{name: "wrong type bounded preview", tool: "echo", args: long, wantErr: true, want: []string{"Invalid arguments for tool echo", "bytes in all"}, maxLen: 2000},
+		{name: "preview cut at a character start", tool: "echo", args: wide, wantErr: true,
+			want: []string{`"p": "` + strings.Repeat("x", 480) + "é… (" + fmt.Sprint(len(wide)) + " bytes in all)"}},
+		{name: "arguments without one character start", tool: "echo", args: strings.Repeat("\x80", 600), wantErr: true,
+			want: []string{"Received: … (600 bytes in all)"}},
 		{name: "non-object raw", tool: "echo", args: `{"_raw":"not json at all"}`, wantErr: true, want: []string{"not a JSON object", "not json at all"}},
 		{name: "array args", tool: "echo", args: `[1,2]`, wantErr: true, want: []string{"Invalid arguments for tool echo"}},
 		{name: "broken json", tool: "echo", args: `{"msg":`, wantErr: true, want: []string{"Invalid arguments for tool echo"}},

@@ -131,9 +131,6 @@ func tailBytes(s string, max int) string {
 
 // truncateLine cuts one line to maxChars characters, as pi's grep does.
 func truncateLine(line string, maxChars int) (string, bool) {
-	if utf8.RuneCountInString(line) <= maxChars {
-		return line, false
-	}
 	n := 0
 	for i := range line {
 		if n == maxChars {

@@ -1,0 +1,418 @@
+// Package assemble builds a Runtime from typed settings: the model, the
+// tools (built-in and custom), the hooks, the session store and the leaf
+// it continues from; Reopen builds it again for another leaf, model,
+// thinking level or a new session. Its promises: it reads no flags,
+// settings files or process state (the caller resolves the settings and
+// hands in the environment as Env); nothing is sent to a model; the
+// settings are never changed, so a model switch lasts only for the
+// Assembly that made it; and a refusal of the settings is an *Error whose
+// ai.Class decides the caller's exit code.
+package assemble
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"gopi/pkg/ai"
+	"gopi/pkg/extension"
+	"gopi/pkg/loop"
+	"gopi/pkg/runtime"
+	"gopi/pkg/session"
+	"gopi/pkg/tools"
+)
+
+// Error is a refusal before anything ran, with the class that decides
+// the caller's exit code.
+type Error struct {
+	Class ai.Class
+	Err   error
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Usagef is a usage or input error (ai.ClassUsage).
+func Usagef(format string, a ...any) error {
+	return &Error{Class: ai.ClassUsage, Err: fmt.Errorf(format, a...)}
+}
+
+// SessionErr is a session that could not be read or written (ai.ClassSession).
+func SessionErr(err error) error { return &Error{Class: ai.ClassSession, Err: err} }
+
+// Env is what the assembly takes from its process.
+type Env struct {
+	Environ []string
+	Now     func() time.Time
+	Stderr  io.Writer // warnings: the store's, hooks', model notes
+}
+
+// Getenv looks a variable up in Environ, the last setting winning.
+func (e Env) Getenv(key string) string {
+	for i := len(e.Environ) - 1; i >= 0; i-- {
+		kv := e.Environ[i]
+		if len(kv) > len(key) && kv[len(key)] == '=' && kv[:len(key)] == key {
+			return kv[len(key)+1:]
+		}
+	}
+	return ""
+}
+
+// SessionSettings choose the session store and its leaf.
+type SessionSettings struct {
+	Path     string // --session: a file or an id prefix
+	Leaf     string // --leaf: an entry id or a unique prefix
+	Continue bool   // -c
+	None     bool   // --no-session: a memory store
+	Fork     string // --fork: the session copied into a new one
+	ID       string // --session-id
+	Name     string // -n/--name as given
+	NameSet  bool   // -n/--name was given (an empty one is refused)
+	Dir      string // --session-dir; "" for Home/sessions/<folder of Cwd>
+	NoSync   bool   // fsync never
+}
+
+// Settings are the resolved, typed values of one invocation.
+type Settings struct {
+	Cwd  string // absolute working directory
+	Home string // $GOPI_HOME: sessions, notes
+	// Bare: no settings files were read; model notes are shown every time.
+	Bare     bool
+	Model    ModelSettings
+	Thinking ai.ThinkingLevel
+	// ThinkingExplicit: Thinking came from a flag, so it wins over the
+	// level of "id:level".
+	ThinkingExplicit bool
+	MaxSteps         int
+	MaxTokens        int
+	Compaction       runtime.Compaction
+	Limits           loop.Limits
+	Tools            []string     // the tools offered, built-in and custom, by name
+	Custom           []tools.Tool // the custom tools among Tools
+	Hooks            extension.HooksConfig
+	// Secrets are the variables settings declare as secrets.
+	Secrets      []string
+	SystemPrompt string
+	OutputSchema json.RawMessage // nil without one
+	SpillDir     string          // bash's spill files
+	Groups       *tools.Groups   // what bash calls left running
+	Session      SessionSettings
+	// Origin names where a setting came from, for messages ("--max-budget-usd");
+	// nil names the settings key.
+	Origin func(key string) string
+}
+
+func (s *Settings) origin(key string) string {
+	if s.Origin != nil {
+		return s.Origin(key)
+	}
+	return fmt.Sprintf("setting %q", key)
+}
+
+// Resuming says whether the settings continue an existing session (whose
+// model is then chosen once it is read).
+func (s *Settings) Resuming() bool {
+	ss := s.Session
+	return ss.Path != "" || ss.Continue || ss.Fork != "" || ss.ID != ""
+}
+
+// Assembly is one invocation's open session and the Runtime built on it.
+type Assembly struct {
+	s        Settings
+	env      Env
+	choice   Choice
+	chosen   bool
+	thinking ai.ThinkingLevel
+	store    session.Store
+	file     string
+	leaf     string
+	name     string // the session's name, recorded by the first Runtime that prompts
+	rt       *runtime.Runtime
+	changes  *tools.Changes
+	kept     bool // a closed session names the spill folder
+	// compaction replaces the settings' (Want.Compaction); nil: theirs.
+	compaction *runtime.Compaction
+}
+
+// New checks the settings and, for a new session, chooses the model:
+// nothing touches the disk. Open builds the Runtime.
+func New(s Settings, env Env) (*Assembly, error) {
+	a := &Assembly{s: s, env: env, thinking: s.Thinking}
+	if !s.Resuming() {
+		ch, err := ChooseModel(env, s.Model, session.Settings{})
+		if err != nil {
+			return nil, err
+		}
+		a.choice, a.chosen = ch, true
+	}
+	return a, nil
+}
+
+// Build is New and Open together.
+func Build(s Settings, env Env) (*Assembly, error) {
+	a, err := New(s, env)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.Open(); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+// Open opens (or creates) the session store, chooses its leaf, the model
+// of a resumed session, and builds the Runtime. On error the store, when
+// one was opened, stays open until Close, so the caller can name it.
+func (a *Assembly) Open() error {
+	if err := a.openSession(a.s.Session); err != nil {
+		return err
+	}
+	if !a.chosen {
+		resumed := a.resumeSettings()
+		if a.thinking == "" && resumed.ThinkingLevel != "" {
+			a.thinking = resumed.ThinkingLevel
+		}
+		ch, err := ChooseModel(a.env, a.s.Model, resumed)
+		if err != nil {
+			return err
+		}
+		a.choice, a.chosen = ch, true
+	}
+	a.settle()
+	rt, changes, err := a.build(a.choice, a.thinking, a.store, a.leaf, a.name)
+	if err != nil {
+		return err
+	}
+	a.rt, a.changes = rt, changes
+	return nil
+}
+
+// Want is what Reopen builds a Runtime for.
+type Want struct {
+	Leaf       string  // the entry to continue from; "" for an empty session
+	Model      *Choice // the model to switch to (ChooseModel); nil keeps the current one
+	Thinking   ai.ThinkingLevel
+	NewSession bool // start a new session; the current one is released once the Runtime is built
+	// Session opens another session as the command line would: Path and
+	// Continue switch to an existing one, Fork (with Leaf) copies one into
+	// a new file and continues from that entry. Leaf above is then not
+	// used: the leaf is the one these settings choose. Dir and NoSync
+	// default to the Assembly's. The model and thinking level fall back
+	// to the ones the session last used when the settings name no model
+	// and Model and Thinking are unset.
+	Session *SessionSettings
+	// Compaction, when set, replaces the settings' automatic compaction
+	// for this Runtime and the later ones (rpc's set_auto_compaction), as
+	// Model does the model.
+	Compaction *runtime.Compaction
+}
+
+// Reopen builds a Runtime for w on the open session, or on another one.
+// On error the current Runtime and store stay in use. The settings are
+// not changed: a model switch lasts for this Assembly's later Runtimes.
+func (a *Assembly) Reopen(w Want) (*runtime.Runtime, error) {
+	if w.Compaction != nil {
+		prev := a.compaction
+		a.compaction = w.Compaction
+		rt, err := a.Reopen(Want{Leaf: w.Leaf, Model: w.Model, Thinking: w.Thinking, NewSession: w.NewSession, Session: w.Session})
+		if err != nil {
+			a.compaction = prev
+		}
+		return rt, err
+	}
+	choice, thinking := a.choice, w.Thinking
+	if w.Model != nil {
+		choice = *w.Model
+	}
+	// The name is the first session's: recorded by the first Runtime that
+	// prompts, so every Runtime of it carries it until one did.
+	store, file, leaf, name := a.store, a.file, w.Leaf, a.name
+	other := w.NewSession || w.Session != nil
+	if other {
+		ss := SessionSettings{None: a.s.Session.None}
+		if w.Session != nil {
+			ss = *w.Session
+		}
+		ss.Dir, ss.NoSync = firstNonEmpty(ss.Dir, a.s.Session.Dir), ss.NoSync || a.s.Session.NoSync
+		n := &Assembly{s: a.s, env: a.env}
+		if err := n.openSession(ss); err != nil {
+			if n.store != nil {
+				n.store.Close()
+			}
+			return nil, err
+		}
+		store, file, leaf, name = n.store, n.file, n.leaf, n.name
+		if w.Session != nil {
+			resumed := n.resumeSettings()
+			if thinking == "" {
+				thinking = resumed.ThinkingLevel
+			}
+			if w.Model == nil && resumed.Provider != "" {
+				ch, err := ChooseModel(a.env, a.s.Model, resumed)
+				if err != nil {
+					store.Close()
+					return nil, err
+				}
+				choice = ch
+			}
+		}
+	}
+	rt, changes, err := a.build(choice, thinking, store, leaf, name)
+	if err != nil {
+		if other {
+			store.Close()
+		}
+		return nil, err
+	}
+	if other {
+		a.kept = a.kept || MentionsDir(a.store, a.file, a.s.SpillDir)
+		a.store.Close()
+		a.store, a.file, a.name = store, file, name
+	}
+	a.leaf, a.choice, a.thinking, a.rt, a.changes = leaf, choice, thinking, rt, changes
+	return rt, nil
+}
+
+// ChooseModel resolves provider and id with the Assembly's settings (keys,
+// declared providers, retry), as a switch of model asks; the settings
+// stay as they are.
+func (a *Assembly) ChooseModel(provider, id string) (Choice, error) {
+	m := a.s.Model
+	m.Provider, m.ID, m.Thinking = provider, id, ""
+	return ChooseModel(a.env, m, session.Settings{})
+}
+
+// Runtime is the last Runtime built; nil before Open succeeded.
+func (a *Assembly) Runtime() *runtime.Runtime { return a.rt }
+
+// Store is the open session store; nil before Open opened one.
+func (a *Assembly) Store() session.Store { return a.store }
+
+// File is the session file; "" for a memory store.
+func (a *Assembly) File() string { return a.file }
+
+// Leaf is the entry the last Runtime was built to continue from.
+func (a *Assembly) Leaf() string { return a.leaf }
+
+// Name is the session's name (-n), normalised; "" without one.
+func (a *Assembly) Name() string { return a.name }
+
+// Model is the model in use.
+func (a *Assembly) Model() Choice { return a.choice }
+
+// Thinking is the thinking level in use.
+func (a *Assembly) Thinking() ai.ThinkingLevel { return a.thinking }
+
+// Compaction is the automatic compaction the Runtimes are built with.
+func (a *Assembly) Compaction() runtime.Compaction {
+	if a.compaction != nil {
+		return *a.compaction
+	}
+	return a.s.Compaction
+}
+
+// Changes records the files the last Runtime's tools changed.
+func (a *Assembly) Changes() *tools.Changes { return a.changes }
+
+// SpillKept says whether the open session, or one closed before it,
+// names the spill folder, which must then be kept.
+func (a *Assembly) SpillKept() bool {
+	return a.kept || MentionsDir(a.store, a.file, a.s.SpillDir)
+}
+
+// Close releases the session store and its lock.
+func (a *Assembly) Close() {
+	if a.store != nil {
+		a.store.Close()
+	}
+}
+
+// resumeSettings returns the model and thinking level on the chosen path.
+func (a *Assembly) resumeSettings() session.Settings {
+	if a.leaf == "" {
+		return session.Settings{}
+	}
+	return session.ResumeSettingsAt(a.store.Entries(), a.leaf)
+}
+
+// settle applies what the chosen model says about the run before it
+// starts: the thinking level of "id:level" (a thinking level given as a
+// flag wins, as in pi), the "not in the catalog" note (once per provider
+// and model, see noteShown), and a word when thinking was asked of a
+// model that has none.
+func (a *Assembly) settle() {
+	ch := a.choice
+	if ch.Thinking != "" && !a.s.ThinkingExplicit {
+		a.thinking = ch.Thinking
+	}
+	if ch.Note != "" {
+		key := ch.Info.Provider + "/" + ch.Info.ID
+		if a.s.Bare || !noteShown(a.s.Home, key) {
+			fmt.Fprintln(a.env.Stderr, ch.Note)
+		}
+	}
+	if a.thinking != "" && a.thinking != ai.ThinkingOff && ch.Known && !ch.Info.Reasoning {
+		from := "--thinking " + string(a.thinking)
+		if ch.Thinking != "" && a.thinking == ch.Thinking {
+			from = "the :" + string(a.thinking) + " of --model"
+		}
+		fmt.Fprintf(a.env.Stderr, "gopi: model %s does not support thinking; %s is ignored\n", ch.Info.ID, from)
+	}
+}
+
+// build assembles tools, hooks and a Runtime on store.
+func (a *Assembly) build(choice Choice, thinking ai.ThinkingLevel, store session.Store, leaf, name string) (*runtime.Runtime, *tools.Changes, error) {
+	s := &a.s
+	changes := &tools.Changes{}
+	secrets := toolSecrets(a.env, s, choice.Key)
+	env := tools.Env{Cwd: s.Cwd, Environ: ScrubEnv(a.env.Environ, secretNames(s.Model.Providers), choice.Key), TempDir: s.SpillDir, Changes: changes,
+		Secrets: secrets, Groups: s.Groups}
+	var builtin []string
+	for _, n := range s.Tools {
+		if slices.Contains(tools.AllNames, n) {
+			builtin = append(builtin, n)
+		}
+	}
+	builtins, err := tools.Builtins(tools.Options{}, builtin...)
+	if err != nil {
+		return nil, nil, Usagef("%v", err)
+	}
+	if len(builtin) == 0 {
+		builtins = nil
+	}
+	reg, err := tools.NewRegistry(env, append(builtins, s.Custom...)...)
+	if err != nil {
+		return nil, nil, err
+	}
+	var ext runtime.Extensions
+	hooks := s.Hooks
+	if len(hooks.BeforeTool)+len(hooks.AfterTool) > 0 {
+		host := extension.NewHost(extension.Options{Report: func(d extension.Diagnostic) { fmt.Fprintf(a.env.Stderr, "gopi: hook: %s\n", d) }, Secrets: env.Secrets})
+		id := store.Header().ID
+		if err := host.AddCommandHooks(hooks, extension.CommandEnv{Cwd: s.Cwd, Environ: env.Environ, SessionID: func() string { return id }, Source: "settings", Secrets: env.Secrets}); err != nil {
+			return nil, nil, Usagef("hooks: %v", err)
+		}
+		ext = host
+	}
+	if s.Limits.USD > 0 && choice.Info.Prices == (ai.Prices{}) {
+		return nil, nil, Usagef("%s: model %s/%s has no prices, so its spending cannot be counted in dollars: declare its prices under \"providers\" in settings, or use --max-budget-tokens",
+			s.origin("maxBudgetUsd"), choice.Info.Provider, choice.Info.ID)
+	}
+	rt, err := runtime.New(runtime.Config{
+		ActiveLeaf: session.Ref(leaf), SystemPrompt: s.SystemPrompt, MaxSteps: s.MaxSteps, MaxTokens: s.MaxTokens,
+		Thinking: thinking, Model: choice.Info, Compaction: a.Compaction(), Limits: s.Limits, OutputSchema: s.OutputSchema, SessionName: name,
+	}, runtime.Deps{Model: choice.Model, Tools: reg, Session: store, Extensions: ext, Secrets: env.Secrets, Now: a.env.Now, Stopwatch: stopwatch})
+	if err != nil {
+		return nil, nil, Usagef("%v", err)
+	}
+	return rt, changes, nil
+}
+
+// stopwatch measures with the monotonic clock: durationMs in the session.
+func stopwatch() func() time.Duration {
+	t0 := time.Now()
+	return func() time.Duration { return time.Since(t0) }
+}
