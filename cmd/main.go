@@ -56,7 +56,7 @@ func newRootCmd(sys *System) *cobra.Command {
 		SilenceUsage:  true,
 	}
 	addRootRun(root, sys)
-	root.AddCommand(newRunCmd(sys), newChatCmd(sys), newVersionCmd(sys), newModelsCmd(sys), newSessionCmd(sys), newContextCmd(sys), newMCPCmd(sys))
+	root.AddCommand(newRunCmd(sys), newChatCmd(sys), newVersionCmd(sys), newModelsCmd(sys), newSessionCmd(sys), newContextCmd(sys), newMCPCmd(sys), newRPCCmd(sys))
 	root.SetHelpCommand(newHelpCmd())
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {

@@ -118,7 +118,7 @@ var runOnlyFlags = []string{"mode", "json", "timeout", "no-stdin", "print-system
 // addRunFlags adds runOnlyFlags.
 func addRunFlags(f *pflag.FlagSet, o *runOptions) {
 	o.mode.v = string(mode.Print)
-	f.Var(&o.mode, "mode", "output: print (the answer), json (one result object) or events (a JSON line per event)")
+	f.Var(&o.mode, "mode", "output: print (the answer), json (one result object), events (a JSON line per event) or rpc (pi's RPC protocol on stdin and stdout, as gopi rpc)")
 	f.BoolVar(&o.json, "json", false, "same as --mode json")
 	f.Duration("timeout", 0, "deadline for the whole run, e.g. 10m (exit 7 when it expires)")
 	f.BoolVar(&o.noStdin, "no-stdin", false, "do not read stdin")
@@ -169,6 +169,9 @@ func addAgentFlags(f *pflag.FlagSet, o *runOptions) {
 // for, and returned as an exit code. Signals are trapped from here on:
 // the first aborts the run, and so does stdout's reader going away.
 func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) error {
+	if o.mode.v == "rpc" {
+		return runRPC(ctx, sys, c, o)
+	}
 	start := sys.Now()
 	m, err := pickMode(o.mode.v, o.mode.set, o.json)
 	if err == nil {

@@ -62,6 +62,7 @@ func setupScript(env *testscript.Env) error {
 	p := newFakeProvider(filepath.Join(env.WorkDir, "requests"))
 	env.Values[providerKey{}] = p
 	env.Values[procsKey{}] = map[string]*bgProc{}
+	env.Values[rpcsKey{}] = map[string]chan error{}
 	env.Defer(func() {
 		p.srv.Close()
 		if left := p.unused(); len(left) > 0 {

@@ -48,6 +48,10 @@ const waitLimit = 20 * time.Second
 //	listen PORTFILE             a TCP listener on 127.0.0.1 greeting each connection (sandbox_test.go)
 //	mcpready                    the npm MCP servers are installed (mcp_script_test.go)
 //	pievents PI GOPI            gopi's events have pi 1.6's types, order and keys (pievents_test.go)
+//	rpc [-code N] [-bg NAME] OUT SCRIPT PROG ARGS...
+//	                            play RPC commands to PROG, its records to OUT (rpcscript_test.go)
+//	rpcwait NAME                wait for an rpc -bg
+//	rpcpi PI GOPI               gopi's rpc transcript has pi 1.6's responses and events (rpcpi_test.go)
 //	schemacheck FILE            every JSON line of FILE (or stdout) is valid against
 //	                            docs/schema/output.schema.json (scriptschema_test.go)
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -73,6 +77,9 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"mkimage":      cmdMkimage,
 	"listen":       cmdListen,
 	"mcpready":     cmdMCPReady,
+	"rpc":          cmdRPC,
+	"rpcwait":      cmdRPCWait,
+	"rpcpi":        cmdRPCPi,
 }
 
 func provider(ts *testscript.TestScript) *fakeProvider {

@@ -196,3 +196,11 @@ func (a *Agent) diagnose(msg string) {
 	defer a.dmu.Unlock()
 	a.state.Diagnostics = append(slices.Clip(a.state.Diagnostics), msg)
 }
+
+// MessageCount is len(State().Messages) without the copy: the transcript
+// as events have reported it so far.
+func (a *Agent) MessageCount() int {
+	a.dmu.Lock()
+	defer a.dmu.Unlock()
+	return len(a.state.Messages)
+}

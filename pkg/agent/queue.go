@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"slices"
+
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
 )
@@ -124,4 +126,51 @@ func (a *Agent) takeFollowUp(run *activeRun) []ai.Message {
 	a.mu.Unlock()
 	report()
 	return msgs
+}
+
+// ClearQueue removes every queued steering and follow-up message of the
+// current run and hands them back (steering, then follow-ups, each in the
+// order queued); the change is reported as a queue_update. Without a
+// running run both are empty.
+func (a *Agent) ClearQueue() (steering, followUp []ai.Message) {
+	a.mu.Lock()
+	run := a.active
+	if run == nil || len(run.steering)+len(run.followUps) == 0 {
+		a.mu.Unlock()
+		return nil, nil
+	}
+	steering, followUp = run.steering, run.followUps
+	run.steering, run.followUps = nil, nil
+	report := a.queueChanged(run)
+	a.mu.Unlock()
+	report()
+	return steering, followUp
+}
+
+// Pending is how many steering and follow-up messages wait in the queues
+// of the current run.
+func (a *Agent) Pending() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.active == nil {
+		return 0
+	}
+	return len(a.active.steering) + len(a.active.followUps)
+}
+
+// Append adds messages to the transcript between runs (a message the
+// caller recorded itself, such as a user's shell command and its output);
+// the next run sees them. It fails with ErrBusy while a run is active.
+func (a *Agent) Append(msgs ...ai.Message) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.active != nil {
+		return ErrBusy
+	}
+	copies := ai.CloneMessages(msgs)
+	a.transcript = append(slices.Clip(a.transcript), copies...)
+	a.dmu.Lock()
+	a.state.Messages = append(slices.Clip(a.state.Messages), ai.CloneMessages(copies)...)
+	a.dmu.Unlock()
+	return nil
 }

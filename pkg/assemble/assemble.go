@@ -142,6 +142,8 @@ type Assembly struct {
 	rt       *runtime.Runtime
 	changes  *tools.Changes
 	kept     bool // a closed session names the spill folder
+	// compaction replaces the settings' (Want.Compaction); nil: theirs.
+	compaction *runtime.Compaction
 }
 
 // New checks the settings and, for a new session, chooses the model:
@@ -212,12 +214,25 @@ type Want struct {
 	// to the ones the session last used when the settings name no model
 	// and Model and Thinking are unset.
 	Session *SessionSettings
+	// Compaction, when set, replaces the settings' automatic compaction
+	// for this Runtime and the later ones (rpc's set_auto_compaction), as
+	// Model does the model.
+	Compaction *runtime.Compaction
 }
 
 // Reopen builds a Runtime for w on the open session, or on another one.
 // On error the current Runtime and store stay in use. The settings are
 // not changed: a model switch lasts for this Assembly's later Runtimes.
 func (a *Assembly) Reopen(w Want) (*runtime.Runtime, error) {
+	if w.Compaction != nil {
+		prev := a.compaction
+		a.compaction = w.Compaction
+		rt, err := a.Reopen(Want{Leaf: w.Leaf, Model: w.Model, Thinking: w.Thinking, NewSession: w.NewSession, Session: w.Session})
+		if err != nil {
+			a.compaction = prev
+		}
+		return rt, err
+	}
 	choice, thinking := a.choice, w.Thinking
 	if w.Model != nil {
 		choice = *w.Model
@@ -300,6 +315,14 @@ func (a *Assembly) Model() Choice { return a.choice }
 
 // Thinking is the thinking level in use.
 func (a *Assembly) Thinking() ai.ThinkingLevel { return a.thinking }
+
+// Compaction is the automatic compaction the Runtimes are built with.
+func (a *Assembly) Compaction() runtime.Compaction {
+	if a.compaction != nil {
+		return *a.compaction
+	}
+	return a.s.Compaction
+}
 
 // Changes records the files the last Runtime's tools changed.
 func (a *Assembly) Changes() *tools.Changes { return a.changes }
@@ -397,7 +420,7 @@ func (a *Assembly) build(choice Choice, thinking ai.ThinkingLevel, store session
 	if err != nil {
 		return nil, nil, err
 	}
-	compaction := s.Compaction
+	compaction := a.Compaction()
 	compaction.Model = compactInfo
 	rt, err := runtime.New(runtime.Config{
 		ActiveLeaf: session.Ref(leaf), SystemPrompt: s.SystemPrompt, MaxSteps: s.MaxSteps, MaxTokens: s.MaxTokens,

@@ -39,6 +39,12 @@ type Want struct {
 	Model      string // "provider/id" to switch to; "" keeps the current one
 	Thinking   ai.ThinkingLevel
 	NewSession bool // start a new session (the current one is released)
+	// Session, with NewSession, opens this existing session file instead
+	// (rpc's switch_session); Leaf "" continues from its newest entry.
+	Session string
+	// Fork, with NewSession, starts the new session as a copy of the
+	// current session's file, continuing from Leaf (rpc's fork, clone).
+	Fork bool
 }
 
 // Opened is a Runtime the command line built for the chat.
@@ -46,6 +52,9 @@ type Opened struct {
 	Runtime *runtime.Runtime
 	Model   ai.Info
 	File    string // "" without a session file
+	// Thinking is the Runtime's thinking level when the command line chose
+	// it (a switched session's own); "" keeps the one asked for.
+	Thinking ai.ThinkingLevel
 }
 
 // ChatDeps are what the chat needs from the command line, which owns

@@ -2,7 +2,10 @@
 // json one result object, events the session header, every Agent event and
 // the result object, one JSON object per line. A mode never creates a
 // Runtime and calls Prompt exactly once; an output write failure is
-// returned as it is, and the session is not rolled back.
+// returned as it is, and the session is not rolled back. Beside them,
+// the interactive chat (Chat) and the rpc mode (RPC, pi's RPC protocol,
+// its events through the events encoder) keep a Runtime alive and ask
+// the command line for another when the session or model changes.
 package mode
 
 import (

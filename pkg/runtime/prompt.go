@@ -9,6 +9,7 @@ import (
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
 	"gopi/pkg/session"
+	"gopi/pkg/tools"
 )
 
 // Result is the outcome of one Prompt.
@@ -283,4 +284,105 @@ func spentBy(res loop.Result, compactions []ModelUsage) (ai.Usage, []ModelUsage)
 		total = total.Add(c.Usage)
 	}
 	return total, by
+}
+
+// ClearQueue takes back every message Steer and FollowUp queued and the
+// run has not taken yet; see agent.Agent.ClearQueue.
+func (c Control) ClearQueue() (steering, followUp []ai.Message) { return c.a.ClearQueue() }
+
+// Pending is how many queued messages the run has not taken yet.
+func (c Control) Pending() int { return c.a.Pending() }
+
+// SetQueueModes changes how many queued messages a run takes at once,
+// from the next boundary of the next run on ("" keeps a mode).
+func (c Control) SetQueueModes(steering, followUp agent.QueueMode) {
+	c.a.Configure(func(o *agent.Options) {
+		if steering != "" {
+			o.SteeringMode = steering
+		}
+		if followUp != "" {
+			o.FollowUpMode = followUp
+		}
+	})
+}
+
+// SetName records name as a session_info entry (pi's session name) once
+// the operations accepted before it ended; the entry is in the store when
+// it returns.
+func (r *Runtime) SetName(ctx context.Context, name string) (session.Entry, error) {
+	prev, done, err := r.accept()
+	if err != nil {
+		return session.Entry{}, err
+	}
+	select {
+	case <-prev:
+	case <-ctx.Done():
+		go func() { <-prev; close(done) }()
+		return session.Entry{}, ctx.Err()
+	}
+	defer close(done)
+	r.mu.Lock()
+	r.named = true // a configured name no longer overrides this one
+	r.mu.Unlock()
+	return r.appendEntry(session.SessionInfoEntry("", name), false)
+}
+
+// Name is the session's name on the active path ("" when none).
+func (r *Runtime) Name() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return pathName(r.path)
+}
+
+// MessageCount is the number of messages State would hold, without
+// copying them.
+func (c Control) MessageCount() int { return c.a.MessageCount() }
+
+// ErrNoTool: RunTool was asked for a tool the Runtime does not offer.
+var ErrNoTool = errors.New("the tool is not among the Runtime's tools")
+
+// RunTool calls one tool outside a run, as a run would (the extensions'
+// hooks, keys scrubbed from the result and every update), for a user who
+// asks for it directly (pi's RPC bash). Nothing is recorded.
+func (r *Runtime) RunTool(ctx context.Context, call ai.Content, update func(tools.Result)) (tools.Result, error) {
+	if r.exec == nil {
+		return tools.Result{}, ErrNoTool
+	}
+	found := false
+	for _, s := range r.exec.Specs() {
+		found = found || s.Name == call.Name
+	}
+	if !found {
+		return tools.Result{}, ErrNoTool
+	}
+	if update == nil {
+		update = func(tools.Result) {}
+	}
+	return r.exec.Execute(ctx, call, update), nil
+}
+
+// Record appends m to the session and to the transcript, once the
+// operations accepted before it ended, as a message the next run sees
+// (pi's bashExecution message, which the model sees as the command and
+// its output).
+func (r *Runtime) Record(ctx context.Context, m ai.Message) (session.Entry, error) {
+	prev, done, err := r.accept()
+	if err != nil {
+		return session.Entry{}, err
+	}
+	select {
+	case <-prev:
+	case <-ctx.Done():
+		go func() { <-prev; close(done) }()
+		return session.Entry{}, ctx.Err()
+	}
+	defer close(done)
+	e, err := r.appendEntry(session.MessageEntry("", m), true)
+	if err != nil {
+		return session.Entry{}, err
+	}
+	if err := r.agent.Append(m); err != nil {
+		return e, err
+	}
+	return e, nil
 }

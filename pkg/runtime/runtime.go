@@ -116,6 +116,7 @@ type Runtime struct {
 	cfg   Config
 	deps  Deps
 	agent *agent.Agent
+	exec  loop.Executor // the tools as runs call them (nil: none)
 	// compactions is deps.Model as compaction uses it, counting what its
 	// summaries spend for the run's budget.
 	compactions *meter
@@ -170,6 +171,7 @@ func New(cfg Config, deps Deps) (*Runtime, error) {
 		// keys are out of it before it becomes an event or an entry.
 		exec = loop.Scrubbing(exec, deps.Secrets)
 	}
+	r.exec = exec
 	r.compactions = &meter{inner: deps.Model}
 	if deps.CompactionModel != nil {
 		r.compactions.inner = deps.CompactionModel

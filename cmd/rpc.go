@@ -1,0 +1,76 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"gopi/pkg/mode"
+)
+
+func newRPCCmd(sys *System) *cobra.Command {
+	o := &runOptions{}
+	c := &cobra.Command{
+		Use:   "rpc [flags]",
+		Short: "Serve pi's RPC protocol on stdin and stdout (for editors and other programs)",
+		Long: `Keep one agent alive and drive it from another program with pi 1.6's RPC
+protocol: one JSON command per line on stdin ({"id":"1","type":"prompt","message":"..."}),
+one JSON object per line on stdout: the responses ({"id","type":"response","command",
+"success","data"|"error"}) and the session's events as --mode events writes them.
+Records end at LF only. Commands: prompt, steer, follow_up, abort, get_state,
+get_messages, get_entries, get_tree, set_model, compact, new_session, switch_session,
+fork, clone and the rest of pi's list; those gopi cannot do answer success false with
+the reason. Closing stdin aborts a running run, keeps what it reached in the session and
+exits 0; SIGINT, SIGTERM and SIGHUP do the same and exit 130.
+
+The session flags are gopi run's: a new session unless --session, -c, --fork or
+--session-id says otherwise; --leaf picks the entry to continue from. gopi run
+--mode rpc is the same.`,
+		Example: `  gopi rpc --provider anthropic
+  gopi rpc --session SESSION -c
+  echo '{"type":"prompt","message":"hello"}' | gopi rpc --no-session`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			return runRPC(c.Context(), sys, c, o)
+		},
+	}
+	addAgentFlags(c.Flags(), o)
+	registerAgentCompletions(c, sys)
+	return c
+}
+
+// runRPC builds the first Runtime as chat does and serves the protocol until
+// stdin ends or a signal arrives.
+func runRPC(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) error {
+	ctx, untrap := trapChat(ctx, sys)
+	defer untrap()
+	if err := checkConflicts(c.Flags()); err != nil {
+		return err
+	}
+	if len(o.args) > 0 {
+		return usageErr(`rpc mode takes no prompt arguments: send {"type":"prompt","message":"..."} on stdin`)
+	}
+	if o.json {
+		return usageErr("--json and --mode rpc ask for different outputs: give one of them")
+	}
+	h, err := newChatHost(ctx, sys, c, &chatOptions{runOptions: *o})
+	if err != nil {
+		return err
+	}
+	defer h.close()
+	first := mode.Opened{Runtime: h.a.Runtime(), Model: h.a.Model().Info, File: h.a.File()}
+	for _, w := range first.Runtime.Warnings() {
+		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
+	}
+	host := &rpcHost{h: h, sys: sys, c: c}
+	err = mode.NewRPC(sys.Stdout, sys.Stderr, first, host, mode.RPCOptions{Thinking: h.a.Thinking(), Now: sys.Now}).Serve(ctx, sys.Stdin)
+	if err != nil {
+		fmt.Fprintf(sys.Stderr, "gopi: writing the output failed: %v\n", err)
+		return &reported{code: ExitInternal}
+	}
+	if ctx.Err() != nil {
+		return &reported{code: ExitInterrupted}
+	}
+	return nil
+}

@@ -1,0 +1,212 @@
+package cmd_test
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// cmdRPCPi compares gopi's rpc transcript with the one pi 1.6 wrote for
+// the same script and replies (both read split at LF only): every
+// response pi wrote has gopi's response with the same id, command and
+// success, and on success the same data keys (of the model object too);
+// the events, taken apart from the responses, have pi's types, order and
+// payload keys (pievents' shapes: consecutive events of one shape count
+// as one). These are the documented differences:
+//
+//   - Every line of gopi's carries "schemaVersion" (docs/schema), pi's do
+//     not: it is left out of the comparison.
+//   - pi answers commands concurrently, so responses are matched by id,
+//     not by position.
+//   - pi reports its system prompt as a role "system" message; gopi does
+//     not (so get_messages and messageCount hold one message less).
+//   - gopi writes the queue_update that empties the queue before the
+//     turn_start of the turn that delivers the message; pi after it.
+//   - After an abort during a tool, pi opens one more turn whose answer
+//     is empty and aborted before any request; gopi's run ends with the
+//     tool batch.
+//   - clear_queue while idle: pi writes a queue_update of two empty
+//     queues, gopi nothing (there was no queue).
+//   - pi's model object also has compat, promptCache, inputLimits and
+//     type, and always baseUrl; gopi's has the keys of rpc-commands.md's
+//     Model object, baseUrl left out.
+//   - set_auto_retry and abort_retry answer success false in gopi
+//     (retries are inside gopi's run).
+//   - switch_session to a file that does not exist: pi never answers;
+//     gopi answers success false.
+//   - get_commands: pi lists its built-in extension commands too.
+//   - tool_execution_update: how many a tool writes, and where they fall
+//     among queue_updates and responses, follows the tool's output as
+//     it happens (pi writes an empty one at once, gopi's bash one per
+//     output read): they are left out of both.
+func cmdRPCPi(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "rpcpi")
+	if len(args) != 2 {
+		ts.Fatalf("usage: rpcpi PI_JSONL GOPI_JSONL")
+	}
+	pi, gopi := eventLines(ts, args[0]), eventLines(ts, args[1])
+	piResp, piEvents := splitResponses(pi)
+	goResp, goEvents := splitResponses(gopi)
+	noPiAnswer := map[string]bool{}
+	for _, r := range goResp {
+		id := respKey(r)
+		if _, ok := findResp(piResp, id); !ok {
+			if r["command"] == "switch_session" && r["success"] == false {
+				noPiAnswer[id] = true
+				continue
+			}
+			ts.Fatalf("gopi answered %s (%s), pi did not", id, r["command"])
+		}
+	}
+	byDesign := []string{"set_auto_retry", "abort_retry"}
+	for _, p := range piResp {
+		id := respKey(p)
+		g, ok := findResp(goResp, id)
+		if !ok {
+			ts.Fatalf("pi answered %s (%s), gopi did not", id, p["command"])
+		}
+		if g["command"] != p["command"] {
+			ts.Fatalf("response %s: command %v, pi's %v", id, g["command"], p["command"])
+		}
+		if g["schemaVersion"] == nil {
+			ts.Fatalf("response %s without schemaVersion", id)
+		}
+		if slices.Contains(byDesign, fmt.Sprint(p["command"])) {
+			if g["success"] != false || g["error"] == "" {
+				ts.Fatalf("response %s (%s): want success false with the reason", id, p["command"])
+			}
+			continue
+		}
+		if g["success"] != p["success"] {
+			ts.Fatalf("response %s (%s): success %v (%v), pi's %v (%v)", id, p["command"], g["success"], g["error"], p["success"], p["error"])
+		}
+		gk, pk := respKeys(g), respKeys(p)
+		if !slices.Equal(gk, pk) {
+			ts.Fatalf("response %s (%s): keys %v, pi's %v", id, p["command"], gk, pk)
+		}
+		gd, _ := g["data"].(map[string]any)
+		pd, _ := p["data"].(map[string]any)
+		if pd == nil || p["command"] == "get_commands" {
+			continue
+		}
+		if k1, k2 := sortedKeys(gd), sortedKeys(pd); !slices.Equal(k1, k2) {
+			ts.Fatalf("response %s (%s): data keys %v, pi's %v", id, p["command"], k1, k2)
+		}
+		for _, m := range []map[string]any{gd, pd} {
+			if model, ok := m["model"].(map[string]any); ok {
+				for _, k := range []string{"compat", "promptCache", "inputLimits", "type", "baseUrl"} {
+					delete(model, k)
+				}
+			}
+		}
+		gm, _ := gd["model"].(map[string]any)
+		pm, _ := pd["model"].(map[string]any)
+		if k1, k2 := sortedKeys(gm), sortedKeys(pm); !slices.Equal(k1, k2) {
+			ts.Fatalf("response %s (%s): model keys %v, pi's %v", id, p["command"], k1, k2)
+		}
+	}
+	want := shapes(piOnly(piEvents), true)
+	got := shapes(gopiOrder(goEvents), false)
+	if !slices.Equal(got, want) {
+		ts.Fatalf("event shapes differ from pi 1.6's:\n%s", shapeDiff(got, want))
+	}
+	ts.Logf("%d responses (%d pi never gave) and %d event shapes as pi 1.6 has them", len(goResp), len(noPiAnswer), len(got))
+}
+
+func splitResponses(lines []map[string]any) (resp, events []map[string]any) {
+	for _, l := range lines {
+		if l["type"] == "response" {
+			resp = append(resp, l)
+		} else {
+			events = append(events, l)
+		}
+	}
+	return resp, events
+}
+
+// respKey is a response's id; a parse error has none.
+func respKey(r map[string]any) string {
+	if id, ok := r["id"].(string); ok {
+		return id
+	}
+	return "(" + fmt.Sprint(r["command"]) + ")"
+}
+
+func findResp(rs []map[string]any, id string) (map[string]any, bool) {
+	for _, r := range rs {
+		if respKey(r) == id {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+func respKeys(r map[string]any) []string {
+	r = maps.Clone(r)
+	delete(r, "schemaVersion")
+	return sortedKeys(r)
+}
+
+// piOnly leaves out of pi's events what gopi documents as pi's alone:
+// the aborted empty turn after an abort during a
+// tool, and a queue_update while no run is active.
+func piOnly(events []map[string]any) []map[string]any {
+	var out []map[string]any
+	running := false
+	for i := 0; i < len(events); i++ {
+		e := events[i]
+		switch e["type"] {
+		case "tool_execution_update":
+			continue
+		case "agent_start":
+			running = true
+		case "agent_settled":
+			running = false
+		case "queue_update":
+			if !running {
+				continue
+			}
+		case "turn_start":
+			if end := abortedTurnEnd(events, i); end > 0 {
+				i = end
+				continue
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// abortedTurnEnd is the index of the turn_end of the turn starting at i
+// when that turn's answer is empty and aborted, else 0.
+func abortedTurnEnd(events []map[string]any, i int) int {
+	for j := i + 1; j < len(events); j++ {
+		switch events[j]["type"] {
+		case "turn_end":
+			msg, _ := events[j]["message"].(map[string]any)
+			content, _ := msg["content"].([]any)
+			if msg["stopReason"] == "aborted" && len(content) == 0 {
+				return j
+			}
+			return 0
+		case "message_update", "tool_execution_start":
+			return 0
+		}
+	}
+	return 0
+}
+
+// gopiOrder puts a queue_update written just before a turn_start after
+// it, where pi writes it.
+func gopiOrder(events []map[string]any) []map[string]any {
+	out := slices.DeleteFunc(slices.Clone(events), func(e map[string]any) bool { return e["type"] == "tool_execution_update" })
+	for i := 0; i+1 < len(out); i++ {
+		if out[i]["type"] == "queue_update" && out[i+1]["type"] == "turn_start" {
+			out[i], out[i+1] = out[i+1], out[i]
+			i++
+		}
+	}
+	return out
+}

@@ -1,0 +1,317 @@
+package mode
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+
+	"gopi/pkg/agent"
+	"gopi/pkg/ai"
+	"gopi/pkg/loop"
+	"gopi/pkg/runtime"
+	"gopi/pkg/session"
+)
+
+// RPC is the rpc mode (pi 1.6's --mode rpc): one JSON command per line
+// on stdin, one JSON object per line on stdout, the responses to the
+// commands and the session events exactly as events mode writes them
+// (one encoder: eventStream and lineWriter), without a header line.
+// Records end at LF only. Runs, compactions and session names go on in
+// the background while further commands are read, so that steer,
+// follow_up and abort reach a running run.
+type RPC struct {
+	host RPCHost
+	w    *lineWriter
+	diag io.Writer
+	now  func() time.Time
+
+	mu       sync.Mutex // guards the fields below
+	cur      Opened
+	thinking ai.ThinkingLevel
+	steering agent.QueueMode
+	followUp agent.QueueMode
+	stream   *eventStream
+	unsub    func()
+	op       *rpcOp       // the run or compaction going on; nil when idle
+	next     []ai.Message // prompts queued while a run was ending: the next run
+	bg       sync.WaitGroup
+}
+
+// rpcOp is the operation going on in the background.
+type rpcOp struct {
+	compact bool
+	bash    bool
+	cancel  context.CancelFunc
+	done    chan struct{}
+	rt      *runtime.Runtime
+}
+
+// RPCHost is what the rpc mode needs from the command line, which owns
+// settings, models and session files. Every method that builds a
+// Runtime leaves the current one in use when it fails.
+type RPCHost interface {
+	// Open builds a Runtime as ChatDeps.Open does (leaf, model, thinking,
+	// a new session).
+	Open(Want) (Opened, error)
+	// Models are the models set_model and cycle_model choose from.
+	Models() []ai.Info
+	// Expand expands prompt templates and /skill:name.
+	Expand(text string) (string, error)
+	// Commands are the prompt templates and skills (get_commands).
+	Commands() []RPCCommand
+	// SetAutoCompaction builds the Runtime w asks for with automatic
+	// compaction switched, for it and the later ones.
+	SetAutoCompaction(on bool, w Want) (Opened, error)
+	AutoCompaction() bool
+	// Export writes the store as an HTML page to out ("" for the default
+	// name) and returns the file written.
+	Export(store session.Store, file, out string) (string, error)
+}
+
+// RPCCommand is one entry of get_commands.
+type RPCCommand struct {
+	Name        string        `json:"name"`
+	Description string        `json:"description,omitempty"`
+	Source      string        `json:"source"` // "prompt" or "skill"
+	SourceInfo  RPCSourceInfo `json:"sourceInfo"`
+}
+
+// RPCSourceInfo says where a command comes from.
+type RPCSourceInfo struct {
+	Path   string `json:"path"`
+	Source string `json:"source"`
+	Scope  string `json:"scope"` // "user" or "project"
+	Origin string `json:"origin"`
+}
+
+// RPCOptions configure an RPC.
+type RPCOptions struct {
+	Thinking ai.ThinkingLevel
+	Now      func() time.Time
+}
+
+// NewRPC returns the rpc mode over the first Runtime; protocol records
+// go to out, diagnostics to diag.
+func NewRPC(out, diag io.Writer, first Opened, host RPCHost, opts RPCOptions) *RPC {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	r := &RPC{host: host, w: &lineWriter{w: out}, diag: diag, now: opts.Now, thinking: opts.Thinking,
+		steering: agent.OneAtATime, followUp: agent.OneAtATime}
+	r.swap(first)
+	return r
+}
+
+// Serve reads commands from in until it ends or ctx is cancelled, then
+// aborts what is going on, waits until its messages are in the session,
+// and releases the Runtime. It returns the first output write error.
+func (r *RPC) Serve(ctx context.Context, in io.Reader) error {
+	lines := make(chan []byte)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(lines)
+		br := bufio.NewReaderSize(in, 64<<10)
+		for {
+			b, err := br.ReadBytes('\n')
+			if len(b) > 0 {
+				select {
+				case lines <- b:
+				case <-stop:
+					return
+				}
+			}
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					fmt.Fprintf(r.diag, "gopi: reading stdin: %v\n", err)
+				}
+				return
+			}
+		}
+	}()
+	for {
+		select {
+		case b, ok := <-lines:
+			if !ok {
+				r.shutdown()
+				return r.writeErr()
+			}
+			b = bytes.TrimSuffix(bytes.TrimSuffix(b, []byte("\n")), []byte("\r"))
+			if len(bytes.TrimSpace(b)) == 0 {
+				continue
+			}
+			r.handle(ctx, b)
+		case <-ctx.Done():
+			r.shutdown()
+			return r.writeErr()
+		}
+	}
+}
+
+func (r *RPC) writeErr() error {
+	r.w.mu.Lock()
+	defer r.w.mu.Unlock()
+	return r.w.err
+}
+
+// shutdown aborts the operation going on, waits for it and for every
+// command still answering, and releases the Runtime.
+func (r *RPC) shutdown() {
+	r.mu.Lock()
+	op := r.op
+	r.next = nil
+	r.mu.Unlock()
+	if op != nil {
+		op.cancel()
+		op.rt.Control().Abort()
+		<-op.done
+	}
+	r.bg.Wait()
+	r.mu.Lock()
+	cur, unsub := r.cur, r.unsub
+	r.mu.Unlock()
+	unsub()
+	_ = cur.Runtime.Dispose(context.Background())
+	r.w.close()
+}
+
+// swap makes o the current Runtime: events are written from its Agent
+// from now on, the queue modes carry over, and the previous one is
+// released.
+func (r *RPC) swap(o Opened) {
+	r.mu.Lock()
+	old, unsub := r.cur, r.unsub
+	r.cur = o
+	if o.Thinking != "" {
+		r.thinking = o.Thinking
+	}
+	stream := &eventStream{w: r.w, now: r.now, model: o.Model}
+	r.stream = stream
+	r.unsub = o.Runtime.Control().Subscribe(func(e agent.Event) { stream.event(e.Event) }, agent.Except(agent.RunEnd))
+	o.Runtime.Control().SetQueueModes(r.steering, r.followUp)
+	r.mu.Unlock()
+	if unsub != nil {
+		unsub()
+	}
+	if old.Runtime != nil && old.Runtime != o.Runtime {
+		_ = old.Runtime.Dispose(context.Background())
+	}
+}
+
+func (r *RPC) current() (Opened, *eventStream) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cur, r.stream
+}
+
+func (r *RPC) level() ai.ThinkingLevel {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.thinking == "" {
+		return ai.ThinkingOff
+	}
+	return r.thinking
+}
+
+// busy reports the operation going on (nil when idle).
+func (r *RPC) busy() *rpcOp {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.op
+}
+
+// response is one reply to a command.
+type response struct {
+	ID      *string         `json:"id,omitempty"`
+	Type    string          `json:"type"`
+	Version int             `json:"schemaVersion"`
+	Command string          `json:"command"`
+	Success bool            `json:"success"`
+	Data    json.RawMessage `json:"data,omitempty"`
+	Error   string          `json:"error,omitempty"`
+}
+
+// reply writes a command's response: data nil for none, a JSON null
+// written as null.
+func (r *RPC) reply(id *string, command string, data any, err error) {
+	resp := response{ID: id, Type: "response", Version: SchemaVersion, Command: command, Success: err == nil}
+	switch {
+	case err != nil:
+		resp.Error = err.Error()
+	case data != nil:
+		b, merr := ai.MarshalNoEscape(data)
+		if merr != nil {
+			resp.Success, resp.Error = false, "encoding the answer failed: "+merr.Error()
+			break
+		}
+		resp.Data = b
+	}
+	r.w.json(resp)
+}
+
+// notice writes a session event of rpc's own (session_info_changed,
+// thinking_level_changed), in pi's shape.
+func (r *RPC) notice(typ, key, value string) {
+	b, _ := ai.MarshalNoEscape(value)
+	r.w.line([]byte(`{"type":"` + typ + `","schemaVersion":` + strconv.Itoa(SchemaVersion) + `,"` + key + `":` + string(b) + `}`))
+}
+
+// nullJSON is a data field written as null (pi's "no result").
+var nullJSON = json.RawMessage("null")
+
+// start runs msgs as the next run in the background. The caller has
+// checked that nothing is going on.
+func (r *RPC) start(msgs []ai.Message) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.launch(msgs)
+}
+
+// launch starts the run; r.mu is held. Prompts queued while the run was
+// ending start the next run as soon as it settled, unless it was
+// aborted.
+func (r *RPC) launch(msgs []ai.Message) {
+	ctx, cancel := context.WithCancel(context.Background())
+	rt, stream := r.cur.Runtime, r.stream
+	op := &rpcOp{cancel: cancel, done: make(chan struct{}), rt: rt}
+	r.op = op
+	unsent := rt.Control().Subscribe(func(e agent.Event) {
+		for _, m := range e.Unsent {
+			fmt.Fprintf(r.diag, "gopi: not sent (the run ended first): %s\n", oneLine(m.Text(), 60))
+		}
+	}, agent.Only(agent.RunEnd))
+	go func() {
+		defer close(op.done)
+		defer cancel()
+		res, err := rt.Prompt(ctx, msgs...)
+		unsent()
+		switch {
+		case err != nil:
+			fmt.Fprintf(r.diag, "gopi: %v\n", err)
+		case res.Err != nil && res.Reason != loop.ReasonAborted:
+			fmt.Fprintf(r.diag, "gopi: %s: %v\n", Classify(&res, err), res.Err)
+		}
+		// Idle before agent_settled is written: a client that reads it
+		// may change the session at once. Under r.mu, so that no new run
+		// writes to the stream before it.
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.op = nil
+		stream.settled(res.Reason)
+		next := r.next
+		r.next = nil
+		if len(next) > 0 && ctx.Err() == nil && err == nil {
+			r.launch(next)
+		}
+	}()
+}
+
+// errBusy refuses a command that needs the session idle.
+var errBusy = errors.New("a run is active: wait for agent_settled, or send abort first")

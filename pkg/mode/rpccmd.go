@@ -1,0 +1,886 @@
+package mode
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"gopi/pkg/agent"
+	"gopi/pkg/ai"
+	"gopi/pkg/session"
+)
+
+// rpcCommand is every field a command may carry; which ones a command
+// reads is its own (rpcHandlers). A field of the wrong type fails the
+// decoding with its name.
+type rpcCommand struct {
+	ID                 *string         `json:"-"`
+	Type               string          `json:"type"`
+	Message            *string         `json:"message"`
+	Images             []rpcImage      `json:"images"`
+	StreamingBehavior  string          `json:"streamingBehavior"`
+	Provider           *string         `json:"provider"`
+	ModelID            *string         `json:"modelId"`
+	Level              *string         `json:"level"`
+	Mode               *string         `json:"mode"`
+	Enabled            *bool           `json:"enabled"`
+	CustomInstructions string          `json:"customInstructions"`
+	Command            *string         `json:"command"`
+	ExcludeFromContext bool            `json:"excludeFromContext"`
+	OutputPath         string          `json:"outputPath"`
+	SessionPath        *string         `json:"sessionPath"`
+	EntryID            *string         `json:"entryId"`
+	Since              *string         `json:"since"`
+	Name               *string         `json:"name"`
+	ParentSession      *string         `json:"parentSession"`
+	Raw                json.RawMessage `json:"-"`
+}
+
+// rpcImage is an image of a prompt, in pi's ImageContent shape.
+type rpcImage struct {
+	Type     string `json:"type"`
+	Data     string `json:"data"`
+	MimeType string `json:"mimeType"`
+}
+
+// rpcHandlers answer the commands of pi 1.6's rpc-commands.md. A handler
+// returns the response's data (nil: none) or the error to answer with;
+// errAnswered means it answers itself (later, from the background).
+var rpcHandlers map[string]func(r *RPC, ctx context.Context, c *rpcCommand) (any, error)
+
+func init() {
+	rpcHandlers = map[string]func(r *RPC, ctx context.Context, c *rpcCommand) (any, error){
+		"prompt":                        (*RPC).cmdPrompt,
+		"steer":                         func(r *RPC, _ context.Context, c *rpcCommand) (any, error) { return r.cmdQueue(c, false) },
+		"follow_up":                     func(r *RPC, _ context.Context, c *rpcCommand) (any, error) { return r.cmdQueue(c, true) },
+		"abort":                         (*RPC).cmdAbort,
+		"clear_queue":                   (*RPC).cmdClearQueue,
+		"new_session":                   (*RPC).cmdNewSession,
+		"get_state":                     (*RPC).cmdGetState,
+		"get_messages":                  (*RPC).cmdGetMessages,
+		"set_model":                     (*RPC).cmdSetModel,
+		"cycle_model":                   (*RPC).cmdCycleModel,
+		"get_available_models":          (*RPC).cmdModels,
+		"set_thinking_level":            (*RPC).cmdSetThinking,
+		"cycle_thinking_level":          (*RPC).cmdCycleThinking,
+		"get_available_thinking_levels": (*RPC).cmdThinkingLevels,
+		"set_steering_mode":             func(r *RPC, _ context.Context, c *rpcCommand) (any, error) { return r.cmdQueueMode(c, false) },
+		"set_follow_up_mode":            func(r *RPC, _ context.Context, c *rpcCommand) (any, error) { return r.cmdQueueMode(c, true) },
+		"compact":                       (*RPC).cmdCompact,
+		"set_auto_compaction":           (*RPC).cmdAutoCompaction,
+		"set_auto_retry":                (*RPC).cmdAutoRetry,
+		"abort_retry":                   (*RPC).cmdAbortRetry,
+		"bash":                          (*RPC).cmdBash,
+		"abort_bash":                    (*RPC).cmdAbortBash,
+		"get_session_stats":             (*RPC).cmdStats,
+		"export_html":                   (*RPC).cmdExport,
+		"switch_session":                (*RPC).cmdSwitch,
+		"fork":                          (*RPC).cmdFork,
+		"clone":                         (*RPC).cmdClone,
+		"get_fork_messages":             (*RPC).cmdForkMessages,
+		"get_entries":                   (*RPC).cmdEntries,
+		"get_tree":                      (*RPC).cmdTree,
+		"get_last_assistant_text":       (*RPC).cmdLastText,
+		"set_session_name":              (*RPC).cmdSetName,
+		"get_commands":                  (*RPC).cmdCommands,
+	}
+}
+
+// errAnswered: the handler writes its response itself.
+var errAnswered = errors.New("answered")
+
+// handle decodes one line and answers it. Bad input is answered with
+// success false and never stops the mode.
+func (r *RPC) handle(ctx context.Context, line []byte) {
+	var head map[string]json.RawMessage
+	if err := json.Unmarshal(line, &head); err != nil || head == nil {
+		msg := `the line is not a JSON object: a command is {"type":NAME,...}`
+		if !json.Valid(line) {
+			msg = err.Error()
+		}
+		r.reply(nil, "parse", nil, fmt.Errorf("Failed to parse command: %s", msg))
+		return
+	}
+	c := &rpcCommand{Raw: line}
+	if raw, ok := head["id"]; ok && string(raw) != "null" {
+		var id string
+		if err := json.Unmarshal(raw, &id); err != nil {
+			r.reply(nil, "parse", nil, fmt.Errorf("Failed to parse command: \"id\" must be a string, not %s", raw))
+			return
+		}
+		c.ID = &id
+	}
+	var typ string
+	if raw, ok := head["type"]; !ok || json.Unmarshal(raw, &typ) != nil || typ == "" {
+		r.reply(c.ID, "parse", nil, errors.New(`Failed to parse command: "type" must be the command's name, e.g. {"type":"get_state"}`))
+		return
+	}
+	h, ok := rpcHandlers[typ]
+	if !ok {
+		r.reply(c.ID, typ, nil, fmt.Errorf("Unknown command: %s", typ))
+		return
+	}
+	if err := json.Unmarshal(line, c); err != nil {
+		r.reply(c.ID, typ, nil, fieldError(err))
+		return
+	}
+	data, err := h(r, ctx, c)
+	if errors.Is(err, errAnswered) {
+		return
+	}
+	r.reply(c.ID, typ, data, err)
+}
+
+// fieldError names the field of the wrong type.
+func fieldError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return fmt.Errorf("field %q must be %s, not %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value)
+	}
+	return fmt.Errorf("Failed to parse command: %v", err)
+}
+
+func jsonKind(k string) string {
+	switch k {
+	case "string", "ptr":
+		return "a string"
+	case "bool":
+		return "true or false"
+	case "slice":
+		return "an array"
+	case "struct":
+		return "an object"
+	}
+	return k
+}
+
+// need returns the string field's value, or an error naming it.
+func need(v *string, field string) (string, error) {
+	if v == nil {
+		return "", fmt.Errorf("field %q is required", field)
+	}
+	return *v, nil
+}
+
+// message is a prompt, steer or follow-up's text (templates and skills
+// expanded) and images as one user message.
+func (r *RPC) message(c *rpcCommand) (ai.Message, error) {
+	text, err := need(c.Message, "message")
+	if err != nil {
+		return ai.Message{}, err
+	}
+	if text, err = r.host.Expand(text); err != nil {
+		return ai.Message{}, err
+	}
+	m := ai.UserText(text, r.now().UnixMilli())
+	for i, img := range c.Images {
+		if img.Data == "" || !strings.HasPrefix(img.MimeType, "image/") {
+			return ai.Message{}, fmt.Errorf("images[%d]: give {\"type\":\"image\",\"data\":BASE64,\"mimeType\":\"image/png\"}", i)
+		}
+		m.Content = append(m.Content, ai.ImageContent(img.Data, img.MimeType))
+	}
+	return m, nil
+}
+
+func (r *RPC) cmdPrompt(_ context.Context, c *rpcCommand) (any, error) {
+	switch c.StreamingBehavior {
+	case "", "steer", "followUp":
+	default:
+		return nil, fmt.Errorf("streamingBehavior %q: use \"steer\" or \"followUp\"", c.StreamingBehavior)
+	}
+	m, err := r.message(c)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	if r.op == nil {
+		rt := r.cur.Runtime
+		r.mu.Unlock()
+		// A Runtime whose session write failed takes no prompt: said here,
+		// since a run that never starts writes no event.
+		if err := rt.Flush(context.Background()); err != nil {
+			return nil, err
+		}
+		// Said before the run starts, so it precedes the run's events.
+		r.reply(c.ID, "prompt", map[string]string{"disposition": "started"}, nil)
+		r.start([]ai.Message{m})
+		return nil, errAnswered
+	}
+	r.mu.Unlock()
+	if c.StreamingBehavior == "" {
+		return nil, errors.New("Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.")
+	}
+	return r.enqueue(m, c.StreamingBehavior == "followUp")
+}
+
+func (r *RPC) cmdQueue(c *rpcCommand, followUp bool) (any, error) {
+	m, err := r.message(c)
+	if err != nil {
+		return nil, err
+	}
+	if r.busy() == nil {
+		return nil, errors.New("no run is active: send the message with prompt")
+	}
+	return r.enqueue(m, followUp)
+}
+
+// enqueue gives m to the running run; a run that no longer takes input
+// (it is ending, or a compaction is going on) gets it as the next run.
+func (r *RPC) enqueue(m ai.Message, followUp bool) (any, error) {
+	queued := map[string]string{"disposition": "queued"}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	op := r.op
+	if op == nil {
+		r.launch([]ai.Message{m})
+		return map[string]string{"disposition": "started"}, nil
+	}
+	if !op.compact {
+		ctrl := op.rt.Control()
+		send := ctrl.Steer
+		if followUp {
+			send = ctrl.FollowUp
+		}
+		err := send(m)
+		if err == nil {
+			return queued, nil
+		}
+		if !errors.Is(err, agent.ErrNotRunning) {
+			return nil, err
+		}
+	}
+	r.next = append(r.next, m)
+	return queued, nil
+}
+
+// cmdAbort ends the run or compaction going on and answers once it has
+// settled (its messages in the session); queued prompts are dropped.
+func (r *RPC) cmdAbort(_ context.Context, _ *rpcCommand) (any, error) {
+	r.mu.Lock()
+	op := r.op
+	r.next = nil
+	r.mu.Unlock()
+	if op != nil {
+		op.cancel()
+		op.rt.Control().Abort()
+		<-op.done
+	}
+	return nil, nil
+}
+
+func (r *RPC) cmdClearQueue(_ context.Context, _ *rpcCommand) (any, error) {
+	out := struct {
+		Steering []string `json:"steering"`
+		FollowUp []string `json:"followUp"`
+	}{[]string{}, []string{}}
+	r.mu.Lock()
+	op, next := r.op, r.next
+	r.next = nil
+	r.mu.Unlock()
+	if op != nil {
+		s, f := op.rt.Control().ClearQueue()
+		for _, m := range s {
+			out.Steering = append(out.Steering, m.Text())
+		}
+		for _, m := range f {
+			out.FollowUp = append(out.FollowUp, m.Text())
+		}
+	}
+	for _, m := range next {
+		out.FollowUp = append(out.FollowUp, m.Text())
+	}
+	return out, nil
+}
+
+// reopen asks the host for another Runtime while nothing is going on.
+func (r *RPC) reopen(w Want) (Opened, error) {
+	if r.busy() != nil {
+		return Opened{}, errBusy
+	}
+	if w.Thinking == "" {
+		w.Thinking = r.level()
+	}
+	o, err := r.host.Open(w)
+	if err != nil {
+		return Opened{}, err
+	}
+	r.swap(o)
+	return o, nil
+}
+
+// atLeaf is a Want for the current session at its current leaf.
+func (r *RPC) atLeaf() Want {
+	cur, _ := r.current()
+	return Want{Leaf: cur.Runtime.Leaf()}
+}
+
+var notCancelled = map[string]bool{"cancelled": false}
+
+func (r *RPC) cmdNewSession(_ context.Context, c *rpcCommand) (any, error) {
+	if c.ParentSession != nil {
+		return nil, errors.New("parentSession: gopi does not record a parent for a new session; send new_session without it")
+	}
+	if _, err := r.reopen(Want{NewSession: true}); err != nil {
+		return nil, err
+	}
+	return notCancelled, nil
+}
+
+// rpcState is get_state's answer.
+type rpcState struct {
+	Model          *rpcModel `json:"model,omitempty"`
+	Thinking       string    `json:"thinkingLevel"`
+	Streaming      bool      `json:"isStreaming"`
+	Compacting     bool      `json:"isCompacting"`
+	SteeringMode   string    `json:"steeringMode"`
+	FollowUpMode   string    `json:"followUpMode"`
+	SessionFile    string    `json:"sessionFile,omitempty"`
+	SessionID      string    `json:"sessionId"`
+	SessionName    string    `json:"sessionName,omitempty"`
+	AutoCompaction bool      `json:"autoCompactionEnabled"`
+	MessageCount   int       `json:"messageCount"`
+	Pending        int       `json:"pendingMessageCount"`
+}
+
+func (r *RPC) cmdGetState(_ context.Context, _ *rpcCommand) (any, error) {
+	r.mu.Lock()
+	cur, op, steering, followUp, next := r.cur, r.op, r.steering, r.followUp, len(r.next)
+	r.mu.Unlock()
+	ctrl := cur.Runtime.Control()
+	m := modelObject(cur.Model)
+	return rpcState{Model: &m, Thinking: string(r.level()), Streaming: op != nil && !op.compact && !op.bash, Compacting: op != nil && op.compact,
+		SteeringMode: string(steering), FollowUpMode: string(followUp), SessionFile: cur.File,
+		SessionID: cur.Runtime.Session().Header().ID, SessionName: cur.Runtime.Name(), AutoCompaction: r.host.AutoCompaction(),
+		MessageCount: ctrl.MessageCount(), Pending: ctrl.Pending() + next}, nil
+}
+
+func (r *RPC) cmdGetMessages(_ context.Context, _ *rpcCommand) (any, error) {
+	cur, _ := r.current()
+	msgs := cur.Runtime.Messages()
+	if msgs == nil {
+		msgs = []ai.Message{}
+	}
+	return map[string]any{"messages": msgs}, nil
+}
+
+// rpcModel is pi's Model object.
+type rpcModel struct {
+	ID            string   `json:"id"`
+	Name          string   `json:"name"`
+	API           string   `json:"api"`
+	Provider      string   `json:"provider"`
+	BaseURL       string   `json:"baseUrl,omitempty"`
+	Reasoning     bool     `json:"reasoning"`
+	Input         []string `json:"input"`
+	Cost          ai.Prices
+	ContextWindow int `json:"contextWindow"`
+	MaxTokens     int `json:"maxTokens"`
+}
+
+// MarshalJSON writes the cost under pi's key.
+func (m rpcModel) MarshalJSON() ([]byte, error) {
+	type plain struct {
+		ID            string    `json:"id"`
+		Name          string    `json:"name"`
+		API           string    `json:"api"`
+		Provider      string    `json:"provider"`
+		BaseURL       string    `json:"baseUrl,omitempty"`
+		Reasoning     bool      `json:"reasoning"`
+		Input         []string  `json:"input"`
+		Cost          ai.Prices `json:"cost"`
+		ContextWindow int       `json:"contextWindow"`
+		MaxTokens     int       `json:"maxTokens"`
+	}
+	return ai.MarshalNoEscape(plain(m))
+}
+
+func modelObject(i ai.Info) rpcModel {
+	input := []string{"text"}
+	if i.Images {
+		input = append(input, "image")
+	}
+	name := i.Name
+	if name == "" {
+		name = i.ID
+	}
+	return rpcModel{ID: i.ID, Name: name, API: i.API, Provider: i.Provider, Reasoning: i.Reasoning, Input: input,
+		Cost: i.Prices, ContextWindow: i.ContextWindow, MaxTokens: i.MaxOutputTokens}
+}
+
+func (r *RPC) cmdModels(_ context.Context, _ *rpcCommand) (any, error) {
+	models := []rpcModel{}
+	for _, m := range r.host.Models() {
+		models = append(models, modelObject(m))
+	}
+	return map[string]any{"models": models}, nil
+}
+
+func (r *RPC) cmdSetModel(_ context.Context, c *rpcCommand) (any, error) {
+	prov, err := need(c.Provider, "provider")
+	if err != nil {
+		return nil, err
+	}
+	id, err := need(c.ModelID, "modelId")
+	if err != nil {
+		return nil, err
+	}
+	if !slices.ContainsFunc(r.host.Models(), func(m ai.Info) bool { return m.Provider == prov && m.ID == id }) {
+		return nil, fmt.Errorf("Model not found: %s/%s", prov, id)
+	}
+	w := r.atLeaf()
+	w.Model = prov + "/" + id
+	o, err := r.reopen(w)
+	if err != nil {
+		return nil, err
+	}
+	return modelObject(o.Model), nil
+}
+
+func (r *RPC) cmdCycleModel(_ context.Context, _ *rpcCommand) (any, error) {
+	models := r.host.Models()
+	cur, _ := r.current()
+	at := slices.IndexFunc(models, func(m ai.Info) bool { return m.Provider == cur.Model.Provider && m.ID == cur.Model.ID })
+	if len(models) == 0 || (len(models) == 1 && at == 0) {
+		return nullJSON, nil
+	}
+	next := models[(at+1)%len(models)]
+	w := r.atLeaf()
+	w.Model = next.Provider + "/" + next.ID
+	o, err := r.reopen(w)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		Model    rpcModel         `json:"model"`
+		Thinking ai.ThinkingLevel `json:"thinkingLevel"`
+		IsScoped bool             `json:"isScoped"`
+	}{modelObject(o.Model), r.level(), false}, nil
+}
+
+// levels are the thinking levels of a model as pi lists them: off alone
+// without reasoning, else off to high (set_thinking_level takes xhigh
+// too, gopi knowing no model that declares it).
+func levels(m ai.Info) []ai.ThinkingLevel {
+	if !m.Reasoning {
+		return []ai.ThinkingLevel{ai.ThinkingOff}
+	}
+	return []ai.ThinkingLevel{ai.ThinkingOff, ai.ThinkingMinimal, ai.ThinkingLow, ai.ThinkingMedium, ai.ThinkingHigh}
+}
+
+func (r *RPC) setThinking(level ai.ThinkingLevel) error {
+	r.mu.Lock()
+	old := r.thinking
+	r.thinking = level
+	r.mu.Unlock()
+	w := r.atLeaf()
+	w.Thinking = level
+	if _, err := r.reopen(w); err != nil {
+		r.mu.Lock()
+		r.thinking = old
+		r.mu.Unlock()
+		return err
+	}
+	r.notice("thinking_level_changed", "level", string(level))
+	return nil
+}
+
+func (r *RPC) cmdSetThinking(_ context.Context, c *rpcCommand) (any, error) {
+	l, err := need(c.Level, "level")
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(ai.ThinkingLevels, ai.ThinkingLevel(l)) {
+		return nil, fmt.Errorf("level %q: use off, minimal, low, medium, high or xhigh", l)
+	}
+	return nil, r.setThinking(ai.ThinkingLevel(l))
+}
+
+func (r *RPC) cmdCycleThinking(_ context.Context, _ *rpcCommand) (any, error) {
+	cur, _ := r.current()
+	ls := levels(cur.Model)
+	if len(ls) == 1 {
+		return nullJSON, nil
+	}
+	next := ls[(slices.Index(ls, r.level())+1)%len(ls)] // xhigh (index -1) cycles to off
+	if err := r.setThinking(next); err != nil {
+		return nil, err
+	}
+	return map[string]any{"level": next}, nil
+}
+
+func (r *RPC) cmdThinkingLevels(_ context.Context, _ *rpcCommand) (any, error) {
+	cur, _ := r.current()
+	return map[string]any{"levels": levels(cur.Model)}, nil
+}
+
+func (r *RPC) cmdQueueMode(c *rpcCommand, followUp bool) (any, error) {
+	m, err := need(c.Mode, "mode")
+	if err != nil {
+		return nil, err
+	}
+	q := agent.QueueMode(m)
+	if q != agent.All && q != agent.OneAtATime {
+		return nil, fmt.Errorf("mode %q: use \"all\" or \"one-at-a-time\"", m)
+	}
+	r.mu.Lock()
+	if followUp {
+		r.followUp = q
+	} else {
+		r.steering = q
+	}
+	rt, s, f := r.cur.Runtime, r.steering, r.followUp
+	r.mu.Unlock()
+	rt.Control().SetQueueModes(s, f)
+	return nil, nil
+}
+
+// cmdCompact summarises the session in the background (abort stops it)
+// and answers when the compaction entry is in the session.
+func (r *RPC) cmdCompact(_ context.Context, c *rpcCommand) (any, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	r.mu.Lock()
+	if r.op != nil {
+		r.mu.Unlock()
+		cancel()
+		return nil, errBusy
+	}
+	rt := r.cur.Runtime
+	op := &rpcOp{compact: true, cancel: cancel, done: make(chan struct{}), rt: rt}
+	r.op = op
+	r.mu.Unlock()
+	go func() {
+		defer close(op.done)
+		defer cancel()
+		e, err := rt.Compact(ctx, c.CustomInstructions)
+		r.mu.Lock()
+		r.op = nil
+		next := r.next
+		r.next = nil
+		if len(next) > 0 && ctx.Err() == nil {
+			r.launch(next)
+		}
+		r.mu.Unlock()
+		if err != nil {
+			if errors.Is(err, session.ErrNothingToCompact) {
+				err = errors.New("nothing to compact yet: the session has no older conversation to summarise")
+			}
+			r.reply(c.ID, "compact", nil, err)
+			return
+		}
+		details := e.Details
+		if details == nil {
+			details = json.RawMessage("{}")
+		}
+		r.reply(c.ID, "compact", struct {
+			Summary     string          `json:"summary"`
+			FirstKept   string          `json:"firstKeptEntryId"`
+			Before      int64           `json:"tokensBefore"`
+			AfterApprox int             `json:"estimatedTokensAfter"`
+			Details     json.RawMessage `json:"details"`
+		}{e.Summary, e.FirstKeptEntryID, e.TokensBefore, session.BuildContext(rt.Path(), session.Budget{}).Tokens, details}, nil)
+	}()
+	return nil, errAnswered
+}
+
+func (r *RPC) cmdAutoCompaction(_ context.Context, c *rpcCommand) (any, error) {
+	if c.Enabled == nil {
+		return nil, errors.New(`field "enabled" is required (true or false)`)
+	}
+	if r.busy() != nil {
+		return nil, errBusy
+	}
+	w := r.atLeaf()
+	w.Thinking = r.level()
+	o, err := r.host.SetAutoCompaction(*c.Enabled, w)
+	if err != nil {
+		return nil, err
+	}
+	r.swap(o)
+	return nil, nil
+}
+
+func (r *RPC) cmdAutoRetry(_ context.Context, c *rpcCommand) (any, error) {
+	if c.Enabled == nil {
+		return nil, errors.New(`field "enabled" is required (true or false)`)
+	}
+	return nil, errors.New("gopi retries a failed model request inside the run, as the settings' retry.maxAttempts says; it cannot be switched here")
+}
+
+func (r *RPC) cmdAbortRetry(_ context.Context, _ *rpcCommand) (any, error) {
+	return nil, errors.New("gopi retries a failed model request inside the run: send abort to end the run, retries and all")
+}
+
+func (r *RPC) cmdStats(_ context.Context, _ *rpcCommand) (any, error) {
+	cur, _ := r.current()
+	store := cur.Runtime.Session()
+	var users, assistants, calls, results int
+	msgs := cur.Runtime.Messages()
+	for _, m := range msgs {
+		switch m.Role {
+		case ai.RoleUser:
+			users++
+		case ai.RoleAssistant:
+			assistants++
+			for _, b := range m.Content {
+				if b.Type == ai.TypeToolCall {
+					calls++
+				}
+			}
+		case ai.RoleToolResult:
+			results++
+		}
+	}
+	var total ai.Usage
+	for _, e := range store.Entries() {
+		if e.Type == session.TypeMessage && e.Message != nil && e.Message.Role == ai.RoleAssistant {
+			total = total.Add(e.Message.Usage)
+		}
+	}
+	type tokens struct {
+		Input      int64 `json:"input"`
+		Output     int64 `json:"output"`
+		CacheRead  int64 `json:"cacheRead"`
+		CacheWrite int64 `json:"cacheWrite"`
+		Total      int64 `json:"total"`
+	}
+	type contextUsage struct {
+		Tokens        *int64   `json:"tokens"`
+		ContextWindow int      `json:"contextWindow"`
+		Percent       *float64 `json:"percent"`
+	}
+	out := struct {
+		SessionFile  string        `json:"sessionFile,omitempty"`
+		SessionID    string        `json:"sessionId"`
+		Users        int           `json:"userMessages"`
+		Assistants   int           `json:"assistantMessages"`
+		Calls        int           `json:"toolCalls"`
+		Results      int           `json:"toolResults"`
+		Total        int           `json:"totalMessages"`
+		Tokens       tokens        `json:"tokens"`
+		Cost         float64       `json:"cost"`
+		ContextUsage *contextUsage `json:"contextUsage,omitempty"`
+	}{cur.File, store.Header().ID, users, assistants, calls, results, len(msgs),
+		tokens{total.Input, total.Output, total.CacheRead, total.CacheWrite, total.Input + total.Output + total.CacheRead + total.CacheWrite},
+		total.Cost.Total, nil}
+	if w := cur.Model.ContextWindow; w > 0 {
+		out.ContextUsage = &contextUsage{ContextWindow: w}
+		if n, ok := contextTokens(msgs); ok {
+			p := float64(n) * 100 / float64(w)
+			out.ContextUsage.Tokens, out.ContextUsage.Percent = &n, &p
+		}
+	}
+	return out, nil
+}
+
+func (r *RPC) cmdExport(_ context.Context, c *rpcCommand) (any, error) {
+	cur, _ := r.current()
+	path, err := r.host.Export(cur.Runtime.Session(), cur.File, c.OutputPath)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"path": path}, nil
+}
+
+func (r *RPC) cmdSwitch(_ context.Context, c *rpcCommand) (any, error) {
+	path, err := need(c.SessionPath, "sessionPath")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.reopen(Want{NewSession: true, Session: path}); err != nil {
+		return nil, err
+	}
+	return notCancelled, nil
+}
+
+// forkable refuses a fork or clone of a session with nothing in its file.
+func (r *RPC) forkable() (Opened, error) {
+	cur, _ := r.current()
+	if cur.File == "" {
+		return cur, errors.New("this session is kept in memory only (--no-session): there is no file to fork")
+	}
+	if len(cur.Runtime.Session().Entries()) == 0 {
+		return cur, errors.New("This session has not been saved yet. Send a message before cloning or forking it.")
+	}
+	return cur, nil
+}
+
+// cmdFork starts a new session from before a user message of the
+// session and answers with that message's text, as pi does.
+func (r *RPC) cmdFork(_ context.Context, c *rpcCommand) (any, error) {
+	id, err := need(c.EntryID, "entryId")
+	if err != nil {
+		return nil, err
+	}
+	cur, _ := r.current()
+	var target *session.Entry
+	for _, e := range cur.Runtime.Session().Entries() {
+		if e.ID == id && e.Type == session.TypeMessage && e.Message != nil && e.Message.Role == ai.RoleUser {
+			target = &e
+			break
+		}
+	}
+	if target == nil {
+		return nil, errors.New("Invalid entry ID for forking")
+	}
+	if _, err := r.forkable(); err != nil {
+		return nil, err
+	}
+	w := Want{NewSession: true, Fork: true, Leaf: target.Parent()}
+	if w.Leaf == "" { // before the first message: nothing to copy
+		w.Fork = false
+	}
+	if _, err := r.reopen(w); err != nil {
+		return nil, err
+	}
+	return struct {
+		Text      string `json:"text"`
+		Cancelled bool   `json:"cancelled"`
+	}{target.Message.Text(), false}, nil
+}
+
+func (r *RPC) cmdClone(_ context.Context, _ *rpcCommand) (any, error) {
+	cur, err := r.forkable()
+	if err != nil {
+		return nil, err
+	}
+	leaf := cur.Runtime.Leaf()
+	if leaf == "" {
+		return nil, errors.New("Cannot clone session: no current entry selected")
+	}
+	if _, err := r.reopen(Want{NewSession: true, Fork: true, Leaf: leaf}); err != nil {
+		return nil, err
+	}
+	return notCancelled, nil
+}
+
+func (r *RPC) cmdForkMessages(_ context.Context, _ *rpcCommand) (any, error) {
+	cur, _ := r.current()
+	type forkMsg struct {
+		EntryID string `json:"entryId"`
+		Text    string `json:"text"`
+	}
+	out := []forkMsg{}
+	for _, e := range cur.Runtime.Path() {
+		if e.Type == session.TypeMessage && e.Message != nil && e.Message.Role == ai.RoleUser {
+			out = append(out, forkMsg{e.ID, e.Message.Text()})
+		}
+	}
+	return map[string]any{"messages": out}, nil
+}
+
+func leafID(leaf string) *string {
+	if leaf == "" {
+		return nil
+	}
+	return &leaf
+}
+
+func (r *RPC) cmdEntries(_ context.Context, c *rpcCommand) (any, error) {
+	cur, _ := r.current()
+	entries := cur.Runtime.Session().Entries()
+	if c.Since != nil {
+		i := slices.IndexFunc(entries, func(e session.Entry) bool { return e.ID == *c.Since })
+		if i < 0 {
+			return nil, fmt.Errorf("Entry not found: %s", *c.Since)
+		}
+		entries = entries[i+1:]
+	}
+	if entries == nil {
+		entries = []session.Entry{}
+	}
+	return struct {
+		Entries []session.Entry `json:"entries"`
+		LeafID  *string         `json:"leafId"`
+	}{entries, leafID(cur.Runtime.Leaf())}, nil
+}
+
+// treeNode is a node of get_tree.
+type treeNode struct {
+	Entry          session.Entry `json:"entry"`
+	Children       []*treeNode   `json:"children"`
+	Label          *string       `json:"label,omitempty"`
+	LabelTimestamp string        `json:"labelTimestamp,omitempty"`
+}
+
+func (r *RPC) cmdTree(_ context.Context, _ *rpcCommand) (any, error) {
+	cur, _ := r.current()
+	return struct {
+		Tree   []*treeNode `json:"tree"`
+		LeafID *string     `json:"leafId"`
+	}{buildRPCTree(cur.Runtime.Session().Entries()), leafID(cur.Runtime.Leaf())}, nil
+}
+
+// buildRPCTree arranges entries as pi's getTree does: children in append
+// order, an entry whose parent is missing a root, labels on their target.
+func buildRPCTree(entries []session.Entry) []*treeNode {
+	nodes := make(map[string]*treeNode, len(entries))
+	for _, e := range entries {
+		nodes[e.ID] = &treeNode{Entry: e, Children: []*treeNode{}}
+	}
+	roots := []*treeNode{}
+	for _, e := range entries {
+		n := nodes[e.ID]
+		if p, ok := nodes[e.Parent()]; ok && e.Parent() != e.ID {
+			p.Children = append(p.Children, n)
+		} else {
+			roots = append(roots, n)
+		}
+		if e.Type == session.TypeLabel {
+			if t, ok := nodes[e.TargetID]; ok {
+				t.Label, t.LabelTimestamp = e.Label, e.Timestamp
+				if e.Label == nil {
+					t.LabelTimestamp = ""
+				}
+			}
+		}
+	}
+	return roots
+}
+
+func (r *RPC) cmdLastText(_ context.Context, _ *rpcCommand) (any, error) {
+	cur, _ := r.current()
+	msgs := cur.Runtime.Messages()
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if m := msgs[i]; m.Role == ai.RoleAssistant {
+			if t := m.Text(); strings.TrimSpace(t) != "" {
+				return map[string]any{"text": t}, nil
+			}
+		}
+	}
+	return map[string]any{"text": nil}, nil
+}
+
+// cmdSetName records the name once what is going on has ended.
+func (r *RPC) cmdSetName(_ context.Context, c *rpcCommand) (any, error) {
+	name, err := need(c.Name, "name")
+	if err != nil {
+		return nil, err
+	}
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return nil, errors.New("Session name cannot be empty")
+	}
+	cur, _ := r.current()
+	r.bg.Add(1)
+	go func() {
+		defer r.bg.Done()
+		if _, err := cur.Runtime.SetName(context.Background(), name); err != nil {
+			r.reply(c.ID, "set_session_name", nil, err)
+			return
+		}
+		r.notice("session_info_changed", "name", name)
+		r.reply(c.ID, "set_session_name", nil, nil)
+	}()
+	return nil, errAnswered
+}
+
+func (r *RPC) cmdCommands(_ context.Context, _ *rpcCommand) (any, error) {
+	cmds := r.host.Commands()
+	if cmds == nil {
+		cmds = []RPCCommand{}
+	}
+	return map[string]any{"commands": cmds}, nil
+}
