@@ -31,3 +31,16 @@ func enableVT(in int, out *os.File) (restore func()) {
 	_ = windows.SetConsoleMode(h, outMode|windows.ENABLE_PROCESSED_OUTPUT|windows.ENABLE_VIRTUAL_TERMINAL_PROCESSING)
 	return func() { _ = windows.SetConsoleMode(h, outMode) }
 }
+
+// osEnviron is the process's environment, with HOME set to the user's
+// profile folder (USERPROFILE) when it is missing, as Git for Windows
+// sets it: gopi's files live under HOME on every system.
+func osEnviron() []string {
+	env := os.Environ()
+	if _, ok := os.LookupEnv("HOME"); !ok {
+		if p := os.Getenv("USERPROFILE"); p != "" {
+			env = append(env, "HOME="+p)
+		}
+	}
+	return env
+}
