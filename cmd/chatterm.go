@@ -29,7 +29,9 @@ type chatTerminal struct {
 	fd       int
 	state    *readline.State
 	altEnter atomic.Bool
-	once     sync.Once
+	// restoreOut gives stdout back the mode enableVT changed.
+	restoreOut func()
+	once       sync.Once
 }
 
 // openTerminal puts the terminal in raw mode for the whole chat (so that
@@ -47,6 +49,7 @@ func openTerminal(sys *System, historyFile string) (*chatTerminal, error) {
 		return nil, usageErr("gopi chat: cannot set up the terminal: %v; use gopi run", err)
 	}
 	t.state = state
+	t.restoreOut = enableVT(t.fd, out)
 	noop := func() error { return nil }
 	stdin := readline.NewCancelableStdin(in)
 	t.stdin = stdin
@@ -58,6 +61,7 @@ func openTerminal(sys *System, historyFile string) (*chatTerminal, error) {
 	})
 	if err != nil {
 		_ = readline.Restore(t.fd, state)
+		t.restoreOut()
 		return nil, err
 	}
 	t.rl = rl
@@ -114,5 +118,6 @@ func (t *chatTerminal) Close() {
 		_ = t.stdin.Close()
 		_ = t.rl.Close()
 		_ = readline.Restore(t.fd, t.state)
+		t.restoreOut()
 	})
 }

@@ -11,7 +11,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -127,31 +126,6 @@ func TestForcedExitResultIsTheOnlyResult(t *testing.T) {
 		if c.want == 2 && !c.already && (!strings.Contains(lines[1], `"reason":"aborted"`) || !strings.Contains(lines[1], `"leafId":"abcd0001"`)) {
 			t.Fatalf("forced result %s", lines[1])
 		}
-	}
-}
-
-// A second interrupt exits at once even when writing the result object
-// blocks (a stdout nobody reads).
-func TestSecondInterruptDoesNotWaitForStdout(t *testing.T) {
-	exited := make(chan int, 1)
-	block := make(chan struct{})
-	defer close(block)
-	sys := &System{Stderr: &bytes.Buffer{}, Signals: true, Exit: func(code int) { exited <- code }}
-	stop := trapSignals(sys, func() {}, func() { <-block })
-	defer stop()
-	for range 2 {
-		if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	select {
-	case code := <-exited:
-		if code != ExitInterrupted {
-			t.Fatalf("exit code %d", code)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the second SIGINT waited for a blocked write")
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"gopi/pkg/assemble"
@@ -61,7 +60,7 @@ func sweepRunDirs(parent, own string, now time.Time) {
 		if err != nil || !info.IsDir() || now.Sub(info.ModTime()) < runDirKeep {
 			continue
 		}
-		if st, ok := info.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Getuid() {
+		if !ownedByMe(info) {
 			continue
 		}
 		_ = os.RemoveAll(filepath.Join(parent, e.Name()))

@@ -191,7 +191,7 @@ func (e *exitWriter) Write(p []byte) (int, error) {
 	}
 	e.hadResult = e.hadResult || bytes.HasPrefix(p, []byte(`{"type":"result"`))
 	n, err := e.w.Write(p)
-	if errors.Is(err, syscall.EPIPE) {
+	if isBrokenPipe(err) {
 		// Nobody reads what the run writes: abort it (the session stays
 		// consistent) and write nothing more.
 		e.closed, e.broken = true, true

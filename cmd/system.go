@@ -48,7 +48,7 @@ func OSSystem() System {
 	return System{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		StdinTTY: tty(os.Stdin), StdoutTTY: tty(os.Stdout), StderrTTY: tty(os.Stderr),
-		Environ: os.Environ(), Getwd: os.Getwd, Now: time.Now, Signals: true, Exit: os.Exit,
+		Environ: osEnviron(), Getwd: os.Getwd, Now: time.Now, Signals: true, Exit: os.Exit,
 	}
 }
 

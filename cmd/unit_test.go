@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -336,41 +335,6 @@ func TestJSONEqualsTrueStillGetsAResultObject(t *testing.T) {
 	stdout, _, code := runMain(t, sys, "run", "--json=true", "--max-steps", "abc", "hi")
 	if code != ExitUsage || !strings.Contains(stdout, `"type":"result"`) {
 		t.Fatalf("code %d stdout %q", code, stdout)
-	}
-}
-
-// The first SIGINT cancels the run's context; a second exits at once with
-// 130, whatever the run is doing.
-func TestSecondInterruptExitsAtOnce(t *testing.T) {
-	exited := make(chan int, 1)
-	sys := &System{Stderr: &bytes.Buffer{}, Signals: true, Exit: func(code int) { exited <- code }}
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	stop := trapSignals(sys, cancel, nil)
-	defer stop()
-	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-ctx.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("the first SIGINT did not cancel the context")
-	}
-	select {
-	case code := <-exited:
-		t.Fatalf("exited (%d) on the first SIGINT", code)
-	default:
-	}
-	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case code := <-exited:
-		if code != ExitInterrupted {
-			t.Fatalf("exit code %d", code)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the second SIGINT did not exit")
 	}
 }
 

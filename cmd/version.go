@@ -14,6 +14,11 @@ import (
 // without it the module version from the build info is shown.
 var version = ""
 
+// revision is the commit, set by scripts/release with -X gopi/cmd.revision=…
+// for builds where Go's own VCS stamp is off (-buildvcs=false); the stamp,
+// when present, wins.
+var revision = ""
+
 // buildVersion is what gopi version reports: which source the binary was
 // built from, as far as the build recorded it.
 type buildVersion struct {
@@ -69,6 +74,9 @@ func readBuildVersion(info *debug.BuildInfo, ok bool) buildVersion {
 	}
 	if v.Version == "" {
 		v.Version = "(devel)"
+	}
+	if v.Revision == "" {
+		v.Revision = revision
 	}
 	return v
 }

@@ -56,3 +56,13 @@ func TestVersionShowsTheVCSStamp(t *testing.T) {
 		t.Errorf("no build info: %q", got)
 	}
 }
+
+// A release build stamps the revision with -X when Go's VCS stamp is off.
+func TestVersionRevisionFromLinker(t *testing.T) {
+	old := revision
+	revision = "b489345"
+	defer func() { revision = old }()
+	if got := readBuildVersion(nil, false).String(); got != "gopi (devel) (b489345, "+runtime.Version()+")" {
+		t.Errorf("got %q", got)
+	}
+}

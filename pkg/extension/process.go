@@ -51,8 +51,7 @@ func (c *commandHook) run(ctx context.Context, input []byte) *runResult {
 	cmd.Env = hookEnv(c.env, c.dir)
 	cmd.Stdin = bytes.NewReader(input)
 	cmd.Stdout, cmd.Stderr = &res.stdout, &res.stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	killTreeOnCancel(cmd)
 	cmd.WaitDelay = pipeWait
 	err := cmd.Run()
 	switch {

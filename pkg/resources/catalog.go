@@ -3,7 +3,7 @@ package resources
 import (
 	"errors"
 	"fmt"
-	"path"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -177,7 +177,7 @@ func (l *loader) promptText(kind Kind, value, file, flag string) (string, error)
 		places = append(places, place{p, "project"})
 	}
 	if l.opts.GopiHome != "" {
-		places = append(places, place{path.Join(l.opts.GopiHome, file), "global"})
+		places = append(places, place{filepath.Join(l.opts.GopiHome, file), "global"})
 	}
 	for _, c := range places {
 		if !l.candidate(c.p) {

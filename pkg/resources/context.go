@@ -1,7 +1,7 @@
 package resources
 
 import (
-	"path"
+	"path/filepath"
 	"slices"
 )
 
@@ -37,7 +37,7 @@ func (l *loader) loadContextFiles() {
 // larger than MaxFileSize).
 func (l *loader) contextFileIn(dir string) (ContextFile, bool) {
 	for _, name := range contextNames {
-		p := path.Join(dir, name)
+		p := filepath.Join(dir, name)
 		if !l.candidate(p) {
 			continue
 		}

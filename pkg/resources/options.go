@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -68,34 +68,30 @@ type loader struct {
 }
 
 func newLoader(opts Options) (*loader, error) {
-	if opts.Cwd == "" || !path.IsAbs(opts.Cwd) {
+	if opts.Cwd == "" || !filepath.IsAbs(opts.Cwd) {
 		return nil, fmt.Errorf("resources: working directory %q is not an absolute path: pass the session's absolute cwd", opts.Cwd)
 	}
 	for name, p := range map[string]string{"home": opts.Home, "GOPI_HOME": opts.GopiHome} {
-		if p != "" && !path.IsAbs(p) {
+		if p != "" && !filepath.IsAbs(p) {
 			return nil, fmt.Errorf("resources: %s %q is not an absolute path: resolve it before loading", name, p)
 		}
 	}
-	opts.Cwd = path.Clean(opts.Cwd)
+	opts.Cwd = filepath.Clean(opts.Cwd)
 	if opts.Home != "" {
-		opts.Home = path.Clean(opts.Home)
+		opts.Home = filepath.Clean(opts.Home)
 	}
 	if opts.GopiHome != "" {
-		opts.GopiHome = path.Clean(opts.GopiHome)
+		opts.GopiHome = filepath.Clean(opts.GopiHome)
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	fsys := opts.FS
-	if fsys == nil {
-		fsys = os.DirFS("/")
-	}
-	return &loader{opts: opts, fsys: fsys, cat: &Catalog{now: opts.Now, cwd: opts.Cwd}}, nil
+	return &loader{opts: opts, fsys: opts.FS, cat: &Catalog{now: opts.Now, cwd: opts.Cwd}}, nil
 }
 
 // rel maps an absolute path to its name in the FS.
 func rel(abs string) string {
-	p := strings.TrimPrefix(path.Clean(abs), "/")
+	p := strings.TrimPrefix(filepath.Clean(abs), "/")
 	if p == "" {
 		return "."
 	}
@@ -104,7 +100,7 @@ func rel(abs string) string {
 
 // stat reports what is at an absolute path; a missing entry is (nil, nil).
 func (l *loader) stat(abs string) (fs.FileInfo, error) {
-	fi, err := fs.Stat(l.fsys, rel(abs))
+	fi, err := l.statFS(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -137,10 +133,10 @@ func normalizeNewlines(s string) string {
 
 // abs resolves p against the working directory.
 func (l *loader) abs(p string) string {
-	if path.IsAbs(p) {
-		return path.Clean(p)
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
 	}
-	return path.Join(l.opts.Cwd, p)
+	return filepath.Join(l.opts.Cwd, p)
 }
 
 // ancestors returns dir and each of its parents up to the root, nearest first.
@@ -148,10 +144,27 @@ func ancestors(dir string) []string {
 	var out []string
 	for {
 		out = append(out, dir)
-		parent := path.Dir(dir)
+		parent := filepath.Dir(dir)
 		if parent == dir {
 			return out
 		}
 		dir = parent
 	}
+}
+
+// statFS stats an absolute path in Options.FS, or on the real filesystem
+// by its native name (a drive letter on Windows) when there is none.
+func (l *loader) statFS(abs string) (fs.FileInfo, error) {
+	if l.fsys == nil {
+		return os.Stat(abs)
+	}
+	return fs.Stat(l.fsys, rel(abs))
+}
+
+// readDir lists a folder as statFS finds it.
+func (l *loader) readDir(dir string) ([]fs.DirEntry, error) {
+	if l.fsys == nil {
+		return os.ReadDir(dir)
+	}
+	return fs.ReadDir(l.fsys, rel(dir))
 }

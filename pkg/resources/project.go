@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
+	"path/filepath"
 )
 
 // PiDir is pi's folder of a project's resources; gopi reads its skills,
@@ -22,7 +22,7 @@ const PiDir = ".pi"
 // and hooks into every run below it. fsys is the filesystem the absolute
 // cwd is looked up in; nil is the real one.
 func ProjectRoots(fsys fs.FS, cwd string) []string {
-	all := ancestors(path.Clean(cwd))
+	all := ancestors(filepath.Clean(cwd))
 	if i := repoRoot(fsys, all); i >= 0 {
 		return all[:i+1]
 	}
@@ -35,9 +35,9 @@ func repoRoot(fsys fs.FS, dirs []string) int {
 	for i, d := range dirs {
 		var err error
 		if fsys == nil {
-			_, err = os.Stat(path.Join(d, ".git"))
+			_, err = os.Stat(filepath.Join(d, ".git"))
 		} else {
-			_, err = fs.Stat(fsys, rel(path.Join(d, ".git")))
+			_, err = fs.Stat(fsys, rel(filepath.Join(d, ".git")))
 		}
 		if err == nil {
 			return i
@@ -64,10 +64,10 @@ func (l *loader) agentsAncestors() []string {
 func (l *loader) projectPlaces(name string) []string {
 	var gopi, pi []string
 	for _, root := range ProjectRoots(l.opts.FS, l.opts.Cwd) {
-		if d := path.Join(root, ProjectDir); d != l.opts.GopiHome {
-			gopi = append(gopi, path.Join(d, name))
+		if d := filepath.Join(root, ProjectDir); d != l.opts.GopiHome {
+			gopi = append(gopi, filepath.Join(d, name))
 		}
-		pi = append(pi, path.Join(root, PiDir, name))
+		pi = append(pi, filepath.Join(root, PiDir, name))
 	}
 	return append(gopi, pi...)
 }

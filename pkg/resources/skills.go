@@ -2,8 +2,7 @@ package resources
 
 import (
 	"fmt"
-	"io/fs"
-	"path"
+	"path/filepath"
 	"strings"
 )
 
@@ -38,19 +37,19 @@ type skillDir struct{ dir, source string }
 func (l *loader) skillDirs() []skillDir {
 	userAgents := ""
 	if l.opts.Home != "" {
-		userAgents = path.Join(l.opts.Home, ".agents", "skills")
+		userAgents = filepath.Join(l.opts.Home, ".agents", "skills")
 	}
 	var dirs []skillDir
 	for _, p := range l.projectPlaces("skills") {
 		dirs = append(dirs, skillDir{p, "project"})
 	}
 	for _, d := range l.agentsAncestors() {
-		if p := path.Join(d, ".agents", "skills"); p != userAgents {
+		if p := filepath.Join(d, ".agents", "skills"); p != userAgents {
 			dirs = append(dirs, skillDir{p, "project"})
 		}
 	}
 	if l.opts.GopiHome != "" {
-		dirs = append(dirs, skillDir{path.Join(l.opts.GopiHome, "skills"), "user"})
+		dirs = append(dirs, skillDir{filepath.Join(l.opts.GopiHome, "skills"), "user"})
 	}
 	if userAgents != "" {
 		dirs = append(dirs, skillDir{userAgents, "user"})
@@ -89,10 +88,10 @@ func (l *loader) skillsIn(dir, source string, root bool, depth int) []Skill {
 		l.skip(KindSkill, dir, fmt.Sprintf("nested deeper than %d folders (a link loop?); move the skill up", maxSkillDepth))
 		return nil
 	}
-	if p := path.Join(dir, "SKILL.md"); l.candidate(p) {
-		return l.skillAt(p, path.Base(dir), source)
+	if p := filepath.Join(dir, "SKILL.md"); l.candidate(p) {
+		return l.skillAt(p, filepath.Base(dir), source)
 	}
-	entries, err := fs.ReadDir(l.fsys, rel(dir))
+	entries, err := l.readDir(dir)
 	if err != nil {
 		l.skip(KindSkill, dir, fmt.Sprintf("folder cannot be read (%v)", err))
 		return nil
@@ -103,7 +102,7 @@ func (l *loader) skillsIn(dir, source string, root bool, depth int) []Skill {
 		if strings.HasPrefix(name, ".") || name == "node_modules" {
 			continue
 		}
-		p := path.Join(dir, name)
+		p := filepath.Join(dir, name)
 		switch {
 		case l.isDir(p):
 			out = append(out, l.skillsIn(p, source, false, depth+1)...)
@@ -129,7 +128,7 @@ func (l *loader) skillAt(p, defaultName, source string) []Skill {
 	for _, w := range warnings {
 		l.warn(KindSkill, p, w)
 	}
-	s.Path, s.Dir, s.Source = p, path.Dir(p), source
+	s.Path, s.Dir, s.Source = p, filepath.Dir(p), source
 	return []Skill{s}
 }
 

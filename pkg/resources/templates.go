@@ -2,8 +2,7 @@ package resources
 
 import (
 	"fmt"
-	"io/fs"
-	"path"
+	"path/filepath"
 	"strings"
 )
 
@@ -29,7 +28,7 @@ func (l *loader) loadTemplates() {
 		dirs = append(dirs, skillDir{p, "project"})
 	}
 	if l.opts.GopiHome != "" {
-		dirs = append(dirs, skillDir{path.Join(l.opts.GopiHome, "prompts"), "user"})
+		dirs = append(dirs, skillDir{filepath.Join(l.opts.GopiHome, "prompts"), "user"})
 	}
 	byName := map[string]string{}
 	for _, d := range dirs {
@@ -50,14 +49,14 @@ func (l *loader) templatesIn(dir, source string) []Template {
 	if !l.isDir(dir) {
 		return nil
 	}
-	entries, err := fs.ReadDir(l.fsys, rel(dir))
+	entries, err := l.readDir(dir)
 	if err != nil {
 		l.skip(KindTemplate, dir, fmt.Sprintf("folder cannot be read (%v)", err))
 		return nil
 	}
 	var out []Template
 	for _, e := range entries {
-		p := path.Join(dir, e.Name())
+		p := filepath.Join(dir, e.Name())
 		if !strings.HasSuffix(e.Name(), ".md") || !l.candidate(p) {
 			continue
 		}
@@ -87,7 +86,7 @@ func templateAt(text, p, source string) (Template, error) {
 	if desc == "" {
 		desc = firstLine(body)
 	}
-	name := strings.TrimSuffix(path.Base(p), ".md")
+	name := strings.TrimSuffix(filepath.Base(p), ".md")
 	return Template{Name: name, Description: desc, Content: strings.TrimRight(body, " \t\n"), Path: p, Source: source}, nil
 }
 

@@ -5,8 +5,6 @@ import (
 	"os"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // fsOps are the steps of a file store, besides the session file itself
@@ -30,11 +28,11 @@ type dirHandle interface {
 }
 
 func (o fsOps) doOpenLock(name string) (*os.File, error) {
-	const flag, perm = os.O_RDWR | os.O_CREATE | unix.O_CLOEXEC, 0o600
+	const flag, perm = os.O_RDWR | os.O_CREATE | oCloexec, 0o600
 	if o.openLock != nil {
 		return o.openLock(name, flag, perm)
 	}
-	return os.OpenFile(name, flag, perm)
+	return openLockFile(name, flag, perm)
 }
 
 func (o fsOps) doSleep(d time.Duration) {
@@ -54,7 +52,7 @@ func (o fsOps) syncDir(dir string) error {
 	if o.openDir != nil {
 		d, err = o.openDir(dir)
 	} else {
-		d, err = os.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		d, err = openDirForSync(dir)
 	}
 	if err != nil {
 		return err

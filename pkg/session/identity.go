@@ -6,8 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"golang.org/x/sys/unix"
 )
 
 // A session is the file the user named, not the name. The write lock
@@ -66,7 +64,7 @@ func openRegular(path string) (*os.File, os.FileInfo, error) {
 	if !st.Mode().IsRegular() {
 		return nil, nil, &NotRegularError{Path: path, Kind: fileKind(st.Mode())}
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|oNonblock|oCloexec, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open session %s: %w", path, err)
 	}
@@ -86,8 +84,8 @@ func openRegular(path string) (*os.File, os.FileInfo, error) {
 // refusal means another gopi writes the same file, perhaps under another
 // name; its pid is in the sidecar of that name, which is not known here.
 func lockData(f *os.File, session string) error {
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		if errors.Is(err, unix.EWOULDBLOCK) {
+	if err := lockFile(f); err != nil {
+		if errors.Is(err, errWouldBlock) {
 			return &LockedError{Path: session}
 		}
 		return fmt.Errorf("lock session %s: %w", session, err)

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"gopi/pkg/ai"
 )
 
@@ -144,68 +142,5 @@ func TestCreateLocksTheFileOnceItExists(t *testing.T) {
 	mustDo(t, os.Link(path, link))
 	if _, err := Open(link, Options{}); !errors.Is(err, ErrLocked) {
 		t.Fatalf("open of a hard link made after the first append: %v", err)
-	}
-}
-
-// Regression: a session path naming a FIFO blocked the open until a
-// writer came (forever); a folder or a device was read as a session with
-// a bad header. Each is refused at once, named, and nothing is created.
-func TestNotRegularRefused(t *testing.T) {
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "fifo.jsonl")
-	mustDo(t, unix.Mkfifo(fifo, 0o600))
-	folder := filepath.Join(dir, "folder.jsonl")
-	mustDo(t, os.Mkdir(folder, 0o700))
-	link := filepath.Join(dir, "link.jsonl")
-	mustDo(t, os.Symlink(fifo, link))
-	tests := []struct{ path, kind string }{
-		{fifo, "a named pipe (FIFO)"},
-		{link, "a named pipe (FIFO)"},
-		{folder, "a directory"},
-		{"/dev/null", "a device"},
-	}
-	for _, tt := range tests {
-		t.Run(filepath.Base(tt.path), func(t *testing.T) {
-			opens := map[string]func() error{
-				"Open":         func() error { _, err := Open(tt.path, Options{}); return err },
-				"OpenOrCreate": func() error { _, err := OpenOrCreate(tt.path, "/p", Options{}); return err },
-				"ReadFile":     func() error { _, err := ReadFile(tt.path); return err },
-				"ReadHeader":   func() error { _, err := ReadHeader(tt.path); return err },
-			}
-			for name, open := range opens {
-				err := open()
-				var ne *NotRegularError
-				if !errors.As(err, &ne) || !errors.Is(err, ErrNotRegular) || ne.Kind != tt.kind {
-					t.Errorf("%s: %v, want a NotRegularError %q", name, err, tt.kind)
-					continue
-				}
-				if want := tt.path + " is " + tt.kind; !strings.Contains(err.Error(), want) {
-					t.Errorf("%s: %q does not say %q", name, err, want)
-				}
-			}
-			mustNotExist(t, LockPath(tt.path))
-		})
-	}
-	if left, _ := filepath.Glob(filepath.Join(dir, "*.lock")); len(left) != 0 {
-		t.Errorf("lock files made: %v", left)
-	}
-}
-
-// A FIFO among a folder's sessions is skipped by List (and so by -c),
-// which read every header and blocked on it.
-func TestListSkipsFIFO(t *testing.T) {
-	root := t.TempDir()
-	s, err := NewSession(root, "/p", testOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Append(t.Context(), MessageEntry("", ai.UserText("hi", 1))); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	mustDo(t, unix.Mkfifo(filepath.Join(SessionDir(root, "/p"), "9999-fifo.jsonl"), 0o600))
-	list, err := List(root, "/p")
-	if err != nil || len(list) != 1 || list[0].Path != s.Path() {
-		t.Fatalf("List: %v %+v", err, list)
 	}
 }

@@ -5,11 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
-
-	"gopi/internal/fdcheck"
 )
 
 // A cwd's folder is named as pi names it.
@@ -36,54 +33,6 @@ func writeSessionAt(t *testing.T, path, id string, mod time.Time) {
 	h := `{"type":"session","version":3,"id":"` + id + `","timestamp":"2026-03-01T10:00:00.000Z","cwd":"/p"}` + "\n"
 	mustDo(t, os.WriteFile(path, []byte(h), 0o600))
 	mustDo(t, os.Chtimes(path, mod, mod))
-}
-
-// List returns the cwd's session files, newest first (by path for equal
-// times), and skips folders, other files, FIFOs and files without a
-// session header; Latest is the first of them, and ErrNotFound when
-// there is none.
-func TestListAndLatest(t *testing.T) {
-	fdcheck.Check(t)
-	root := t.TempDir()
-	if list, err := List(root, "/p"); err != nil || list != nil {
-		t.Fatalf("List of a missing folder: %v, %v; want nothing", list, err)
-	}
-	if _, err := Latest(root, "/p"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "no session for /p under "+root) {
-		t.Fatalf("Latest of a missing folder: %v, want ErrNotFound naming cwd and root", err)
-	}
-	dir := SessionDir(root, "/p")
-	mustDo(t, os.MkdirAll(filepath.Join(dir, "folder.jsonl"), 0o700))
-	base := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
-	writeSessionAt(t, filepath.Join(dir, "old.jsonl"), "old", base)
-	writeSessionAt(t, filepath.Join(dir, "b.jsonl"), "b", base.Add(time.Hour))
-	writeSessionAt(t, filepath.Join(dir, "c.jsonl"), "c", base.Add(time.Hour))
-	writeSessionAt(t, filepath.Join(dir, "notes.txt"), "txt", base.Add(2*time.Hour))
-	mustDo(t, os.WriteFile(filepath.Join(dir, "bad.jsonl"), []byte("not json\n"), 0o600))
-	mustDo(t, syscall.Mkfifo(filepath.Join(dir, "pipe.jsonl"), 0o600))
-
-	list, err := List(root, "/p")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, in := range list {
-		got = append(got, in.Header.ID+"@"+filepath.Base(in.Path))
-	}
-	if strings.Join(got, " ") != "c@c.jsonl b@b.jsonl old@old.jsonl" {
-		t.Errorf("List: %q, want c, b, old", got)
-	}
-	if in := list[2]; !in.ModTime.Equal(base) || in.Size == 0 {
-		t.Errorf("info of old.jsonl: %+v", in)
-	}
-	latest, err := Latest(root, "/p")
-	if err != nil || latest.Path != filepath.Join(dir, "c.jsonl") {
-		t.Errorf("Latest: %+v, %v; want c.jsonl", latest, err)
-	}
-
-	// a folder that cannot be listed is an error, not an empty list
-	if list, err := List(filepath.Join(dir, "old.jsonl"), "/p"); err == nil || !strings.Contains(err.Error(), "list sessions in ") {
-		t.Errorf("List under a file: %v, %v; want an error", list, err)
-	}
 }
 
 // Resolve finds a session by its path or by a prefix of the id in its

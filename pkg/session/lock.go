@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // The write lock of a session file is an exclusive flock on a sidecar file,
@@ -52,7 +50,7 @@ func tryLock(session, path string, opts Options) (l *fileLock, retry bool, err e
 	if err != nil {
 		return nil, false, fmt.Errorf("lock session %s: %w", session, err)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if err := lockFile(f); err != nil {
 		holder := readPID(f)
 		// The holder writes its pid just after it gets the lock: a process
 		// that comes in between waits a moment for the pid to name it.
@@ -61,7 +59,7 @@ func tryLock(session, path string, opts Options) (l *fileLock, retry bool, err e
 			holder = readPID(f)
 		}
 		f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
+		if errors.Is(err, errWouldBlock) {
 			return nil, false, &LockedError{Path: session, PID: holder}
 		}
 		return nil, false, fmt.Errorf("lock session %s: %w", session, err)

@@ -44,7 +44,7 @@ func writeGoldenSession(t *testing.T, path string) {
 }
 
 func TestGoldenWrittenSession(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "s.jsonl")
+	path := filepath.Join(tempDir(t), "s.jsonl")
 	writeGoldenSession(t, path)
 	got, err := os.ReadFile(path)
 	if err != nil {
@@ -65,7 +65,7 @@ func TestGoldenWrittenSession(t *testing.T) {
 }
 
 func TestNewSessionLayout(t *testing.T) {
-	root := t.TempDir()
+	root := tempDir(t)
 	s, err := NewSession(root, "/home/u/my:proj", testOptions())
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +98,7 @@ func TestNewSessionLayout(t *testing.T) {
 }
 
 func TestLockSameProcess(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "s.jsonl")
+	path := filepath.Join(tempDir(t), "s.jsonl")
 	writeGoldenSession(t, path)
 	a, err := Open(path, Options{PID: 4242})
 	if err != nil {
@@ -120,7 +120,7 @@ func TestLockSameProcess(t *testing.T) {
 
 // A second process gets ErrLocked naming this process's pid at once.
 func TestLockTwoProcesses(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "s.jsonl")
+	path := filepath.Join(tempDir(t), "s.jsonl")
 	writeGoldenSession(t, path)
 	s, err := Open(path, Options{})
 	if err != nil {
@@ -181,7 +181,7 @@ func TestDiskErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "s.jsonl")
+			path := filepath.Join(tempDir(t), "s.jsonl")
 			ff := tt.ff
 			opts := testOptions()
 			opts.OpenFile = func(name string, flag int, perm os.FileMode) (WriteFile, error) {
@@ -217,7 +217,7 @@ func TestDiskErrors(t *testing.T) {
 
 // A torn tail is reported and the next append starts on a fresh line.
 func TestTornTailThenAppend(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "s.jsonl")
+	path := filepath.Join(tempDir(t), "s.jsonl")
 	writeGoldenSession(t, path)
 	appendRaw(t, path, `{"type":"message","id":"torn0001","parentId":"0000000b","timestamp":"x","message":{"role":"us`)
 	s, err := Open(path, testOptions())
@@ -245,7 +245,7 @@ func TestTornTailThenAppend(t *testing.T) {
 // pi keeps it), the next append writes the newline first, and every later
 // read sees the same entries: the newest leaf does not change under -c.
 func TestCompleteTailWithoutNewlineIsKept(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "s.jsonl")
+	path := filepath.Join(tempDir(t), "s.jsonl")
 	writeGoldenSession(t, path)
 	appendRaw(t, path, `{"type":"message","id":"tail0001","parentId":"0000000b","timestamp":"2026-03-01T10:00:12.000Z","message":{"role":"user","content":"last","timestamp":1}}`)
 	s, err := Open(path, testOptions())
@@ -310,7 +310,7 @@ func TestReadProblems(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			path := filepath.Join(t.TempDir(), "s.jsonl")
+			path := filepath.Join(tempDir(t), "s.jsonl")
 			if err := os.WriteFile(path, []byte(tt.data), 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -373,7 +373,7 @@ func TestNonSessionFilesFailFast(t *testing.T) {
 	if _, err := ReadFile("/dev/zero"); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "/dev/zero is a device") {
 		t.Fatalf("/dev/zero: %v", err)
 	}
-	p := filepath.Join(t.TempDir(), "big.jsonl")
+	p := filepath.Join(tempDir(t), "big.jsonl")
 	if err := os.WriteFile(p, bytes.Repeat([]byte("x"), 2*maxHeaderLine), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -10,10 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"unicode/utf8"
-
-	"golang.org/x/sys/unix"
 )
 
 // replaceOps are the steps of an atomic replace that tests fail or
@@ -67,7 +64,7 @@ func (o replaceOps) replace(path string, content []byte, old fs.FileInfo) error 
 		// A rename needs only the folder to be writable; the file must be
 		// too, as it had to be when it was rewritten in place, so a
 		// read-only file stays protected.
-		if err := unix.Access(path, unix.W_OK); err != nil {
+		if err := checkWritable(path); err != nil {
 			return fmt.Errorf("the file is not writable: %w", err)
 		}
 		perm = 0o600 // until chmod below gives it the old mode
@@ -137,23 +134,6 @@ func (o replaceOps) doSyncDir(dir string) error {
 	return syncDir(dir)
 }
 
-// keepOwnerAndMode gives f the owner and mode of old. Owner first: a chown
-// clears the set-user-ID and set-group-ID bits. A chown the process may
-// not make (EPERM: not root, not in the group) is skipped, leaving the
-// replacement owned by whoever runs gopi.
-func keepOwnerAndMode(f *os.File, old fs.FileInfo) error {
-	if st, ok := old.Sys().(*syscall.Stat_t); ok {
-		err := f.Chown(int(st.Uid), int(st.Gid))
-		if err != nil && !errors.Is(err, syscall.EPERM) {
-			return fmt.Errorf("chown %s: %w", filepath.Base(f.Name()), err)
-		}
-	}
-	if err := f.Chmod(old.Mode() & keptModeBits); err != nil {
-		return fmt.Errorf("chmod %s: %w", filepath.Base(f.Name()), err)
-	}
-	return nil
-}
-
 // maxTempBase bounds how much of the target's name the temporary file's
 // name repeats, so it stays under the usual 255-byte name limit.
 const maxTempBase = 200
@@ -176,21 +156,6 @@ func createTemp(dir, base string, perm fs.FileMode) (*os.File, error) {
 		}
 	}
 	return nil, fmt.Errorf("no unused temporary name: %w", fs.ErrExist)
-}
-
-// syncDir fsyncs a folder so a rename in it is durable. File systems that
-// cannot sync a folder (EINVAL, ENOTSUP) have nothing more to offer and
-// are not an error.
-func syncDir(dir string) error {
-	d, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY, 0)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
-		return err
-	}
-	return nil
 }
 
 // maxLinkHops bounds how many symbolic links linkTarget follows, as the

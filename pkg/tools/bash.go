@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -60,19 +59,6 @@ func NewBash(opts Options) *BashTool {
 	return t
 }
 
-// findShell prefers bash, as pi: /bin/bash, then bash on PATH, then sh.
-func findShell() string {
-	for _, p := range []string{"/bin/bash", "/usr/bin/bash", "/usr/local/bin/bash"} {
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p
-		}
-	}
-	if p, err := exec.LookPath("bash"); err == nil {
-		return p
-	}
-	return "/bin/sh"
-}
-
 // BashDetails are the details of a bash result, as pi's.
 type BashDetails struct {
 	Truncation     *Truncation `json:"truncation,omitempty"`
@@ -88,7 +74,7 @@ func (t *BashTool) Spec() ai.ToolSpec {
 		Name: "bash",
 		Description: fmt.Sprintf("Execute a bash command in the current working directory. Returns stdout and stderr. "+
 			"Output is truncated to last %d lines or %dKB (whichever is hit first). If truncated, full output is saved to a temp file "+
-			"(up to %s; past that its start and end). Optionally provide a timeout in seconds.", DefaultMaxLines, DefaultMaxBytes/1024, formatSize(max(t.maxSpill, minSpillBytes))),
+			"(up to %s; past that its start and end). Optionally provide a timeout in seconds.", DefaultMaxLines, DefaultMaxBytes/1024, formatSize(max(t.maxSpill, minSpillBytes))) + shellNote(t.shell),
 		Parameters: json.RawMessage(fmt.Sprintf(bashSchema, seconds(t.timeout), seconds(MaxBashTimeout))),
 	}
 }

@@ -76,9 +76,9 @@ func (p *process) run(ctx context.Context, command string, timeout time.Duration
 		defer er.Close()
 		cmd.Stderr = ew
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	tree := newProcTree(cmd)
 	if err = p.env.Guard.Wrap(cmd); err == nil {
-		err = cmd.Start()
+		err = tree.start()
 	}
 	w.Close()
 	if ew != nil {
@@ -87,6 +87,7 @@ func (p *process) run(ctx context.Context, command string, timeout time.Duration
 	if err != nil {
 		return ending{startErr: err}
 	}
+	defer tree.close()
 	readDone := make(chan struct{})
 	go p.read(r, p.sink, p.update, readDone)
 	if er != nil {
@@ -103,14 +104,14 @@ func (p *process) run(ctx context.Context, command string, timeout time.Duration
 	case err := <-waitDone:
 		end = exitEnding(err)
 		awaitOrClose(readDone, r, drainWait, killWait)
-		p.env.Groups.keep(cmd.Process.Pid) // a `server &` may serve later calls
+		tree.keepIn(p.env.Groups) // a `server &` may serve later calls
 		return end
 	case <-timer.C:
 		end.timedOut = true
 	case <-ctx.Done():
 		end.aborted = true
 	}
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	tree.kill()
 	deadline := time.NewTimer(killWait)
 	defer deadline.Stop()
 	select {

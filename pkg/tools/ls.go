@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"gopi/pkg/ai"
 )
@@ -105,7 +104,7 @@ func (t *LsTool) Run(ctx context.Context, call Call) (Result, error) {
 func readNames(dir string) ([]string, error) {
 	// O_DIRECTORY: a folder swapped for a pipe since the stat fails here
 	// instead of blocking.
-	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY, 0)
+	f, err := os.OpenFile(dir, os.O_RDONLY|oDirectory, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", dir, err)
 	}

@@ -29,8 +29,8 @@ func TestMain(m *testing.M) {
 func testEnv(t *testing.T) *Env {
 	t.Helper()
 	fdcheck.Check(t)
-	dir := t.TempDir()
-	return &Env{Cwd: dir, Environ: []string{"PATH=/usr/bin:/bin", "HOME=" + dir}, TempDir: t.TempDir()}
+	dir := tempDir(t)
+	return &Env{Cwd: dir, Environ: []string{"PATH=/usr/bin:/bin", "HOME=" + dir}, TempDir: tempDir(t)}
 }
 
 // runTool runs one call through a registry, as the loop does.

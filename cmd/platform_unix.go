@@ -1,0 +1,18 @@
+//go:build unix
+
+package cmd
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+// isBrokenPipe reports a write to a pipe whose reader is gone.
+func isBrokenPipe(err error) bool { return errors.Is(err, syscall.EPIPE) }
+
+// enableVT has nothing to do on Unix: a terminal speaks VT sequences.
+func enableVT(int, *os.File) (restore func()) { return func() {} }
+
+// osEnviron is the process's environment.
+func osEnviron() []string { return os.Environ() }
