@@ -33,7 +33,7 @@ func Render(w io.Writer, f *session.File, opts Options) ([]session.Warning, erro
 		return nil, err
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
-	if err := pageTemplate.Execute(bw, p); err != nil {
+	if err := pageTemplate().Execute(bw, p); err != nil {
 		return nil, err
 	}
 	return warns, bw.Flush()
