@@ -49,7 +49,15 @@ func finishRunDir(dir string, keep bool, now time.Time) {
 // changed more than runDirKeep before now. Symbolic links and other
 // users' folders are left alone.
 func sweepRunDirs(parent, own string, now time.Time) {
-	entries, err := os.ReadDir(parent)
+	// Read unsorted (os.ReadDir sorts): the order does not matter here,
+	// and sorting a busy temporary folder's names was a tenth of a
+	// one-turn run's instructions.
+	d, err := os.Open(parent)
+	if err != nil {
+		return
+	}
+	entries, err := d.ReadDir(-1)
+	d.Close()
 	if err != nil {
 		return
 	}
