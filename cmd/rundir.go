@@ -48,22 +48,31 @@ func finishRunDir(dir string, keep bool, now time.Time) {
 // changed more than runDirKeep before now. Symbolic links and other
 // users' folders are left alone.
 func sweepRunDirs(parent, own string, now time.Time) {
-	entries, err := os.ReadDir(parent)
+	// Names only, unsorted (os.ReadDir sorts and builds an entry for
+	// each): the order does not matter here, and a busy temporary
+	// folder's sorted entries were a tenth of a one-turn run's
+	// instructions. Only a gopi-run-* name is looked at closer.
+	d, err := os.Open(parent)
 	if err != nil {
 		return
 	}
-	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), runDirPrefix) || e.Name() == own || !e.IsDir() {
+	names, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		return
+	}
+	for _, name := range names {
+		if !strings.HasPrefix(name, runDirPrefix) || name == own {
 			continue
 		}
-		info, err := e.Info() // lstat: a link is not a folder
+		info, err := os.Lstat(filepath.Join(parent, name)) // a link is not a folder
 		if err != nil || !info.IsDir() || now.Sub(info.ModTime()) < runDirKeep {
 			continue
 		}
 		if !ownedByMe(info) {
 			continue
 		}
-		_ = os.RemoveAll(filepath.Join(parent, e.Name()))
+		_ = os.RemoveAll(filepath.Join(parent, name))
 	}
 }
 

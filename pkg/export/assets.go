@@ -17,8 +17,11 @@ var (
 	scriptJS string
 )
 
-// pageTemplate is parsed on first use, not at every gopi start.
-var pageTemplate = sync.OnceValue(func() *template.Template { return template.Must(template.New("page").Parse(pageHTML)) })
+// pageTemplate is parsed on the first export, not when the program
+// starts: most runs of the binary export nothing.
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Parse(pageHTML))
+})
 
 // assets returns the page's one style sheet and one script, and the
 // Content-Security-Policy that lets exactly these run: nothing is

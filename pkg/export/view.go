@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"gopi/pkg/ai"
@@ -49,7 +50,8 @@ type arg struct {
 // named, not shown.
 var imageTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
 
-var base64Data = regexp.MustCompile(`^[A-Za-z0-9+/]*={0,2}$`)
+// base64Data is compiled on the first export, not when the program starts.
+var base64Data = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9+/]*={0,2}$`) })
 
 func (b *builder) view(i int) *entryView {
 	e := &b.t.entries[i]
@@ -200,7 +202,7 @@ func textBlocks(text string) []block {
 }
 
 func imageBlock(c ai.Content) block {
-	if !imageTypes[c.MimeType] || !base64Data.MatchString(c.Data) {
+	if !imageTypes[c.MimeType] || !base64Data().MatchString(c.Data) {
 		return block{Kind: "text", Text: fmt.Sprintf("[image of type %q not shown]", c.MimeType)}
 	}
 	// Safe: the type is one of four fixed strings and the data is plain base64.

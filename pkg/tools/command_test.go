@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -193,6 +194,21 @@ func TestNewCommandRefuses(t *testing.T) {
 		_, err := NewCommand(tt.spec, Options{})
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("NewCommand(%+v) = %v, want an error with %q", tt.spec, err, tt.want)
+		}
+	}
+}
+
+// A custom tool's name is accepted exactly when it matches
+// ^[A-Za-z0-9_-]{1,64}$: the boundaries of each class and of the length.
+func TestNewCommandNameRule(t *testing.T) {
+	rule := regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	names := []string{"a", "Z", "0", "9", "_", "-", "my_tool-2", strings.Repeat("x", 64), strings.Repeat("x", 65),
+		"", "a b", "a\n", "\na", "a.b", "é", "a/b", "@", "[", "`", "{", ":", "/", "a\x00"}
+	for _, name := range names {
+		_, err := NewCommand(CommandSpec{Name: name, Command: "true"}, Options{})
+		refused := err != nil && strings.Contains(err.Error(), "use 1 to 64 letters")
+		if refused == rule.MatchString(name) {
+			t.Errorf("name %q: refused %v, the rule matches %v (err %v)", name, refused, rule.MatchString(name), err)
 		}
 	}
 }
