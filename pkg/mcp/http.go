@@ -32,13 +32,17 @@ func (c *conn) httpTransport() (sdk.Transport, error) {
 	}
 	base := c.m.opts.HTTPClient
 	rt := base.Transport
+	var closeIdle func()
 	if rt == nil {
-		rt = http.DefaultTransport
+		// A transport of its own: stopping the server closes its idle
+		// connections, which the process-wide pool would keep open.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		rt, closeIdle = tr, tr.CloseIdleConnections
 	}
 	client := *base
 	ctx, cancel := context.WithCancel(context.Background())
 	c.mu.Lock()
-	c.cancelHTTP = cancel
+	c.cancelHTTP, c.closeIdle = cancel, closeIdle
 	c.mu.Unlock()
 	client.Transport = &headerTransport{next: rt, header: h, ctx: ctx}
 	return &sdk.StreamableClientTransport{Endpoint: c.server.URL, HTTPClient: &client, MaxRetries: 2}, nil

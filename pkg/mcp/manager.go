@@ -215,8 +215,11 @@ type conn struct {
 	stale   bool // the server announced a changed tool list
 	// cancelHTTP ends an HTTP server's requests still going.
 	cancelHTTP context.CancelFunc
-	closing    bool
-	done       chan struct{} // closed when the connection has ended
+	// closeIdle closes an HTTP server's idle connections (nil: the
+	// caller's client owns them).
+	closeIdle func()
+	closing   bool
+	done      chan struct{} // closed when the connection has ended
 }
 
 func (c *conn) callTimeout() time.Duration {
@@ -458,6 +461,9 @@ func (c *conn) stop() bool {
 	c.mu.Lock()
 	if c.cancelHTTP != nil {
 		c.cancelHTTP()
+	}
+	if c.closeIdle != nil {
+		c.closeIdle()
 	}
 	c.mu.Unlock()
 	return ok
