@@ -83,6 +83,8 @@ With --json the output is one line, the result object (also the last line of
   session       {id, file, leafId}; --leaf leafId continues from the answer
   usage         tokens and cost of the run's answers and compactions
   usageByModel  [{provider, model, usage}] when the run used several models
+  sandbox       the run's sandbox: read-only, workspace-write or off
+  denials       [{tool, operation, target, rule, allow}] what the sandbox or permissions refused
   durationMs    wall time
   error         {class, message} on failure; the class decides the exit code`,
 		Example: `  gopi run --provider faux "look around"
