@@ -33,6 +33,8 @@ func TestEdit(t *testing.T) {
 		{name: "nothing asked", file: "abc", args: map[string]any{}, wantErr: true, want: []string{"Provide oldText and newText"}},
 		{name: "crlf kept", file: "a\r\nb\r\nc\r\n", args: map[string]any{"oldText": "a\nb\n", "newText": "A\nB\nX\n"},
 			wantFile: "A\r\nB\r\nX\r\nc\r\n"},
+		{name: "lone cr read as a line end", file: "one\rtwo\rthree\r", args: map[string]any{"oldText": "two\nthree", "newText": "2"},
+			wantFile: "one\r2\r"},
 		{name: "mixed endings elsewhere untouched", file: "a\r\nb\nc\r\n", args: map[string]any{"oldText": "c", "newText": "C"},
 			wantFile: "a\r\nb\nC\r\n"},
 		{name: "bom kept", file: "\uFEFFhello world", args: map[string]any{"oldText": "hello", "newText": "bye"}, wantFile: "\uFEFFbye world"},

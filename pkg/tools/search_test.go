@@ -201,7 +201,7 @@ func TestTruncate(t *testing.T) {
 			}
 		})
 	}
-	for n, want := range map[int]string{0: "0B", 1023: "1023B", 1536: "1.5KB", 3 << 20: "3.0MB"} {
+	for n, want := range map[int]string{0: "0B", 1023: "1023B", 1024: "1.0KB", 1536: "1.5KB", 1<<20 - 1: "1024.0KB", 1 << 20: "1.0MB", 3 << 20: "3.0MB"} {
 		if got := formatSize(n); got != want {
 			t.Errorf("formatSize(%d) = %s", n, got)
 		}
