@@ -72,3 +72,17 @@ func TestBuiltinSchemasCompile(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroBoundsAreBounds: 0 is a bound like any other (an empty list or
+// string is all maxItems 0 or maxLength 0 admits), not a malformed one.
+func TestZeroBoundsAreBounds(t *testing.T) {
+	s, err := compileSchema([]byte(`{"type":"object","properties":{"none":{"type":"array","maxItems":0},"empty":{"type":"string","maxLength":0,"minLength":0}}}`))
+	if err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	for doc, ok := range map[string]bool{`{"none":[],"empty":""}`: true, `{"none":[1]}`: false, `{"empty":"x"}`: false} {
+		if err := s.validateJSON([]byte(doc)); (err == nil) != ok {
+			t.Errorf("%s: error %v, want valid %v", doc, err, ok)
+		}
+	}
+}
