@@ -1,0 +1,254 @@
+package mode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"gopi/pkg/ai"
+	"gopi/pkg/session"
+)
+
+// reopen asks the host for another Runtime while nothing is going on.
+func (r *RPC) reopen(w Want) (Opened, error) {
+	if r.busy() != nil {
+		return Opened{}, errBusy
+	}
+	if w.Thinking == "" {
+		w.Thinking = r.level()
+	}
+	o, err := r.host.Open(w)
+	if err != nil {
+		return Opened{}, err
+	}
+	r.swap(o)
+	return o, nil
+}
+
+// atLeaf is a Want for the current session at its current leaf.
+func (r *RPC) atLeaf() Want {
+	cur, _ := r.current()
+	return Want{Leaf: cur.Runtime.Leaf()}
+}
+
+func (r *RPC) cmdNewSession(_ context.Context, c *rpcCommand) (any, error) {
+	if c.ParentSession != nil {
+		return nil, errors.New("parentSession: gopi does not record a parent for a new session; send new_session without it")
+	}
+	if _, err := r.reopen(Want{NewSession: true}); err != nil {
+		return nil, err
+	}
+	return notCancelled, nil
+}
+
+func (r *RPC) cmdExport(_ context.Context, c *rpcCommand) (any, error) {
+	cur, _ := r.current()
+	path, err := r.host.Export(cur.Runtime.Session(), cur.File, c.OutputPath)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"path": path}, nil
+}
+
+func (r *RPC) cmdSwitch(_ context.Context, c *rpcCommand) (any, error) {
+	path, err := need(c.SessionPath, "sessionPath")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.reopen(Want{NewSession: true, Session: path}); err != nil {
+		return nil, err
+	}
+	return notCancelled, nil
+}
+
+// forkable refuses a fork or clone of a session with nothing in its file.
+func (r *RPC) forkable() (Opened, error) {
+	cur, _ := r.current()
+	if cur.File == "" {
+		return cur, errors.New("this session is kept in memory only (--no-session): there is no file to fork")
+	}
+	if len(cur.Runtime.Session().Entries()) == 0 {
+		return cur, errors.New("This session has not been saved yet. Send a message before cloning or forking it.")
+	}
+	return cur, nil
+}
+
+// cmdFork starts a new session from before a user message of the
+// session and answers with that message's text, as pi does.
+func (r *RPC) cmdFork(_ context.Context, c *rpcCommand) (any, error) {
+	id, err := need(c.EntryID, "entryId")
+	if err != nil {
+		return nil, err
+	}
+	cur, _ := r.current()
+	var target *session.Entry
+	for _, e := range cur.Runtime.Session().Entries() {
+		if e.ID == id && e.Type == session.TypeMessage && e.Message != nil && e.Message.Role == ai.RoleUser {
+			target = &e
+			break
+		}
+	}
+	if target == nil {
+		return nil, errors.New("Invalid entry ID for forking")
+	}
+	if _, err := r.forkable(); err != nil {
+		return nil, err
+	}
+	w := Want{NewSession: true, Fork: true, Leaf: target.Parent()}
+	if w.Leaf == "" { // before the first message: nothing to copy
+		w.Fork = false
+	}
+	if _, err := r.reopen(w); err != nil {
+		return nil, err
+	}
+	return struct {
+		Text      string `json:"text"`
+		Cancelled bool   `json:"cancelled"`
+	}{target.Message.Text(), false}, nil
+}
+
+func (r *RPC) cmdClone(_ context.Context, _ *rpcCommand) (any, error) {
+	cur, err := r.forkable()
+	if err != nil {
+		return nil, err
+	}
+	leaf := cur.Runtime.Leaf()
+	if leaf == "" {
+		return nil, errors.New("Cannot clone session: no current entry selected")
+	}
+	if _, err := r.reopen(Want{NewSession: true, Fork: true, Leaf: leaf}); err != nil {
+		return nil, err
+	}
+	return notCancelled, nil
+}
+
+func (r *RPC) cmdForkMessages(_ context.Context, _ *rpcCommand) (any, error) {
+	cur, _ := r.current()
+	type forkMsg struct {
+		EntryID string `json:"entryId"`
+		Text    string `json:"text"`
+	}
+	out := []forkMsg{}
+	for _, e := range cur.Runtime.Path() {
+		if e.Type == session.TypeMessage && e.Message != nil && e.Message.Role == ai.RoleUser {
+			out = append(out, forkMsg{e.ID, e.Message.Text()})
+		}
+	}
+	return map[string]any{"messages": out}, nil
+}
+
+func leafID(leaf string) *string {
+	if leaf == "" {
+		return nil
+	}
+	return &leaf
+}
+
+func (r *RPC) cmdEntries(_ context.Context, c *rpcCommand) (any, error) {
+	cur, _ := r.current()
+	entries := cur.Runtime.Session().Entries()
+	if c.Since != nil {
+		i := slices.IndexFunc(entries, func(e session.Entry) bool { return e.ID == *c.Since })
+		if i < 0 {
+			return nil, fmt.Errorf("Entry not found: %s", *c.Since)
+		}
+		entries = entries[i+1:]
+	}
+	if entries == nil {
+		entries = []session.Entry{}
+	}
+	return struct {
+		Entries []session.Entry `json:"entries"`
+		LeafID  *string         `json:"leafId"`
+	}{entries, leafID(cur.Runtime.Leaf())}, nil
+}
+
+// treeNode is a node of get_tree.
+type treeNode struct {
+	Entry          session.Entry `json:"entry"`
+	Children       []*treeNode   `json:"children"`
+	Label          *string       `json:"label,omitempty"`
+	LabelTimestamp string        `json:"labelTimestamp,omitempty"`
+}
+
+func (r *RPC) cmdTree(_ context.Context, _ *rpcCommand) (any, error) {
+	cur, _ := r.current()
+	return struct {
+		Tree   []*treeNode `json:"tree"`
+		LeafID *string     `json:"leafId"`
+	}{buildRPCTree(cur.Runtime.Session().Entries()), leafID(cur.Runtime.Leaf())}, nil
+}
+
+// buildRPCTree arranges entries as pi's getTree does: children in append
+// order, an entry whose parent is missing a root, labels on their target.
+func buildRPCTree(entries []session.Entry) []*treeNode {
+	nodes := make(map[string]*treeNode, len(entries))
+	for _, e := range entries {
+		nodes[e.ID] = &treeNode{Entry: e, Children: []*treeNode{}}
+	}
+	roots := []*treeNode{}
+	for _, e := range entries {
+		n := nodes[e.ID]
+		if p, ok := nodes[e.Parent()]; ok && e.Parent() != e.ID {
+			p.Children = append(p.Children, n)
+		} else {
+			roots = append(roots, n)
+		}
+		if e.Type == session.TypeLabel {
+			if t, ok := nodes[e.TargetID]; ok {
+				t.Label, t.LabelTimestamp = e.Label, e.Timestamp
+				if e.Label == nil {
+					t.LabelTimestamp = ""
+				}
+			}
+		}
+	}
+	return roots
+}
+
+func (r *RPC) cmdLastText(_ context.Context, _ *rpcCommand) (any, error) {
+	cur, _ := r.current()
+	msgs := cur.Runtime.Messages()
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if m := msgs[i]; m.Role == ai.RoleAssistant {
+			if t := m.Text(); strings.TrimSpace(t) != "" {
+				return map[string]any{"text": t}, nil
+			}
+		}
+	}
+	return map[string]any{"text": nil}, nil
+}
+
+// cmdSetName records the name once what is going on has ended.
+func (r *RPC) cmdSetName(_ context.Context, c *rpcCommand) (any, error) {
+	name, err := need(c.Name, "name")
+	if err != nil {
+		return nil, err
+	}
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return nil, errors.New("Session name cannot be empty")
+	}
+	cur, _ := r.current()
+	r.bg.Add(1)
+	go func() {
+		defer r.bg.Done()
+		if _, err := cur.Runtime.SetName(context.Background(), name); err != nil {
+			r.reply(c.ID, "set_session_name", nil, err)
+			return
+		}
+		r.notice("session_info_changed", "name", name)
+		r.reply(c.ID, "set_session_name", nil, nil)
+	}()
+	return nil, errAnswered
+}
+
+func (r *RPC) cmdCommands(_ context.Context, _ *rpcCommand) (any, error) {
+	cmds := r.host.Commands()
+	if cmds == nil {
+		cmds = []RPCCommand{}
+	}
+	return map[string]any{"commands": cmds}, nil
+}
