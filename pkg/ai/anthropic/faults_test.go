@@ -184,18 +184,14 @@ func TestCutStreams(t *testing.T) {
 func TestStallEndsWithTimeout(t *testing.T) {
 	stall := providertest.Stall("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{}}}\n\n")
 	srv2 := providertest.New(t, stall, stall)
-	m := New(Config{Info: sonnet, APIKey: testKey, BaseURL: srv2.URL, HTTPClient: srv2.Client(), IdleTimeout: 50 * time.Millisecond,
+	m := New(Config{Info: sonnet, APIKey: testKey, BaseURL: srv2.URL, HTTPClient: srv2.Client(), IdleTimeout: 500 * time.Millisecond,
 		Retry: provider.Policy{MaxAttempts: 2}, Sleep: (&providertest.Sleeper{}).Sleep}) // a stall is retried
-	start := time.Now()
 	evs, msg := stream(t, m, nil)
 	if pe := providertest.ProviderError(t, evs); pe.Class != ai.ClassTimeout || msg.StopReason != ai.StopError {
 		t.Fatalf("error %+v stop %s, want timeout", pe, msg.StopReason)
 	}
 	if n := len(srv2.Requests()); n != 2 {
 		t.Errorf("requests = %d, want 2 (a stall is retried)", n)
-	}
-	if d := time.Since(start); d > 3*time.Second {
-		t.Errorf("stall took %s to end", d)
 	}
 }
 

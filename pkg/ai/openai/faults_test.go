@@ -131,7 +131,7 @@ func TestStallAndCancel(t *testing.T) {
 	prefix := text[:strings.Index(text, "data: {\"id\":\"chatcmpl-BxYz1\",\"object\":\"chat.completion.chunk\",\"created\":1752000000,\"model\":\"gpt-4.1-2025-04-14\",\"service_tier\":\"default\",\"system_fingerprint\":\"fp_b3f1157249\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\", world")]
 	t.Run("stall", func(t *testing.T) {
 		srv := providertest.New(t, providertest.Stall(prefix), providertest.Stall(prefix))
-		m := New(Config{Info: gpt41, APIKey: testKey, BaseURL: srv.URL, HTTPClient: srv.Client(), IdleTimeout: 50 * time.Millisecond,
+		m := New(Config{Info: gpt41, APIKey: testKey, BaseURL: srv.URL, HTTPClient: srv.Client(), IdleTimeout: 500 * time.Millisecond,
 			Retry: provider.Policy{MaxAttempts: 2}, Sleep: (&providertest.Sleeper{}).Sleep}) // a stall is retried
 		evs, msg := stream(t, m, nil)
 		if pe := providertest.ProviderError(t, evs); pe.Class != ai.ClassTimeout || msg.Text() != "Hello" {

@@ -231,7 +231,7 @@ func TestStallAndCancel(t *testing.T) {
 	prefix := text[:strings.Index(text, "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"sequence_number\":5")]
 	t.Run("stall ends with an idle timeout", func(t *testing.T) {
 		srv := providertest.New(t, providertest.Stall(prefix), providertest.Stall(prefix))
-		m := New(Config{Info: codex, APIKey: testKey, BaseURL: srv.URL, HTTPClient: srv.Client(), IdleTimeout: 50 * time.Millisecond,
+		m := New(Config{Info: codex, APIKey: testKey, BaseURL: srv.URL, HTTPClient: srv.Client(), IdleTimeout: 500 * time.Millisecond,
 			Retry: provider.Policy{MaxAttempts: 2}, Sleep: (&providertest.Sleeper{}).Sleep}) // a stall is retried
 		evs, msg := stream(t, m, nil)
 		if pe := providertest.ProviderError(t, evs); pe.Class != ai.ClassTimeout || msg.Text() != "Hello" {
