@@ -112,3 +112,19 @@ func AppendMarshal(b []byte, v any) ([]byte, error) {
 	}
 	return append(b, out...), nil
 }
+
+// AppendArray appends xs as a JSON array, each element written by each;
+// an element's error stops it.
+func AppendArray[T any](b []byte, xs []T, each func(x *T, b []byte) ([]byte, error)) ([]byte, error) {
+	b = append(b, '[')
+	for i := range xs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = each(&xs[i], b); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, ']'), nil
+}

@@ -2,6 +2,7 @@ package pijson_test
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -134,5 +135,27 @@ func TestAppendMarshal(t *testing.T) {
 	got, err = pijson.AppendMarshal([]byte("x"), map[string]any{"c": make(chan int)})
 	if err == nil || string(got) != "x" {
 		t.Errorf("AppendMarshal(chan) = %q, %v; want x and an error", got, err)
+	}
+}
+
+// AppendArray writes what encoding/json writes for a slice, and an
+// element's error is the array's.
+func TestAppendArray(t *testing.T) {
+	t.Parallel()
+	num := func(x *int, b []byte) ([]byte, error) {
+		if *x < 0 {
+			return b, errors.New("negative")
+		}
+		return strconv.AppendInt(b, int64(*x), 10), nil
+	}
+	for _, xs := range [][]int{nil, {}, {1}, {1, 2, 3}} {
+		got, err := pijson.AppendArray([]byte("x"), xs, num)
+		want, _ := json.Marshal(append([]int{}, xs...))
+		if err != nil || string(got) != "x"+string(want) {
+			t.Errorf("%v: %s, %v; want x%s", xs, got, err, want)
+		}
+	}
+	if b, err := pijson.AppendArray(nil, []int{1, -1, 2}, num); err == nil || b != nil {
+		t.Errorf("an element's error: %s, %v", b, err)
 	}
 }

@@ -91,16 +91,9 @@ func (r *request) appendTail(b []byte) ([]byte, error) {
 		b = append(b, ']')
 	}
 	if len(r.Tools) > 0 {
-		b = append(b, `,"tools":[`...)
-		for i := range r.Tools {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = r.Tools[i].appendJSON(b); err != nil {
-				return nil, err
-			}
+		if b, err = pijson.AppendArray(append(b, `,"tools":`...), r.Tools, (*tool).appendJSON); err != nil {
+			return nil, err
 		}
-		b = append(b, ']')
 	}
 	if c := r.ToolChoice; c != nil {
 		b = append(b, `,"tool_choice":{"type":`...)

@@ -42,16 +42,9 @@ func (r *request) appendJSON(b []byte) ([]byte, error) {
 	if r.Messages == nil {
 		b = append(b, "null"...)
 	} else {
-		b = append(b, '[')
-		for i := range r.Messages {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = r.Messages[i].appendJSON(b); err != nil {
-				return nil, err
-			}
+		if b, err = pijson.AppendArray(b, r.Messages, (*message).appendJSON); err != nil {
+			return nil, err
 		}
-		b = append(b, ']')
 	}
 	b = append(b, `,"stream":`...)
 	b = strconv.AppendBool(b, r.Stream)
@@ -75,16 +68,9 @@ func (r *request) appendJSON(b []byte) ([]byte, error) {
 		}
 	}
 	if len(r.Tools) > 0 {
-		b = append(b, `,"tools":[`...)
-		for i := range r.Tools {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = r.Tools[i].appendJSON(b); err != nil {
-				return nil, err
-			}
+		if b, err = pijson.AppendArray(append(b, `,"tools":`...), r.Tools, (*tool).appendJSON); err != nil {
+			return nil, err
 		}
-		b = append(b, ']')
 	}
 	if r.ReasoningEffort != "" {
 		b = append(b, `,"reasoning_effort":`...)

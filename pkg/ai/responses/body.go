@@ -77,16 +77,9 @@ func (r *request) appendJSON(b []byte) ([]byte, error) {
 		}
 	}
 	if len(r.Tools) > 0 {
-		b = append(b, `,"tools":[`...)
-		for i := range r.Tools {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = r.Tools[i].appendJSON(b); err != nil {
-				return nil, err
-			}
+		if b, err = pijson.AppendArray(append(b, `,"tools":`...), r.Tools, (*tool).appendJSON); err != nil {
+			return nil, err
 		}
-		b = append(b, ']')
 	}
 	if r.Reasoning != nil {
 		b = r.Reasoning.appendJSON(append(b, `,"reasoning":`...))
