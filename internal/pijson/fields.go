@@ -81,6 +81,9 @@ func (s *Scanner) Members(ms []Field) ([]Field, error) {
 // per goroutine.
 type Scratch struct {
 	fields, members []Field
+	// scan is FieldsWith's Scanner: at, a function value, gets a pointer
+	// to it, which would move a Scanner of its own to the heap each call.
+	scan Scanner
 }
 
 // FieldsWith is Fields for an object (not null) whose value under key is
@@ -89,20 +92,19 @@ type Scratch struct {
 // not nil, is reused: the fields returned live in it, valid until the
 // next call with sc, and the Scanner handed to at carries it (EachObject).
 func FieldsWith(b []byte, sc *Scratch, key string, at func(s *Scanner) error) ([]Field, error) {
-	s := Scanner{b: b, sc: sc}
-	var ms []Field
-	if sc != nil {
-		ms = sc.fields[:0]
-		defer func() { sc.fields = ms[:0] }()
-	} else {
-		ms = make([]Field, 0, 10)
+	if sc == nil {
+		sc = &Scratch{fields: make([]Field, 0, 10)}
 	}
+	s := &sc.scan
+	*s = Scanner{b: b, sc: sc}
+	ms := sc.fields[:0]
+	defer func() { sc.fields = ms[:0] }()
 	err := s.Object(func(raw []byte, esc bool) error {
 		k := Key(raw, esc)
 		start := s.i
 		var err error
 		if k == key {
-			err = at(&s)
+			err = at(s)
 		} else {
 			_, err = s.Raw()
 		}
