@@ -38,7 +38,7 @@ func TestUnquote(t *testing.T) {
 // the same values for the same keys (the last of a repeated key), or an
 // error for the same inputs.
 func FuzzFields(f *testing.F) {
-	for _, s := range []string{`{"a":1,"a":2,"b":{"c":[1,"x"]}}`, ` null `, `{"k\u00e9":"\ud800 \xff"}`, `{"a":tru}`, `[1]`, `{"a":1} x`, `{}`, `{"a" : [ ] , "b":-0.5e+3}`} {
+	for _, s := range []string{`{"a":1,"a":2,"b":{"c":[1,"x"]}}`, "{\"s\":\"12345678\\n\xff abcdefgh \\u00e9\", \"t\":\"plain ascii id 1234\"}", ` null `, `{"k\u00e9":"\ud800 \xff"}`, `{"a":tru}`, `[1]`, `{"a":1} x`, `{}`, `{"a" : [ ] , "b":-0.5e+3}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -63,6 +63,13 @@ func FuzzFields(f *testing.F) {
 				t.Fatalf("key %q given twice", f.Key)
 			}
 			got[f.Key] = json.RawMessage(f.Value)
+			var ws string
+			if json.Unmarshal(f.Value, &ws) == nil {
+				var gs string
+				if err := String(f.Key, f.Value, &gs); err != nil || gs != ws {
+					t.Fatalf("String(%s) = %q, %v; encoding/json: %q", f.Value, gs, err, ws)
+				}
+			}
 		}
 		if !null && !cmp.Equal(got, want) {
 			t.Fatalf("Fields differ from encoding/json: %s", cmp.Diff(want, got))

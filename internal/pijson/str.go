@@ -2,6 +2,7 @@ package pijson
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strconv"
 	"unicode"
 	"unicode/utf16"
@@ -106,8 +107,20 @@ func Unquote(v []byte) (string, error) {
 	return str, s.End()
 }
 
-// RawString decodes a validated string token.
-func RawString(v Raw) string { return unquote(v[1:len(v)-1], true) }
+// RawString decodes a validated string token. A token of plain ASCII
+// without escapes, the common case of a key's or an id's value, is
+// copied as it is.
+func RawString(v Raw) string {
+	span := v[1 : len(v)-1]
+	i := 0
+	for i+8 <= len(span) && !specialWord(binary.LittleEndian.Uint64(span[i:])) {
+		i += 8
+	}
+	for i < len(span) && plain[span[i]] {
+		i++
+	}
+	return unquote(span, i < len(span))
+}
 
 const hexDigits = "0123456789abcdef"
 
