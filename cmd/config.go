@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"gopi/pkg/ai"
+	"gopi/internal/pijson"
 	"gopi/pkg/extension"
 	"gopi/pkg/resources"
 )
@@ -302,7 +302,7 @@ func (k settingKind) accepts(val any) bool {
 
 // describeValue names a settings value's JSON type and shows it, shortened.
 func describeValue(val any) string {
-	b, _ := ai.MarshalNoEscape(val)
+	b, _ := pijson.Marshal(val)
 	shown := string(b)
 	if r := []rune(shown); len(r) > 40 {
 		shown = string(r[:37]) + "…"

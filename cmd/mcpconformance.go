@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 	"gopi/pkg/mcp"
 	"gopi/pkg/tools"
@@ -37,7 +38,7 @@ func newMCPConformanceCmd(sys *System) *cobra.Command {
 			for i, spec := range reg.Specs() {
 				call := ai.ToolCallContent(fmt.Sprintf("call%d", i), spec.Name, leastArgs(spec.Parameters))
 				res := reg.Execute(c.Context(), call, nil)
-				b, _ := ai.MarshalNoEscape(res.Content)
+				b, _ := pijson.Marshal(res.Content)
 				fmt.Fprintf(sys.Stdout, "%s isError=%v %s\n", spec.Name, res.IsError, b)
 			}
 			return nil

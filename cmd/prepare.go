@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
 	"gopi/pkg/loop"
@@ -75,7 +76,7 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 			_, err = fmt.Fprintln(sys.Stdout, cat.SystemPrompt())
 		} else {
 			var b []byte
-			if b, err = ai.MarshalNoEscape(struct {
+			if b, err = pijson.Marshal(struct {
 				Type          string `json:"type"`
 				SchemaVersion int    `json:"schemaVersion"`
 				SystemPrompt  string `json:"systemPrompt"`

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
 	"gopi/pkg/mode"
@@ -167,7 +168,7 @@ func (f *forcedExit) write(now time.Time) {
 		si, now.Sub(f.start).Milliseconds())
 	obj.Reason = string(loop.ReasonAborted)
 	f.sandbox(&obj)
-	b, _ := ai.MarshalNoEscape(obj)
+	b, _ := pijson.Marshal(obj)
 	f.w.last(append(b, '\n'))
 }
 

@@ -1,6 +1,9 @@
 package ai
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"gopi/internal/pijson"
+)
 
 // Some providers send what belongs to a block apart from its text: a
 // signature on a tool call that gopi's Content has no field for, or the
@@ -15,7 +18,7 @@ func (b *Builder) SetExtra(idx int, key string, value json.RawMessage) {
 	if idx < 0 || idx >= len(b.msg.Content) {
 		return
 	}
-	AddExtra(&b.msg.Content[idx].Extra, key, value)
+	pijson.AddExtra(&b.msg.Content[idx].Extra, key, value)
 }
 
 // SetThinkingSignature replaces the signature of thinking block idx after
@@ -38,5 +41,5 @@ func (b *Builder) SetResponseID(id string) {
 	if id == "" || b.msg.Extra["responseId"] != nil {
 		return
 	}
-	AddExtra(&b.msg.Extra, "responseId", AppendJSONString(nil, id))
+	pijson.AddExtra(&b.msg.Extra, "responseId", pijson.AppendString(nil, id))
 }

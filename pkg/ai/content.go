@@ -3,6 +3,7 @@ package ai
 import (
 	"encoding/json"
 	"fmt"
+	"gopi/internal/pijson"
 	"slices"
 )
 
@@ -58,7 +59,7 @@ func ToolCallContent(id, name string, args json.RawMessage) Content {
 // Clone returns a deep copy.
 func (c Content) Clone() Content {
 	c.Arguments = slices.Clone(c.Arguments)
-	c.Extra = CloneRawMap(c.Extra)
+	c.Extra = pijson.CloneRawMap(c.Extra)
 	return c
 }
 
@@ -68,46 +69,48 @@ var contentKeys = map[string]bool{
 	"id": true, "name": true, "arguments": true,
 }
 
-var typeKey = map[string]bool{"type": true}
+func isContentKey(k string) bool { return contentKeys[k] }
+
+func isTypeKey(k string) bool { return k == "type" }
 
 // MarshalJSON writes the block in pi's shape: type first, then the fields
 // of its type, then unknown fields in sorted order.
 func (c Content) MarshalJSON() ([]byte, error) {
-	var w objWriter
-	w.str("type", c.Type)
+	var w pijson.Object
+	w.String("type", c.Type)
 	switch c.Type {
 	case TypeText:
-		w.str("text", c.Text)
-		w.optStr("textSignature", c.TextSignature)
+		w.String("text", c.Text)
+		w.OptString("textSignature", c.TextSignature)
 	case TypeThinking:
-		w.str("thinking", c.Thinking)
-		w.optStr("thinkingSignature", c.ThinkingSignature)
+		w.String("thinking", c.Thinking)
+		w.OptString("thinkingSignature", c.ThinkingSignature)
 		if c.Redacted {
-			w.raw("redacted", []byte("true"))
+			w.Raw("redacted", []byte("true"))
 		}
 	case TypeImage:
-		w.str("data", c.Data)
-		w.str("mimeType", c.MimeType)
+		w.String("data", c.Data)
+		w.String("mimeType", c.MimeType)
 	case TypeToolCall:
-		w.str("id", c.ID)
-		w.str("name", c.Name)
+		w.String("id", c.ID)
+		w.String("name", c.Name)
 		args := c.Arguments
 		if len(args) == 0 {
 			args = json.RawMessage("{}")
 		}
-		w.raw("arguments", args)
+		w.Raw("arguments", args)
 	default:
 		// An unknown block keeps every field in Extra.
-		w.extra(c.Extra, typeKey)
-		return w.close()
+		w.Extra(c.Extra, isTypeKey)
+		return w.Close()
 	}
-	w.extra(c.Extra, contentKeys)
-	return w.close()
+	w.Extra(c.Extra, isContentKey)
+	return w.Close()
 }
 
 // UnmarshalJSON reads any block; unknown fields land in Extra.
 func (c *Content) UnmarshalJSON(b []byte) error {
-	ms, _, err := members(b, false)
+	ms, _, err := pijson.Fields(b)
 	if err != nil {
 		return fmt.Errorf("content block: %w", err)
 	}
@@ -117,16 +120,4 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 	}
 	*c = d
 	return nil
-}
-
-// CloneRawMap deep-copies a map of raw JSON values (kept unknown fields).
-func CloneRawMap(m map[string]json.RawMessage) map[string]json.RawMessage {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]json.RawMessage, len(m))
-	for k, v := range m {
-		out[k] = slices.Clone(v)
-	}
-	return out
 }

@@ -6,43 +6,46 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"gopi/internal/pijson"
 )
 
-// This file decodes Message and Content with the single-pass scanner: it is
-// what their UnmarshalJSON methods run. encoding/json re-scans nested raw
+// This file decodes Message and Content with pijson's single-pass scanner:
+// it is what their UnmarshalJSON methods run. encoding/json re-scans nested raw
 // values at every level, which made a 20 MB session take seconds to open.
 // A differential fuzz test holds it to a straightforward decoding through
 // maps of json.RawMessage.
 
-// DecodeMessage decodes a message of any role, as Message.UnmarshalJSON
-// does. trusted says b was validated before (for instance, it is a Field's
-// Value), which lets the scanner skip through strings without checking them.
-func DecodeMessage(b []byte, trusted bool) (Message, error) {
-	if !trusted {
-		s := scanner{b: b}
-		if s.peek() == '{' {
-			start := s.i
-			m, ok, err := s.messageAt()
-			if err == nil {
-				err = s.end()
-			}
-			if err == nil && ok {
-				return m, nil
-			}
-			if err == nil {
-				// Valid JSON: the general path need not check strings.
-				return decodeMessage(b[start:s.i], true)
-			}
+// DecodeMessage decodes a validated message of any role, as
+// Message.UnmarshalJSON does.
+func DecodeMessage(v pijson.Raw) (Message, error) { return decodeMessage(pijson.RawFields(v)) }
+
+// decodeUnchecked is Message.UnmarshalJSON: the common message is decoded
+// while it is validated; anything else, once validated, by the general
+// path.
+func decodeUnchecked(b []byte) (Message, error) {
+	s := pijson.NewScanner(b)
+	if s.Peek() == '{' {
+		start := s.Mark()
+		m, ok, err := messageAt(&s)
+		if err == nil {
+			err = s.End()
+		}
+		if err == nil && ok {
+			return m, nil
+		}
+		if err == nil {
+			// Valid JSON: the general path need not check strings.
+			return DecodeMessage(s.Since(start))
 		}
 	}
-	return decodeMessage(b, trusted)
+	return decodeMessage(pijson.Fields(b))
 }
 
-// decodeMessage is DecodeMessage's general path: the object's members are
-// split first, then decoded.
-func decodeMessage(b []byte, trusted bool) (Message, error) {
+// decodeMessage is the general path: the object's members are split
+// first, then decoded.
+func decodeMessage(ms []pijson.Field, _ bool, err error) (Message, error) {
 	var m Message
-	ms, _, err := members(b, trusted)
 	if err != nil {
 		return m, fmt.Errorf("message: %w", err)
 	}
@@ -60,56 +63,56 @@ func decodeMessage(b []byte, trusted bool) (Message, error) {
 	m = Message{Role: m.Role, Content: m.Content, ContentString: m.ContentString}
 	for _, f := range ms {
 		if f.Key != "role" && f.Key != "content" {
-			AddExtra(&m.Extra, f.Key, f.Value)
+			pijson.AddExtra(&m.Extra, f.Key, f.Value)
 		}
 	}
 	return m, nil
 }
 
 // messageField decodes one member of a message into m.
-func messageField(m *Message, f Field) error {
+func messageField(m *Message, f pijson.Field) error {
 	k, v := f.Key, f.Value
 	switch k {
 	case "role":
-		return decodeString(k, v, &m.Role)
+		return pijson.String(k, v, &m.Role)
 	case "content":
 		return m.decodeContent(v)
 	case "timestamp":
-		return DecodeInt(k, v, &m.Timestamp)
+		return pijson.Int(k, v, &m.Timestamp)
 	case "api":
-		return decodeString(k, v, &m.API)
+		return pijson.String(k, v, &m.API)
 	case "provider":
-		return decodeString(k, v, &m.Provider)
+		return pijson.String(k, v, &m.Provider)
 	case "model":
-		return decodeString(k, v, &m.Model)
+		return pijson.String(k, v, &m.Model)
 	case "usage":
 		return decodeUsage(v, &m.Usage)
 	case "stopReason":
-		return decodeString(k, v, (*string)(&m.StopReason))
+		return pijson.String(k, v, (*string)(&m.StopReason))
 	case "errorMessage":
-		return decodeString(k, v, &m.ErrorMessage)
+		return pijson.String(k, v, &m.ErrorMessage)
 	case "toolCallId":
-		return decodeString(k, v, &m.ToolCallID)
+		return pijson.String(k, v, &m.ToolCallID)
 	case "toolName":
-		return decodeString(k, v, &m.ToolName)
+		return pijson.String(k, v, &m.ToolName)
 	case "details":
 		m.Details = nil
-		if !isNull(v) {
-			m.Details = slices.Clone(v)
+		if !pijson.IsNull(v) {
+			m.Details = json.RawMessage(slices.Clone(v))
 		}
 		return nil
 	case "isError":
-		return DecodeBool(k, v, &m.IsError)
+		return pijson.Bool(k, v, &m.IsError)
 	}
-	AddExtra(&m.Extra, k, v)
+	pijson.AddExtra(&m.Extra, k, v)
 	return nil
 }
 
 // decodeUsage reads a message's usage. pi's own shape (its keys, plain
 // numbers) is read directly; anything else goes through encoding/json, so
 // its rules (keys matched without case, errors) hold exactly.
-func decodeUsage(v []byte, u *Usage) error {
-	if isNull(v) {
+func decodeUsage(v pijson.Raw, u *Usage) error {
+	if pijson.IsNull(v) {
 		return nil
 	}
 	if fast, ok := usageFast(v, *u); ok {
@@ -125,22 +128,22 @@ func decodeUsage(v []byte, u *Usage) error {
 // usageFast decodes a validated usage object of pi's shape onto u; ok is
 // false when v is anything else. Keys are matched on their raw bytes: an
 // escaped key matches none and falls back.
-func usageFast(v []byte, u Usage) (Usage, bool) {
-	s := scanner{b: v, trusted: true}
-	err := s.object(func(key []byte, _ bool) error {
-		val, err := s.raw()
+func usageFast(v pijson.Raw, u Usage) (Usage, bool) {
+	s := pijson.ScanRaw(v)
+	err := s.Object(func(key []byte, _ bool) error {
+		val, err := s.Raw()
 		if err != nil {
 			return err
 		}
 		ok := true
 		switch string(key) {
 		case "cost":
-			if !isNull(val) {
+			if !pijson.IsNull(val) {
 				u.Cost, ok = costFast(val, u.Cost)
 			}
 		case "cacheWrite1h":
 			var n int64
-			if ok = parseIntInto(val, &n); ok && !isNull(val) {
+			if ok = parseIntInto(val, &n); ok && !pijson.IsNull(val) {
 				u.CacheWrite1h = &n
 			}
 		default:
@@ -158,10 +161,10 @@ func usageFast(v []byte, u Usage) (Usage, bool) {
 // errNotFast stops a fast path that must give way to encoding/json.
 var errNotFast = errors.New("not the fast path's shape")
 
-func costFast(v []byte, c Cost) (Cost, bool) {
-	s := scanner{b: v, trusted: true}
-	err := s.object(func(key []byte, _ bool) error {
-		val, err := s.raw()
+func costFast(v pijson.Raw, c Cost) (Cost, bool) {
+	s := pijson.ScanRaw(v)
+	err := s.Object(func(key []byte, _ bool) error {
+		val, err := s.Raw()
 		if err == nil && string(key) == "totalFromProvider" {
 			switch string(val) {
 			case "true", "false":
@@ -214,8 +217,8 @@ func (c *Cost) field(key []byte) *float64 {
 
 // parseIntInto stores a JSON integer; null leaves dst as it is, as
 // encoding/json does.
-func parseIntInto(v []byte, dst *int64) bool {
-	if isNull(v) {
+func parseIntInto(v pijson.Raw, dst *int64) bool {
+	if pijson.IsNull(v) {
 		return true
 	}
 	n, err := strconv.ParseInt(string(v), 10, 64)
@@ -226,8 +229,8 @@ func parseIntInto(v []byte, dst *int64) bool {
 	return true
 }
 
-func parseFloatInto(v []byte, dst *float64) bool {
-	if isNull(v) {
+func parseFloatInto(v pijson.Raw, dst *float64) bool {
+	if pijson.IsNull(v) {
 		return true
 	}
 	if len(v) == 0 || (v[0] != '-' && (v[0] < '0' || v[0] > '9')) {
@@ -241,8 +244,8 @@ func parseFloatInto(v []byte, dst *float64) bool {
 	return true
 }
 
-func (m *Message) decodeContent(v []byte) error {
-	blocks, isString, err := decodeContentValue(v)
+func (m *Message) decodeContent(v pijson.Raw) error {
+	blocks, isString, err := DecodeContent(v)
 	if err != nil {
 		return fmt.Errorf("field content: %w", err)
 	}
@@ -250,53 +253,29 @@ func (m *Message) decodeContent(v []byte) error {
 	return nil
 }
 
-// DecodeContent decodes a message's content as Message.UnmarshalJSON does:
-// an array of blocks, or a string, which becomes one text block and
-// isString. Like pi, a null content counts as the empty string. trusted
-// says v was validated before.
-func DecodeContent(v []byte, trusted bool) (blocks []Content, isString bool, err error) {
-	if !trusted {
-		if err := validate(v); err != nil {
-			return nil, false, err
-		}
-	}
-	return decodeContentValue(v)
-}
-
-// decodeContentValue is DecodeContent of a validated value.
-func decodeContentValue(v []byte) ([]Content, bool, error) {
-	if isNull(v) {
+// DecodeContent decodes a validated message content as
+// Message.UnmarshalJSON does: an array of blocks, or a string, which
+// becomes one text block and isString. Like pi, a null content counts as
+// the empty string.
+func DecodeContent(v pijson.Raw) (blocks []Content, isString bool, err error) {
+	if pijson.IsNull(v) {
 		return []Content{TextContent("")}, true, nil
 	}
-	if v[0] == '"' {
-		return []Content{TextContent(unquoteToken(v))}, true, nil
+	if len(v) > 0 && v[0] == '"' {
+		return []Content{TextContent(pijson.RawString(v))}, true, nil
 	}
-	blocks, err := decodeBlocks(v)
+	if len(v) == 0 || v[0] != '[' {
+		return nil, false, fmt.Errorf("not an array")
+	}
+	s := pijson.ScanRaw(v)
+	blocks, err = blocksAt(&s)
 	return blocks, false, err
 }
 
-// decodeBlocks decodes a validated JSON array of content blocks.
-func decodeBlocks(v []byte) ([]Content, error) {
-	if len(v) == 0 || v[0] != '[' {
-		return nil, fmt.Errorf("not an array")
-	}
-	s := scanner{b: v, trusted: true}
-	return s.blocksAt()
-}
-
 // blocksAt decodes the array of content blocks at the scanner's position.
-func (s *scanner) blocksAt() ([]Content, error) {
+func blocksAt(s *pijson.Scanner) ([]Content, error) {
 	out := []Content{}
-	var ms []Field
-	if s.sc != nil {
-		ms = s.sc.members[:0]
-		defer func() { s.sc.members = ms[:0] }()
-	}
-	err := s.array(func() error {
-		var err error
-		if ms, err = s.membersAt(ms[:0]); err != nil {
-			return fmt.Errorf("content block: %w", err)
-		}
+	err := s.EachObject("content block", func(ms []pijson.Field) error {
 		c, err := decodeContent(ms)
 		if err != nil {
 			return err
@@ -308,7 +287,7 @@ func (s *scanner) blocksAt() ([]Content, error) {
 }
 
 // decodeContent decodes a block from its members, as Content.UnmarshalJSON does.
-func decodeContent(ms []Field) (Content, error) {
+func decodeContent(ms []pijson.Field) (Content, error) {
 	var c Content
 	for _, f := range ms {
 		if err := contentField(&c, f); err != nil {
@@ -323,39 +302,39 @@ func decodeContent(ms []Field) (Content, error) {
 	c.Extra = nil
 	for _, f := range ms {
 		if f.Key != "type" {
-			AddExtra(&c.Extra, f.Key, f.Value)
+			pijson.AddExtra(&c.Extra, f.Key, f.Value)
 		}
 	}
 	return c, nil
 }
 
-func contentField(c *Content, f Field) error {
+func contentField(c *Content, f pijson.Field) error {
 	k, v := f.Key, f.Value
 	switch k {
 	case "type":
-		return decodeString(k, v, &c.Type)
+		return pijson.String(k, v, &c.Type)
 	case "text":
-		return decodeString(k, v, &c.Text)
+		return pijson.String(k, v, &c.Text)
 	case "textSignature":
-		return decodeString(k, v, &c.TextSignature)
+		return pijson.String(k, v, &c.TextSignature)
 	case "thinking":
-		return decodeString(k, v, &c.Thinking)
+		return pijson.String(k, v, &c.Thinking)
 	case "thinkingSignature":
-		return decodeString(k, v, &c.ThinkingSignature)
+		return pijson.String(k, v, &c.ThinkingSignature)
 	case "redacted":
-		return DecodeBool(k, v, &c.Redacted)
+		return pijson.Bool(k, v, &c.Redacted)
 	case "data":
-		return decodeString(k, v, &c.Data)
+		return pijson.String(k, v, &c.Data)
 	case "mimeType":
-		return decodeString(k, v, &c.MimeType)
+		return pijson.String(k, v, &c.MimeType)
 	case "id":
-		return decodeString(k, v, &c.ID)
+		return pijson.String(k, v, &c.ID)
 	case "name":
-		return decodeString(k, v, &c.Name)
+		return pijson.String(k, v, &c.Name)
 	case "arguments":
-		c.Arguments = slices.Clone(v)
+		c.Arguments = json.RawMessage(slices.Clone(v))
 		return nil
 	}
-	AddExtra(&c.Extra, k, v)
+	pijson.AddExtra(&c.Extra, k, v)
 	return nil
 }

@@ -2,6 +2,7 @@ package ai
 
 import (
 	"encoding/json"
+	"gopi/internal/pijson"
 	"strings"
 	"testing"
 
@@ -38,9 +39,14 @@ func FuzzDecodeMessage(f *testing.F) {
 		want, werr := refDecodeMessage(data)
 		var got Message
 		gerr := json.Unmarshal(data, &got)
-		direct, derr := DecodeMessage(data, false)
-		if (werr == nil) != (gerr == nil) || (werr == nil) != (derr == nil) {
-			t.Fatalf("reference: %v, json.Unmarshal: %v, DecodeMessage: %v", werr, gerr, derr)
+		direct, derr := decodeUnchecked(data)
+		raw, verr := pijson.Validate(data)
+		var valid Message
+		if verr == nil {
+			valid, verr = DecodeMessage(raw)
+		}
+		if (werr == nil) != (gerr == nil) || (werr == nil) != (derr == nil) || (werr == nil) != (verr == nil) {
+			t.Fatalf("reference: %v, json.Unmarshal: %v, UnmarshalJSON: %v, DecodeMessage: %v", werr, gerr, derr, verr)
 		}
 		if werr != nil {
 			return
@@ -49,7 +55,10 @@ func FuzzDecodeMessage(f *testing.F) {
 			t.Fatalf("json.Unmarshal differs from the reference: %s", diff)
 		}
 		if diff := cmp.Diff(want, direct); diff != "" {
-			t.Fatalf("DecodeMessage differs from the reference: %s", diff)
+			t.Fatalf("UnmarshalJSON differs from the reference: %s", diff)
+		}
+		if diff := cmp.Diff(want, valid); diff != "" {
+			t.Fatalf("DecodeMessage of the validated value differs from the reference: %s", diff)
 		}
 	})
 }
@@ -104,8 +113,10 @@ func TestDecodeMessageRejectsMalformedInput(t *testing.T) {
 	}
 	for name, src := range cases {
 		t.Run(name, func(t *testing.T) {
-			if _, err := DecodeMessage([]byte(src), false); err == nil {
-				t.Errorf("DecodeMessage(%s): want error", src)
+			if raw, err := pijson.Validate([]byte(src)); err == nil {
+				if _, err := DecodeMessage(raw); err == nil {
+					t.Errorf("DecodeMessage(%s): want error", src)
+				}
 			}
 			var m Message
 			if err := m.UnmarshalJSON([]byte(src)); err == nil {
@@ -116,6 +127,15 @@ func TestDecodeMessageRejectsMalformedInput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// decodeContentBytes validates v, then decodes it as content.
+func decodeContentBytes(v []byte) ([]Content, bool, error) {
+	raw, err := pijson.Validate(v)
+	if err != nil {
+		return nil, false, err
+	}
+	return DecodeContent(raw)
 }
 
 func TestDecodeContentStringOrBlocks(t *testing.T) {
@@ -130,40 +150,14 @@ func TestDecodeContentStringOrBlocks(t *testing.T) {
 		{`[{"type":"text","text":"a"}]`, []Content{TextContent("a")}, false},
 	}
 	for _, c := range cases {
-		got, isString, err := DecodeContent([]byte(c.src), false)
+		got, isString, err := decodeContentBytes([]byte(c.src))
 		if err != nil || isString != c.isString || !cmp.Equal(got, c.want) {
 			t.Errorf("DecodeContent(%s) = %v, %v, %v", c.src, got, isString, err)
 		}
 	}
 	for _, src := range []string{`7`, `{}`, `[1]`, `"a`, `[] x`} {
-		if _, _, err := DecodeContent([]byte(src), false); err == nil {
+		if _, _, err := decodeContentBytes([]byte(src)); err == nil {
 			t.Errorf("DecodeContent(%s): want error", src)
-		}
-	}
-}
-
-func TestObjectFieldsLastKeyWins(t *testing.T) {
-	fs, null, err := ObjectFields([]byte(`{"a":1,"b\u0041":[2],"a":"x"}`))
-	if err != nil || null {
-		t.Fatal(err, null)
-	}
-	if len(fs) != 2 || fs[0].Key != "a" || string(fs[0].Value) != `"x"` || fs[1].Key != "bA" || string(fs[1].Value) != `[2]` {
-		t.Fatalf("fields %q", fs)
-	}
-	if _, null, err := ObjectFields([]byte(` null `)); err != nil || !null {
-		t.Fatalf("null: %v %v", null, err)
-	}
-}
-
-func TestUnquoteString(t *testing.T) {
-	for src, want := range map[string]string{`"a"`: "a", `"\u00e9\n"`: "é\n", `"\ud800"`: "\ufffd", " \"\xff\" ": "\ufffd"} {
-		if got, err := UnquoteString([]byte(src)); err != nil || got != want {
-			t.Errorf("UnquoteString(%s) = %q, %v; want %q", src, got, err, want)
-		}
-	}
-	for _, src := range []string{``, `1`, `"a`, `"a" "b"`, `"\q"`} {
-		if _, err := UnquoteString([]byte(src)); err == nil {
-			t.Errorf("UnquoteString(%s): want error", src)
 		}
 	}
 }
@@ -173,7 +167,7 @@ func TestUnquoteString(t *testing.T) {
 func TestNestingLimitMatchesEncodingJSON(t *testing.T) {
 	for _, n := range []int{9998, 9999, 10000} {
 		src := []byte(`{"role":"user","x":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}`)
-		_, err := DecodeMessage(src, false)
+		_, err := decodeUnchecked(src)
 		_, werr := refDecodeMessage(src)
 		if (err == nil) != (werr == nil) {
 			t.Errorf("depth %d: fast %v, reference %v", n+1, err, werr)

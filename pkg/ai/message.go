@@ -2,7 +2,7 @@ package ai
 
 import (
 	"encoding/json"
-	"fmt"
+	"gopi/internal/pijson"
 	"slices"
 	"strings"
 )
@@ -93,7 +93,7 @@ func (m Message) Clone() Message {
 		m.Content = cs
 	}
 	m.Details = slices.Clone(m.Details)
-	m.Extra = CloneRawMap(m.Extra)
+	m.Extra = pijson.CloneRawMap(m.Extra)
 	if p := m.Usage.CacheWrite1h; p != nil {
 		n := *p
 		m.Usage.CacheWrite1h = &n
@@ -126,52 +126,52 @@ var messageKeys = map[string]bool{
 	"details": true, "isError": true,
 }
 
-var roleContentKeys = map[string]bool{"role": true, "content": true}
+func isMessageKey(k string) bool { return messageKeys[k] }
+
+func isRoleContentKey(k string) bool { return k == "role" || k == "content" }
 
 // MarshalJSON writes the message in pi's field order.
 func (m Message) MarshalJSON() ([]byte, error) {
-	var w objWriter
-	w.str("role", m.Role)
+	var w pijson.Object
+	w.String("role", m.Role)
 	switch m.Role {
 	case RoleUser:
 		m.writeContent(&w)
 	case RoleAssistant:
 		m.writeContent(&w)
-		w.str("api", m.API)
-		w.str("provider", m.Provider)
-		w.str("model", m.Model)
-		w.value("usage", m.Usage)
-		w.optStr("stopReason", string(m.StopReason)) // empty only in a partial message
-		w.optStr("errorMessage", m.ErrorMessage)
+		w.String("api", m.API)
+		w.String("provider", m.Provider)
+		w.String("model", m.Model)
+		w.Value("usage", m.Usage)
+		w.OptString("stopReason", string(m.StopReason)) // empty only in a partial message
+		w.OptString("errorMessage", m.ErrorMessage)
 	case RoleToolResult:
-		w.str("toolCallId", m.ToolCallID)
-		w.str("toolName", m.ToolName)
+		w.String("toolCallId", m.ToolCallID)
+		w.String("toolName", m.ToolName)
 		m.writeContent(&w)
 		if len(m.Details) > 0 {
-			w.raw("details", m.Details)
+			w.Raw("details", m.Details)
 		}
-		w.boolean("isError", m.IsError)
+		w.Bool("isError", m.IsError)
 	default:
 		// Other roles keep every field but content in Extra.
 		if m.Content != nil {
 			m.writeContent(&w)
 		}
-		w.extra(m.Extra, roleContentKeys)
-		return w.close()
+		w.Extra(m.Extra, isRoleContentKey)
+		return w.Close()
 	}
 	if m.Timestamp != 0 || m.Role == RoleUser || m.Role == RoleAssistant || m.Role == RoleToolResult {
-		w.integer("timestamp", m.Timestamp)
+		w.Int("timestamp", m.Timestamp)
 	}
-	w.extra(m.Extra, messageKeys)
-	return w.close()
+	w.Extra(m.Extra, isMessageKey)
+	return w.Close()
 }
 
-func (m *Message) writeContent(w *objWriter) {
+func (m *Message) writeContent(w *pijson.Object) {
 	b, err := MarshalContent(m.Content, m.ContentString)
-	if err != nil && w.err == nil {
-		w.err = fmt.Errorf("field content: %w", err)
-	}
-	w.raw("content", b)
+	w.Fail("content", err)
+	w.Raw("content", b)
 }
 
 // MarshalContent writes content as Message.MarshalJSON writes a message's:
@@ -179,17 +179,17 @@ func (m *Message) writeContent(w *objWriter) {
 // content is one text block. It serves other JSON that holds pi content.
 func MarshalContent(content []Content, asString bool) ([]byte, error) {
 	if asString && len(content) == 1 && content[0].Type == TypeText {
-		return AppendJSONString(nil, content[0].Text), nil
+		return pijson.AppendString(nil, content[0].Text), nil
 	}
 	if content == nil {
 		content = []Content{}
 	}
-	return MarshalNoEscape(content)
+	return pijson.Marshal(content)
 }
 
 // UnmarshalJSON reads a message of any role; see DecodeMessage.
 func (m *Message) UnmarshalJSON(b []byte) error {
-	d, err := DecodeMessage(b, false)
+	d, err := decodeUnchecked(b)
 	if err != nil {
 		return err
 	}

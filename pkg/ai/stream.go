@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"gopi/internal/pijson"
 	"iter"
 	"strings"
 )
@@ -157,7 +158,7 @@ func ToolArguments(s string) json.RawMessage {
 	if t[0] == '{' && json.Valid([]byte(t)) { // valid JSON opening with { is an object
 		return json.RawMessage(t)
 	}
-	raw := AppendJSONString([]byte(`{"`+InvalidArgumentsKey+`":`), s)
+	raw := pijson.AppendString([]byte(`{"`+InvalidArgumentsKey+`":`), s)
 	return append(raw, '}')
 }
 

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 )
 
@@ -142,5 +143,5 @@ func setDuration(m *ai.Message, elapsed func() time.Duration) {
 		return
 	}
 	ms := max((elapsed()+time.Millisecond/2)/time.Millisecond, 0)
-	ai.AddExtra(&m.Extra, "durationMs", strconv.AppendInt(nil, int64(ms), 10))
+	pijson.AddExtra(&m.Extra, "durationMs", strconv.AppendInt(nil, int64(ms), 10))
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 )
 
@@ -28,7 +29,7 @@ type Encoder struct {
 // Append appends e's JSON to b.
 func (c *Encoder) Append(b []byte, e Event) ([]byte, error) {
 	if !e.plainDelta() {
-		raw, err := ai.MarshalNoEscape(e.shape())
+		raw, err := pijson.Marshal(e.shape())
 		return append(b, raw...), err
 	}
 	var usage ai.Usage
@@ -36,7 +37,7 @@ func (c *Encoder) Append(b []byte, e Event) ([]byte, error) {
 		usage = *e.Stream.Usage
 	}
 	if c.usageJSON == nil || c.usage != usage {
-		u, err := ai.MarshalNoEscape(usage)
+		u, err := pijson.Marshal(usage)
 		if err != nil {
 			return b, err
 		}
@@ -49,11 +50,11 @@ func (c *Encoder) Append(b []byte, e Event) ([]byte, error) {
 	b = append(b, `","contentIndex":`...)
 	b = strconv.AppendInt(b, int64(e.Stream.Index), 10)
 	b = append(b, `,"delta":`...)
-	b = ai.AppendJSONString(b, e.Stream.Delta)
+	b = pijson.AppendString(b, e.Stream.Delta)
 	return append(b, "}}"...), nil
 }
 
-// plainDelta reports a message_update with a delta that AppendJSONString
+// plainDelta reports a message_update with a delta that pijson.AppendString
 // quotes exactly as encoding/json does: it differs on invalid UTF-8
 // (encoding/json writes the escape \ufffd) and on U+2028 and U+2029
 // (escaped by encoding/json, not by JSON.stringify), which keep the

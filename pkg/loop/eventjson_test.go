@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 )
 
@@ -21,7 +22,7 @@ func FuzzDeltaJSONMatchesEncodingJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, delta string, index int) {
 		for _, typ := range []ai.EventType{ai.EventTextDelta, ai.EventThinkingDelta, ai.EventToolCallDelta} {
 			e := Event{Type: MessageUpdate, Stream: &ai.Event{Type: typ, Index: index, Delta: delta}}
-			want, err := ai.MarshalNoEscape(e.shape())
+			want, err := pijson.Marshal(e.shape())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -47,7 +48,7 @@ func TestAppendJSONOfOtherEventsIsMarshalJSON(t *testing.T) {
 		{Type: MessageUpdate, Stream: &ai.Event{Type: ai.EventTextStart}},
 		{Type: ToolStart, ToolCallID: "c1", ToolName: "read"},
 	} {
-		want, err := ai.MarshalNoEscape(e.shape())
+		want, err := pijson.Marshal(e.shape())
 		if err != nil {
 			t.Fatal(err)
 		}

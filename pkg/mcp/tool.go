@@ -16,6 +16,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 	"gopi/pkg/tools"
 )
@@ -170,7 +171,7 @@ const maxImageBytes = 10 << 20
 func (t *Tool) result(r *sdk.CallToolResult) tools.Result {
 	d := &Details{Server: t.c.server.Name, Tool: t.remote}
 	if r.StructuredContent != nil {
-		if b, err := ai.MarshalNoEscape(r.StructuredContent); err == nil {
+		if b, err := pijson.Marshal(r.StructuredContent); err == nil {
 			d.Structured = b
 		}
 	}

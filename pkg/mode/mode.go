@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"gopi/internal/pijson"
 	"gopi/pkg/agent"
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
@@ -84,7 +85,7 @@ func (h Header) MarshalJSON() ([]byte, error) {
 		Provider string `json:"provider"`
 		ID       string `json:"id"`
 	}
-	extra, err := ai.MarshalNoEscape(struct {
+	extra, err := pijson.Marshal(struct {
 		SchemaVersion int      `json:"schemaVersion"`
 		File          string   `json:"file"`
 		LeafID        *string  `json:"leafId"`
@@ -321,7 +322,7 @@ type lineWriter struct {
 }
 
 func (l *lineWriter) json(v any) {
-	b, err := ai.MarshalNoEscape(v)
+	b, err := pijson.Marshal(v)
 	if err != nil {
 		b, _ = json.Marshal(map[string]string{"type": "encoding_error", "message": err.Error()})
 	}

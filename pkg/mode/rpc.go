@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"gopi/internal/pijson"
 	"gopi/pkg/agent"
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
@@ -246,7 +247,7 @@ func (r *RPC) reply(id *string, command string, data any, err error) {
 	case err != nil:
 		resp.Error = err.Error()
 	case data != nil:
-		b, merr := ai.MarshalNoEscape(data)
+		b, merr := pijson.Marshal(data)
 		if merr != nil {
 			resp.Success, resp.Error = false, "encoding the answer failed: "+merr.Error()
 			break
@@ -259,7 +260,7 @@ func (r *RPC) reply(id *string, command string, data any, err error) {
 // notice writes a session event of rpc's own (session_info_changed,
 // thinking_level_changed), in pi's shape.
 func (r *RPC) notice(typ, key, value string) {
-	b, _ := ai.MarshalNoEscape(value)
+	b, _ := pijson.Marshal(value)
 	r.w.line([]byte(`{"type":"` + typ + `","schemaVersion":` + strconv.Itoa(SchemaVersion) + `,"` + key + `":` + string(b) + `}`))
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 )
 
@@ -36,7 +37,7 @@ func (m rpcModel) MarshalJSON() ([]byte, error) {
 		ContextWindow int       `json:"contextWindow"`
 		MaxTokens     int       `json:"maxTokens"`
 	}
-	return ai.MarshalNoEscape(plain(m))
+	return pijson.Marshal(plain(m))
 }
 
 func modelObject(i ai.Info) rpcModel {

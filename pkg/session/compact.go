@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 )
 
@@ -84,7 +85,7 @@ func Compact(ctx context.Context, model ai.Model, path []Entry, opts CompactOpti
 	}
 	readFiles, modifiedFiles := p.files.lists()
 	summary += formatFileOperations(readFiles, modifiedFiles)
-	details, err := ai.MarshalNoEscape(CompactionDetails{ReadFiles: readFiles, ModifiedFiles: modifiedFiles})
+	details, err := pijson.Marshal(CompactionDetails{ReadFiles: readFiles, ModifiedFiles: modifiedFiles})
 	if err != nil {
 		return Entry{}, fmt.Errorf("compaction details: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 )
 
@@ -45,7 +46,7 @@ func (b *pathBuilder) call(tool, path string) {
 func (b *pathBuilder) compaction(summary string, read, modified []string, fromHook bool) string {
 	e := Entry{Type: TypeCompaction, Summary: summary, FirstKeptEntryID: "e01"}
 	if read != nil || modified != nil {
-		d, err := ai.MarshalNoEscape(CompactionDetails{ReadFiles: read, ModifiedFiles: modified})
+		d, err := pijson.Marshal(CompactionDetails{ReadFiles: read, ModifiedFiles: modified})
 		if err != nil {
 			panic(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 )
 
@@ -188,7 +189,7 @@ func writeAssistant(part func(label, text string), m ai.Message) {
 
 // formatArgs writes k=JSON(v) pairs in the arguments' own key order.
 func formatArgs(args json.RawMessage) string {
-	ms, _, err := ai.ObjectFields(args)
+	ms, _, err := pijson.Fields(args)
 	if err != nil {
 		return ""
 	}
@@ -204,7 +205,7 @@ func compactJSON(v []byte) string {
 	if json.Unmarshal(v, &x) != nil {
 		return string(v)
 	}
-	b, err := ai.MarshalNoEscape(x)
+	b, err := pijson.Marshal(x)
 	if err != nil {
 		return string(v)
 	}

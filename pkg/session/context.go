@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 )
 
@@ -233,7 +234,7 @@ func editedMessage(e *Entry, m *ai.Message, edit *Entry) (*ai.Message, bool) {
 		Content json.RawMessage `json:"content"`
 	}
 	if json.Unmarshal(r, &fields) == nil && len(fields.Content) > 0 {
-		if content, isString, err := ai.DecodeContent(fields.Content, false); err == nil {
+		if content, isString, err := decodeContentBytes(fields.Content); err == nil {
 			out.Content = content
 			out.ContentString = isString && m.Role != ai.RoleAssistant && m.Role != ai.RoleToolResult
 		}
@@ -406,4 +407,13 @@ func (w *settingsWalk) settings() Settings {
 		w.s.ThinkingLevel = ai.ThinkingOff
 	}
 	return w.s
+}
+
+// decodeContentBytes validates v, then decodes it as a message's content.
+func decodeContentBytes(v []byte) ([]ai.Content, bool, error) {
+	raw, err := pijson.Validate(v)
+	if err != nil {
+		return nil, false, err
+	}
+	return ai.DecodeContent(raw)
 }

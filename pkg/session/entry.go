@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 )
 
@@ -150,7 +151,7 @@ func (e Entry) Clone() Entry {
 	e.FromHook = clonePtr(e.FromHook)
 	e.Label = clonePtr(e.Label)
 	e.Name = clonePtr(e.Name)
-	e.Extra = ai.CloneRawMap(e.Extra)
+	e.Extra = pijson.CloneRawMap(e.Extra)
 	return e
 }
 
@@ -160,15 +161,6 @@ func clonePtr[T any](p *T) *T {
 	}
 	v := *p
 	return &v
-}
-
-func sortedKeys(m map[string]json.RawMessage) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // knownKeys lists, per entry type, the fields gopi reads into typed fields.
@@ -196,40 +188,40 @@ func isKnownKey(typ, k string) bool {
 // MarshalJSON writes the entry with pi's field order for its type, then
 // unknown fields in sorted order.
 func (e Entry) MarshalJSON() ([]byte, error) {
-	var w jsonWriter
-	w.str("type", e.Type)
+	var w pijson.Object
+	w.String("type", e.Type)
 	switch e.Type {
 	case TypeCustom:
-		w.str("customType", e.CustomType)
-		w.optRaw("data", e.Data)
+		w.String("customType", e.CustomType)
+		w.OptRaw("data", e.Data)
 	case TypeCustomMessage:
 		if err := e.writeCustomMessage(&w); err != nil {
 			return nil, err
 		}
 	}
-	w.str("id", e.ID)
-	w.nullableStr("parentId", e.ParentID)
-	w.str("timestamp", e.Timestamp)
+	w.String("id", e.ID)
+	w.NullableString("parentId", e.ParentID)
+	w.String("timestamp", e.Timestamp)
 	if err := e.writeTyped(&w); err != nil {
 		return nil, fmt.Errorf("entry %s: %w", e.ID, err)
 	}
-	w.extra(e.Extra, func(k string) bool { return isKnownKey(e.Type, k) })
-	return w.close(), nil
+	w.Extra(e.Extra, func(k string) bool { return isKnownKey(e.Type, k) })
+	return w.Close()
 }
 
-func (e *Entry) writeCustomMessage(w *jsonWriter) error {
-	w.str("customType", e.CustomType)
+func (e *Entry) writeCustomMessage(w *pijson.Object) error {
+	w.String("customType", e.CustomType)
 	b, err := ai.MarshalContent(e.Content, e.ContentString)
 	if err != nil {
 		return fmt.Errorf("entry %s: content: %w", e.ID, err)
 	}
-	w.raw("content", b)
-	w.bool("display", e.Display)
-	w.optRaw("details", e.Details)
+	w.Raw("content", b)
+	w.Bool("display", e.Display)
+	w.OptRaw("details", e.Details)
 	return nil
 }
 
-func (e *Entry) writeTyped(w *jsonWriter) error {
+func (e *Entry) writeTyped(w *pijson.Object) error {
 	switch e.Type {
 	case TypeMessage:
 		if e.Message == nil {
@@ -239,34 +231,34 @@ func (e *Entry) writeTyped(w *jsonWriter) error {
 		if err != nil {
 			return err
 		}
-		w.raw("message", b)
+		w.Raw("message", b)
 	case TypeModelChange:
-		w.str("provider", e.Provider)
-		w.str("modelId", e.ModelID)
+		w.String("provider", e.Provider)
+		w.String("modelId", e.ModelID)
 	case TypeThinkingLevelChange:
-		w.str("thinkingLevel", e.ThinkingLevel)
+		w.String("thinkingLevel", e.ThinkingLevel)
 	case TypeCompaction:
-		w.str("summary", e.Summary)
-		w.str("firstKeptEntryId", e.FirstKeptEntryID)
-		w.int("tokensBefore", e.TokensBefore)
-		w.optRaw("details", e.Details)
-		w.optBool("fromHook", e.FromHook)
+		w.String("summary", e.Summary)
+		w.String("firstKeptEntryId", e.FirstKeptEntryID)
+		w.Int("tokensBefore", e.TokensBefore)
+		w.OptRaw("details", e.Details)
+		w.BoolPtr("fromHook", e.FromHook)
 	case TypeBranchSummary:
-		w.str("fromId", e.FromID)
-		w.str("summary", e.Summary)
-		w.optRaw("details", e.Details)
-		w.optBool("fromHook", e.FromHook)
+		w.String("fromId", e.FromID)
+		w.String("summary", e.Summary)
+		w.OptRaw("details", e.Details)
+		w.BoolPtr("fromHook", e.FromHook)
 	case TypeLabel:
-		w.str("targetId", e.TargetID)
-		w.optStr("label", e.Label)
+		w.String("targetId", e.TargetID)
+		w.StringPtr("label", e.Label)
 	case TypeSessionInfo:
-		w.optStr("name", e.Name)
+		w.StringPtr("name", e.Name)
 	case TypeContextEdit:
-		w.str("targetId", e.TargetID)
+		w.String("targetId", e.TargetID)
 		if len(e.Data) == 0 {
-			w.raw("replacement", []byte("null"))
+			w.Raw("replacement", []byte("null"))
 		} else {
-			w.raw("replacement", e.Data)
+			w.Raw("replacement", e.Data)
 		}
 	}
 	return nil

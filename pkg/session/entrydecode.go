@@ -1,9 +1,11 @@
 package session
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 
+	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 )
 
@@ -14,8 +16,22 @@ import (
 // that pass rejects goes through the general path (fields split first,
 // then decoded), which gives the exact result or error. sc is working
 // memory reused from line to line; nil allocates afresh.
-func decodeEntry(b []byte, sc *ai.Scratch) (Entry, error) {
-	if ms, msg, err := ai.ObjectFieldsMessage(b, sc); err == nil {
+func decodeEntry(b []byte, sc *pijson.Scratch) (Entry, error) {
+	var msg *ai.Message
+	ms, err := pijson.FieldsWith(b, sc, "message", func(s *pijson.Scanner) error {
+		if s.Peek() == 'n' {
+			msg = nil
+			_, err := s.Raw()
+			return err
+		}
+		m, err := ai.ReadMessage(s)
+		if err != nil {
+			return err
+		}
+		msg = &m
+		return nil
+	})
+	if err == nil {
 		return entryFromFields(ms, msg)
 	}
 	return decodeEntryGeneral(b)
@@ -23,7 +39,7 @@ func decodeEntry(b []byte, sc *ai.Scratch) (Entry, error) {
 
 // decodeEntryGeneral is decodeEntry's general path.
 func decodeEntryGeneral(b []byte) (Entry, error) {
-	ms, null, err := ai.ObjectFields(b)
+	ms, null, err := pijson.Fields(b)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -35,11 +51,11 @@ func decodeEntryGeneral(b []byte) (Entry, error) {
 
 // entryFromFields decodes an entry from its fields; msg, when not nil, is
 // the "message" field's value already decoded.
-func entryFromFields(ms []ai.Field, msg *ai.Message) (Entry, error) {
+func entryFromFields(ms []pijson.Field, msg *ai.Message) (Entry, error) {
 	var e Entry
 	for _, f := range ms {
 		if f.Key == "type" {
-			if err := decodeString("type", f.Value, &e.Type); err != nil {
+			if err := pijson.String("type", f.Value, &e.Type); err != nil {
 				return Entry{}, err
 			}
 		}
@@ -59,25 +75,25 @@ func entryFromFields(ms []ai.Field, msg *ai.Message) (Entry, error) {
 	return e, nil
 }
 
-func (e *Entry) field(f ai.Field, msg *ai.Message) error {
+func (e *Entry) field(f pijson.Field, msg *ai.Message) error {
 	k, v := f.Key, f.Value
 	if !isKnownKey(e.Type, k) {
-		ai.AddExtra(&e.Extra, k, v)
+		pijson.AddExtra(&e.Extra, k, v)
 		return nil
 	}
 	switch k {
 	case "type":
 		return nil
 	case "id":
-		return decodeString(k, v, &e.ID)
+		return pijson.String(k, v, &e.ID)
 	case "parentId":
 		return decodeRef(k, v, &e.ParentID)
 	case "timestamp":
-		return decodeString(k, v, &e.Timestamp)
+		return pijson.String(k, v, &e.Timestamp)
 	case "message":
 		return e.decodeMessage(v, msg)
 	case "content":
-		content, isString, err := ai.DecodeContent(v, true)
+		content, isString, err := ai.DecodeContent(v)
 		if err != nil {
 			return fmt.Errorf("field content: %w", err)
 		}
@@ -91,36 +107,36 @@ func (e *Entry) field(f ai.Field, msg *ai.Message) error {
 		case "replacement":
 			dst = &e.Data
 		}
-		*dst = slices.Clone(v)
+		*dst = json.RawMessage(slices.Clone(v))
 		return nil
 	}
 	return e.scalarField(k, v)
 }
 
-func (e *Entry) scalarField(k string, v []byte) error {
+func (e *Entry) scalarField(k string, v pijson.Raw) error {
 	switch k {
 	case "provider":
-		return decodeString(k, v, &e.Provider)
+		return pijson.String(k, v, &e.Provider)
 	case "modelId":
-		return decodeString(k, v, &e.ModelID)
+		return pijson.String(k, v, &e.ModelID)
 	case "thinkingLevel":
-		return decodeString(k, v, &e.ThinkingLevel)
+		return pijson.String(k, v, &e.ThinkingLevel)
 	case "summary":
-		return decodeString(k, v, &e.Summary)
+		return pijson.String(k, v, &e.Summary)
 	case "firstKeptEntryId":
-		return decodeString(k, v, &e.FirstKeptEntryID)
+		return pijson.String(k, v, &e.FirstKeptEntryID)
 	case "tokensBefore":
 		return decodeTokens(v, &e.TokensBefore)
 	case "fromId":
-		return decodeString(k, v, &e.FromID)
+		return pijson.String(k, v, &e.FromID)
 	case "fromHook":
 		return decodeOptBool(k, v, &e.FromHook)
 	case "customType":
-		return decodeString(k, v, &e.CustomType)
+		return pijson.String(k, v, &e.CustomType)
 	case "display":
-		return ai.DecodeBool(k, v, &e.Display)
+		return pijson.Bool(k, v, &e.Display)
 	case "targetId":
-		return decodeString(k, v, &e.TargetID)
+		return pijson.String(k, v, &e.TargetID)
 	case "label":
 		return decodeRef(k, v, &e.Label)
 	case "name":
@@ -129,8 +145,8 @@ func (e *Entry) scalarField(k string, v []byte) error {
 	return fmt.Errorf("field %s: not handled", k)
 }
 
-func (e *Entry) decodeMessage(v []byte, msg *ai.Message) error {
-	if isNull(v) {
+func (e *Entry) decodeMessage(v pijson.Raw, msg *ai.Message) error {
+	if pijson.IsNull(v) {
 		e.Message = nil
 		return nil
 	}
@@ -138,7 +154,7 @@ func (e *Entry) decodeMessage(v []byte, msg *ai.Message) error {
 		e.Message = msg
 		return nil
 	}
-	m, err := ai.DecodeMessage(v, true)
+	m, err := ai.DecodeMessage(v)
 	if err != nil {
 		return err
 	}
@@ -147,26 +163,26 @@ func (e *Entry) decodeMessage(v []byte, msg *ai.Message) error {
 }
 
 // decodeRef reads a string or null into a pointer.
-func decodeRef(k string, v []byte, dst **string) error {
-	if isNull(v) {
+func decodeRef(k string, v pijson.Raw, dst **string) error {
+	if pijson.IsNull(v) {
 		*dst = nil
 		return nil
 	}
 	var s string
-	if err := decodeString(k, v, &s); err != nil {
+	if err := pijson.String(k, v, &s); err != nil {
 		return err
 	}
 	*dst = &s
 	return nil
 }
 
-func decodeOptBool(k string, v []byte, dst **bool) error {
-	if isNull(v) {
+func decodeOptBool(k string, v pijson.Raw, dst **bool) error {
+	if pijson.IsNull(v) {
 		*dst = nil
 		return nil
 	}
 	var b bool
-	if err := ai.DecodeBool(k, v, &b); err != nil {
+	if err := pijson.Bool(k, v, &b); err != nil {
 		return err
 	}
 	*dst = &b
@@ -175,11 +191,11 @@ func decodeOptBool(k string, v []byte, dst **bool) error {
 
 // decodeTokens accepts any JSON number (pi's estimate is an integer, but a
 // float written by another tool must not make the line unreadable).
-func decodeTokens(v []byte, dst *int64) error {
-	if isNull(v) {
+func decodeTokens(v pijson.Raw, dst *int64) error {
+	if pijson.IsNull(v) {
 		return nil
 	}
-	if err := ai.DecodeInt("tokensBefore", v, dst); err == nil {
+	if err := pijson.Int("tokensBefore", v, dst); err == nil {
 		return nil
 	}
 	var f float64
@@ -187,20 +203,5 @@ func decodeTokens(v []byte, dst *int64) error {
 		return fmt.Errorf("field tokensBefore: not a number")
 	}
 	*dst = int64(f)
-	return nil
-}
-
-func isNull(v []byte) bool { return string(v) == "null" }
-
-// decodeString reads a JSON string value; null leaves dst unchanged.
-func decodeString(k string, v []byte, dst *string) error {
-	if isNull(v) {
-		return nil
-	}
-	s, err := ai.UnquoteString(v)
-	if err != nil {
-		return fmt.Errorf("field %s: not a string", k)
-	}
-	*dst = s
 	return nil
 }

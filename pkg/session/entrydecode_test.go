@@ -2,10 +2,9 @@ package session
 
 import (
 	"fmt"
+	"gopi/internal/pijson"
 	"strings"
 	"testing"
-
-	"gopi/pkg/ai"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -37,10 +36,10 @@ func FuzzDecodeEntry(f *testing.F) {
 	}
 	// One scratch across every input, as a reading goroutine keeps one:
 	// what a line leaves in it must not reach the next line's entry.
-	var sc ai.Scratch
+	var sc pijson.Scratch
 	f.Fuzz(func(t *testing.T, data []byte) {
 		want, werr := decodeEntryGeneral(data)
-		for _, sc := range []*ai.Scratch{nil, &sc} {
+		for _, sc := range []*pijson.Scratch{nil, &sc} {
 			got, gerr := decodeEntry(data, sc)
 			if sc != nil { // the next line reuses the scratch
 				_, _ = decodeEntry([]byte(piLines["message_assistant"]), sc)

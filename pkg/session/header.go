@@ -3,8 +3,7 @@ package session
 import (
 	"encoding/json"
 	"fmt"
-
-	"gopi/pkg/ai"
+	"gopi/internal/pijson"
 )
 
 // CurrentVersion is the session format version gopi writes.
@@ -27,19 +26,19 @@ var headerKeys = map[string]bool{
 
 // MarshalJSON writes the header in pi's field order.
 func (h Header) MarshalJSON() ([]byte, error) {
-	var w jsonWriter
-	w.str("type", h.Type)
+	var w pijson.Object
+	w.String("type", h.Type)
 	if h.Version != 0 {
-		w.int("version", int64(h.Version))
+		w.Int("version", int64(h.Version))
 	}
-	w.str("id", h.ID)
-	w.str("timestamp", h.Timestamp)
-	w.str("cwd", h.Cwd)
+	w.String("id", h.ID)
+	w.String("timestamp", h.Timestamp)
+	w.String("cwd", h.Cwd)
 	if h.ParentSession != "" {
-		w.str("parentSession", h.ParentSession)
+		w.String("parentSession", h.ParentSession)
 	}
-	w.extra(h.Extra, func(k string) bool { return headerKeys[k] })
-	return w.close(), nil
+	w.Extra(h.Extra, func(k string) bool { return headerKeys[k] })
+	return w.Close()
 }
 
 // UnmarshalJSON reads a header; it must have type "session" and a string id.
@@ -54,7 +53,7 @@ func (h *Header) UnmarshalJSON(b []byte) error {
 
 func decodeHeader(b []byte) (Header, error) {
 	var h Header
-	ms, null, err := ai.ObjectFields(b)
+	ms, null, err := pijson.Fields(b)
 	if err != nil {
 		return h, err
 	}
@@ -76,27 +75,27 @@ func decodeHeader(b []byte) (Header, error) {
 	return h, nil
 }
 
-func (h *Header) field(f ai.Field, hasID *bool) error {
+func (h *Header) field(f pijson.Field, hasID *bool) error {
 	switch f.Key {
 	case "type":
-		return decodeString(f.Key, f.Value, &h.Type)
+		return pijson.String(f.Key, f.Value, &h.Type)
 	case "version":
 		var v int64
-		if err := ai.DecodeInt(f.Key, f.Value, &v); err != nil {
+		if err := pijson.Int(f.Key, f.Value, &v); err != nil {
 			return err
 		}
 		h.Version = int(v)
 	case "id":
 		*hasID = len(f.Value) > 0 && f.Value[0] == '"'
-		return decodeString(f.Key, f.Value, &h.ID)
+		return pijson.String(f.Key, f.Value, &h.ID)
 	case "timestamp":
-		return decodeString(f.Key, f.Value, &h.Timestamp)
+		return pijson.String(f.Key, f.Value, &h.Timestamp)
 	case "cwd":
-		return decodeString(f.Key, f.Value, &h.Cwd)
+		return pijson.String(f.Key, f.Value, &h.Cwd)
 	case "parentSession":
-		return decodeString(f.Key, f.Value, &h.ParentSession)
+		return pijson.String(f.Key, f.Value, &h.ParentSession)
 	default:
-		ai.AddExtra(&h.Extra, f.Key, f.Value)
+		pijson.AddExtra(&h.Extra, f.Key, f.Value)
 	}
 	return nil
 }

@@ -5,10 +5,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"gopi/internal/pijson"
 	"io"
 	"io/fs"
-
-	"gopi/pkg/ai"
 )
 
 // Warning kinds.
@@ -127,7 +126,7 @@ type decodedLine struct {
 	err      error
 }
 
-func decodeLine(line []byte, start int, sc *ai.Scratch) decodedLine {
+func decodeLine(line []byte, start int, sc *pijson.Scratch) decodedLine {
 	d := decodedLine{start: start, complete: line[len(line)-1] == '\n'}
 	if len(bytes.TrimSpace(line)) == 0 {
 		d.blank = true

@@ -3,12 +3,11 @@ package session
 import (
 	"bytes"
 	"errors"
+	"gopi/internal/pijson"
 	"io"
 	"runtime"
 	"slices"
 	"sync"
-
-	"gopi/pkg/ai"
 )
 
 // The entries after the header are read in chunks of whole lines. Chunks
@@ -27,9 +26,9 @@ type chunk struct {
 	data  []byte
 	off   int64 // file offset of data[0]
 	lines []decodedLine
-	sc    ai.Scratch    // decoding's working memory, reused
-	done  chan struct{} // a worker decoded the chunk
-	panic any           // what a worker's decode panicked with
+	sc    pijson.Scratch // decoding's working memory, reused
+	done  chan struct{}  // a worker decoded the chunk
+	panic any            // what a worker's decode panicked with
 }
 
 // decode splits the chunk into lines and decodes them.

@@ -63,34 +63,25 @@ const DefaultStopGrace = 2 * time.Second
 // Model streams responses of one Anthropic model. It is safe for
 // concurrent use.
 type Model struct {
-	cfg Config
+	cfg  Config
+	http *provider.Client
 }
 
 // New returns a Model; unset Config fields take their defaults.
 func New(cfg Config) *Model {
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = DefaultBaseURL
-	}
-	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = http.DefaultClient
-	}
-	if cfg.IdleTimeout <= 0 {
-		cfg.IdleTimeout = provider.DefaultIdleTimeout
-	}
 	if cfg.StopGrace <= 0 {
 		cfg.StopGrace = DefaultStopGrace
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.Info.API == "" {
-		cfg.Info.API = API
 	}
 	if cfg.Betas == nil {
 		cfg.Betas = DefaultBetas
 	}
-	return &Model{cfg: cfg}
+	c := provider.NewClient(provider.Client{
+		Info: cfg.Info, BaseURL: cfg.BaseURL, Path: "/v1/messages", HTTP: cfg.HTTPClient, Headers: cfg.Headers,
+		Key: cfg.APIKey, KeyHeader: "x-api-key", Retry: cfg.Retry, Idle: cfg.IdleTimeout, Now: cfg.Now, Sleep: cfg.Sleep,
+		ErrorBody: errorFromBody,
+	}, DefaultBaseURL, API)
+	cfg.Info = c.Info
+	return &Model{cfg: cfg, http: c}
 }
 
 // Info describes the model.
@@ -98,54 +89,25 @@ func (m *Model) Info() ai.Info { return m.cfg.Info }
 
 // Stream sends req and streams the answer; see ai.Model.
 func (m *Model) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Event] {
-	r := provider.Runner{
-		Info: m.cfg.Info, Policy: m.cfg.Retry, Now: m.cfg.Now, Sleep: m.cfg.Sleep,
-		Secrets: []string{m.cfg.APIKey},
-	}
 	body, thinking, answer, err := prepareBody(m.cfg, req)
-	return r.Stream(ctx, func(ctx context.Context, b *ai.Builder) (ai.StopReason, error) {
-		if err != nil {
-			return "", &ai.ProviderError{Class: ai.ClassInternal, Message: err.Error(), Err: err}
-		}
-		return m.attempt(ctx, body, thinking, answer, b)
-	})
+	call := provider.Call{Err: err, Headers: func(h http.Header) { m.setHeaders(h, thinking) }}
+	if err == nil {
+		call.Body = body.request
+	}
+	call.Read = func(ctx context.Context, x *provider.Exchange, b *ai.Builder) (ai.StopReason, error) {
+		d := newDecoder(b, m.cfg.Info)
+		d.answer = answer
+		// After message_stop the decoder reads on for a late event only
+		// StopGrace long, so a proxy that keeps the stream open after a
+		// whole message costs a moment, not the idle timeout.
+		d.onStop = func() { x.EndAfter(m.cfg.StopGrace) }
+		return d.run(sse.NewReader(x.Body), x.Conn)
+	}
+	return m.http.Stream(ctx, call)
 }
 
-func (m *Model) attempt(ctx context.Context, body *body, thinking, answer bool, b *ai.Builder) (ai.StopReason, error) {
-	hreq, err := body.request(m.cfg.BaseURL + "/v1/messages")
-	if err != nil {
-		return "", &ai.ProviderError{Class: ai.ClassUsage, Message: "bad base URL " + m.cfg.BaseURL, Err: err}
-	}
-	m.setHeaders(hreq.Header, thinking)
-	// The exchange has its own context: after message_stop the decoder
-	// reads on for a late event only StopGrace long, then this cancels the
-	// exchange, so a proxy that keeps the stream open after a whole
-	// message costs a moment, not the idle timeout.
-	xctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	conn, err := provider.Open(xctx, m.cfg.HTTPClient, hreq, m.cfg.IdleTimeout)
-	if err != nil {
-		return "", err
-	}
-	defer conn.Close()
-	if conn.Resp.StatusCode != http.StatusOK {
-		return "", statusError(conn, m.cfg.Now())
-	}
-	var grace *time.Timer
-	defer func() {
-		if grace != nil {
-			grace.Stop()
-		}
-	}()
-	d := newDecoder(b, m.cfg.Info)
-	d.answer = answer
-	d.onStop = func() { grace = time.AfterFunc(m.cfg.StopGrace, cancel) }
-	return d.run(sse.NewReader(conn.Body), conn)
-}
-
+// setHeaders sets Anthropic's own headers: the API version and the betas.
 func (m *Model) setHeaders(h http.Header, thinking bool) {
-	h.Set("content-type", "application/json")
-	h.Set("accept", "text/event-stream")
 	h.Set("anthropic-version", Version)
 	betas := m.cfg.Betas
 	if thinking && !adaptive(m.cfg.Info.ID) {
@@ -153,12 +115,6 @@ func (m *Model) setHeaders(h http.Header, thinking bool) {
 	}
 	if len(betas) > 0 {
 		h.Set("anthropic-beta", strings.Join(betas, ","))
-	}
-	for k, v := range m.cfg.Headers {
-		h.Set(k, v)
-	}
-	if m.cfg.APIKey != "" {
-		h.Set("x-api-key", m.cfg.APIKey)
 	}
 }
 

@@ -1,16 +1,14 @@
 package anthropic
 
 import (
+	"gopi/internal/pijson"
 	"strconv"
-
-	"gopi/pkg/ai"
-	"gopi/pkg/ai/provider"
 )
 
 // This file writes a request as encoding/json would write the structs of
 // request.go (fields in struct order, omitempty as tagged, raw JSON
 // validated and compacted), except that strings are not HTML-escaped and
-// are quoted by ai.AppendJSONString. A resumed session's body runs to
+// are quoted by pijson.AppendString. A resumed session's body runs to
 // megabytes, so it is written into one buffer sized by a cheap estimate,
 // with no reflection and no intermediate copies.
 
@@ -21,7 +19,7 @@ func (r *request) encode() ([]byte, error) {
 
 func (r *request) size() int {
 	n := len(`{"model":,"max_tokens":,"system":[],"messages":[],"tools":[],"tool_choice":{"type":,"name":},"thinking":{"type":,"budget_tokens":},`+
-		`"output_config":{"effort":},"temperature":,"stream":false}`) + provider.QuotedSize(r.Model) + 3*provider.NumSize
+		`"output_config":{"effort":},"temperature":,"stream":false}`) + pijson.QuotedSize(r.Model) + 3*pijson.NumSize
 	for _, t := range r.System {
 		n += t.size() + 1
 	}
@@ -32,13 +30,13 @@ func (r *request) size() int {
 		n += r.Tools[i].size() + 1
 	}
 	if r.ToolChoice != nil {
-		n += provider.QuotedSize(r.ToolChoice.Type) + provider.QuotedSize(r.ToolChoice.Name)
+		n += pijson.QuotedSize(r.ToolChoice.Type) + pijson.QuotedSize(r.ToolChoice.Name)
 	}
 	if r.Thinking != nil {
-		n += provider.QuotedSize(r.Thinking.Type)
+		n += pijson.QuotedSize(r.Thinking.Type)
 	}
 	if r.OutputConfig != nil {
-		n += provider.QuotedSize(r.OutputConfig.Effort)
+		n += pijson.QuotedSize(r.OutputConfig.Effort)
 	}
 	return n
 }
@@ -58,7 +56,7 @@ func (r *request) appendJSON(b []byte) ([]byte, error) {
 // "messages" and the opening of its array.
 func (r *request) appendHead(b []byte) []byte {
 	b = append(b, `{"model":`...)
-	b = ai.AppendJSONString(b, r.Model)
+	b = pijson.AppendString(b, r.Model)
 	b = append(b, `,"max_tokens":`...)
 	b = strconv.AppendInt(b, int64(r.MaxTokens), 10)
 	if len(r.System) > 0 {
@@ -93,29 +91,22 @@ func (r *request) appendTail(b []byte) ([]byte, error) {
 		b = append(b, ']')
 	}
 	if len(r.Tools) > 0 {
-		b = append(b, `,"tools":[`...)
-		for i := range r.Tools {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = r.Tools[i].appendJSON(b); err != nil {
-				return nil, err
-			}
+		if b, err = pijson.AppendArray(append(b, `,"tools":`...), r.Tools, (*tool).appendJSON); err != nil {
+			return nil, err
 		}
-		b = append(b, ']')
 	}
 	if c := r.ToolChoice; c != nil {
 		b = append(b, `,"tool_choice":{"type":`...)
-		b = ai.AppendJSONString(b, c.Type)
+		b = pijson.AppendString(b, c.Type)
 		if c.Name != "" {
 			b = append(b, `,"name":`...)
-			b = ai.AppendJSONString(b, c.Name)
+			b = pijson.AppendString(b, c.Name)
 		}
 		b = append(b, '}')
 	}
 	if t := r.Thinking; t != nil {
 		b = append(b, `,"thinking":{"type":`...)
-		b = ai.AppendJSONString(b, t.Type)
+		b = pijson.AppendString(b, t.Type)
 		if t.BudgetTokens != 0 {
 			b = append(b, `,"budget_tokens":`...)
 			b = strconv.AppendInt(b, int64(t.BudgetTokens), 10)
@@ -124,12 +115,12 @@ func (r *request) appendTail(b []byte) ([]byte, error) {
 	}
 	if r.OutputConfig != nil {
 		b = append(b, `,"output_config":{"effort":`...)
-		b = ai.AppendJSONString(b, r.OutputConfig.Effort)
+		b = pijson.AppendString(b, r.OutputConfig.Effort)
 		b = append(b, '}')
 	}
 	if r.Temperature != nil {
 		b = append(b, `,"temperature":`...)
-		if b, err = provider.AppendFloat(b, *r.Temperature); err != nil {
+		if b, err = pijson.AppendFloat(b, *r.Temperature); err != nil {
 			return nil, err
 		}
 	}
@@ -139,12 +130,12 @@ func (r *request) appendTail(b []byte) ([]byte, error) {
 }
 
 func (m *message) size() int {
-	return len(`{"role":,"content":}`) + provider.QuotedSize(m.Role) + blocksSize(m.Content)
+	return len(`{"role":,"content":}`) + pijson.QuotedSize(m.Role) + blocksSize(m.Content)
 }
 
 func (m *message) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, `{"role":`...)
-	b = ai.AppendJSONString(b, m.Role)
+	b = pijson.AppendString(b, m.Role)
 	b = append(b, `,"content":`...)
 	b, err := appendBlocks(b, m.Content)
 	if err != nil {
@@ -192,7 +183,7 @@ func appendBlocks(b []byte, vs []any) ([]byte, error) {
 		case *toolResultBlock:
 			b, err = v.appendJSON(b)
 		default:
-			b, err = provider.AppendMarshal(b, v)
+			b, err = pijson.AppendMarshal(b, v)
 		}
 		if err != nil {
 			return nil, err
@@ -205,7 +196,7 @@ func (t *thinkingBlock) size() int {
 	if t == nil {
 		return len("null")
 	}
-	return len(`{"type":,"thinking":,"signature":}`) + provider.QuotedSize(t.Type) + provider.QuotedSize(t.Thinking) + provider.QuotedSize(t.Signature)
+	return len(`{"type":,"thinking":,"signature":}`) + pijson.QuotedSize(t.Type) + pijson.QuotedSize(t.Thinking) + pijson.QuotedSize(t.Signature)
 }
 
 func (t *thinkingBlock) appendJSON(b []byte) []byte {
@@ -213,11 +204,11 @@ func (t *thinkingBlock) appendJSON(b []byte) []byte {
 		return append(b, "null"...)
 	}
 	b = append(b, `{"type":`...)
-	b = ai.AppendJSONString(b, t.Type)
+	b = pijson.AppendString(b, t.Type)
 	b = append(b, `,"thinking":`...)
-	b = ai.AppendJSONString(b, t.Thinking)
+	b = pijson.AppendString(b, t.Thinking)
 	b = append(b, `,"signature":`...)
-	b = ai.AppendJSONString(b, t.Signature)
+	b = pijson.AppendString(b, t.Signature)
 	return append(b, '}')
 }
 
@@ -225,7 +216,7 @@ func (r *redactedBlock) size() int {
 	if r == nil {
 		return len("null")
 	}
-	return len(`{"type":,"data":}`) + provider.QuotedSize(r.Type) + provider.QuotedSize(r.Data)
+	return len(`{"type":,"data":}`) + pijson.QuotedSize(r.Type) + pijson.QuotedSize(r.Data)
 }
 
 func (r *redactedBlock) appendJSON(b []byte) []byte {
@@ -233,9 +224,9 @@ func (r *redactedBlock) appendJSON(b []byte) []byte {
 		return append(b, "null"...)
 	}
 	b = append(b, `{"type":`...)
-	b = ai.AppendJSONString(b, r.Type)
+	b = pijson.AppendString(b, r.Type)
 	b = append(b, `,"data":`...)
-	b = ai.AppendJSONString(b, r.Data)
+	b = pijson.AppendString(b, r.Data)
 	return append(b, '}')
 }
 
@@ -243,7 +234,7 @@ func (t *toolUseBlock) size() int {
 	if t == nil {
 		return len("null")
 	}
-	return len(`{"type":,"id":,"name":,"input":null}`) + provider.QuotedSize(t.Type) + provider.QuotedSize(t.ID) + provider.QuotedSize(t.Name) + len(t.Input)
+	return len(`{"type":,"id":,"name":,"input":null}`) + pijson.QuotedSize(t.Type) + pijson.QuotedSize(t.ID) + pijson.QuotedSize(t.Name) + len(t.Input)
 }
 
 func (t *toolUseBlock) appendJSON(b []byte) ([]byte, error) {
@@ -251,13 +242,13 @@ func (t *toolUseBlock) appendJSON(b []byte) ([]byte, error) {
 		return append(b, "null"...), nil
 	}
 	b = append(b, `{"type":`...)
-	b = ai.AppendJSONString(b, t.Type)
+	b = pijson.AppendString(b, t.Type)
 	b = append(b, `,"id":`...)
-	b = ai.AppendJSONString(b, t.ID)
+	b = pijson.AppendString(b, t.ID)
 	b = append(b, `,"name":`...)
-	b = ai.AppendJSONString(b, t.Name)
+	b = pijson.AppendString(b, t.Name)
 	b = append(b, `,"input":`...)
-	b, err := provider.AppendRaw(b, t.Input)
+	b, err := pijson.AppendRaw(b, t.Input)
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +259,7 @@ func ccSize(cc *cacheControl) int {
 	if cc == nil {
 		return 0
 	}
-	return len(`,"cache_control":{"type":}`) + provider.QuotedSize(cc.Type)
+	return len(`,"cache_control":{"type":}`) + pijson.QuotedSize(cc.Type)
 }
 
 // appendCC writes the cache_control field, if any.
@@ -277,7 +268,7 @@ func appendCC(b []byte, cc *cacheControl) []byte {
 		return b
 	}
 	b = append(b, `,"cache_control":{"type":`...)
-	b = ai.AppendJSONString(b, cc.Type)
+	b = pijson.AppendString(b, cc.Type)
 	return append(b, '}')
 }
 
@@ -285,7 +276,7 @@ func (t *textBlock) size() int {
 	if t == nil {
 		return len("null")
 	}
-	return len(`{"type":,"text":}`) + provider.QuotedSize(t.Type) + provider.QuotedSize(t.Text) + ccSize(t.CacheControl)
+	return len(`{"type":,"text":}`) + pijson.QuotedSize(t.Type) + pijson.QuotedSize(t.Text) + ccSize(t.CacheControl)
 }
 
 func (t *textBlock) appendJSON(b []byte) []byte {
@@ -293,9 +284,9 @@ func (t *textBlock) appendJSON(b []byte) []byte {
 		return append(b, "null"...)
 	}
 	b = append(b, `{"type":`...)
-	b = ai.AppendJSONString(b, t.Type)
+	b = pijson.AppendString(b, t.Type)
 	b = append(b, `,"text":`...)
-	b = ai.AppendJSONString(b, t.Text)
+	b = pijson.AppendString(b, t.Text)
 	b = appendCC(b, t.CacheControl)
 	return append(b, '}')
 }
@@ -304,8 +295,8 @@ func (im *imageBlock) size() int {
 	if im == nil {
 		return len("null")
 	}
-	return len(`{"type":,"source":{"type":,"media_type":,"data":}}`) + provider.QuotedSize(im.Type) +
-		provider.QuotedSize(im.Source.Type) + provider.QuotedSize(im.Source.MediaType) + provider.QuotedSize(im.Source.Data) + ccSize(im.CacheControl)
+	return len(`{"type":,"source":{"type":,"media_type":,"data":}}`) + pijson.QuotedSize(im.Type) +
+		pijson.QuotedSize(im.Source.Type) + pijson.QuotedSize(im.Source.MediaType) + pijson.QuotedSize(im.Source.Data) + ccSize(im.CacheControl)
 }
 
 func (im *imageBlock) appendJSON(b []byte) []byte {
@@ -313,13 +304,13 @@ func (im *imageBlock) appendJSON(b []byte) []byte {
 		return append(b, "null"...)
 	}
 	b = append(b, `{"type":`...)
-	b = ai.AppendJSONString(b, im.Type)
+	b = pijson.AppendString(b, im.Type)
 	b = append(b, `,"source":{"type":`...)
-	b = ai.AppendJSONString(b, im.Source.Type)
+	b = pijson.AppendString(b, im.Source.Type)
 	b = append(b, `,"media_type":`...)
-	b = ai.AppendJSONString(b, im.Source.MediaType)
+	b = pijson.AppendString(b, im.Source.MediaType)
 	b = append(b, `,"data":`...)
-	b = ai.AppendJSONString(b, im.Source.Data)
+	b = pijson.AppendString(b, im.Source.Data)
 	b = append(b, '}')
 	b = appendCC(b, im.CacheControl)
 	return append(b, '}')
@@ -329,7 +320,7 @@ func (t *toolResultBlock) size() int {
 	if t == nil {
 		return len("null")
 	}
-	return len(`{"type":,"tool_use_id":,"content":,"is_error":true}`) + provider.QuotedSize(t.Type) + provider.QuotedSize(t.ToolUseID) +
+	return len(`{"type":,"tool_use_id":,"content":,"is_error":true}`) + pijson.QuotedSize(t.Type) + pijson.QuotedSize(t.ToolUseID) +
 		blocksSize(t.Content) + ccSize(t.CacheControl)
 }
 
@@ -338,9 +329,9 @@ func (t *toolResultBlock) appendJSON(b []byte) ([]byte, error) {
 		return append(b, "null"...), nil
 	}
 	b = append(b, `{"type":`...)
-	b = ai.AppendJSONString(b, t.Type)
+	b = pijson.AppendString(b, t.Type)
 	b = append(b, `,"tool_use_id":`...)
-	b = ai.AppendJSONString(b, t.ToolUseID)
+	b = pijson.AppendString(b, t.ToolUseID)
 	if len(t.Content) > 0 {
 		b = append(b, `,"content":`...)
 		var err error
@@ -356,18 +347,18 @@ func (t *toolResultBlock) appendJSON(b []byte) ([]byte, error) {
 }
 
 func (t *tool) size() int {
-	return len(`{"name":,"description":,"input_schema":}`) + provider.QuotedSize(t.Name) + provider.QuotedSize(t.Description) + len(t.InputSchema) + len("null")
+	return len(`{"name":,"description":,"input_schema":}`) + pijson.QuotedSize(t.Name) + pijson.QuotedSize(t.Description) + len(t.InputSchema) + len("null")
 }
 
 func (t *tool) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, `{"name":`...)
-	b = ai.AppendJSONString(b, t.Name)
+	b = pijson.AppendString(b, t.Name)
 	if t.Description != "" {
 		b = append(b, `,"description":`...)
-		b = ai.AppendJSONString(b, t.Description)
+		b = pijson.AppendString(b, t.Description)
 	}
 	b = append(b, `,"input_schema":`...)
-	b, err := provider.AppendRaw(b, t.InputSchema)
+	b, err := pijson.AppendRaw(b, t.InputSchema)
 	if err != nil {
 		return nil, err
 	}

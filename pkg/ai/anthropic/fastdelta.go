@@ -1,9 +1,8 @@
 package anthropic
 
 import (
+	"gopi/internal/pijson"
 	"strings"
-
-	"gopi/pkg/ai"
 )
 
 // deltaForms are the compact content_block_delta events the API streams
@@ -54,7 +53,7 @@ func fastDelta(data string) (e streamEvent, dl deltaBody, ok bool) {
 		if !found || len(val) < 2 || val[0] != '"' || val[len(val)-1] != '"' {
 			return e, dl, false
 		}
-		s, err := ai.UnquoteString([]byte(val))
+		s, err := pijson.Unquote([]byte(val))
 		if err != nil {
 			return e, dl, false
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/provider/providertest"
 )
@@ -19,7 +20,7 @@ func benchStream(deltas int) []byte {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var s strings.Builder
 	ev := func(name, data string) { fmt.Fprintf(&s, "event: %s\ndata: %s\n\n", name, data) }
-	piece := func() string { return string(ai.AppendJSONString(nil, providertest.BenchText(rng, 24))) }
+	piece := func() string { return string(pijson.AppendString(nil, providertest.BenchText(rng, 24))) }
 	ev("message_start", `{"type":"message_start","message":{"id":"msg_bench","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1000,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1,"service_tier":"standard"}}}`)
 	ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`)
 	for i := range deltas / 4 {

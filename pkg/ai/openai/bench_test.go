@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/provider/providertest"
 )
@@ -82,7 +83,7 @@ func benchStream(deltas int) []byte {
 	chunk := func(delta, finish string) {
 		fmt.Fprintf(&s, `data: {"id":"chatcmpl-Bench","object":"chat.completion.chunk","created":1752000000,"model":"gpt-5","service_tier":"default","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":%s,"logprobs":null,"finish_reason":%s}],"usage":null,"obfuscation":"abc"}`+"\n\n", delta, finish)
 	}
-	piece := func() string { return string(ai.AppendJSONString(nil, providertest.BenchText(rng, 24))) }
+	piece := func() string { return string(pijson.AppendString(nil, providertest.BenchText(rng, 24))) }
 	chunk(`{"role":"assistant","content":"","refusal":null}`, "null")
 	for range deltas / 4 {
 		chunk(`{"reasoning_content":`+piece()+`}`, "null")

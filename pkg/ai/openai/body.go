@@ -1,16 +1,14 @@
 package openai
 
 import (
+	"gopi/internal/pijson"
 	"strconv"
-
-	"gopi/pkg/ai"
-	"gopi/pkg/ai/provider"
 )
 
 // This file writes a request as encoding/json would write the structs of
 // request.go (fields in struct order, omitempty as tagged, raw JSON
 // validated and compacted), except that strings are not HTML-escaped and
-// are quoted by ai.AppendJSONString. A resumed session's body runs to
+// are quoted by pijson.AppendString. A resumed session's body runs to
 // megabytes, so it is written into one buffer sized by a cheap estimate,
 // with no reflection and no intermediate copies.
 
@@ -21,11 +19,11 @@ func (r *request) encode() ([]byte, error) {
 
 func (r *request) size() int {
 	n := len(`{"model":,"messages":[],"stream":false,"stream_options":{"include_usage":false},"max_tokens":,`+
-		`"max_completion_tokens":,"temperature":,"tools":[],"reasoning_effort":}`) + provider.QuotedSize(r.Model) + 3*provider.NumSize +
-		provider.QuotedSize(r.ReasoningEffort)
+		`"max_completion_tokens":,"temperature":,"tools":[],"reasoning_effort":}`) + pijson.QuotedSize(r.Model) + 3*pijson.NumSize +
+		pijson.QuotedSize(r.ReasoningEffort)
 	if r.ResponseFormat != nil {
 		n += len(`,"response_format":{"type":"json_schema","json_schema":{"name":,"schema":,"strict":false}}`) +
-			provider.QuotedSize(r.ResponseFormat.JSONSchema.Name) + len(r.ResponseFormat.JSONSchema.Schema)
+			pijson.QuotedSize(r.ResponseFormat.JSONSchema.Name) + len(r.ResponseFormat.JSONSchema.Schema)
 	}
 	for i := range r.Messages {
 		n += r.Messages[i].size() + 1
@@ -39,21 +37,14 @@ func (r *request) size() int {
 func (r *request) appendJSON(b []byte) ([]byte, error) {
 	var err error
 	b = append(b, `{"model":`...)
-	b = ai.AppendJSONString(b, r.Model)
+	b = pijson.AppendString(b, r.Model)
 	b = append(b, `,"messages":`...)
 	if r.Messages == nil {
 		b = append(b, "null"...)
 	} else {
-		b = append(b, '[')
-		for i := range r.Messages {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = r.Messages[i].appendJSON(b); err != nil {
-				return nil, err
-			}
+		if b, err = pijson.AppendArray(b, r.Messages, (*message).appendJSON); err != nil {
+			return nil, err
 		}
-		b = append(b, ']')
 	}
 	b = append(b, `,"stream":`...)
 	b = strconv.AppendBool(b, r.Stream)
@@ -72,33 +63,26 @@ func (r *request) appendJSON(b []byte) ([]byte, error) {
 	}
 	if r.Temperature != nil {
 		b = append(b, `,"temperature":`...)
-		if b, err = provider.AppendFloat(b, *r.Temperature); err != nil {
+		if b, err = pijson.AppendFloat(b, *r.Temperature); err != nil {
 			return nil, err
 		}
 	}
 	if len(r.Tools) > 0 {
-		b = append(b, `,"tools":[`...)
-		for i := range r.Tools {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = r.Tools[i].appendJSON(b); err != nil {
-				return nil, err
-			}
+		if b, err = pijson.AppendArray(append(b, `,"tools":`...), r.Tools, (*tool).appendJSON); err != nil {
+			return nil, err
 		}
-		b = append(b, ']')
 	}
 	if r.ReasoningEffort != "" {
 		b = append(b, `,"reasoning_effort":`...)
-		b = ai.AppendJSONString(b, r.ReasoningEffort)
+		b = pijson.AppendString(b, r.ReasoningEffort)
 	}
 	if f := r.ResponseFormat; f != nil {
 		b = append(b, `,"response_format":{"type":`...)
-		b = ai.AppendJSONString(b, f.Type)
+		b = pijson.AppendString(b, f.Type)
 		b = append(b, `,"json_schema":{"name":`...)
-		b = ai.AppendJSONString(b, f.JSONSchema.Name)
+		b = pijson.AppendString(b, f.JSONSchema.Name)
 		b = append(b, `,"schema":`...)
-		if b, err = provider.AppendRaw(b, f.JSONSchema.Schema); err != nil {
+		if b, err = pijson.AppendRaw(b, f.JSONSchema.Schema); err != nil {
 			return nil, err
 		}
 		b = append(b, `,"strict":`...)
@@ -109,10 +93,10 @@ func (r *request) appendJSON(b []byte) ([]byte, error) {
 }
 
 func (m *message) size() int {
-	n := len(`{"role":,"content":}`) + provider.QuotedSize(m.Role)
+	n := len(`{"role":,"content":}`) + pijson.QuotedSize(m.Role)
 	switch c := m.Content.(type) {
 	case string:
-		n += provider.QuotedSize(c)
+		n += pijson.QuotedSize(c)
 	case []part:
 		n += len(`[]`)
 		for i := range c {
@@ -122,27 +106,27 @@ func (m *message) size() int {
 		n += 64
 	}
 	if m.Name != "" {
-		n += len(`,"name":`) + provider.QuotedSize(m.Name)
+		n += len(`,"name":`) + pijson.QuotedSize(m.Name)
 	}
 	if len(m.ToolCalls) > 0 {
 		n += len(`,"tool_calls":[]`)
 	}
 	for i := range m.ToolCalls {
 		tc := &m.ToolCalls[i]
-		n += len(`{"id":,"type":,"function":{"name":,"arguments":}},`) + provider.QuotedSize(tc.ID) + provider.QuotedSize(tc.Type) +
-			provider.QuotedSize(tc.Function.Name) + provider.QuotedSize(tc.Function.Arguments)
+		n += len(`{"id":,"type":,"function":{"name":,"arguments":}},`) + pijson.QuotedSize(tc.ID) + pijson.QuotedSize(tc.Type) +
+			pijson.QuotedSize(tc.Function.Name) + pijson.QuotedSize(tc.Function.Arguments)
 		if len(tc.ExtraContent) > 0 {
 			n += len(`,"extra_content":`) + len(tc.ExtraContent)
 		}
 	}
 	if m.ToolCallID != "" {
-		n += len(`,"tool_call_id":`) + provider.QuotedSize(m.ToolCallID)
+		n += len(`,"tool_call_id":`) + pijson.QuotedSize(m.ToolCallID)
 	}
 	if m.ReasoningContent != "" {
-		n += len(`,"reasoning_content":`) + provider.QuotedSize(m.ReasoningContent)
+		n += len(`,"reasoning_content":`) + pijson.QuotedSize(m.ReasoningContent)
 	}
 	if m.Reasoning != "" {
-		n += len(`,"reasoning":`) + provider.QuotedSize(m.Reasoning)
+		n += len(`,"reasoning":`) + pijson.QuotedSize(m.Reasoning)
 	}
 	if len(m.ReasoningDetails) > 0 {
 		n += len(`,"reasoning_details":`) + len(m.ReasoningDetails)
@@ -152,11 +136,11 @@ func (m *message) size() int {
 
 func (m *message) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, `{"role":`...)
-	b = ai.AppendJSONString(b, m.Role)
+	b = pijson.AppendString(b, m.Role)
 	b = append(b, `,"content":`...)
 	switch c := m.Content.(type) {
 	case string:
-		b = ai.AppendJSONString(b, c)
+		b = pijson.AppendString(b, c)
 	case []part:
 		if c == nil {
 			b = append(b, "null"...)
@@ -174,13 +158,13 @@ func (m *message) appendJSON(b []byte) ([]byte, error) {
 		b = append(b, "null"...)
 	default:
 		var err error
-		if b, err = provider.AppendMarshal(b, c); err != nil {
+		if b, err = pijson.AppendMarshal(b, c); err != nil {
 			return nil, err
 		}
 	}
 	if m.Name != "" {
 		b = append(b, `,"name":`...)
-		b = ai.AppendJSONString(b, m.Name)
+		b = pijson.AppendString(b, m.Name)
 	}
 	if len(m.ToolCalls) > 0 {
 		b = append(b, `,"tool_calls":[`...)
@@ -190,18 +174,18 @@ func (m *message) appendJSON(b []byte) ([]byte, error) {
 			}
 			tc := &m.ToolCalls[i]
 			b = append(b, `{"id":`...)
-			b = ai.AppendJSONString(b, tc.ID)
+			b = pijson.AppendString(b, tc.ID)
 			b = append(b, `,"type":`...)
-			b = ai.AppendJSONString(b, tc.Type)
+			b = pijson.AppendString(b, tc.Type)
 			b = append(b, `,"function":{"name":`...)
-			b = ai.AppendJSONString(b, tc.Function.Name)
+			b = pijson.AppendString(b, tc.Function.Name)
 			b = append(b, `,"arguments":`...)
-			b = ai.AppendJSONString(b, tc.Function.Arguments)
+			b = pijson.AppendString(b, tc.Function.Arguments)
 			b = append(b, '}')
 			if len(tc.ExtraContent) > 0 {
 				var err error
 				b = append(b, `,"extra_content":`...)
-				if b, err = provider.AppendRaw(b, tc.ExtraContent); err != nil {
+				if b, err = pijson.AppendRaw(b, tc.ExtraContent); err != nil {
 					return nil, err
 				}
 			}
@@ -211,20 +195,20 @@ func (m *message) appendJSON(b []byte) ([]byte, error) {
 	}
 	if m.ToolCallID != "" {
 		b = append(b, `,"tool_call_id":`...)
-		b = ai.AppendJSONString(b, m.ToolCallID)
+		b = pijson.AppendString(b, m.ToolCallID)
 	}
 	if m.ReasoningContent != "" {
 		b = append(b, `,"reasoning_content":`...)
-		b = ai.AppendJSONString(b, m.ReasoningContent)
+		b = pijson.AppendString(b, m.ReasoningContent)
 	}
 	if m.Reasoning != "" {
 		b = append(b, `,"reasoning":`...)
-		b = ai.AppendJSONString(b, m.Reasoning)
+		b = pijson.AppendString(b, m.Reasoning)
 	}
 	if len(m.ReasoningDetails) > 0 {
 		var err error
 		b = append(b, `,"reasoning_details":`...)
-		if b, err = provider.AppendRaw(b, m.ReasoningDetails); err != nil {
+		if b, err = pijson.AppendRaw(b, m.ReasoningDetails); err != nil {
 			return nil, err
 		}
 	}
@@ -232,44 +216,44 @@ func (m *message) appendJSON(b []byte) ([]byte, error) {
 }
 
 func (p *part) size() int {
-	n := len(`{"type":,"text":,"image_url":{"url":}}`) + provider.QuotedSize(p.Type) + provider.QuotedSize(p.Text)
+	n := len(`{"type":,"text":,"image_url":{"url":}}`) + pijson.QuotedSize(p.Type) + pijson.QuotedSize(p.Text)
 	if p.ImageURL != nil {
-		n += provider.QuotedSize(p.ImageURL.URL)
+		n += pijson.QuotedSize(p.ImageURL.URL)
 	}
 	return n
 }
 
 func (p *part) appendJSON(b []byte) []byte {
 	b = append(b, `{"type":`...)
-	b = ai.AppendJSONString(b, p.Type)
+	b = pijson.AppendString(b, p.Type)
 	if p.Text != "" {
 		b = append(b, `,"text":`...)
-		b = ai.AppendJSONString(b, p.Text)
+		b = pijson.AppendString(b, p.Text)
 	}
 	if p.ImageURL != nil {
 		b = append(b, `,"image_url":{"url":`...)
-		b = ai.AppendJSONString(b, p.ImageURL.URL)
+		b = pijson.AppendString(b, p.ImageURL.URL)
 		b = append(b, '}')
 	}
 	return append(b, '}')
 }
 
 func (t *tool) size() int {
-	return len(`{"type":,"function":{"name":,"description":,"parameters":null}}`) + provider.QuotedSize(t.Type) +
-		provider.QuotedSize(t.Function.Name) + provider.QuotedSize(t.Function.Description) + len(t.Function.Parameters)
+	return len(`{"type":,"function":{"name":,"description":,"parameters":null}}`) + pijson.QuotedSize(t.Type) +
+		pijson.QuotedSize(t.Function.Name) + pijson.QuotedSize(t.Function.Description) + len(t.Function.Parameters)
 }
 
 func (t *tool) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, `{"type":`...)
-	b = ai.AppendJSONString(b, t.Type)
+	b = pijson.AppendString(b, t.Type)
 	b = append(b, `,"function":{"name":`...)
-	b = ai.AppendJSONString(b, t.Function.Name)
+	b = pijson.AppendString(b, t.Function.Name)
 	if t.Function.Description != "" {
 		b = append(b, `,"description":`...)
-		b = ai.AppendJSONString(b, t.Function.Description)
+		b = pijson.AppendString(b, t.Function.Description)
 	}
 	b = append(b, `,"parameters":`...)
-	b, err := provider.AppendRaw(b, t.Function.Parameters)
+	b, err := pijson.AppendRaw(b, t.Function.Parameters)
 	if err != nil {
 		return nil, err
 	}

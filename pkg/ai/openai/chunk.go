@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 )
 
@@ -80,7 +81,7 @@ type contentPart struct {
 func (c *content) UnmarshalJSON(b []byte) error {
 	switch b[0] {
 	case '"':
-		s, err := ai.UnquoteString(b)
+		s, err := pijson.Unquote(b)
 		c.text = s
 		return err
 	case '[':
@@ -120,7 +121,7 @@ type arguments string
 func (a *arguments) UnmarshalJSON(b []byte) error {
 	switch b[0] {
 	case '"':
-		s, err := ai.UnquoteString(b)
+		s, err := pijson.Unquote(b)
 		*a = arguments(s)
 		return err
 	case 'n':

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/provider/providertest"
 )
@@ -110,8 +111,8 @@ func TestPiToolCallReasoningDetailGoesBack(t *testing.T) {
 	info := ai.Info{ID: "google/gemini-2.5-pro", Provider: "openrouter", API: API}
 	detail := `{"type":"reasoning.encrypted","data":"CiQB","id":"tool_read_1","format":"google-gemini-v1","index":0}`
 	text := `{"type":"reasoning.text","text":"plan","format":"google-gemini-v1","index":0}`
-	line := `{"role":"assistant","content":[{"type":"thinking","thinking":"plan","thinkingSignature":` + string(ai.AppendJSONString(nil, text)) + `},{"type":"toolCall","id":"tool_read_1","name":"read","arguments":{"path":"a"},"thoughtSignature":` +
-		string(ai.AppendJSONString(nil, detail)) + `}],"api":"openai-completions","provider":"openrouter","model":"google/gemini-2.5-pro","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":1}`
+	line := `{"role":"assistant","content":[{"type":"thinking","thinking":"plan","thinkingSignature":` + string(pijson.AppendString(nil, text)) + `},{"type":"toolCall","id":"tool_read_1","name":"read","arguments":{"path":"a"},"thoughtSignature":` +
+		string(pijson.AppendString(nil, detail)) + `}],"api":"openai-completions","provider":"openrouter","model":"google/gemini-2.5-pro","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":1}`
 	var msg ai.Message
 	if err := json.Unmarshal([]byte(line), &msg); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package openai
 import (
 	"strings"
 
+	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/provider"
 )
@@ -83,7 +84,7 @@ func signFirstCall(calls []toolCall) {
 	if len(calls) == 0 || calls[0].ExtraContent != nil {
 		return
 	}
-	b := ai.AppendJSONString([]byte(`{"google":{"thought_signature":`), skipSignature)
+	b := pijson.AppendString([]byte(`{"google":{"thought_signature":`), skipSignature)
 	calls[0].ExtraContent = append(b, "}}"...)
 }
 

@@ -3,8 +3,7 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
-
-	"gopi/pkg/ai"
+	"gopi/internal/pijson"
 )
 
 // OpenRouter streams reasoning_details: an array of reasoning pieces
@@ -19,7 +18,7 @@ import (
 type detail struct {
 	index  []byte // raw, nil when the piece has none
 	typ    []byte
-	fields []ai.Field
+	fields []pijson.Field
 }
 
 // details accumulates a message's reasoning_details.
@@ -41,7 +40,7 @@ func (ds *details) add(raw []byte) {
 		return
 	}
 	for _, el := range arr {
-		fs, null, err := ai.ObjectFields(el)
+		fs, null, err := pijson.Fields(el)
 		if err != nil || null {
 			continue
 		}
@@ -49,7 +48,7 @@ func (ds *details) add(raw []byte) {
 	}
 }
 
-func (ds *details) merge(fs []ai.Field) {
+func (ds *details) merge(fs []pijson.Field) {
 	var d detail
 	for _, f := range fs {
 		switch f.Key {
@@ -74,7 +73,7 @@ func (ds *details) merge(fs []ai.Field) {
 // extend adds a later fragment of the same piece: strings of the
 // concatenated fields are joined, other fields take the newest non-null
 // value.
-func (d *detail) extend(fs []ai.Field) {
+func (d *detail) extend(fs []pijson.Field) {
 next:
 	for _, f := range fs {
 		for i := range d.fields {
@@ -83,9 +82,9 @@ next:
 				continue
 			}
 			if concatenated[f.Key] && isString(old.Value) && isString(f.Value) {
-				a, _ := ai.UnquoteString(old.Value)
-				b, _ := ai.UnquoteString(f.Value)
-				old.Value = ai.AppendJSONString(nil, a+b)
+				a, _ := pijson.Unquote(old.Value)
+				b, _ := pijson.Unquote(f.Value)
+				old.Value = pijson.AppendString(nil, a+b)
 			} else if string(f.Value) != "null" {
 				old.Value = f.Value
 			}
@@ -112,7 +111,7 @@ func (ds *details) json() string {
 			if j > 0 {
 				b = append(b, ',')
 			}
-			b = ai.AppendJSONString(b, f.Key)
+			b = pijson.AppendString(b, f.Key)
 			b = append(b, ':')
 			b = append(b, f.Value...)
 		}

@@ -18,7 +18,6 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"iter"
 	"net/http"
@@ -102,34 +101,25 @@ type Config struct {
 type Model struct {
 	cfg    Config
 	quirks Quirks
+	http   *provider.Client
 }
 
 // New returns a Model; unset Config fields take their defaults.
 func New(cfg Config) *Model {
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = DefaultBaseURL
-	}
-	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = http.DefaultClient
-	}
-	if cfg.IdleTimeout <= 0 {
-		cfg.IdleTimeout = provider.DefaultIdleTimeout
-	}
 	if cfg.FinishGrace <= 0 {
 		cfg.FinishGrace = finishGrace
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.Info.API == "" {
-		cfg.Info.API = API
-	}
-	q := DefaultQuirks(cfg.BaseURL)
+	c := provider.NewClient(provider.Client{
+		Info: cfg.Info, BaseURL: cfg.BaseURL, Path: "/chat/completions", HTTP: cfg.HTTPClient, Headers: cfg.Headers,
+		Key: cfg.APIKey, KeyHeader: "authorization", KeyPrefix: "Bearer ", Retry: cfg.Retry, Idle: cfg.IdleTimeout,
+		Now: cfg.Now, Sleep: cfg.Sleep,
+	}, DefaultBaseURL, API)
+	cfg.Info = c.Info
+	q := DefaultQuirks(c.BaseURL)
 	if cfg.Quirks != nil {
 		q = *cfg.Quirks
 	}
-	return &Model{cfg: cfg, quirks: q}
+	return &Model{cfg: cfg, quirks: q, http: c}
 }
 
 // Info describes the model.
@@ -137,54 +127,16 @@ func (m *Model) Info() ai.Info { return m.cfg.Info }
 
 // Stream sends req and streams the answer; see ai.Model.
 func (m *Model) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Event] {
-	r := provider.Runner{
-		Info: m.cfg.Info, Policy: m.cfg.Retry, Now: m.cfg.Now, Sleep: m.cfg.Sleep,
-		Secrets: []string{m.cfg.APIKey},
-	}
 	body, err := buildBody(m.cfg.Info, m.quirks, req)
-	return r.Stream(ctx, func(ctx context.Context, b *ai.Builder) (ai.StopReason, error) {
-		if err != nil {
-			return "", &ai.ProviderError{Class: ai.ClassInternal, Message: err.Error(), Err: err}
-		}
-		return m.attempt(ctx, body, b)
-	})
+	return m.http.Stream(ctx, provider.Call{Body: provider.BytesBody(body), Err: err, Read: m.read})
 }
 
-func (m *Model) attempt(ctx context.Context, body []byte, b *ai.Builder) (ai.StopReason, error) {
-	hreq, err := http.NewRequest(http.MethodPost, m.cfg.BaseURL+"/chat/completions", bytes.NewReader(body))
-	if err != nil {
-		return "", &ai.ProviderError{Class: ai.ClassUsage, Message: "bad base URL " + m.cfg.BaseURL, Err: err}
-	}
-	h := hreq.Header
-	h.Set("content-type", "application/json")
-	h.Set("accept", "text/event-stream")
-	for k, v := range m.cfg.Headers {
-		h.Set(k, v)
-	}
-	if m.cfg.APIKey != "" {
-		h.Set("authorization", "Bearer "+m.cfg.APIKey)
-	}
-	// Cancelling the exchange, not the caller's ctx, ends a stream that
-	// stays open too long after its finish_reason: the blocked read
-	// returns and the decoder, having the finish_reason, completes.
-	xctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	conn, err := provider.Open(xctx, m.cfg.HTTPClient, hreq, m.cfg.IdleTimeout)
-	if err != nil {
-		return "", err
-	}
-	defer conn.Close()
-	if conn.Resp.StatusCode != http.StatusOK {
-		return "", statusError(conn, m.cfg.Now())
-	}
-	var grace *time.Timer
-	defer func() {
-		if grace != nil {
-			grace.Stop()
-		}
-	}()
-	d := newDecoder(b, m.cfg.Info, m.cfg.Now().UnixMilli(), func() { grace = time.AfterFunc(m.cfg.FinishGrace, cancel) })
-	return d.run(ctx, sse.NewReader(conn.Body), conn)
+// read parses a stream. Ending the exchange, not the caller's ctx, ends
+// a stream that stays open too long after its finish_reason: the blocked
+// read returns and the decoder, having the finish_reason, completes.
+func (m *Model) read(ctx context.Context, x *provider.Exchange, b *ai.Builder) (ai.StopReason, error) {
+	d := newDecoder(b, m.cfg.Info, m.http.Now().UnixMilli(), func() { x.EndAfter(m.cfg.FinishGrace) })
+	return d.run(ctx, sse.NewReader(x.Body), x.Conn)
 }
 
 var _ ai.Model = (*Model)(nil)

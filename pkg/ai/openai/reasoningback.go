@@ -2,9 +2,8 @@ package openai
 
 import (
 	"encoding/json"
+	"gopi/internal/pijson"
 	"strings"
-
-	"gopi/pkg/ai"
 )
 
 // reasoningBack collects, from an assistant message of this model, what
@@ -60,7 +59,7 @@ func (r *reasoningBack) callSignature(raw json.RawMessage) json.RawMessage {
 	if strings.HasPrefix(sig, "{") && r.detail(sig) {
 		return nil
 	}
-	b := ai.AppendJSONString([]byte(`{"google":{"thought_signature":`), sig)
+	b := pijson.AppendString([]byte(`{"google":{"thought_signature":`), sig)
 	return append(b, "}}"...)
 }
 

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 )
 
@@ -88,7 +89,7 @@ func (c *call) end(b *ai.Builder) bool {
 	}
 	c.open = false
 	if c.sig != "" {
-		b.SetExtra(c.block, thoughtSignatureKey, ai.AppendJSONString(nil, c.sig))
+		b.SetExtra(c.block, thoughtSignatureKey, pijson.AppendString(nil, c.sig))
 	}
 	return b.ToolCallEnd(c.block)
 }

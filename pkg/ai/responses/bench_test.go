@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/provider/providertest"
 )
@@ -42,7 +43,7 @@ func benchStream(deltas int) []byte {
 	return []byte(sseEvents(evs...))
 }
 
-func jsonString(s string) []byte { return ai.AppendJSONString(nil, s) }
+func jsonString(s string) []byte { return pijson.AppendString(nil, s) }
 
 // BenchmarkStreamParse reports the bytes per second of event stream gopi
 // turns into a message.

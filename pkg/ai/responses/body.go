@@ -1,16 +1,14 @@
 package responses
 
 import (
+	"gopi/internal/pijson"
 	"strconv"
-
-	"gopi/pkg/ai"
-	"gopi/pkg/ai/provider"
 )
 
 // This file writes a request as encoding/json would write the structs of
 // request.go (fields in struct order, omitempty as tagged, raw JSON
 // validated and compacted), except that strings are not HTML-escaped and
-// are quoted by ai.AppendJSONString: the Chat Completions adapter's
+// are quoted by pijson.AppendString: the Chat Completions adapter's
 // writer, for the Responses API's items. A resumed session's body runs to
 // megabytes, so it is written into one buffer sized by a cheap estimate.
 
@@ -21,17 +19,17 @@ func (r *request) encode() ([]byte, error) {
 
 func (r *request) size() int {
 	n := len(`{"model":,"instructions":,"input":[],"stream":false,"store":false,"include":[],"max_output_tokens":,`+
-		`"temperature":,"tools":[],"reasoning":{"effort":,"summary":}}`) + provider.QuotedSize(r.Model) +
-		provider.QuotedSize(r.Instructions) + 2*provider.NumSize
+		`"temperature":,"tools":[],"reasoning":{"effort":,"summary":}}`) + pijson.QuotedSize(r.Model) +
+		pijson.QuotedSize(r.Instructions) + 2*pijson.NumSize
 	for _, s := range r.Include {
-		n += provider.QuotedSize(s) + 1
+		n += pijson.QuotedSize(s) + 1
 	}
 	if r.Reasoning != nil {
-		n += provider.QuotedSize(r.Reasoning.Effort) + provider.QuotedSize(r.Reasoning.Summary)
+		n += pijson.QuotedSize(r.Reasoning.Effort) + pijson.QuotedSize(r.Reasoning.Summary)
 	}
 	if r.Text != nil {
 		n += len(`,"text":{"format":{"type":"json_schema","name":,"schema":,"strict":false}}`) +
-			provider.QuotedSize(r.Text.Format.Name) + len(r.Text.Format.Schema)
+			pijson.QuotedSize(r.Text.Format.Name) + len(r.Text.Format.Schema)
 	}
 	for _, it := range r.Input {
 		n += itemSize(it) + 1
@@ -45,10 +43,10 @@ func (r *request) size() int {
 func (r *request) appendJSON(b []byte) ([]byte, error) {
 	var err error
 	b = append(b, `{"model":`...)
-	b = ai.AppendJSONString(b, r.Model)
+	b = pijson.AppendString(b, r.Model)
 	if r.Instructions != "" {
 		b = append(b, `,"instructions":`...)
-		b = ai.AppendJSONString(b, r.Instructions)
+		b = pijson.AppendString(b, r.Instructions)
 	}
 	b = append(b, `,"input":`...)
 	if b, err = appendItems(b, r.Input); err != nil {
@@ -64,7 +62,7 @@ func (r *request) appendJSON(b []byte) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = ai.AppendJSONString(b, s)
+			b = pijson.AppendString(b, s)
 		}
 		b = append(b, ']')
 	}
@@ -74,21 +72,14 @@ func (r *request) appendJSON(b []byte) ([]byte, error) {
 	}
 	if r.Temperature != nil {
 		b = append(b, `,"temperature":`...)
-		if b, err = provider.AppendFloat(b, *r.Temperature); err != nil {
+		if b, err = pijson.AppendFloat(b, *r.Temperature); err != nil {
 			return nil, err
 		}
 	}
 	if len(r.Tools) > 0 {
-		b = append(b, `,"tools":[`...)
-		for i := range r.Tools {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = r.Tools[i].appendJSON(b); err != nil {
-				return nil, err
-			}
+		if b, err = pijson.AppendArray(append(b, `,"tools":`...), r.Tools, (*tool).appendJSON); err != nil {
+			return nil, err
 		}
-		b = append(b, ']')
 	}
 	if r.Reasoning != nil {
 		b = r.Reasoning.appendJSON(append(b, `,"reasoning":`...))
@@ -96,7 +87,7 @@ func (r *request) appendJSON(b []byte) ([]byte, error) {
 	if f := r.Text; f != nil {
 		b = appendStrings(b, `,"text":{"format":{"type":`, f.Format.Type, `,"name":`, f.Format.Name)
 		b = append(b, `,"schema":`...)
-		if b, err = provider.AppendRaw(b, f.Format.Schema); err != nil {
+		if b, err = pijson.AppendRaw(b, f.Format.Schema); err != nil {
 			return nil, err
 		}
 		b = append(b, `,"strict":`...)
@@ -110,14 +101,14 @@ func (r *reasoning) appendJSON(b []byte) []byte {
 	b = append(b, '{')
 	if r.Effort != "" {
 		b = append(b, `"effort":`...)
-		b = ai.AppendJSONString(b, r.Effort)
+		b = pijson.AppendString(b, r.Effort)
 	}
 	if r.Summary != "" {
 		if r.Effort != "" {
 			b = append(b, ',')
 		}
 		b = append(b, `"summary":`...)
-		b = ai.AppendJSONString(b, r.Summary)
+		b = pijson.AppendString(b, r.Summary)
 	}
 	return append(b, '}')
 }
@@ -145,7 +136,7 @@ func appendItem(b []byte, it any) ([]byte, error) {
 	switch v := it.(type) {
 	case inputMessage:
 		b = append(b, `{"role":`...)
-		b = ai.AppendJSONString(b, v.Role)
+		b = pijson.AppendString(b, v.Role)
 		b = append(b, `,"content":`...)
 		b, err := appendItems(b, v.Content)
 		if err != nil {
@@ -172,14 +163,14 @@ func appendItem(b []byte, it any) ([]byte, error) {
 		b = appendStrings(b, `{"type":`, v.Type, `,"call_id":`, v.CallID, `,"output":`, v.Output)
 		return append(b, '}'), nil
 	}
-	return provider.AppendMarshal(b, it)
+	return pijson.AppendMarshal(b, it)
 }
 
 // appendStrings appends pairs of a literal and a string to quote.
 func appendStrings(b []byte, pairs ...string) []byte {
 	for i := 0; i+1 < len(pairs); i += 2 {
 		b = append(b, pairs[i]...)
-		b = ai.AppendJSONString(b, pairs[i+1])
+		b = pijson.AppendString(b, pairs[i+1])
 	}
 	return b
 }
@@ -249,8 +240,8 @@ func (r *reasoningItem) appendJSON(b []byte) []byte {
 }
 
 func (t *tool) size() int {
-	return len(`{"type":,"name":,"description":,"parameters":null,"strict":false}`) + provider.QuotedSize(t.Type) +
-		provider.QuotedSize(t.Name) + provider.QuotedSize(t.Description) + len(t.Parameters)
+	return len(`{"type":,"name":,"description":,"parameters":null,"strict":false}`) + pijson.QuotedSize(t.Type) +
+		pijson.QuotedSize(t.Name) + pijson.QuotedSize(t.Description) + len(t.Parameters)
 }
 
 func (t *tool) appendJSON(b []byte) ([]byte, error) {
@@ -259,7 +250,7 @@ func (t *tool) appendJSON(b []byte) ([]byte, error) {
 		b = appendStrings(b, `,"description":`, t.Description)
 	}
 	b = append(b, `,"parameters":`...)
-	b, err := provider.AppendRaw(b, t.Parameters)
+	b, err := pijson.AppendRaw(b, t.Parameters)
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +261,7 @@ func (t *tool) appendJSON(b []byte) ([]byte, error) {
 
 // itemSize estimates the length of an item as written.
 func itemSize(it any) int {
-	q := provider.QuotedSize
+	q := pijson.QuotedSize
 	switch v := it.(type) {
 	case inputMessage:
 		n := len(`{"role":,"content":[]}`) + q(v.Role)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/provider"
 )
@@ -136,7 +137,7 @@ type textSignature struct {
 }
 
 func encodeTextSignature(id, phase string) string {
-	b, _ := ai.MarshalNoEscape(textSignature{V: 1, ID: id, Phase: phase})
+	b, _ := pijson.Marshal(textSignature{V: 1, ID: id, Phase: phase})
 	return string(b)
 }
 

@@ -2,16 +2,11 @@ package responses
 
 import (
 	"encoding/json"
-	"io"
 	"strings"
-	"time"
 
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/provider"
 )
-
-// maxErrorBody bounds how much of an error response is read.
-const maxErrorBody = 64 << 10
 
 // apiError is {error:{message,type,param,code}}; servers that imitate the
 // API also send {error:"text"} or {message:"text"}, and code may be a
@@ -24,19 +19,6 @@ type apiError struct {
 
 func (e apiError) provider() provider.APIError {
 	return provider.APIError{Type: e.Type, Code: provider.CodeText(e.Code), Message: e.Message}
-}
-
-// statusError classifies a non-200 response from its status, headers and
-// body (in any shape provider.ErrorFromBody reads), as the Chat
-// Completions adapter does.
-func statusError(conn *provider.Conn, now time.Time) error {
-	raw, err := io.ReadAll(io.LimitReader(conn.Body, maxErrorBody))
-	if err != nil && len(raw) == 0 {
-		return conn.Err(err)
-	}
-	ae := provider.ErrorFromBody(raw)
-	st := provider.Status{Code: conn.Resp.StatusCode, Header: conn.Resp.Header, Now: now, RequestBytes: conn.RequestBytes}
-	return provider.Classify(st, ae)
 }
 
 // streamError classifies a failure reported inside a 200 stream (an error

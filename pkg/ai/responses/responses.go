@@ -25,11 +25,9 @@
 package responses
 
 import (
-	"bytes"
 	"context"
 	"iter"
 	"net/http"
-	"strings"
 	"time"
 
 	"gopi/pkg/ai"
@@ -60,28 +58,19 @@ type Config struct {
 // Model streams responses of one Responses API model. It is safe for
 // concurrent use.
 type Model struct {
-	cfg Config
+	cfg  Config
+	http *provider.Client
 }
 
 // New returns a Model; unset Config fields take their defaults.
 func New(cfg Config) *Model {
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = DefaultBaseURL
-	}
-	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = http.DefaultClient
-	}
-	if cfg.IdleTimeout <= 0 {
-		cfg.IdleTimeout = provider.DefaultIdleTimeout
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.Info.API == "" {
-		cfg.Info.API = API
-	}
-	return &Model{cfg: cfg}
+	c := provider.NewClient(provider.Client{
+		Info: cfg.Info, BaseURL: cfg.BaseURL, Path: "/responses", HTTP: cfg.HTTPClient, Headers: cfg.Headers,
+		Key: cfg.APIKey, KeyHeader: "authorization", KeyPrefix: "Bearer ", Retry: cfg.Retry, Idle: cfg.IdleTimeout,
+		Now: cfg.Now, Sleep: cfg.Sleep,
+	}, DefaultBaseURL, API)
+	cfg.Info = c.Info
+	return &Model{cfg: cfg, http: c}
 }
 
 // Info describes the model.
@@ -89,43 +78,12 @@ func (m *Model) Info() ai.Info { return m.cfg.Info }
 
 // Stream sends req and streams the answer; see ai.Model.
 func (m *Model) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Event] {
-	r := provider.Runner{
-		Info: m.cfg.Info, Policy: m.cfg.Retry, Now: m.cfg.Now, Sleep: m.cfg.Sleep,
-		Secrets: []string{m.cfg.APIKey},
-	}
 	body, err := buildBody(m.cfg.Info, req)
-	return r.Stream(ctx, func(ctx context.Context, b *ai.Builder) (ai.StopReason, error) {
-		if err != nil {
-			return "", &ai.ProviderError{Class: ai.ClassInternal, Message: err.Error(), Err: err}
-		}
-		return m.attempt(ctx, body, b)
-	})
+	return m.http.Stream(ctx, provider.Call{Body: provider.BytesBody(body), Err: err, Read: m.read})
 }
 
-func (m *Model) attempt(ctx context.Context, body []byte, b *ai.Builder) (ai.StopReason, error) {
-	hreq, err := http.NewRequest(http.MethodPost, m.cfg.BaseURL+"/responses", bytes.NewReader(body))
-	if err != nil {
-		return "", &ai.ProviderError{Class: ai.ClassUsage, Message: "bad base URL " + m.cfg.BaseURL, Err: err}
-	}
-	h := hreq.Header
-	h.Set("content-type", "application/json")
-	h.Set("accept", "text/event-stream")
-	for k, v := range m.cfg.Headers {
-		h.Set(k, v)
-	}
-	if m.cfg.APIKey != "" {
-		h.Set("authorization", "Bearer "+m.cfg.APIKey)
-	}
-	conn, err := provider.Open(ctx, m.cfg.HTTPClient, hreq, m.cfg.IdleTimeout)
-	if err != nil {
-		return "", err
-	}
-	defer conn.Close()
-	if conn.Resp.StatusCode != http.StatusOK {
-		return "", statusError(conn, m.cfg.Now())
-	}
-	d := newDecoder(b, m.cfg.Info)
-	return d.run(sse.NewReader(conn.Body), conn)
+func (m *Model) read(_ context.Context, x *provider.Exchange, b *ai.Builder) (ai.StopReason, error) {
+	return newDecoder(b, m.cfg.Info).run(sse.NewReader(x.Body), x.Conn)
 }
 
 var _ ai.Model = (*Model)(nil)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 
+	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/provider"
 	"gopi/pkg/ai/sse"
@@ -174,7 +175,7 @@ var deltaTypes = map[string]bool{
 // and delta. ok is false for any other event, and for anything unusual,
 // which encoding/json then decodes (or rejects) as it does every event.
 func deltaEvent(data []byte) (out int, delta string, ok bool) {
-	fields, null, err := ai.ObjectFields(data)
+	fields, null, err := pijson.Fields(data)
 	if err != nil || null {
 		return 0, "", false
 	}
@@ -183,11 +184,11 @@ func deltaEvent(data []byte) (out int, delta string, ok bool) {
 	for _, f := range fields {
 		switch f.Key {
 		case "type":
-			typ, err = ai.UnquoteString(f.Value)
+			typ, err = pijson.Unquote(f.Value)
 		case "output_index":
-			err = ai.DecodeInt(f.Key, f.Value, &idx)
+			err = pijson.Int(f.Key, f.Value, &idx)
 		case "delta":
-			delta, err = ai.UnquoteString(f.Value)
+			delta, err = pijson.Unquote(f.Value)
 		}
 		if err != nil {
 			return 0, "", false

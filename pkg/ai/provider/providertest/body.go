@@ -12,6 +12,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 )
 
@@ -20,7 +21,7 @@ import (
 // benchmarks build.
 
 // ReferenceJSON is what encoding/json writes for v, HTML escaping off.
-func ReferenceJSON(v any) ([]byte, error) { return ai.MarshalNoEscape(v) }
+func ReferenceJSON(v any) ([]byte, error) { return pijson.Marshal(v) }
 
 // CheckBody holds the body encode writes for v to encoding/json's: the
 // same error, or valid JSON with the same value and the same bytes

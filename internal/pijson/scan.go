@@ -1,4 +1,14 @@
-package ai
+// Package pijson reads and writes JSON as pi does: reading exactly as
+// encoding/json reads (the same values, the same errors for the same
+// inputs), writing as JavaScript's JSON.stringify writes (no HTML escapes),
+// so lines gopi writes match pi's bytes. It exists because encoding/json
+// re-scans nested raw values at every level, which made a 20 MB session
+// take seconds to open: here one pass validates and splits.
+//
+// A Raw is a value that was validated once; reading it again skips the
+// checks. Fields splits an object; Object writes one; Scanner lets a
+// codec (pkg/ai's messages) decode while it validates.
+package pijson
 
 import (
 	"bytes"
@@ -7,16 +17,28 @@ import (
 	"unicode/utf8"
 )
 
-// scanner reads one JSON value in a single pass, validating as strictly as
-// encoding/json does. It exists because encoding/json re-scans nested raw
-// values at every level, which made a 20 MB session take seconds to open.
-type scanner struct {
+// Scanner reads one JSON value in a single pass, validating as strictly as
+// encoding/json does.
+type Scanner struct {
 	b       []byte
 	i       int
 	trusted bool // b was validated before: skip strings fast
 	depth   int  // objects and arrays open at i
 	sc      *Scratch
 }
+
+// NewScanner reads b, which may hold anything.
+func NewScanner(b []byte) Scanner { return Scanner{b: b} }
+
+// ScanRaw reads a validated value again, skipping the checks.
+func ScanRaw(v Raw) Scanner { return Scanner{b: v, trusted: true} }
+
+// Mark is the scanner's position, for Since.
+func (s *Scanner) Mark() int { return s.i }
+
+// Since returns the bytes read from mark (a Mark) to the position; they
+// are a Raw when they are whole values the scanner validated.
+func (s *Scanner) Since(mark int) Raw { return s.b[mark:s.i] }
 
 // maxDepth matches encoding/json's nesting limit: at most this many
 // objects and arrays open at once.
@@ -30,9 +52,9 @@ type syntaxError struct {
 
 func (e *syntaxError) Error() string { return fmt.Sprintf("%s at byte %d", e.msg, e.off) }
 
-func (s *scanner) fail(msg string) error { return &syntaxError{off: s.i, msg: msg} }
+func (s *Scanner) fail(msg string) error { return &syntaxError{off: s.i, msg: msg} }
 
-func (s *scanner) ws() {
+func (s *Scanner) ws() {
 	for s.i < len(s.b) {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
@@ -43,8 +65,8 @@ func (s *scanner) ws() {
 	}
 }
 
-// peek skips whitespace and returns the next byte without consuming it (0 at the end).
-func (s *scanner) peek() byte {
+// Peek skips whitespace and returns the next byte without consuming it (0 at the end).
+func (s *Scanner) Peek() byte {
 	s.ws()
 	if s.i >= len(s.b) {
 		return 0
@@ -52,35 +74,35 @@ func (s *scanner) peek() byte {
 	return s.b[s.i]
 }
 
-// end checks that only whitespace follows the value.
-func (s *scanner) end() error {
-	if s.peek() != 0 || s.i < len(s.b) {
+// End checks that only whitespace follows the value.
+func (s *Scanner) End() error {
+	if s.Peek() != 0 || s.i < len(s.b) {
 		return s.fail("unexpected data after value")
 	}
 	return nil
 }
 
-// object iterates the members of an object; field must consume one value.
+// Object iterates the members of an object; field must consume one value.
 // key is the raw content between the quotes; esc says it needs unquoting.
-func (s *scanner) object(field func(key []byte, esc bool) error) error {
-	if s.peek() != '{' {
+func (s *Scanner) Object(field func(key []byte, esc bool) error) error {
+	if s.Peek() != '{' {
 		return s.fail("expected object")
 	}
 	if err := s.open(); err != nil {
 		return err
 	}
-	if s.peek() == '}' {
+	if s.Peek() == '}' {
 		return s.close()
 	}
 	for {
-		if s.peek() != '"' {
+		if s.Peek() != '"' {
 			return s.fail("expected string key")
 		}
 		key, esc, err := s.strSpan()
 		if err != nil {
 			return err
 		}
-		if s.peek() != ':' {
+		if s.Peek() != ':' {
 			return s.fail("expected colon")
 		}
 		s.i++
@@ -88,7 +110,7 @@ func (s *scanner) object(field func(key []byte, esc bool) error) error {
 		if err := field(key, esc); err != nil {
 			return err
 		}
-		switch s.peek() {
+		switch s.Peek() {
 		case ',':
 			s.i++
 		case '}':
@@ -99,15 +121,15 @@ func (s *scanner) object(field func(key []byte, esc bool) error) error {
 	}
 }
 
-// array iterates the elements of an array; elem must consume one value.
-func (s *scanner) array(elem func() error) error {
-	if s.peek() != '[' {
+// Array iterates the elements of an array; elem must consume one value.
+func (s *Scanner) Array(elem func() error) error {
+	if s.Peek() != '[' {
 		return s.fail("expected array")
 	}
 	if err := s.open(); err != nil {
 		return err
 	}
-	if s.peek() == ']' {
+	if s.Peek() == ']' {
 		return s.close()
 	}
 	for {
@@ -115,7 +137,7 @@ func (s *scanner) array(elem func() error) error {
 		if err := elem(); err != nil {
 			return err
 		}
-		switch s.peek() {
+		switch s.Peek() {
 		case ',':
 			s.i++
 		case ']':
@@ -127,7 +149,7 @@ func (s *scanner) array(elem func() error) error {
 }
 
 // open consumes an opening bracket.
-func (s *scanner) open() error {
+func (s *Scanner) open() error {
 	if s.depth++; s.depth > maxDepth {
 		return s.fail("exceeded max depth")
 	}
@@ -136,14 +158,14 @@ func (s *scanner) open() error {
 }
 
 // close consumes a closing bracket.
-func (s *scanner) close() error {
+func (s *Scanner) close() error {
 	s.depth--
 	s.i++
 	return nil
 }
 
-// raw consumes one value and returns its bytes (no surrounding space).
-func (s *scanner) raw() ([]byte, error) {
+// Raw consumes one value and returns its bytes (no surrounding space).
+func (s *Scanner) Raw() (Raw, error) {
 	s.ws()
 	start := s.i
 	if err := s.skip(); err != nil {
@@ -153,12 +175,12 @@ func (s *scanner) raw() ([]byte, error) {
 }
 
 // skip consumes and validates one value.
-func (s *scanner) skip() error {
-	switch c := s.peek(); {
+func (s *Scanner) skip() error {
+	switch c := s.Peek(); {
 	case c == '{':
-		return s.object(func([]byte, bool) error { return s.skip() })
+		return s.Object(func([]byte, bool) error { return s.skip() })
 	case c == '[':
-		return s.array(s.skip)
+		return s.Array(s.skip)
 	case c == '"':
 		_, _, err := s.strSpan()
 		return err
@@ -176,7 +198,7 @@ func (s *scanner) skip() error {
 	return s.fail(fmt.Sprintf("invalid character %q looking for beginning of value", s.b[s.i]))
 }
 
-func (s *scanner) literal(lit string) error {
+func (s *Scanner) literal(lit string) error {
 	if len(s.b)-s.i < len(lit) || string(s.b[s.i:s.i+len(lit)]) != lit {
 		return s.fail("invalid literal")
 	}
@@ -184,7 +206,7 @@ func (s *scanner) literal(lit string) error {
 	return nil
 }
 
-func (s *scanner) digits() int {
+func (s *Scanner) digits() int {
 	n := 0
 	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
 		s.i++
@@ -193,7 +215,7 @@ func (s *scanner) digits() int {
 	return n
 }
 
-func (s *scanner) number() error {
+func (s *Scanner) number() error {
 	if s.b[s.i] == '-' {
 		s.i++
 	}
@@ -232,7 +254,7 @@ var plain = func() (t [256]bool) {
 // esc reports escapes or non-ASCII bytes, i.e. that unquote must do work.
 // A trusted scanner (re-reading bytes already validated) only looks for
 // the closing quote.
-func (s *scanner) strSpan() (span []byte, esc bool, err error) {
+func (s *Scanner) strSpan() (span []byte, esc bool, err error) {
 	s.i++
 	if s.trusted {
 		return s.trustedStrSpan()
@@ -283,7 +305,7 @@ func specialWord(x uint64) bool {
 	return (lt20|q|bs|x)&highs != 0
 }
 
-func (s *scanner) trustedStrSpan() ([]byte, bool, error) {
+func (s *Scanner) trustedStrSpan() ([]byte, bool, error) {
 	start := s.i
 	for {
 		j := bytes.IndexByte(s.b[s.i:], '"')
@@ -302,7 +324,7 @@ func (s *scanner) trustedStrSpan() ([]byte, bool, error) {
 	}
 }
 
-func (s *scanner) escape() error {
+func (s *Scanner) escape() error {
 	if s.i+1 >= len(s.b) {
 		return s.fail("unterminated string")
 	}

@@ -1,14 +1,14 @@
-package provider_test
+package pijson_test
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"strconv"
 	"strings"
 	"testing"
 
-	"gopi/pkg/ai"
-	"gopi/pkg/ai/provider"
+	"gopi/internal/pijson"
 )
 
 // Below 64 bytes QuotedSize is the exact length of the quoted string, for
@@ -22,8 +22,8 @@ func TestQuotedSizeShortIsExact(t *testing.T) {
 	cases = append(cases, "", "héllo wörld", "日本語\n\t\"x\"", "🎉\x1b[0m\\", "\u2028\u2029",
 		strings.Repeat("\x01", 63), strings.Repeat("é", 31)+"x")
 	for _, s := range cases {
-		want := len(ai.AppendJSONString(nil, s))
-		if got := provider.QuotedSize(s); got != want {
+		want := len(pijson.AppendString(nil, s))
+		if got := pijson.QuotedSize(s); got != want {
 			t.Errorf("QuotedSize(%q) = %d, want %d", s, got, want)
 		}
 	}
@@ -46,11 +46,11 @@ func TestQuotedSizeLong(t *testing.T) {
 		{strings.Repeat("\x1b[1mbold\x1b[0m ", 8), 104 + 2 + 1 + 5*16},
 	}
 	for _, tt := range tests {
-		got := provider.QuotedSize(tt.s)
+		got := pijson.QuotedSize(tt.s)
 		if got != tt.want {
 			t.Errorf("QuotedSize(%d bytes %q…) = %d, want %d", len(tt.s), tt.s[:8], got, tt.want)
 		}
-		if exact := len(ai.AppendJSONString(nil, tt.s)); got < exact && !strings.Contains(tt.s, "\x01") {
+		if exact := len(pijson.AppendString(nil, tt.s)); got < exact && !strings.Contains(tt.s, "\x01") {
 			t.Errorf("QuotedSize(%q…) = %d, shorter than the %d bytes written", tt.s[:8], got, exact)
 		}
 	}
@@ -59,13 +59,13 @@ func TestQuotedSizeLong(t *testing.T) {
 func TestNumSizeBoundsNumbers(t *testing.T) {
 	t.Parallel()
 	for _, f := range []float64{-math.MaxFloat64, -math.SmallestNonzeroFloat64, -1.2345678901234567e-100, -0.1234567890123456789} {
-		b, err := provider.AppendFloat(nil, f)
-		if err != nil || len(b) > provider.NumSize {
-			t.Errorf("AppendFloat(%v) = %s (%d bytes), %v; NumSize is %d", f, b, len(b), err, provider.NumSize)
+		b, err := pijson.AppendFloat(nil, f)
+		if err != nil || len(b) > pijson.NumSize {
+			t.Errorf("AppendFloat(%v) = %s (%d bytes), %v; NumSize is %d", f, b, len(b), err, pijson.NumSize)
 		}
 	}
-	if n := len(strconv.FormatInt(math.MinInt64, 10)); n > provider.NumSize {
-		t.Errorf("MinInt64 takes %d bytes, NumSize is %d", n, provider.NumSize)
+	if n := len(strconv.FormatInt(math.MinInt64, 10)); n > pijson.NumSize {
+		t.Errorf("MinInt64 takes %d bytes, NumSize is %d", n, pijson.NumSize)
 	}
 }
 
@@ -84,17 +84,17 @@ func TestAppendRaw(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := provider.AppendRaw([]byte("x"), json.RawMessage(raw))
+		got, err := pijson.AppendRaw([]byte("x"), json.RawMessage(raw))
 		if err != nil || string(got) != "x"+string(want) {
 			t.Errorf("AppendRaw(%q) = %q, %v; want %q", raw, got, err, "x"+string(want))
 		}
 	}
-	if got, err := provider.AppendRaw([]byte("x"), nil); err != nil || string(got) != "xnull" {
+	if got, err := pijson.AppendRaw([]byte("x"), nil); err != nil || string(got) != "xnull" {
 		t.Errorf("AppendRaw(nil) = %q, %v; want xnull", got, err)
 	}
 	for _, bad := range []string{`{"a":`, `[1 2]`, ``} {
 		_, want := json.Marshal(json.RawMessage(bad))
-		got, err := provider.AppendRaw([]byte("x"), json.RawMessage(bad))
+		got, err := pijson.AppendRaw([]byte("x"), json.RawMessage(bad))
 		if err == nil || want == nil || err.Error() != want.Error() || string(got) != "x" {
 			t.Errorf("AppendRaw(%q) = %q, %v; want x and %v", bad, got, err, want)
 		}
@@ -112,14 +112,14 @@ func TestAppendFloat(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := provider.AppendFloat([]byte("x"), f)
+		got, err := pijson.AppendFloat([]byte("x"), f)
 		if err != nil || string(got) != "x"+string(want) {
 			t.Errorf("AppendFloat(%v) = %q, %v; want x%s", f, got, err, want)
 		}
 	}
 	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
 		_, want := json.Marshal(f)
-		got, err := provider.AppendFloat([]byte("x"), f)
+		got, err := pijson.AppendFloat([]byte("x"), f)
 		if err == nil || err.Error() != want.Error() || string(got) != "x" {
 			t.Errorf("AppendFloat(%v) = %q, %v; want x and %v", f, got, err, want)
 		}
@@ -128,12 +128,34 @@ func TestAppendFloat(t *testing.T) {
 
 func TestAppendMarshal(t *testing.T) {
 	t.Parallel()
-	got, err := provider.AppendMarshal([]byte("x"), map[string]any{"html": "<a&b>", "n": 1})
+	got, err := pijson.AppendMarshal([]byte("x"), map[string]any{"html": "<a&b>", "n": 1})
 	if err != nil || string(got) != `x{"html":"<a&b>","n":1}` {
 		t.Errorf("AppendMarshal = %q, %v", got, err)
 	}
-	got, err = provider.AppendMarshal([]byte("x"), map[string]any{"c": make(chan int)})
+	got, err = pijson.AppendMarshal([]byte("x"), map[string]any{"c": make(chan int)})
 	if err == nil || string(got) != "x" {
 		t.Errorf("AppendMarshal(chan) = %q, %v; want x and an error", got, err)
+	}
+}
+
+// AppendArray writes what encoding/json writes for a slice, and an
+// element's error is the array's.
+func TestAppendArray(t *testing.T) {
+	t.Parallel()
+	num := func(x *int, b []byte) ([]byte, error) {
+		if *x < 0 {
+			return b, errors.New("negative")
+		}
+		return strconv.AppendInt(b, int64(*x), 10), nil
+	}
+	for _, xs := range [][]int{nil, {}, {1}, {1, 2, 3}} {
+		got, err := pijson.AppendArray([]byte("x"), xs, num)
+		want, _ := json.Marshal(append([]int{}, xs...))
+		if err != nil || string(got) != "x"+string(want) {
+			t.Errorf("%v: %s, %v; want x%s", xs, got, err, want)
+		}
+	}
+	if b, err := pijson.AppendArray(nil, []int{1, -1, 2}, num); err == nil || b != nil {
+		t.Errorf("an element's error: %s, %v", b, err)
 	}
 }

@@ -1,7 +1,8 @@
-package ai
+package pijson
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strconv"
 	"unicode"
 	"unicode/utf16"
@@ -13,7 +14,7 @@ import (
 // as encoding/json does, writing exactly as JavaScript's JSON.stringify does.
 
 // str consumes a string token and returns its value.
-func (s *scanner) str() (string, error) {
+func (s *Scanner) str() (string, error) {
 	span, esc, err := s.strSpan()
 	if err != nil {
 		return "", err
@@ -92,31 +93,42 @@ func getu4(b []byte) rune {
 	return rune(v)
 }
 
-// UnquoteString returns the value of the JSON string token v, decoded
-// exactly as encoding/json decodes it. Anything but one string token is
-// an error.
-func UnquoteString(v []byte) (string, error) {
-	s := scanner{b: v}
-	if s.peek() != '"' {
+// Unquote returns the value of the JSON string token v, decoded exactly
+// as encoding/json decodes it. Anything but one string token is an error.
+func Unquote(v []byte) (string, error) {
+	s := Scanner{b: v}
+	if s.Peek() != '"' {
 		return "", s.fail("expected string")
 	}
 	str, err := s.str()
 	if err != nil {
 		return "", err
 	}
-	return str, s.end()
+	return str, s.End()
 }
 
-// unquoteToken decodes a string token that was validated before.
-func unquoteToken(v []byte) string { return unquote(v[1:len(v)-1], true) }
+// RawString decodes a validated string token. A token of plain ASCII
+// without escapes, the common case of a key's or an id's value, is
+// copied as it is.
+func RawString(v Raw) string {
+	span := v[1 : len(v)-1]
+	i := 0
+	for i+8 <= len(span) && !specialWord(binary.LittleEndian.Uint64(span[i:])) {
+		i += 8
+	}
+	for i < len(span) && plain[span[i]] {
+		i++
+	}
+	return unquote(span, i < len(span))
+}
 
 const hexDigits = "0123456789abcdef"
 
-// AppendJSONString appends s quoted as JavaScript's JSON.stringify quotes
+// AppendString appends s quoted as JavaScript's JSON.stringify quotes
 // it: no HTML escapes, U+2028 and U+2029 written as they are, so lines
 // gopi writes match pi's bytes. Invalid UTF-8 becomes U+FFFD so the output
 // stays valid UTF-8.
-func AppendJSONString(b []byte, s string) []byte {
+func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {

@@ -1,4 +1,4 @@
-package provider
+package pijson
 
 import (
 	"bytes"
@@ -7,13 +7,11 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-
-	"gopi/pkg/ai"
 )
 
 // The pieces the adapters' request writers are made of: values appended
 // to a []byte as encoding/json writes them with HTML escaping off
-// (strings go through ai.AppendJSONString), and size estimates that let a
+// (strings go through AppendString), and size estimates that let a
 // request body be allocated once.
 
 // escExtra is how many bytes beyond itself an ASCII byte takes in a
@@ -108,9 +106,25 @@ func AppendFloat(b []byte, f float64) ([]byte, error) {
 // AppendMarshal appends v through encoding/json, HTML escaping off: the
 // way out for a value of a type the writer does not know.
 func AppendMarshal(b []byte, v any) ([]byte, error) {
-	out, err := ai.MarshalNoEscape(v)
+	out, err := Marshal(v)
 	if err != nil {
 		return b, err
 	}
 	return append(b, out...), nil
+}
+
+// AppendArray appends xs as a JSON array, each element written by each;
+// an element's error stops it.
+func AppendArray[T any](b []byte, xs []T, each func(x *T, b []byte) ([]byte, error)) ([]byte, error) {
+	b = append(b, '[')
+	for i := range xs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = each(&xs[i], b); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, ']'), nil
 }

@@ -1,4 +1,4 @@
-package ai
+package pijson
 
 import (
 	"encoding/json"
@@ -7,16 +7,16 @@ import (
 	"unicode/utf8"
 )
 
-// AppendJSONString writes every string as valid JSON that decodes to the
+// AppendString writes every string as valid JSON that decodes to the
 // string itself, each invalid UTF-8 byte read as U+FFFD, and escapes only
 // what JSON.stringify escapes.
-func FuzzAppendJSONString(f *testing.F) {
+func FuzzAppendString(f *testing.F) {
 	for _, s := range []string{"", "plain ascii text of some length", "tab\there\nnew \"q\" \\ /", "\x00\x1f\x7f",
 		"é日本🎉 \u2028\u2029", "bad \xff\xfe\xe2\x80 cut", strings.Repeat("abcdefg\"", 9), "12345678\n12345678é", `literal \u0041 text`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		out := AppendJSONString([]byte("x"), s)
+		out := AppendString([]byte("x"), s)
 		if out[0] != 'x' {
 			t.Fatal("the prefix was overwritten")
 		}
