@@ -55,8 +55,14 @@ func newRootCmd(sys *System) *cobra.Command {
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
-	addRootRun(root, sys)
-	root.AddCommand(newRunCmd(sys), newChatCmd(sys), newVersionCmd(sys), newModelsCmd(sys), newSessionCmd(sys), newContextCmd(sys), newMCPCmd(sys), newRPCCmd(sys))
+	one := onlyCommand(sys.args)
+	addRootRun(root, sys, one == nil)
+	if one != nil {
+		root.AddCommand(one(sys))
+		root.CompletionOptions.DisableDefaultCmd = true
+	} else {
+		root.AddCommand(newRunCmd(sys), newChatCmd(sys), newVersionCmd(sys), newModelsCmd(sys), newSessionCmd(sys), newContextCmd(sys), newMCPCmd(sys), newRPCCmd(sys))
+	}
 	root.SetHelpCommand(newHelpCmd())
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
@@ -66,6 +72,37 @@ func newRootCmd(sys *System) *cobra.Command {
 	}
 	usageArgs(root)
 	return root
+}
+
+// onlyCommand is the constructor of the command args start with, when
+// they start with one's exact name: then that command is all the tree
+// needs (its help lists no siblings; it takes none of bare gopi's flags),
+// and building the others and bare gopi's flags was a tenth of a one-turn
+// run. Anything else (no command, a flag first, help, completion, a typo
+// that wants suggestions) gets the whole tree.
+func onlyCommand(args []string) func(*System) *cobra.Command {
+	if len(args) == 0 {
+		return nil
+	}
+	switch args[0] {
+	case "run":
+		return newRunCmd
+	case "chat":
+		return newChatCmd
+	case "version":
+		return newVersionCmd
+	case "models":
+		return newModelsCmd
+	case "session":
+		return newSessionCmd
+	case "context":
+		return newContextCmd
+	case "mcp":
+		return newMCPCmd
+	case "rpc":
+		return newRPCCmd
+	}
+	return nil
 }
 
 // refuseUnknownSubcommand makes a command group (one that only holds

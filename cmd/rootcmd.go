@@ -4,6 +4,7 @@ import (
 	"context"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -24,7 +25,9 @@ for a mistyped command, not a prompt: gopi run WORD sends it.`
 
 // addRootRun makes bare gopi a run or a chat, as pi is: it takes the
 // union of their flags and picks by the terminal and the flags given.
-func addRootRun(root *cobra.Command, sys *System) {
+// Without flags (a command below runs) it sets only what the commands
+// below inherit: the usage template and the flag error function.
+func addRootRun(root *cobra.Command, sys *System, flags bool) {
 	o := &chatOptions{}
 	root.Use = "gopi [flags] [PROMPT...]"
 	root.Long = rootLong
@@ -37,12 +40,14 @@ func addRootRun(root *cobra.Command, sys *System) {
 	root.RunE = func(c *cobra.Command, args []string) error {
 		return runRoot(c.Context(), sys, c, o, args)
 	}
-	f := root.Flags()
-	addAgentFlags(f, &o.runOptions)
-	addRunFlags(f, &o.runOptions)
-	f.BoolVar(&o.noColor, "no-color", false, "no colours in a chat (also when NO_COLOR is set)")
+	if flags {
+		f := root.Flags()
+		addAgentFlags(f, &o.runOptions)
+		addRunFlags(f, &o.runOptions)
+		f.BoolVar(&o.noColor, "no-color", false, "no colours in a chat (also when NO_COLOR is set)")
+		registerAgentCompletions(root, sys)
+	}
 	root.SetUsageTemplate(root.UsageTemplate() + "\n" + exitCodesHelp + "\n")
-	registerAgentCompletions(root, sys)
 	// A flag error of bare gopi is reported in the mode its arguments ask
 	// for, as run's is; a command below keeps the plain usage error.
 	runFlagErr := runFlagError(sys)
@@ -99,13 +104,13 @@ func anyChanged(c *cobra.Command, names []string) bool {
 }
 
 // commandLike is a word that could be a command's name.
-var commandLike = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+var commandLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`) })
 
 // refuseCommandLike refuses a lone word as a prompt: "gopi sesion" or
 // "gopi frobnicate" is far more often a mistyped command than a question
 // for the model, and a prompt is never sent by mistake.
 func refuseCommandLike(c *cobra.Command, args []string) error {
-	if len(args) != 1 || !commandLike.MatchString(args[0]) {
+	if len(args) != 1 || !commandLike().MatchString(args[0]) {
 		return nil
 	}
 	hint := ""

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"gopi/pkg/assemble"
@@ -52,17 +51,12 @@ func sweepRunDirs(parent, own string, now time.Time) {
 	// each): the order does not matter here, and a busy temporary
 	// folder's sorted entries were a tenth of a one-turn run's
 	// instructions. Only a gopi-run-* name is looked at closer.
-	d, err := os.Open(parent)
-	if err != nil {
-		return
-	}
-	names, err := d.Readdirnames(-1)
-	d.Close()
+	names, err := runDirNames(parent)
 	if err != nil {
 		return
 	}
 	for _, name := range names {
-		if !strings.HasPrefix(name, runDirPrefix) || name == own {
+		if name == own {
 			continue
 		}
 		info, err := os.Lstat(filepath.Join(parent, name)) // a link is not a folder

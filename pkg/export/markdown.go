@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // markdown renders the small, safe subset of Markdown that answers use,
@@ -65,7 +66,7 @@ func markdown(text string) template.HTML {
 			b.WriteString("<br>" + inline(trimmed))
 			continue
 		}
-		if h := heading.FindStringSubmatch(line); h != nil {
+		if h := heading().FindStringSubmatch(line); h != nil {
 			flush()
 			closeList()
 			b.WriteString(`<p class="md-h"><strong>` + inline(h[1]) + "</strong></p>")
@@ -79,18 +80,19 @@ func markdown(text string) template.HTML {
 	return template.HTML(b.String()) // #nosec: built of escaped text and fixed tags only
 }
 
+// The patterns are compiled at the first export, not at every start.
 var (
-	heading  = regexp.MustCompile(`^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$`)
-	bullet   = regexp.MustCompile(`^ {0,3}[-*+]\s+(.*)$`)
-	numbered = regexp.MustCompile(`^ {0,3}\d{1,9}[.)]\s+(.*)$`)
+	heading  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$`) })
+	bullet   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {0,3}[-*+]\s+(.*)$`) })
+	numbered = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {0,3}\d{1,9}[.)]\s+(.*)$`) })
 )
 
 // listItem reports whether line starts a list item, of which kind.
 func listItem(line string) (kind, item string, ok bool) {
-	if m := bullet.FindStringSubmatch(line); m != nil {
+	if m := bullet().FindStringSubmatch(line); m != nil {
 		return "ul", m[1], true
 	}
-	if m := numbered.FindStringSubmatch(line); m != nil {
+	if m := numbered().FindStringSubmatch(line); m != nil {
 		return "ol", m[1], true
 	}
 	return "", "", false

@@ -21,6 +21,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -88,7 +89,7 @@ func (s Server) SecretNames() []string {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		for _, m := range varPattern.FindAllStringSubmatch(s.Headers[k], -1) {
+		for _, m := range varPattern().FindAllStringSubmatch(s.Headers[k], -1) {
 			if !slices.Contains(names, m[1]) {
 				names = append(names, m[1])
 			}
@@ -114,10 +115,12 @@ type entry struct {
 	StartTimeout      *float64          `json:"startTimeout"`
 }
 
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
 // varPattern matches ${NAME} and ${NAME:-default}.
-var varPattern = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`)
+var varPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`)
+})
 
 // Config is the servers of several files merged: a later file's server
 // replaces an earlier one's of the same name (names that differ only in
@@ -147,7 +150,7 @@ func (c *Config) Merge(file string, raw json.RawMessage, dir, home string) error
 	slices.Sort(names) // the same fault is reported first every time
 	seen := map[string]string{}
 	for _, name := range names {
-		if !namePattern.MatchString(name) {
+		if !namePattern().MatchString(name) {
 			return fmt.Errorf("%s: MCP server name %q: use 1 to 64 letters, digits, _ or -", file, name)
 		}
 		if other, dup := seen[canonical(name)]; dup {
@@ -298,8 +301,8 @@ func tilde(s, home string) string {
 // not set and has no default is an error naming it.
 func expand(v string, getenv func(string) string) (string, error) {
 	var missing string
-	out := varPattern.ReplaceAllStringFunc(v, func(m string) string {
-		sub := varPattern.FindStringSubmatch(m)
+	out := varPattern().ReplaceAllStringFunc(v, func(m string) string {
+		sub := varPattern().FindStringSubmatch(m)
 		if val := getenv(sub[1]); val != "" {
 			return val
 		}

@@ -42,7 +42,7 @@ type Details struct {
 	Truncated *tools.Truncation `json:"truncation,omitempty"`
 }
 
-var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_]`)
+var unsafeChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_]`) })
 
 // maxToolName is the longest tool name the model APIs take.
 const maxToolName = 64
@@ -52,15 +52,15 @@ const maxToolName = 64
 // collide, or are longer than 64 characters, end in a hash of the
 // server's own name instead.
 func (c *conn) adapt(remote []*sdk.Tool) ([]*Tool, error) {
-	prefix := "mcp__" + unsafeChars.ReplaceAllString(c.server.Name, "_") + "__"
+	prefix := "mcp__" + unsafeChars().ReplaceAllString(c.server.Name, "_") + "__"
 	count := map[string]int{}
 	for _, t := range remote {
-		count[unsafeChars.ReplaceAllString(t.Name, "_")]++
+		count[unsafeChars().ReplaceAllString(t.Name, "_")]++
 	}
 	out := make([]*Tool, 0, len(remote))
 	for _, t := range remote {
-		name := prefix + unsafeChars.ReplaceAllString(t.Name, "_")
-		if count[unsafeChars.ReplaceAllString(t.Name, "_")] > 1 || len(name) > maxToolName {
+		name := prefix + unsafeChars().ReplaceAllString(t.Name, "_")
+		if count[unsafeChars().ReplaceAllString(t.Name, "_")] > 1 || len(name) > maxToolName {
 			sum := sha256.Sum256([]byte(t.Name))
 			suffix := "_" + hex.EncodeToString(sum[:4])
 			name = name[:min(len(name), maxToolName-len(suffix))] + suffix

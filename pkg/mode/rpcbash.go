@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"gopi/pkg/ai"
@@ -130,7 +131,9 @@ type rpcBashResult struct {
 
 // bashEnding is how the bash tool ends its text: an exit code other than
 // 0, or an abort.
-var bashEnding = regexp.MustCompile(`\n\n(?:Command exited with code (-?\d+)|Command aborted)$`)
+var bashEnding = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\n\n(?:Command exited with code (-?\d+)|Command aborted)$`)
+})
 
 // bashResult reads the bash tool's result back into pi's BashResult.
 func bashResult(res tools.Result, cancelled bool) rpcBashResult {
@@ -158,7 +161,7 @@ func bashResult(res tools.Result, cancelled bool) rpcBashResult {
 // splitEnding takes the bash tool's last line off its text: the exit
 // code (other than 0) or "aborted"; "" when it ended with 0.
 func splitEnding(text string) (output, ending string) {
-	m := bashEnding.FindStringSubmatchIndex(text)
+	m := bashEnding().FindStringSubmatchIndex(text)
 	if m == nil {
 		return text, ""
 	}

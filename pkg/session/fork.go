@@ -9,14 +9,15 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // sessionIDPattern is pi's rule for a session id a user chooses: letters,
 // digits, '.', '_' and '-', starting and ending with a letter or digit.
-var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$`)
+var sessionIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$`) })
 
 // ValidSessionID reports whether id may name a session (pi's rule).
-func ValidSessionID(id string) bool { return sessionIDPattern.MatchString(id) }
+func ValidSessionID(id string) bool { return sessionIDPattern().MatchString(id) }
 
 // NewSessionIn starts a new session for cwd directly in dir (pi's
 // --session-dir): dir/<time>_<id>.jsonl.

@@ -26,6 +26,12 @@ type body struct {
 	size  int64
 }
 
+// keepMin is the size up to which the measuring pass keeps the bytes it
+// encodes. Beyond it, growing one slice towards streamMin by appends
+// allocated several times streamMin (5 MB of garbage for a streamed body);
+// a body between the two is encoded again into a buffer of its size.
+const keepMin = 64 << 10
+
 // newBody encodes r piece by piece, checking that it encodes and
 // measuring it, and keeps the bytes when they are few.
 func newBody(r *request) (*body, error) {
@@ -36,12 +42,21 @@ func newBody(r *request) (*body, error) {
 		if err := s.fill(); err != nil {
 			return nil, err
 		}
-		if n += len(s.buf); n <= streamMin {
+		if n += len(s.buf); n <= keepMin {
 			whole = append(whole, s.buf...)
 		}
 	}
-	if n > streamMin {
+	switch {
+	case n > streamMin:
 		whole = nil
+	case n > keepMin:
+		whole = make([]byte, 0, n)
+		for s = (&bodyReader{r: r}); !s.done; {
+			if err := s.fill(); err != nil {
+				return nil, err
+			}
+			whole = append(whole, s.buf...)
+		}
 	}
 	return &body{r: r, whole: whole, size: int64(n)}, nil
 }

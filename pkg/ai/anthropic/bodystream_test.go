@@ -21,6 +21,7 @@ func TestStreamedBodyIsTheEncodedBody(t *testing.T) {
 		streamed bool
 	}{
 		"small":              {newRequest(Config{Info: sonnet}, sampleRequest(sonnet, "a \"b\"\n\u2028 <c>", 1)), false},
+		"medium":             {newRequest(Config{Info: sonnet}, providertest.BenchRequest(sonnet, 400, "toolu_")), false},
 		"long":               {newRequest(Config{Info: sonnet}, long), true},
 		"long without cache": {newRequest(Config{Info: plainInfo, NoCache: true}, long), true},
 		"long, nil messages": {&request{Model: "m", System: []*textBlock{{Type: "text", Text: string(make([]byte, streamMin))}}}, true},
@@ -38,6 +39,9 @@ func TestStreamedBodyIsTheEncodedBody(t *testing.T) {
 			}
 			if streamed := b.whole == nil; streamed != c.streamed {
 				t.Fatalf("streamed = %v for a body of %d bytes", streamed, len(want))
+			}
+			if name == "medium" && (len(want) <= keepMin || len(want) > streamMin) {
+				t.Fatalf("the medium body is %d bytes, not between %d and %d", len(want), keepMin, streamMin)
 			}
 			if b.size != int64(len(want)) {
 				t.Errorf("size = %d, encode wrote %d bytes", b.size, len(want))

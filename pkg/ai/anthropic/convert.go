@@ -3,6 +3,7 @@ package anthropic
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"gopi/pkg/ai"
 )
@@ -127,7 +128,7 @@ func markLastUser(msgs []message, cc *cacheControl) {
 	}
 }
 
-var badIDChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+var badIDChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9_-]`) })
 
 func badIDRune(r rune) bool {
 	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
@@ -139,7 +140,7 @@ func ToolID(id string) string {
 	if len(id) <= 64 && !strings.ContainsFunc(id, badIDRune) {
 		return id
 	}
-	id = badIDChars.ReplaceAllString(id, "_")
+	id = badIDChars().ReplaceAllString(id, "_")
 	if len(id) > 64 {
 		id = id[:64]
 	}

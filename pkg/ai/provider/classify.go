@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"gopi/pkg/ai"
@@ -114,10 +115,10 @@ func emptyOverflow(st Status, e APIError) bool {
 
 // hintPattern is the wait a rate-limit message names ("Please try again in
 // 7.66s", "in 20ms"), for servers that say it only there.
-var hintPattern = regexp.MustCompile(`(?i)try again in (\d+(?:\.\d+)?)\s*(ms|s)\b`)
+var hintPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)try again in (\d+(?:\.\d+)?)\s*(ms|s)\b`) })
 
 func hintInMessage(msg string) time.Duration {
-	m := hintPattern.FindStringSubmatch(msg)
+	m := hintPattern().FindStringSubmatch(msg)
 	if m == nil {
 		return 0
 	}

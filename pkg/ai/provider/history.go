@@ -25,45 +25,75 @@ const NoResultText = "No result provided"
 //     kept, its unsigned empty thinking dropped;
 //   - a tool call without a result gets an error result, and a result
 //     without a call is dropped, because both APIs reject unpaired ones.
+//
+// When nothing changes (the usual history of one model), the result is
+// msgs itself, clipped: a long history is not copied for every request.
 func Normalize(msgs []ai.Message, info ai.Info) []ai.Message {
-	out := make([]ai.Message, 0, len(msgs))
+	// While every message so far goes out unchanged, the output is
+	// msgs[:kept] and out stays nil; the first change copies that prefix.
+	var out []ai.Message
+	kept := 0
+	changed := func() {
+		if out == nil {
+			out = make([]ai.Message, kept, len(msgs))
+			copy(out, msgs[:kept])
+		}
+	}
+	add := func(i int, m ai.Message, same bool) {
+		if out == nil && same && i == kept {
+			kept++
+			return
+		}
+		changed()
+		out = append(out, m)
+	}
 	var pending []ai.Content // content of the last assistant message: its tool calls are owed results
 	answered := map[string]bool{}
 	flush := func() {
 		for _, c := range pending {
 			if c.Type == ai.TypeToolCall && !answered[c.ID] {
+				changed()
 				out = append(out, synthResult(c))
 			}
 		}
 		pending = nil
 		clear(answered)
 	}
-	for _, m := range msgs {
+	for i, m := range msgs {
 		switch m.Role {
 		case ai.RoleAssistant:
 			flush()
 			if m.StopReason == ai.StopError || m.StopReason == ai.StopAborted {
+				changed()
 				continue
 			}
-			m = convertForeign(m, info)
+			conv := foreign(m, info)
+			if conv {
+				m = convertForeign(m, info)
+			}
 			pending = m.Content
-			out = append(out, m)
+			add(i, m, !conv)
 		case ai.RoleToolResult:
 			if !isPending(pending, m.ToolCallID) || answered[m.ToolCallID] {
+				changed()
 				continue
 			}
 			answered[m.ToolCallID] = true
-			out = append(out, m)
+			add(i, m, true)
 		case ai.RoleUser:
 			flush()
-			out = append(out, m)
+			add(i, m, true)
 		default:
 			// Other roles (pi's bashExecution, custom) are projected into
 			// user or assistant messages by the layers above; an adapter
 			// cannot send them.
+			changed()
 		}
 	}
 	flush()
+	if out == nil {
+		return slices.Clip(msgs[:kept])
+	}
 	return out
 }
 
@@ -90,7 +120,7 @@ func SameModel(m ai.Message, info ai.Info) bool {
 
 func convertForeign(m ai.Message, info ai.Info) ai.Message {
 	same := SameModel(m, info)
-	if same && !slices.ContainsFunc(m.Content, emptyThinking) {
+	if !foreign(m, info) {
 		return m
 	}
 	content := make([]ai.Content, 0, len(m.Content))
@@ -114,6 +144,28 @@ func convertForeign(m ai.Message, info ai.Info) ai.Message {
 	}
 	m.Content = content
 	return m
+}
+
+// foreign reports whether convertForeign changes m: the same model's
+// message with empty thinking to drop, or another model's with thinking,
+// a text block carrying more than its text, or a tool call's
+// thoughtSignature.
+func foreign(m ai.Message, info ai.Info) bool {
+	if SameModel(m, info) {
+		return slices.ContainsFunc(m.Content, emptyThinking)
+	}
+	return slices.ContainsFunc(m.Content, func(c ai.Content) bool {
+		switch c.Type {
+		case ai.TypeThinking:
+			return true
+		case ai.TypeText: // convertForeign keeps only the text
+			return c.TextSignature != "" || c.Thinking != "" || c.ThinkingSignature != "" || c.Redacted || c.Data != "" ||
+				c.MimeType != "" || c.ID != "" || c.Name != "" || c.Arguments != nil || c.Extra != nil
+		case ai.TypeToolCall:
+			return c.Extra["thoughtSignature"] != nil
+		}
+		return false
+	})
 }
 
 // emptyThinking is a thinking block with nothing to replay: no text, no

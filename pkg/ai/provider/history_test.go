@@ -138,3 +138,41 @@ func TestNormalizeForeignThinking(t *testing.T) {
 		t.Errorf("Normalize modified its input: %+v", content)
 	}
 }
+
+// A history that needs no change is not copied (a resumed session's
+// thousands of messages are normalized for every request), and what the
+// caller appends to the result never lands in the history's storage.
+func TestNormalizeUnchangedHistoryIsNotCopied(t *testing.T) {
+	msgs := make([]ai.Message, 0, 3001)
+	for i := range 1000 {
+		id := string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + string(rune('0'+i/676))
+		msgs = append(msgs, ai.UserText("go", 1), assistant(ai.StopToolUse, ai.TextContent("t"), call(id)), result(id))
+	}
+	want := show(msgs)
+	got := provider.Normalize(msgs, self)
+	if len(got) == 0 || &got[0] != &msgs[0] {
+		t.Errorf("Normalize copied a history that needs no change")
+	}
+	if diff := cmp.Diff(want, show(got)); diff != "" {
+		t.Fatalf("unchanged history (-want +got):\n%s", diff)
+	}
+	other := self
+	other.ID = "m2" // for another model: plain text and tool calls need no change either
+	if again := provider.Normalize(msgs, other); len(again) == 0 || &again[0] != &msgs[0] {
+		t.Errorf("Normalize for another model copied a history of plain text and tool calls")
+	}
+	got = append(got, ai.UserText("more", 2))
+	if spare := msgs[:len(msgs)+1][len(msgs)]; spare.Role != "" {
+		t.Errorf("appending to the result wrote into the history's storage: %+v", spare)
+	}
+	// One change (an aborted answer in the middle) still gives the whole,
+	// changed history, the input untouched.
+	msgs[1501].StopReason = ai.StopAborted
+	got = provider.Normalize(msgs, self)
+	if len(got) != len(msgs)-2 { // the aborted answer, and its orphaned result
+		t.Errorf("with one aborted answer: %d messages, want %d", len(got), len(msgs)-2)
+	}
+	if diff := cmp.Diff(want, show(msgs)); diff != "" {
+		t.Errorf("Normalize changed its input (-want +got):\n%s", diff)
+	}
+}
