@@ -178,3 +178,49 @@ func TestSpillFileChunkings(t *testing.T) {
 		}
 	}
 }
+
+// TestBashSpillNotSaved: when the run's temp folder cannot be made, the
+// output is still shown, cut as usual, and the notice says why no copy
+// was saved.
+func TestBashSpillNotSaved(t *testing.T) {
+	env := testEnv(t)
+	if err := os.WriteFile(filepath.Join(env.Cwd, "out.txt"), []byte(lines(2001)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	blocker := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env.TempDir = filepath.Join(blocker, "run")
+	res := runTool(t, env, NewBash(Options{}), map[string]any{"command": "cat out.txt"})
+	got := text(res)
+	want := strings.TrimPrefix(lines(2001), "line 1\n") + "\n\n[Showing lines 2-2001 of 2001. Full output: not saved (create temp folder " +
+		env.TempDir + ": mkdir " + blocker + ": not a directory)]"
+	if res.IsError || got != want {
+		t.Errorf("got …%q, want …%q", got[max(len(got)-200, 0):], want[len(want)-200:])
+	}
+	if d := res.Details.(*BashDetails); d.FullOutputPath != "" || d.FullOutputTruncated {
+		t.Errorf("details %+v", d)
+	}
+}
+
+// TestSpillFileWriteError: a write the file refuses is reported, the
+// first error kept, and the notice says the file is only partly saved.
+func TestSpillFileWriteError(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "spill")
+	if err := os.WriteFile(name, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(name) // read-only: every write fails
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSpillFile(f, 1)
+	s.write([]byte("abc"))
+	s.write([]byte("def"))
+	s.close()
+	want := "Output only partly saved (write " + name + ": write " + name + ": bad file descriptor): " + name
+	if got := s.notice(); got != want {
+		t.Errorf("notice %q, want %q", got, want)
+	}
+}
