@@ -90,6 +90,9 @@ func TestChangesFromBashInGit(t *testing.T) {
 	})
 	wantChanges(t, got, FileChange{"a.txt", Modified}, FileChange{"b.txt", Deleted}, FileChange{"back.txt", Modified},
 		FileChange{"dirty.txt", Modified}, FileChange{"new.txt", Created}, FileChange{"untracked.txt", Deleted})
+	if env.Changes.Inexact() {
+		t.Error("git's view was taken as incomplete")
+	}
 }
 
 // A tree too big to compare in full is reported as inexact, not as
