@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -12,11 +13,12 @@ import (
 // patterned is n bytes in which every position shows: numbered lines of
 // 8 bytes, cut at n.
 func patterned(n int) string {
-	var b strings.Builder
-	for i := 0; b.Len() < n; i++ {
-		fmt.Fprintf(&b, "%07d\n", i)
+	b := make([]byte, 0, n+8)
+	for i := 0; len(b) < n; i++ {
+		b = append(b, strconv.Itoa(10_000_000 + i%10_000_000)[1:]...)
+		b = append(b, '\n')
 	}
-	return b.String()[:n]
+	return string(b[:n])
 }
 
 // spilled is what a spill file bounded to limit holds of output: all of

@@ -15,7 +15,7 @@ func TestOutputSinkMemoryBounded(t *testing.T) {
 	defer s.close()
 	r := rand.New(rand.NewPCG(3, 4))
 	sizes := []int{1, readChunk, readChunk + 1, ringCap - 1, ringCap, ringCap + 1, 3 * readChunk, 7}
-	for range 200 {
+	for range 60 {
 		sizes = append(sizes, 1+r.IntN(2*readChunk))
 	}
 	total := 0
