@@ -82,7 +82,10 @@ func TestBashSpillEdges(t *testing.T) {
 func TestBashSpillDefaultBound(t *testing.T) {
 	const n = 50<<20 - 256 + 1
 	env := testEnv(t)
-	res := runTool(t, env, NewBash(Options{}), map[string]any{"command": fmt.Sprintf("yes 0123456789abcdef | head -c %d", n)})
+	res := runTool(t, env, NewBash(Options{}), map[string]any{
+		"command": fmt.Sprintf("yes 0123456789abcdef | head -c %d", n),
+		"timeout": MaxBashTimeout.Seconds(), // 50 MiB through -race on a loaded machine may take minutes
+	})
 	if res.IsError {
 		t.Fatal(clip(text(res)))
 	}
