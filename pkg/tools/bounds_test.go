@@ -84,7 +84,7 @@ func TestTruncateTailEdges(t *testing.T) {
 		in   string
 		max  int
 		want string
-	}{{"abc", 2, "bc"}, {"abc", 3, "abc"}, {"abc", 4, "abc"}, {"aé", 2, "é"}, {"aé", 1, ""}} {
+	}{{"abc", 2, "bc"}, {"abc", 3, "abc"}, {"abc", 4, "abc"}, {"aé", 2, "é"}, {"aé", 1, ""}, {"a\x80\x80", 2, ""}} {
 		if got := tailBytes(tc.in, tc.max); got != tc.want {
 			t.Errorf("tailBytes(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
 		}

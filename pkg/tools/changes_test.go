@@ -90,6 +90,9 @@ func TestChangesFromBashInGit(t *testing.T) {
 	})
 	wantChanges(t, got, FileChange{"a.txt", Modified}, FileChange{"b.txt", Deleted}, FileChange{"back.txt", Modified},
 		FileChange{"dirty.txt", Modified}, FileChange{"new.txt", Created}, FileChange{"untracked.txt", Deleted})
+	if env.Changes.Inexact() {
+		t.Error("git's view was taken as incomplete")
+	}
 }
 
 // A tree too big to compare in full is reported as inexact, not as
@@ -114,4 +117,64 @@ func TestChangesInexactOnHugeTree(t *testing.T) {
 	if !env.Changes.Inexact() {
 		t.Error("a tree over the bound was taken as compared whole")
 	}
+}
+
+// The change over a run follows the first and the last seen: created then
+// deleted is nothing, deleted then created again is modified; a file's
+// time alone changing is a modification; a file outside the working
+// directory is named by its absolute path. A nil Changes records nothing.
+func TestChangesOverARun(t *testing.T) {
+	env := testEnv(t)
+	env.Changes = &Changes{}
+	for _, f := range []string{"again.txt", "touched.txt"} {
+		if err := os.WriteFile(filepath.Join(env.Cwd, f), []byte("1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	bash := func(cmd string) {
+		if res := runTool(t, env, NewBash(Options{}), map[string]any{"command": cmd}); res.IsError {
+			t.Fatal(text(res))
+		}
+	}
+	got := changesOf(t, env, func() {
+		runTool(t, env, NewWrite(), map[string]any{"path": "brief.txt", "content": "x\n"})
+		bash("rm brief.txt again.txt")
+		runTool(t, env, NewWrite(), map[string]any{"path": "again.txt", "content": "2\n"})
+		bash("touch -d 2001-01-01T00:00:00Z touched.txt")
+		runTool(t, env, NewWrite(), map[string]any{"path": outside, "content": "o\n"})
+	})
+	wantChanges(t, got, FileChange{"again.txt", Modified}, FileChange{"touched.txt", Modified}, FileChange{filepath.ToSlash(outside), Created})
+
+	var none *Changes
+	none.record("x", Created)
+	if none.List(env.Cwd) != nil || none.Inexact() || none.snapshot(t.Context(), env) != nil {
+		t.Error("a nil Changes recorded something")
+	}
+}
+
+// In git, a file added to the index is created and one removed with git
+// rm deleted; from a subfolder, paths are shown relative to it and files
+// outside it are not looked at.
+func TestChangesFromBashInGitIndex(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is needed for this test: install it")
+	}
+	env := testEnv(t)
+	env.Environ = append(env.Environ, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	setup := "git init -q . && mkdir sub && printf '1\\n' > sub/a.txt && printf '1\\n' > sub/b.txt && printf '1\\n' > top.txt" +
+		" && git add . && git commit -qm init"
+	if res := runTool(t, env, NewBash(Options{}), map[string]any{"command": setup}); res.IsError {
+		t.Fatal(text(res))
+	}
+	env.Cwd = filepath.Join(env.Cwd, "sub")
+	env.Changes = &Changes{}
+	got := changesOf(t, env, func() {
+		cmd := "printf 'n\\n' > new.txt && git add new.txt && git rm -q b.txt && printf '2\\n' >> ../top.txt"
+		if res := runTool(t, env, NewBash(Options{}), map[string]any{"command": cmd}); res.IsError {
+			t.Fatal(text(res))
+		}
+	})
+	wantChanges(t, got, FileChange{"b.txt", Deleted}, FileChange{"new.txt", Created})
 }

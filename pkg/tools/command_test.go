@@ -212,3 +212,66 @@ func TestNewCommandNameRule(t *testing.T) {
 		}
 	}
 }
+
+// Output that is not exactly one answer object is plain text: no
+// content, unknown fields, an empty block list, a second value after the
+// object, invalid UTF-8 (shown with a notice).
+func TestCommandToolNotAnAnswer(t *testing.T) {
+	tests := []struct{ name, out, want string }{
+		{"no content", `{"isError":true}`, "{\"isError\":true}\n"},
+		{"unknown field", `{"content":"x","extra":1}`, "{\"content\":\"x\",\"extra\":1}\n"},
+		{"empty blocks", `{"content":[]}`, "{\"content\":[]}\n"},
+		{"content neither text nor blocks", `{"content":7}`, "{\"content\":7}\n"},
+		{"two objects", `{"content":"a"} {"content":"b"}`, "{\"content\":\"a\"} {\"content\":\"b\"}\n"},
+		{"invalid UTF-8", "{\"content\":\"\xff\"}", "{\"content\":\"\uFFFD\"}\n\n\n[Output was not valid UTF-8; invalid bytes are shown as U+FFFD]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := testEnv(t)
+			if err := os.WriteFile(filepath.Join(env.Cwd, "out"), []byte(tt.out+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res := runTool(t, env, commandTool(t, CommandSpec{Command: `cat out`}), map[string]any{})
+			if res.IsError || text(res) != tt.want {
+				t.Errorf("got %q (error %v), want %q", text(res), res.IsError, tt.want)
+			}
+		})
+	}
+}
+
+// The declared environment reaches the command; arguments of exactly
+// 100 KiB are also in $GOPI_TOOL_ARGS, one byte more only on stdin; a
+// timeout of exactly the maximum is accepted.
+func TestCommandToolEnvironment(t *testing.T) {
+	env := testEnv(t)
+	ct := commandTool(t, CommandSpec{Command: `echo "$TICKET_URL"; printf '%s' "${GOPI_TOOL_ARGS:-unset}" | wc -c; wc -c`,
+		Env: []string{"TICKET_URL=https://tickets.example"}, Timeout: MaxBashTimeout})
+	for _, tc := range []struct {
+		n    int // bytes of the arguments' JSON
+		want string
+	}{
+		{100 << 10, "https://tickets.example\n102400\n102400\n"},
+		{100<<10 + 1, "https://tickets.example\n5\n102401\n"},
+	} {
+		res := runTool(t, env, ct, map[string]any{"t": strings.Repeat("x", tc.n-len(`{"t":""}`))})
+		if got := strings.ReplaceAll(text(res), " ", ""); res.IsError || got != tc.want {
+			t.Errorf("%d bytes: got %q, want %q", tc.n, got, tc.want)
+		}
+	}
+}
+
+// On failure, a stderr of only blank lines is left out, and a long one is
+// cut to its tail with its own notice.
+func TestCommandToolFailureStderr(t *testing.T) {
+	env := testEnv(t)
+	res := runTool(t, env, commandTool(t, CommandSpec{Command: `echo out; printf '\n \n' >&2; exit 2`}), map[string]any{})
+	if want := "out\n\n\nCommand exited with code 2"; !res.IsError || text(res) != want {
+		t.Errorf("blank stderr: %q, want %q", text(res), want)
+	}
+	res = runTool(t, env, commandTool(t, CommandSpec{Command: `seq 1 3000 >&2; exit 2`}), map[string]any{})
+	got := text(res)
+	if !res.IsError || !strings.HasPrefix(got, "stderr:\n1002\n1003\n") || !strings.Contains(got, "\n3000\n\n\n[Showing lines 1002-3001 of 3001. Full output: ") ||
+		!strings.HasSuffix(got, "]\n\nCommand exited with code 2") {
+		t.Errorf("long stderr: %q", clip(got))
+	}
+}

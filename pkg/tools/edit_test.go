@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -304,5 +305,51 @@ func TestEditDiffOfRepeatedLines(t *testing.T) {
 	}
 	if !ok || added != 1 || removed != 0 {
 		t.Errorf("diff %q: want one added line and none removed", d.Diff)
+	}
+}
+
+// TestEditFuzzyFoldEdges pins which characters a tolerant match takes as
+// a quote, a dash or a space: each end of each range, and the character
+// just outside it, which must still be matched exactly.
+func TestEditFuzzyFoldEdges(t *testing.T) {
+	for _, tc := range []struct {
+		r    rune
+		as   string // what oldText writes in its place; "" when nothing folds it
+		note string
+	}{
+		{'\u2017', "", "below the single quotes"},
+		{'\u2018', "'", ""}, {'\u201B', "'", ""},
+		{'\u201C', `"`, ""}, {'\u201F', `"`, ""},
+		{'\u2020', "", "above the double quotes"},
+		{'\u200F', "", "below the dashes"},
+		{'\u2010', "-", ""}, {'\u2015', "-", ""},
+		{'\u2016', "", "above the dashes"},
+		{'\u2211', "", "below the minus sign"}, {'\u2212', "-", ""}, {'\u2213', "", "above the minus sign"},
+		{'\u00A0', " ", ""}, {'\u2002', " ", ""}, {'\u200A', " ", ""}, {'\u202F', " ", ""}, {'\u205F', " ", ""}, {'\u3000', " ", ""},
+	} {
+		t.Run(fmt.Sprintf("%U", tc.r), func(t *testing.T) {
+			env := testEnv(t)
+			p := filepath.Join(env.Cwd, "f.txt")
+			file := "x" + string(tc.r) + "y\nrest\n"
+			if err := os.WriteFile(p, []byte(file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, plain := range []string{"'", `"`, "-", " "} {
+				res := runTool(t, env, NewEdit(), map[string]any{"path": "f.txt", "oldText": "x" + plain + "y", "newText": "z"})
+				got, _ := os.ReadFile(p)
+				if plain == tc.as {
+					if res.IsError || string(got) != "z\nrest\n" {
+						t.Fatalf("%q not matched by %q: %s", tc.r, plain, text(res))
+					}
+					return
+				}
+				if !res.IsError || string(got) != file {
+					t.Fatalf("%q (%s) matched by %q: %s", tc.r, tc.note, plain, text(res))
+				}
+			}
+			if tc.as != "" {
+				t.Fatal("no plain character matched")
+			}
+		})
 	}
 }

@@ -72,7 +72,9 @@ func mapLF(src string) *mapped {
 }
 
 // fuzzyRune folds the characters pi treats as equal when matching
-// tolerantly: smart quotes, unicode dashes and special spaces.
+// tolerantly: smart quotes and unicode dashes. The special spaces pi
+// folds too (U+00A0, U+2002–U+200A, U+202F, U+205F, U+3000) are already
+// plain spaces after NFKC, which runs first.
 func fuzzyRune(r rune) rune {
 	switch {
 	case r >= '\u2018' && r <= '\u201B':
@@ -81,8 +83,6 @@ func fuzzyRune(r rune) rune {
 		return '"'
 	case r >= '\u2010' && r <= '\u2015', r == '\u2212':
 		return '-'
-	case r == '\u00A0', r >= '\u2002' && r <= '\u200A', r == '\u202F', r == '\u205F', r == '\u3000':
-		return ' '
 	}
 	return r
 }

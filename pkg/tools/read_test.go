@@ -158,3 +158,34 @@ func TestReadCancelled(t *testing.T) {
 		t.Fatalf("got %+v", res)
 	}
 }
+
+// TestReadBinaryEdges pins what decides a binary file: the first 8 KiB
+// only, a NUL in them, or more than one byte in ten not UTF-8; a
+// character cut by the end of those 8 KiB is not counted as invalid.
+func TestReadBinaryEdges(t *testing.T) {
+	ascii := func(n int) string { return strings.Repeat(strings.Repeat("a", 63)+"\n", n/64+1)[:n] }
+	bad := strings.Repeat("\xff", 819)
+	for _, tc := range []struct {
+		name   string
+		data   string
+		binary bool
+	}{
+		{"NUL as the 8192nd byte", ascii(8191) + "\x00rest\n", true},
+		{"NUL as the 8193rd byte", ascii(8192) + "\x00rest\n", false},
+		{"one byte in ten invalid", strings.Repeat("\xff", 10) + ascii(90), false},
+		{"eleven bytes in a hundred invalid", strings.Repeat("\xff", 11) + ascii(89), true},
+		{"819 invalid in 8 KiB and a character cut at its end", bad + ascii(8191-819) + "é and more\n", false},
+		{"820 invalid in 8 KiB", bad + "\xff" + ascii(8191-820) + "é and more\n", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := testEnv(t)
+			if err := os.WriteFile(filepath.Join(env.Cwd, "f"), []byte(tc.data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res := runTool(t, env, NewRead(), map[string]any{"path": "f"})
+			if got := res.IsError && strings.Contains(text(res), "looks like a binary file"); got != tc.binary {
+				t.Errorf("binary %v, want %v: %q", got, tc.binary, clip(text(res)))
+			}
+		})
+	}
+}

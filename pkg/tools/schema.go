@@ -129,10 +129,10 @@ func (s *schema) readValues(m map[string]json.RawMessage) error {
 		}
 	}
 	if raw, ok := m["const"]; ok {
+		// raw is one JSON value (the schema around it decoded), and any
+		// JSON value decodes into an any.
 		var c any
-		if err := json.Unmarshal(raw, &c); err != nil {
-			return fmt.Errorf("const: %w", err)
-		}
+		_ = json.Unmarshal(raw, &c)
 		s.constant = &c
 	}
 	for key, dst := range map[string]**float64{"minimum": &s.min, "maximum": &s.max} {

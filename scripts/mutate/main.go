@@ -9,6 +9,9 @@
 //	go run ./scripts/mutate -sample 100 -j 2 ./pkg/loop   # a reproducible random 100
 //	go run ./scripts/mutate -only before.txt ./pkg/session # only the mutants an earlier run names
 //
+// Files this platform does not build (build tags, _GOOS.go names) are
+// left out and named on stderr; judge them with GOOS set or on that platform.
+//
 // The mutated file reaches the compiler through `go test -overlay`, so the
 // work tree is never changed and an interrupted run leaves nothing behind.
 // A mutant that does not compile is counted apart and not in the score.
@@ -24,6 +27,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"go/build"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -225,12 +229,16 @@ func sample(all []planted, n int, seed uint64) []planted {
 }
 
 // sourceFiles lists dir's non-test Go files, limited to only when given.
+// A file this platform does not build (a _windows.go file on Linux, a
+// //go:build line that excludes it) is left out and named on stderr: no
+// test run here can reach it, so its mutants would only count as survivors.
 func sourceFiles(dir string, only map[string]bool) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	var out []string
+	var out, skipped []string
+	found := 0
 	for _, e := range entries {
 		n := e.Name()
 		if e.IsDir() || !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
@@ -239,11 +247,23 @@ func sourceFiles(dir string, only map[string]bool) ([]string, error) {
 		if len(only) > 0 && !only[n] {
 			continue
 		}
+		found++
+		if ok, err := build.Default.MatchFile(dir, n); err != nil {
+			return nil, err
+		} else if !ok {
+			skipped = append(skipped, n)
+			continue
+		}
 		out = append(out, filepath.Join(dir, n))
 	}
 	sort.Strings(out)
-	if len(only) > 0 && len(out) != len(only) {
-		return nil, fmt.Errorf("-files names %d files, %d of them found in %s", len(only), len(out), dir)
+	if len(only) > 0 && found != len(only) {
+		return nil, fmt.Errorf("-files names %d files, %d of them found in %s", len(only), found, dir)
+	}
+	if len(skipped) > 0 {
+		sort.Strings(skipped)
+		fmt.Fprintf(os.Stderr, "mutate: not built for %s/%s, not mutated: %s\n",
+			build.Default.GOOS, build.Default.GOARCH, strings.Join(skipped, " "))
 	}
 	return out, nil
 }
