@@ -16,3 +16,6 @@ func enableVT(int, *os.File) (restore func()) { return func() {} }
 
 // osEnviron is the process's environment.
 func osEnviron() []string { return os.Environ() }
+
+// watchConsole has nothing to watch on Unix: Ctrl-C is SIGINT.
+func watchConsole(chan<- os.Signal) (stop func()) { return func() {} }
