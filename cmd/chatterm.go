@@ -26,12 +26,10 @@ type chatTerminal struct {
 	rl       *readline.Instance
 	stdin    io.Closer // what readline reads; its Close does not reach it
 	out      *os.File
-	fd       int
-	state    *readline.State
 	altEnter atomic.Bool
-	// restoreOut gives stdout back the mode enableVT changed.
-	restoreOut func()
-	once       sync.Once
+	// restore gives the terminal back the modes rawTerminal changed.
+	restore func()
+	once    sync.Once
 }
 
 // openTerminal puts the terminal in raw mode for the whole chat (so that
@@ -43,13 +41,20 @@ func openTerminal(sys *System, historyFile string) (*chatTerminal, error) {
 	if !ok1 || !ok2 {
 		return nil, usageErr("gopi chat needs a terminal on stdin and stdout; use gopi run")
 	}
-	t := &chatTerminal{out: out, fd: int(in.Fd())}
-	state, err := readline.MakeRaw(t.fd)
+	t := &chatTerminal{out: out}
+	restore, err := rawTerminal(in, out)
 	if err != nil {
 		return nil, usageErr("gopi chat: cannot set up the terminal: %v; use gopi run", err)
 	}
-	t.state = state
-	t.restoreOut = enableVT(t.fd, out)
+	t.restore = restore
+	// Whatever goes wrong before the terminal is handed over, an error
+	// or a panic, the terminal gets its modes back.
+	opened := false
+	defer func() {
+		if !opened {
+			t.restore()
+		}
+	}()
 	noop := func() error { return nil }
 	stdin := readline.NewCancelableStdin(in)
 	t.stdin = stdin
@@ -57,15 +62,15 @@ func openTerminal(sys *System, historyFile string) (*chatTerminal, error) {
 		Prompt: "› ", HistoryFile: historyFile, HistoryLimit: 1000,
 		Stdin: newKeyFilter(stdin), Stdout: out, Stderr: out,
 		FuncIsTerminal: func() bool { return true }, FuncMakeRaw: noop, FuncExitRaw: noop,
+		FuncGetWidth:        t.Width,
 		FuncFilterInputRune: t.filterRune,
 	})
 	if err != nil {
-		_ = readline.Restore(t.fd, state)
-		t.restoreOut()
 		return nil, err
 	}
 	t.rl = rl
 	io.WriteString(out, bracketedPasteOn)
+	opened = true
 	return t, nil
 }
 
@@ -104,7 +109,7 @@ func (t *chatTerminal) SetPrompt(p string) {
 func (t *chatTerminal) Out() io.Writer { return t.rl.Stdout() }
 
 // Width is the terminal's width in columns.
-func (t *chatTerminal) Width() int { return readline.GetScreenWidth() }
+func (t *chatTerminal) Width() int { return termWidth(t.out) }
 
 // Interrupt ends a waiting ReadLine (SIGTERM, SIGINT from elsewhere).
 func (t *chatTerminal) Interrupt() { t.Close() }
@@ -117,7 +122,6 @@ func (t *chatTerminal) Close() {
 		// that may never come (a hangup, a signal mid-run): end the read.
 		_ = t.stdin.Close()
 		_ = t.rl.Close()
-		_ = readline.Restore(t.fd, t.state)
-		t.restoreOut()
+		t.restore()
 	})
 }

@@ -11,8 +11,8 @@ import (
 // isBrokenPipe reports a write to a pipe whose reader is gone.
 func isBrokenPipe(err error) bool { return errors.Is(err, syscall.EPIPE) }
 
-// enableVT has nothing to do on Unix: a terminal speaks VT sequences.
-func enableVT(int, *os.File) (restore func()) { return func() {} }
-
 // osEnviron is the process's environment.
 func osEnviron() []string { return os.Environ() }
+
+// watchConsole has nothing to watch on Unix: Ctrl-C is SIGINT.
+func watchConsole(chan<- os.Signal) (stop func()) { return func() {} }

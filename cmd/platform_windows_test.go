@@ -1,12 +1,8 @@
 package cmd
 
 import (
-	"bytes"
 	"os"
 	"testing"
-	"time"
-
-	"golang.org/x/sys/windows"
 )
 
 // A write to a pipe whose reader is gone is the broken stdout that ends a
@@ -32,23 +28,5 @@ func TestWindowsBrokenPipe(t *testing.T) {
 	case <-gone:
 	default:
 		t.Fatal("exitWriter did not report the broken pipe")
-	}
-}
-
-// Ctrl-Break (and Ctrl-C) reach gopi as os.Interrupt: the first aborts
-// the run, as on Unix.
-func TestWindowsCtrlBreakAborts(t *testing.T) {
-	sys := &System{Stderr: &bytes.Buffer{}, Signals: true, Exit: func(int) {}}
-	aborted := make(chan struct{})
-	stop := trapSignals(sys, func() { close(aborted) }, nil)
-	defer stop()
-	if err := windows.GenerateConsoleCtrlEvent(windows.CTRL_BREAK_EVENT, 0); err != nil {
-		t.Skipf("no console to send Ctrl-Break to (%v): Wine runs the test without one; "+
-			"the abort path after os.Interrupt is the one the Unix signal tests drive", err)
-	}
-	select {
-	case <-aborted:
-	case <-time.After(30 * time.Second):
-		t.Fatal("Ctrl-Break did not abort")
 	}
 }

@@ -59,6 +59,7 @@ const forceWait = 250 * time.Millisecond
 // gopi wants the EPIPE instead, to end the run the same orderly way
 // (exitWriter). The signal itself says nothing about which pipe broke (a
 // hook that ignores its stdin raises it too), so it is only swallowed.
+// On Windows, Ctrl-C and Ctrl-Break come from the console (watchConsole).
 func trapSignals(sys *System, abort, force func()) (stop func()) {
 	if !sys.Signals {
 		return func() {}
@@ -67,6 +68,7 @@ func trapSignals(sys *System, abort, force func()) (stop func()) {
 	signal.Notify(pipe, syscall.SIGPIPE)
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, abortSignals...)
+	stopConsole := watchConsole(ch)
 	done := make(chan struct{})
 	go func() {
 		select {
@@ -82,6 +84,7 @@ func trapSignals(sys *System, abort, force func()) (stop func()) {
 		}
 	}()
 	return func() {
+		stopConsole()
 		signal.Stop(ch)
 		signal.Stop(pipe)
 		close(done)

@@ -28,7 +28,8 @@ type CommandHook struct {
 	// Matcher is a regular expression that must match the whole tool
 	// name ("bash", "edit|write"); "" or "*" matches every tool.
 	Matcher string `json:"matcher,omitempty"`
-	// Command is run with `sh -c` in Dir.
+	// Command is run with `sh -c` in Dir (on Windows, the bash tool's
+	// shell: see CommandEnv.Shell).
 	Command string `json:"command"`
 	// Timeout in seconds; 0 means DefaultHookTimeout.
 	Timeout float64 `json:"timeout,omitempty"`
@@ -61,7 +62,9 @@ type CommandEnv struct {
 	Environ []string
 	// SessionID returns the session's id for "session_id"; nil sends "".
 	SessionID func() string
-	// Shell runs the command as Shell -c COMMAND; "" means /bin/sh.
+	// Shell runs the command as Shell -c COMMAND (PowerShell gets it as
+	// -EncodedCommand); "" means /bin/sh on Unix and, on Windows, the
+	// bash tool's choice: bash on PATH, else pwsh, else powershell.exe.
 	Shell string
 	// Source names where the hooks were declared (a settings file), for
 	// error messages and hook names.
@@ -76,6 +79,9 @@ type CommandEnv struct {
 // without a command, with a matcher that does not compile or with a
 // negative timeout is an error, and then none of cfg is registered.
 func (h *Host) AddCommandHooks(cfg HooksConfig, env CommandEnv) error {
+	if env.Shell == "" && (len(cfg.BeforeTool) > 0 || len(cfg.AfterTool) > 0) {
+		env.Shell = defaultShell()
+	}
 	before, err := compileHooks(cfg.BeforeTool, "beforeTool", env)
 	if err != nil {
 		return err

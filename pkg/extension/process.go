@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"gopi/pkg/tools"
 )
 
 // Bounds of one command hook run.
@@ -44,9 +46,10 @@ func (c *commandHook) run(ctx context.Context, input []byte) *runResult {
 	defer cancel()
 	shell := c.env.Shell
 	if shell == "" {
-		shell = "/bin/sh"
+		shell = defaultShell()
 	}
-	cmd := exec.CommandContext(runCtx, shell, "-c", c.command)
+	cmd := exec.CommandContext(runCtx, shell)
+	cmd.Args = tools.ShellArgs(shell, c.command)
 	cmd.Dir = c.dir
 	cmd.Env = hookEnv(c.env, c.dir)
 	cmd.Stdin = bytes.NewReader(input)

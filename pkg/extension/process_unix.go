@@ -13,3 +13,6 @@ func killTreeOnCancel(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 }
+
+// defaultShell runs hooks on Unix.
+func defaultShell() string { return "/bin/sh" }

@@ -6,6 +6,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/windows"
+
+	"gopi/pkg/tools"
 )
 
 // killTreeOnCancel starts cmd in its own process group (a Ctrl-C reaches
@@ -18,3 +20,7 @@ func killTreeOnCancel(cmd *exec.Cmd) {
 		return cmd.Process.Kill()
 	}
 }
+
+// defaultShell is the bash tool's shell: bash on PATH (Git for Windows,
+// WSL), else pwsh, else powershell.exe; there is no /bin/sh.
+func defaultShell() string { return tools.DefaultShell() }

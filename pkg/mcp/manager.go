@@ -195,7 +195,7 @@ func (m *Manager) Kill() {
 		p := c.proc
 		c.mu.Unlock()
 		if p != nil {
-			kill(p.cmd)
+			p.group.kill()
 		}
 	}
 }

@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 	if mode, ok := os.LookupEnv("GOPI_MCP_TEST_SERVER"); ok {
 		serveStdio(mode)
 	}
-	goleak.VerifyTestMain(m, goleak.Cleanup(fdcheck.Main()))
+	goleak.VerifyTestMain(m, goleak.Cleanup(fdMain()))
 }
 
 // stdioServer configures the test binary as a stdio server.

@@ -1,14 +1,21 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package mcp
 
 import "os/exec"
 
-// ownGroup does nothing where there are no process groups.
-func ownGroup(*exec.Cmd) {}
+// procGroup is a server's process alone, where there are no process
+// groups.
+type procGroup struct{ cmd *exec.Cmd }
+
+func ownGroup(c *exec.Cmd) *procGroup { return &procGroup{cmd: c} }
+
+func (g *procGroup) start() error { return g.cmd.Start() }
 
 // terminate ends the server's process where it cannot be asked to.
-func terminate(c *exec.Cmd) { _ = c.Process.Kill() }
+func (g *procGroup) terminate() { _ = g.cmd.Process.Kill() }
 
 // kill ends the server's process.
-func kill(c *exec.Cmd) { _ = c.Process.Kill() }
+func (g *procGroup) kill() { _ = g.cmd.Process.Kill() }
+
+func (g *procGroup) release() {}

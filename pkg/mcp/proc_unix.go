@@ -7,13 +7,26 @@ import (
 	"syscall"
 )
 
-// ownGroup starts the server in a process group of its own, so stopping
-// it reaches what it started too (npx, uvx and shell wrappers).
-func ownGroup(c *exec.Cmd) { c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} }
+// procGroup is a server's process and what it starts: a process group.
+type procGroup struct{ cmd *exec.Cmd }
+
+// ownGroup prepares the server to start in a process group of its own,
+// so stopping it reaches what it started too (npx, uvx and shell
+// wrappers).
+func ownGroup(c *exec.Cmd) *procGroup {
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return &procGroup{cmd: c}
+}
+
+// start starts the server.
+func (g *procGroup) start() error { return g.cmd.Start() }
 
 // terminate asks the server's process group to end (SIGTERM).
-func terminate(c *exec.Cmd) { _ = syscall.Kill(-c.Process.Pid, syscall.SIGTERM) }
+func (g *procGroup) terminate() { _ = syscall.Kill(-g.cmd.Process.Pid, syscall.SIGTERM) }
 
 // kill ends the server's process group at once (SIGKILL). It is sent
 // after the server ended too, for what it left running.
-func kill(c *exec.Cmd) { _ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
+func (g *procGroup) kill() { _ = syscall.Kill(-g.cmd.Process.Pid, syscall.SIGKILL) }
+
+// release has nothing to let go of on Unix.
+func (g *procGroup) release() {}

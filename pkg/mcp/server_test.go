@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -25,7 +26,7 @@ import (
 //	wait               answers only when the call is cancelled
 //	grow               adds the tool "grown" (tools/list_changed)
 //	crash              the server exits with code 7 in the middle of the call
-//	spawn              starts a child that sleeps; answers with its pid
+//	spawn              starts a child that sleeps (this binary); answers with its pid
 func testServer() *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "gopi-test", Version: "1"}, nil)
 	type textIn struct {
@@ -83,7 +84,8 @@ func testServer() *sdk.Server {
 		return nil
 	})
 	none("spawn", "Starts a child", func(context.Context) *sdk.CallToolResult {
-		c := exec.Command("sleep", "600")
+		c := exec.Command(os.Args[0])
+		c.Env = append(os.Environ(), "GOPI_MCP_TEST_SERVER=sleep")
 		if err := c.Start(); err != nil {
 			return text(err.Error())
 		}
@@ -106,6 +108,10 @@ func serveStdio(mode string) {
 	if mode == "exit" {
 		fmt.Fprintln(os.Stderr, "cannot open the widget store")
 		os.Exit(3)
+	}
+	if mode == "sleep" { // a server's child
+		time.Sleep(time.Hour)
+		os.Exit(0)
 	}
 	if mode == "stubborn" {
 		signal.Ignore(syscall.SIGTERM)

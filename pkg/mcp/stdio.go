@@ -24,6 +24,7 @@ const stderrTail = 4 << 10
 // proc is a running stdio server: its process group and the pipes.
 type proc struct {
 	cmd    *exec.Cmd
+	group  *procGroup
 	stdin  *os.File // our end
 	stdout *os.File // our end
 	tail   *tailBuffer
@@ -50,7 +51,7 @@ func startProc(s Server, environ []string, getenv func(string) string) (*proc, e
 	cmd := exec.Command(path, s.Args...)
 	cmd.Args[0] = s.Command
 	cmd.Env, cmd.Dir = env, s.Cwd
-	ownGroup(cmd)
+	group := ownGroup(cmd)
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -66,12 +67,12 @@ func startProc(s Server, environ []string, getenv func(string) string) (*proc, e
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	if err := cmd.Start(); err != nil {
+	if err := group.start(); err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
 		return nil, err
 	}
 	closeAll(inR, outW, errW) // the child's ends
-	p := &proc{cmd: cmd, stdin: inW, stdout: outR, tail: &tailBuffer{max: stderrTail}, exited: make(chan struct{}), errEOF: make(chan struct{})}
+	p := &proc{cmd: cmd, group: group, stdin: inW, stdout: outR, tail: &tailBuffer{max: stderrTail}, exited: make(chan struct{}), errEOF: make(chan struct{})}
 	go func() {
 		defer close(p.errEOF)
 		_, _ = io.Copy(p.tail, errR)
@@ -92,13 +93,14 @@ func (p *proc) stop() bool {
 	p.stdin.Close()
 	ended := p.waitExit(stopGrace)
 	if !ended {
-		terminate(p.cmd)
+		p.group.terminate()
 		if ended = p.waitExit(stopGrace); !ended {
-			kill(p.cmd)
+			p.group.kill()
 			ended = p.waitExit(stopGrace)
 		}
 	}
-	kill(p.cmd) // whatever the server left running in its group
+	p.group.kill() // whatever the server left running in its group
+	p.group.release()
 	p.stdout.Close()
 	select { // stderr ends when the last process holding it does
 	case <-p.errEOF:

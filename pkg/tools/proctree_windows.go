@@ -6,9 +6,10 @@ import (
 	"os/exec"
 	"syscall"
 	"unicode/utf16"
-	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"gopi/internal/winjob"
 )
 
 // procTree is a command and every process it starts: on Windows, a job
@@ -44,7 +45,7 @@ var jobs jobAPI = winJobs{}
 // PowerShell gets the command as -EncodedCommand, which no quoting rule
 // of the command line can mangle, with its output in UTF-8.
 func newProcTree(cmd *exec.Cmd) *procTree {
-	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: windows.CREATE_SUSPENDED | windows.CREATE_NEW_PROCESS_GROUP}
+	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: winjob.Flags}
 	if isPowerShell(cmd.Path) && len(cmd.Args) == 3 && cmd.Args[1] == "-c" {
 		cmd.Args = powerShellArgs(cmd.Args[0], cmd.Args[2])
 	}
@@ -121,80 +122,12 @@ func (t *procTree) close() {
 	}
 }
 
-// winJobs is the real jobAPI.
+// winJobs is the real jobAPI (internal/winjob).
 type winJobs struct{}
 
-func (winJobs) create() (windows.Handle, error) {
-	job, err := windows.CreateJobObject(nil, nil)
-	if err != nil {
-		return 0, err
-	}
-	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{}
-	info.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
-	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
-		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
-		windows.CloseHandle(job)
-		return 0, err
-	}
-	return job, nil
-}
-
-func (winJobs) assign(job windows.Handle, pid int) error {
-	h, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, uint32(pid))
-	if err != nil {
-		return err
-	}
-	defer windows.CloseHandle(h)
-	return windows.AssignProcessToJobObject(job, h)
-}
-
-// resume resumes every thread of pid (a process started suspended has one).
-func (winJobs) resume(pid int) error {
-	snap, err := windows.CreateToolhelp32Snapshot(windows.TH32CS_SNAPTHREAD, 0)
-	if err != nil {
-		return err
-	}
-	defer windows.CloseHandle(snap)
-	te := windows.ThreadEntry32{Size: uint32(unsafe.Sizeof(windows.ThreadEntry32{}))}
-	resumed := 0
-	for err = windows.Thread32First(snap, &te); err == nil; err = windows.Thread32Next(snap, &te) {
-		if te.OwnerProcessID != uint32(pid) {
-			continue
-		}
-		th, err := windows.OpenThread(windows.THREAD_SUSPEND_RESUME, false, te.ThreadID)
-		if err != nil {
-			return err
-		}
-		_, err = windows.ResumeThread(th)
-		windows.CloseHandle(th)
-		if err != nil {
-			return err
-		}
-		resumed++
-	}
-	if resumed == 0 {
-		return fmt.Errorf("no thread of process %d found", pid)
-	}
-	return nil
-}
-
-func (winJobs) terminate(job windows.Handle) error { return windows.TerminateJobObject(job, 1) }
-
-// jobAccounting is JOBOBJECT_BASIC_ACCOUNTING_INFORMATION.
-type jobAccounting struct {
-	TotalUserTime, TotalKernelTime                       int64
-	ThisPeriodTotalUserTime, ThisPeriodTotalKernelTime   int64
-	TotalPageFaultCount, TotalProcesses, ActiveProcesses uint32
-	TotalTerminatedProcesses                             uint32
-}
-
-func (winJobs) active(job windows.Handle) (int, error) {
-	var info jobAccounting
-	if err := windows.QueryInformationJobObject(job, windows.JobObjectBasicAccountingInformation,
-		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)), nil); err != nil {
-		return 0, err
-	}
-	return int(info.ActiveProcesses), nil
-}
-
-func (winJobs) close(job windows.Handle) { windows.CloseHandle(job) }
+func (winJobs) create() (windows.Handle, error)          { return winjob.Create() }
+func (winJobs) assign(job windows.Handle, pid int) error { return winjob.Assign(job, pid) }
+func (winJobs) resume(pid int) error                     { return winjob.Resume(pid) }
+func (winJobs) terminate(job windows.Handle) error       { return winjob.Terminate(job) }
+func (winJobs) active(job windows.Handle) (int, error)   { return winjob.Active(job) }
+func (winJobs) close(job windows.Handle)                 { winjob.Close(job) }

@@ -23,3 +23,6 @@ func findShell() string {
 // shellNote tells the model which shell runs its commands: nothing to add
 // where bash is the shell pi's description speaks of.
 func shellNote(string) string { return "" }
+
+// shellArgs runs command with shell -c.
+func shellArgs(shell, command string) []string { return []string{shell, "-c", command} }

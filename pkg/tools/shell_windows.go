@@ -30,3 +30,11 @@ func shellNote(shell string) string {
 	}
 	return " On this system commands run in " + shell + "."
 }
+
+// shellArgs runs command with shell -c, or encoded in a PowerShell.
+func shellArgs(shell, command string) []string {
+	if isPowerShell(shell) {
+		return powerShellArgs(shell, command)
+	}
+	return []string{shell, "-c", command}
+}
