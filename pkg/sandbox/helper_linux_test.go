@@ -289,3 +289,57 @@ func atoi(t *testing.T, s string) int {
 	}
 	return n
 }
+
+// BenchmarkStart is the cost of starting and waiting for one command
+// (/bin/true, its output in a pipe): directly, as a command without the
+// sandbox starts, and through the run's helper (started before the timed
+// loop), which is what the sandbox adds to each command.
+func BenchmarkStart(b *testing.B) {
+	dir := sandbox.RealPath(b.TempDir())
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	env := os.Environ()
+	for _, how := range []string{"direct", "helper"} {
+		b.Run(how, func(b *testing.B) {
+			g := sandbox.New(sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{dir}, TempDir: filepath.Join(dir, "tmp")}, nil, self)
+			defer g.Close()
+			one := func() {
+				r, w, err := os.Pipe()
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer r.Close()
+				if how == "direct" {
+					cmd := exec.Command("/bin/true")
+					cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, w, w
+					cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+					err = cmd.Start()
+					w.Close()
+					if err == nil {
+						err = cmd.Wait()
+					}
+				} else {
+					var p *sandbox.Process
+					p, err = g.Start(sandbox.Command{Path: "/bin/true", Args: []string{"true"}, Env: env, Dir: dir, Stdout: w, Stderr: w})
+					w.Close()
+					if err == nil {
+						var exit sandbox.Exit
+						exit, err = p.Wait()
+						if exit.Code != 0 {
+							err = errors.New("exit code " + strconv.Itoa(exit.Code))
+						}
+					}
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			one() // the helper's start is not in the loop
+			for b.Loop() {
+				one()
+			}
+		})
+	}
+}
