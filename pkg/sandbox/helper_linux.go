@@ -43,6 +43,7 @@ func RunHelper(args, environ []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gopi: sandbox helper: usage: gopi __sandbox POLICY (started by gopi, with its socket as fd 3)")
 		return 2
 	}
+	onlyStdio()
 	ctl, err := controlConn(helperFD)
 	if err != nil {
 		fmt.Fprintf(stderr, "gopi: sandbox helper: no control socket on fd %d: %v\n", helperFD, err)
@@ -63,6 +64,26 @@ func RunHelper(args, environ []string, stderr io.Writer) int {
 	}
 	serve(ctl)
 	return 0
+}
+
+// onlyStdio marks every file descriptor above the helper's socket
+// close-on-exec: a descriptor gopi inherited from whatever started it
+// (an open file outside the writable folders, which Landlock would not
+// stop a write through) never reaches a command. Commands get their own
+// stdin, stdout and stderr.
+func onlyStdio() {
+	if unix.CloseRange(helperFD+1, ^uint(0), unix.CLOSE_RANGE_CLOEXEC) == nil {
+		return
+	}
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > helperFD {
+			unix.CloseOnExec(fd)
+		}
+	}
 }
 
 func apply(p Policy) error {

@@ -79,6 +79,12 @@ func TestHelper(t *testing.T) {
 			t.Errorf("%s exists %v, want %v", path, err == nil, want)
 		}
 	}
+	// A command holds only its stdio (ls lists the folder it reads too):
+	// neither the helper's socket nor another command's files.
+	got, _, err = run(t, g, ws, `ls /proc/self/fd`)
+	if err != nil || got != "0\n1\n2\n3\n" {
+		t.Fatalf("a command's descriptors: %v %q", err, got)
+	}
 	// A command killed by a signal says so; its stdin is /dev/null.
 	got, exit, err = run(t, g, ws, `cat; kill -TERM $$`)
 	if err != nil || exit.Signal != syscall.SIGTERM || got != "" {
