@@ -349,3 +349,45 @@ func BenchmarkStart(b *testing.B) {
 		})
 	}
 }
+
+// TestHelperPerPolicy: a .git that appears during a run is read-only for
+// the commands after it (they get another helper, with .git mounted
+// read-only), and a guard with another policy in the same process has
+// its own helper with its own rules.
+func TestHelperPerPolicy(t *testing.T) {
+	g, ws, _, _ := sandboxed(t)
+	got, exit, err := run(t, g, ws, `mkdir .git && echo $PPID`)
+	if err != nil || exit.Code != 0 {
+		t.Fatalf("%v %+v: %s", err, exit, got)
+	}
+	first := atoi(t, strings.TrimSpace(got))
+	got, exit, err = run(t, g, ws, `echo $PPID; touch .git/x; touch y`)
+	if err != nil || exit.Code != 0 || !strings.Contains(got, "Read-only file system") {
+		t.Fatalf("a write into the new .git: %v %+v: %s", err, exit, got)
+	}
+	second := atoi(t, strings.Fields(got)[0])
+	if second == first {
+		t.Errorf("the command ran under the helper started before .git existed")
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".git", "x")); err == nil {
+		t.Error(".git/x was written")
+	}
+	if _, err := os.Stat(filepath.Join(ws, "y")); err != nil {
+		t.Errorf("the workspace is not writable under the new helper: %v", err)
+	}
+
+	self, _ := os.Executable()
+	ro := sandbox.New(sandbox.Policy{Mode: sandbox.ReadOnly, TempDir: g.Policy().TempDir}, nil, self)
+	t.Cleanup(ro.Close)
+	got, exit, err = run(t, ro, ws, `echo $PPID; touch z`)
+	if err != nil || exit.Code == 0 || !strings.Contains(got, "Permission denied") {
+		t.Fatalf("read-only: %v %+v: %s", err, exit, got)
+	}
+	if p := atoi(t, strings.Fields(got)[0]); p == first || p == second {
+		t.Error("the read-only guard used the workspace-write guard's helper")
+	}
+	got, exit, err = run(t, g, ws, `touch z2`)
+	if err != nil || exit.Code != 0 {
+		t.Fatalf("workspace-write after read-only: %v %+v: %s", err, exit, got)
+	}
+}
