@@ -141,6 +141,7 @@ func newChatHost(ctx context.Context, sys *System, c *cobra.Command, o *chatOpti
 // close releases the session store (and its lock).
 func (h *chatHost) close() {
 	killGroups(h.sys, h.s.groups)
+	h.s.guard.Close() // the sandbox's helper
 	finishRunDir(h.s.spillDir, h.a.SpillKept(), h.sys.Now())
 	h.a.Close()
 }

@@ -74,6 +74,7 @@ func sweepRunDirs(parent, own string, now time.Time) {
 // left running in the background, then the spill folder.
 func (p *prepared) finishTools(sys *System) {
 	killGroups(sys, p.groups)
+	p.guard.Close() // the sandbox's helper
 	finishRunDir(p.spill, assemble.MentionsDir(p.store, p.file, p.spill), sys.Now())
 }
 

@@ -2,9 +2,9 @@ package sandbox
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 )
@@ -37,11 +37,16 @@ type Guard struct {
 	mu      sync.Mutex
 	denials []Denial
 	madeTmp bool
+
+	hmu     sync.Mutex         // guards helpers and closed
+	helpers map[string]*helper // by policy (JSON)
+	closed  bool
 }
 
 // New returns the guard of one run: policy (its paths already real and
 // absolute), rules (nil: none) and the helper executable (the running
-// gopi binary), which sandboxed commands start through.
+// gopi binary), which sandboxed commands start through. Close stops the
+// helpers when the run ends.
 func New(policy Policy, rules *Rules, helper string) *Guard {
 	return &Guard{policy: policy, rules: rules, helper: helper}
 }
@@ -143,35 +148,79 @@ func (g *Guard) Permit(tool string, op Op, target string) error {
 	return nil
 }
 
-// Wrap makes cmd, not yet started, run through the sandbox helper: its
-// program and arguments move behind `HELPER __sandbox POLICY --`, its
-// TMPDIR becomes the private temp folder, and where a root's .git must
-// stay read-only the helper starts in its own user and mount namespace.
-// cmd.Env must hold the command's whole environment (nil is an empty one,
-// not this process's).
-// With the sandbox off cmd is left as it is.
-func (g *Guard) Wrap(cmd *exec.Cmd) error {
+// Start starts c in the sandbox: through the run's helper for the
+// policy (started at the first command, and again for the commands after
+// one ended), which is confined by Landlock and, where a root's .git must
+// stay read-only, has its own user and mount namespace; c inherits that.
+// c's TMPDIR becomes the private temp folder. Start fails, and nothing
+// runs, when the helper cannot be started or has ended, or after Close.
+// Only a guard whose Mode is not Off starts commands.
+func (g *Guard) Start(c Command) (*Process, error) {
 	if g == nil || !g.policy.Enforced() {
-		return nil
+		return nil, errors.New("sandbox: no sandbox to start the command in")
 	}
 	if err := g.makeTemp(); err != nil {
-		return err
+		return nil, err
 	}
 	p := g.policy
 	if !p.AllowGit && p.Mode == WorkspaceWrite {
 		p.ReadOnlyPaths = p.gitEntries()
 	}
+	c.Env = append(withoutVar(c.Env, "TMPDIR"), "TMPDIR="+p.TempDir)
+	h, err := g.helperFor(p)
+	if err != nil {
+		return nil, err
+	}
+	return h.start(c)
+}
+
+// helperFor returns the running helper of p, starting one when there is
+// none (or the last one ended). Each distinct policy — the .git entries
+// to keep read-only are part of it — has its own helper: a helper is
+// never asked to run under rules other than its own.
+func (g *Guard) helperFor(p Policy) (*helper, error) {
 	doc, err := json.Marshal(p)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	args := append([]string{"gopi", HelperArg, string(doc), "--", cmd.Path}, cmd.Args[1:]...)
-	cmd.Path, cmd.Args = g.helper, args
-	cmd.Env = append(withoutVar(cmd.Env, "TMPDIR"), "TMPDIR="+p.TempDir)
-	if len(p.ReadOnlyPaths) > 0 {
-		return namespaces(cmd)
+	key := string(doc)
+	g.hmu.Lock()
+	defer g.hmu.Unlock()
+	if g.closed {
+		return nil, ErrClosed
 	}
-	return nil
+	if h := g.helpers[key]; h != nil {
+		if !h.ended() {
+			return h, nil
+		}
+		h.stop()
+		delete(g.helpers, key)
+	}
+	h, err := startHelper(g.helper, p)
+	if err != nil {
+		return nil, fmt.Errorf("%w; the command did not run", err)
+	}
+	if g.helpers == nil {
+		g.helpers = map[string]*helper{}
+	}
+	g.helpers[key] = h
+	return h, nil
+}
+
+// Close stops the run's helpers (they exit when told, or are killed
+// after a bounded wait) and makes later Starts fail. Commands still
+// running keep their confinement.
+func (g *Guard) Close() {
+	if g == nil {
+		return
+	}
+	g.hmu.Lock()
+	hs := g.helpers
+	g.helpers, g.closed = nil, true
+	g.hmu.Unlock()
+	for _, h := range hs {
+		h.stop()
+	}
 }
 
 // makeTemp makes the private temp folder (0700) once.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -33,28 +32,58 @@ var configs = []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlock.
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom"}
 
 // RunHelper is the sandbox helper: args are what follows HelperArg
-// (POLICY -- PROGRAM ARGS...), environ the program's environment. It mounts the policy's read-only paths
-// (in the mount namespace the helper was started in), restricts itself
-// with Landlock and executes the program, which inherits the
-// restriction. It returns only on failure, with the exit code.
+// (POLICY), and file descriptor 3 is its end of a socket pair with the
+// process that started it. It mounts the policy's read-only paths (in
+// the mount namespace it was started in), restricts itself with Landlock,
+// says whether that worked on the socket, and then starts the commands it
+// is sent (serve), which inherit the restriction. It returns when the
+// socket's other end is closed (0) or the policy could not be applied.
 func RunHelper(args, environ []string, stderr io.Writer) int {
-	if len(args) < 3 || args[1] != "--" {
-		fmt.Fprintln(stderr, "gopi: sandbox helper: usage: gopi __sandbox POLICY -- PROGRAM [ARGS...]")
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "gopi: sandbox helper: usage: gopi __sandbox POLICY (started by gopi, with its socket as fd 3)")
 		return 2
 	}
+	onlyStdio()
+	ctl, err := controlConn(helperFD)
+	if err != nil {
+		fmt.Fprintf(stderr, "gopi: sandbox helper: no control socket on fd %d: %v\n", helperFD, err)
+		return 2
+	}
+	defer ctl.Close()
 	var p Policy
 	if err := json.Unmarshal([]byte(args[0]), &p); err != nil {
-		fmt.Fprintf(stderr, "gopi: sandbox helper: bad policy: %v\n", err)
+		_, _ = ctl.Write([]byte("bad policy: " + err.Error()))
 		return 2
 	}
-	argv := args[2:]
 	if err := apply(p); err != nil {
-		fmt.Fprintf(stderr, "gopi: the sandbox could not be applied, the command did not run: %v\n", err)
+		_, _ = ctl.Write([]byte(err.Error()))
 		return 126
 	}
-	err := syscall.Exec(argv[0], argv, environ)
-	fmt.Fprintf(stderr, "gopi: sandbox helper: %s: %v\n", argv[0], err)
-	return 127
+	if _, err := ctl.Write([]byte(readyMsg)); err != nil {
+		return 1
+	}
+	serve(ctl)
+	return 0
+}
+
+// onlyStdio marks every file descriptor above the helper's socket
+// close-on-exec: a descriptor gopi inherited from whatever started it
+// (an open file outside the writable folders, which Landlock would not
+// stop a write through) never reaches a command. Commands get their own
+// stdin, stdout and stderr.
+func onlyStdio() {
+	if unix.CloseRange(helperFD+1, ^uint(0), unix.CLOSE_RANGE_CLOEXEC) == nil {
+		return
+	}
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > helperFD {
+			unix.CloseOnExec(fd)
+		}
+	}
 }
 
 func apply(p Policy) error {
@@ -111,15 +140,11 @@ func mountReadOnly(path string) error {
 	return unix.Mount("", path, "", flags, "")
 }
 
-// namespaces starts cmd's helper in a user and mount namespace of its
+// namespaces starts the helper in a user and mount namespace of its
 // own, where it may mount; the same users and groups are seen inside
 // (every range of this process's own maps when it is root, else its
 // own user and group).
-func namespaces(cmd *exec.Cmd) error {
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	a := cmd.SysProcAttr
+func namespaces(a *syscall.SysProcAttr) {
 	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
 	uid, gid := os.Getuid(), os.Getgid()
 	if uid == 0 {
@@ -134,7 +159,6 @@ func namespaces(cmd *exec.Cmd) error {
 		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 		a.GidMappingsEnableSetgroups = false
 	}
-	return nil
 }
 
 // identityMap maps every id of this process's namespace to itself.

@@ -1,23 +1,35 @@
 package sandbox_test
 
 import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
+	"gopi/internal/fdcheck"
 	"gopi/pkg/sandbox"
 )
 
-// TestHelper runs commands through the helper (this test binary) and
-// checks the file system afterwards.
-func TestHelper(t *testing.T) {
+// sandboxed is a workspace-write guard whose helper is this test binary,
+// closed when the test ends, with its workspace, a folder outside it and
+// the private temp folder.
+func sandboxed(t *testing.T) (g *sandbox.Guard, ws, out, tmp string) {
+	t.Helper()
+	fdcheck.Check(t)
 	if _, err := sandbox.KernelProbe(); err != nil {
 		t.Fatalf("this machine's kernel has Landlock (ABI 7); probe: %v", err)
 	}
 	dir := sandbox.RealPath(t.TempDir())
-	ws, out := filepath.Join(dir, "ws"), filepath.Join(dir, "out")
+	ws, out, tmp = filepath.Join(dir, "ws"), filepath.Join(dir, "out"), filepath.Join(dir, "tmp")
 	for _, d := range []string{ws, out} {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -27,22 +39,355 @@ func TestHelper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := sandbox.New(sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{ws}, TempDir: filepath.Join(dir, "tmp")}, nil, self)
-	cmd := exec.Command("/bin/sh", "-c", `echo in > in.txt; echo out > ../out/out.txt; echo t > "$TMPDIR/t"; echo done`)
-	cmd.Dir = ws
-	if err := g.Wrap(cmd); err != nil {
+	g = sandbox.New(sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{ws}, TempDir: tmp}, nil, self)
+	t.Cleanup(g.Close)
+	return g, ws, out, tmp
+}
+
+// run starts script in g's sandbox in dir and returns its output and end.
+func run(t *testing.T, g *sandbox.Guard, dir, script string) (string, sandbox.Exit, error) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(b), "done") {
-		t.Fatalf("%v: %s", err, b)
+	defer r.Close()
+	p, err := g.Start(sandbox.Command{Path: "/bin/sh", Args: []string{"sh", "-c", script}, Env: []string{"PATH=/usr/bin:/bin", "TMPDIR=/tmp"}, Dir: dir, Stdout: w, Stderr: w})
+	w.Close()
+	if err != nil {
+		return "", sandbox.Exit{}, err
 	}
-	if !strings.Contains(string(b), "Permission denied") {
-		t.Fatalf("the write outside was not refused: %s", b)
+	b, _ := io.ReadAll(r)
+	exit, err := p.Wait()
+	return string(b), exit, err
+}
+
+// TestHelper runs commands through the helper (this test binary) and
+// checks the file system afterwards: a write in the workspace and in
+// $TMPDIR work, one outside is refused; the exit code comes back.
+func TestHelper(t *testing.T) {
+	g, ws, out, tmp := sandboxed(t)
+	got, exit, err := run(t, g, ws, `echo in > in.txt; echo out > ../out/out.txt; echo t > "$TMPDIR/t"; echo done; exit 3`)
+	if err != nil || !strings.Contains(got, "done") || exit.Code != 3 || exit.Signal != nil {
+		t.Fatalf("%v %+v: %s", err, exit, got)
 	}
-	for path, want := range map[string]bool{filepath.Join(ws, "in.txt"): true, filepath.Join(out, "out.txt"): false, filepath.Join(dir, "tmp", "t"): true} {
+	if !strings.Contains(got, "Permission denied") {
+		t.Fatalf("the write outside was not refused: %s", got)
+	}
+	for path, want := range map[string]bool{filepath.Join(ws, "in.txt"): true, filepath.Join(out, "out.txt"): false, filepath.Join(tmp, "t"): true} {
 		if _, err := os.Stat(path); (err == nil) != want {
 			t.Errorf("%s exists %v, want %v", path, err == nil, want)
 		}
+	}
+	// A command holds only its stdio (ls lists the folder it reads too):
+	// neither the helper's socket nor another command's files.
+	got, _, err = run(t, g, ws, `ls /proc/self/fd`)
+	if err != nil || got != "0\n1\n2\n3\n" {
+		t.Fatalf("a command's descriptors: %v %q", err, got)
+	}
+	// A command killed by a signal says so; its stdin is /dev/null.
+	got, exit, err = run(t, g, ws, `cat; kill -TERM $$`)
+	if err != nil || exit.Signal != syscall.SIGTERM || got != "" {
+		t.Fatalf("%v %+v: %q", err, exit, got)
+	}
+}
+
+// TestOneHelperPerRun: the commands of a run are children of one helper
+// (not of this process); the helper leads a process group other than the
+// commands', each of which leads its own. After Close the helper is gone
+// and nothing more runs.
+func TestOneHelperPerRun(t *testing.T) {
+	g, ws, _, _ := sandboxed(t)
+	var parents []int
+	for i := 0; i < 3; i++ {
+		got, exit, err := run(t, g, ws, `set -- $(cat /proc/$$/stat); echo $PPID $1 $5`)
+		if err != nil || exit.Code != 0 {
+			t.Fatalf("%v %+v: %s", err, exit, got)
+		}
+		f := strings.Fields(got)
+		if len(f) != 3 {
+			t.Fatalf("output %q", got)
+		}
+		parents = append(parents, atoi(t, f[0]))
+		if f[1] != f[2] {
+			t.Errorf("the command %s leads group %s, not its own", f[1], f[2])
+		}
+	}
+	helper := parents[0]
+	if helper == os.Getpid() || parents[1] != helper || parents[2] != helper {
+		t.Fatalf("the commands' parents are %v (this process %d): want one helper", parents, os.Getpid())
+	}
+	if pg, err := syscall.Getpgid(helper); err != nil || pg != helper {
+		t.Errorf("the helper %d is in group %d (%v), want its own", helper, pg, err)
+	}
+	g.Close()
+	if err := syscall.Kill(helper, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("the helper %d is still there after Close: %v", helper, err)
+	}
+	if _, _, err := run(t, g, ws, `touch after`); !errors.Is(err, sandbox.ErrClosed) {
+		t.Errorf("a command after Close: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "after")); err == nil {
+		t.Error("a command ran after Close")
+	}
+}
+
+// TestHelperDiesFailsClosed: a command whose helper is killed while it
+// runs ends with ErrHelperEnded; the next command gets a new helper,
+// confined as the first was. A helper that cannot start fails the
+// command, and nothing runs.
+func TestHelperDiesFailsClosed(t *testing.T) {
+	g, ws, out, _ := sandboxed(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	p, err := g.Start(sandbox.Command{Path: "/bin/sh", Args: []string{"sh", "-c", `echo $PPID; exec sleep 600`}, Dir: ws, Stdout: w, Stderr: w})
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(-p.Pid, syscall.SIGKILL)
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := atoi(t, strings.TrimSpace(line))
+	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Wait(); !errors.Is(err, sandbox.ErrHelperEnded) {
+		t.Fatalf("Wait after the helper died: %v", err)
+	}
+	got, exit, err := run(t, g, ws, `echo $PPID; touch ../out/x`)
+	if err != nil || exit.Code == 0 || !strings.Contains(got, "Permission denied") {
+		t.Fatalf("the next command: %v %+v: %s", err, exit, got)
+	}
+	if second := atoi(t, strings.Fields(got)[0]); second == first {
+		t.Errorf("the next command ran under the dead helper %d", first)
+	}
+	if _, err := os.Stat(filepath.Join(out, "x")); err == nil {
+		t.Error("the next command wrote outside the workspace")
+	}
+
+	for _, exe := range []string{"/bin/false", filepath.Join(ws, "missing")} {
+		bad := sandbox.New(g.Policy(), nil, exe)
+		_, _, err := run(t, bad, ws, `touch ran`)
+		bad.Close()
+		if err == nil || !strings.Contains(err.Error(), "the command did not run") {
+			t.Errorf("helper %s: %v", exe, err)
+		}
+		if _, err := os.Stat(filepath.Join(ws, "ran")); err == nil {
+			t.Fatalf("helper %s: the command ran", exe)
+		}
+	}
+}
+
+// TestHelperExitsOnEOF: the helper, started as gopi starts it, says it is
+// ready and exits by itself (status 0, not a signal) when the other end
+// of its socket is closed.
+func TestHelperExitsOnEOF(t *testing.T) {
+	fdcheck.Check(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, theirs := os.NewFile(uintptr(fds[0]), "mine"), os.NewFile(uintptr(fds[1]), "theirs")
+	defer mine.Close()
+	doc, _ := json.Marshal(sandbox.Policy{Mode: sandbox.ReadOnly, TempDir: t.TempDir()})
+	cmd := exec.Command(self, sandbox.HelperArg, string(doc))
+	cmd.ExtraFiles = []*os.File{theirs}
+	err = cmd.Start()
+	theirs.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	n, err := mine.Read(buf)
+	if err != nil || string(buf[:n]) != "ready" {
+		t.Fatalf("%v %q", err, buf[:n])
+	}
+	mine.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the helper after EOF: %v", err)
+	}
+}
+
+// TestHelperDiesWithItsParent: when the process that started the helper
+// is killed, the helper ends too.
+func TestHelperDiesWithItsParent(t *testing.T) {
+	fdcheck.Check(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), "SANDBOX_TEST_PARENT="+sandbox.RealPath(t.TempDir()))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		t.Fatalf("the parent's helper pid: %v %q", err, line)
+	}
+	helper := atoi(t, strings.TrimSpace(line))
+	pidfd, err := unix.PidfdOpen(helper, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(pidfd)
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	// The pidfd becomes readable when the helper exits; -1: no time limit
+	// (the test's own deadline is the bound).
+	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, -1)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil || n != 1 {
+			t.Fatalf("poll: %d %v", n, err)
+		}
+		break
+	}
+}
+
+// parentMain is the process TestHelperDiesWithItsParent kills: it starts
+// one sandboxed command, prints its helper's pid and waits on stdin.
+func parentMain(dir string) int {
+	self, _ := os.Executable()
+	g := sandbox.New(sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{dir}, TempDir: filepath.Join(dir, "tmp")}, nil, self)
+	r, w, _ := os.Pipe()
+	p, err := g.Start(sandbox.Command{Path: "/bin/sh", Args: []string{"sh", "-c", "echo $PPID"}, Dir: dir, Stdout: w, Stderr: w})
+	w.Close()
+	if err != nil {
+		return 1
+	}
+	b, _ := io.ReadAll(r)
+	_, _ = p.Wait()
+	os.Stdout.Write(b)
+	_, _ = io.ReadAll(os.Stdin)
+	return 0
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatalf("%q is not a number", s)
+	}
+	return n
+}
+
+// BenchmarkStart is the cost of starting and waiting for one command
+// (/bin/true, its output in a pipe): directly, as a command without the
+// sandbox starts, and through the run's helper (started before the timed
+// loop), which is what the sandbox adds to each command.
+func BenchmarkStart(b *testing.B) {
+	dir := sandbox.RealPath(b.TempDir())
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	env := os.Environ()
+	for _, how := range []string{"direct", "helper"} {
+		b.Run(how, func(b *testing.B) {
+			g := sandbox.New(sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{dir}, TempDir: filepath.Join(dir, "tmp")}, nil, self)
+			defer g.Close()
+			one := func() {
+				r, w, err := os.Pipe()
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer r.Close()
+				if how == "direct" {
+					cmd := exec.Command("/bin/true")
+					cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, w, w
+					cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+					err = cmd.Start()
+					w.Close()
+					if err == nil {
+						err = cmd.Wait()
+					}
+				} else {
+					var p *sandbox.Process
+					p, err = g.Start(sandbox.Command{Path: "/bin/true", Args: []string{"true"}, Env: env, Dir: dir, Stdout: w, Stderr: w})
+					w.Close()
+					if err == nil {
+						var exit sandbox.Exit
+						exit, err = p.Wait()
+						if exit.Code != 0 {
+							err = errors.New("exit code " + strconv.Itoa(exit.Code))
+						}
+					}
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			one() // the helper's start is not in the loop
+			for b.Loop() {
+				one()
+			}
+		})
+	}
+}
+
+// TestHelperPerPolicy: a .git that appears during a run is read-only for
+// the commands after it (they get another helper, with .git mounted
+// read-only), and a guard with another policy in the same process has
+// its own helper with its own rules.
+func TestHelperPerPolicy(t *testing.T) {
+	g, ws, _, _ := sandboxed(t)
+	got, exit, err := run(t, g, ws, `mkdir .git && echo $PPID`)
+	if err != nil || exit.Code != 0 {
+		t.Fatalf("%v %+v: %s", err, exit, got)
+	}
+	first := atoi(t, strings.TrimSpace(got))
+	got, exit, err = run(t, g, ws, `echo $PPID; touch .git/x; touch y`)
+	if err != nil || exit.Code != 0 || !strings.Contains(got, "Read-only file system") {
+		t.Fatalf("a write into the new .git: %v %+v: %s", err, exit, got)
+	}
+	second := atoi(t, strings.Fields(got)[0])
+	if second == first {
+		t.Errorf("the command ran under the helper started before .git existed")
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".git", "x")); err == nil {
+		t.Error(".git/x was written")
+	}
+	if _, err := os.Stat(filepath.Join(ws, "y")); err != nil {
+		t.Errorf("the workspace is not writable under the new helper: %v", err)
+	}
+
+	self, _ := os.Executable()
+	ro := sandbox.New(sandbox.Policy{Mode: sandbox.ReadOnly, TempDir: g.Policy().TempDir}, nil, self)
+	t.Cleanup(ro.Close)
+	got, exit, err = run(t, ro, ws, `echo $PPID; touch z`)
+	if err != nil || exit.Code == 0 || !strings.Contains(got, "Permission denied") {
+		t.Fatalf("read-only: %v %+v: %s", err, exit, got)
+	}
+	if p := atoi(t, strings.Fields(got)[0]); p == first || p == second {
+		t.Error("the read-only guard used the workspace-write guard's helper")
+	}
+	got, exit, err = run(t, g, ws, `touch z2`)
+	if err != nil || exit.Code != 0 {
+		t.Fatalf("workspace-write after read-only: %v %+v: %s", err, exit, got)
 	}
 }

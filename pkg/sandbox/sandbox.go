@@ -1,9 +1,10 @@
 // Package sandbox confines what a run's tools may do: a policy of where
 // they may write and whether commands may use the network, enforced by
 // the kernel for every command bash and custom tools start (Landlock on
-// Linux, applied by a helper — the gopi binary itself started as
-// `gopi __sandbox POLICY -- PROGRAM ARGS...` — before it executes the
-// command, so every process the command starts inherits it), and checked
+// Linux: a helper — the gopi binary itself started once per run as
+// `gopi __sandbox POLICY` — confines itself and then starts each command
+// it is sent over a socket, so every command and every process it starts
+// inherits the confinement), and checked
 // in process by the file tools on a path's real location. Permission
 // rules (Claude Code's `Bash(git *)` style) allow and deny tool calls.
 // Nothing here ever waits for an approval: a refused call is an error

@@ -7,15 +7,23 @@ import (
 	"strings"
 	"testing"
 
+	"go.uber.org/goleak"
+
+	"gopi/internal/fdcheck"
 	"gopi/pkg/sandbox"
 )
 
-// TestMain makes the test binary the sandbox helper when started as one.
+// TestMain makes the test binary the sandbox helper when started as one
+// (and the parent TestHelperDiesWithItsParent kills), and fails the
+// package when its tests leave a goroutine or a file descriptor behind.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
 		os.Exit(sandbox.RunHelper(os.Args[2:], os.Environ(), os.Stderr))
 	}
-	os.Exit(m.Run())
+	if dir := os.Getenv("SANDBOX_TEST_PARENT"); dir != "" {
+		os.Exit(parentMain(dir))
+	}
+	goleak.VerifyTestMain(m, goleak.Cleanup(fdcheck.Main()))
 }
 
 func TestRules(t *testing.T) {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"gopi/pkg/sandbox"
 )
 
 // Bounded waits of a bash call.
@@ -76,10 +78,13 @@ func (p *process) run(ctx context.Context, command string, timeout time.Duration
 		defer er.Close()
 		cmd.Stderr = ew
 	}
-	tree := newProcTree(cmd)
-	if err = p.env.Guard.Wrap(cmd); err == nil {
-		err = tree.start()
+	var tree procRunner
+	if p.env.Guard.Mode() != sandbox.Off {
+		tree = newSandboxTree(p.env.Guard, cmd, p.stdin)
+	} else {
+		tree = newProcTree(cmd)
 	}
+	err = tree.start()
 	w.Close()
 	if ew != nil {
 		ew.Close()
@@ -95,14 +100,13 @@ func (p *process) run(ctx context.Context, command string, timeout time.Duration
 		go p.read(er, p.errSink, func() {}, errDone)
 		defer awaitOrClose(errDone, er, drainWait, killWait)
 	}
-	waitDone := make(chan error, 1)
-	go func() { waitDone <- cmd.Wait() }()
+	waitDone := make(chan ending, 1)
+	go func() { waitDone <- tree.wait() }()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	var end ending
 	select {
-	case err := <-waitDone:
-		end = exitEnding(err)
+	case end = <-waitDone:
 		awaitOrClose(readDone, r, drainWait, killWait)
 		tree.keepIn(p.env.Groups) // a `server &` may serve later calls
 		return end
@@ -121,6 +125,20 @@ func (p *process) run(ctx context.Context, command string, timeout time.Duration
 	awaitOrClose(readDone, r, killWait/4, killWait)
 	return end
 }
+
+// procRunner is a started command and every process it starts.
+type procRunner interface {
+	start() error
+	// wait waits for the command (not its background processes) to end.
+	wait() ending
+	// kill ends the whole tree.
+	kill()
+	// keepIn hands the tree to g when processes outlive the command.
+	keepIn(g *Groups)
+	close()
+}
+
+func (t *procTree) wait() ending { return exitEnding(t.cmd.Wait()) }
 
 // read copies the pipe into sink, the secrets scrubbed, until EOF or the
 // pipe is closed, calling update after each piece.
