@@ -80,6 +80,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"rpc":          cmdRPC,
 	"rpcwait":      cmdRPCWait,
 	"rpcpi":        cmdRPCPi,
+	"bashdeltas":   cmdBashDeltas,
 }
 
 func provider(ts *testscript.TestScript) *fakeProvider {
