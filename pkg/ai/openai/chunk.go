@@ -11,6 +11,7 @@ import (
 // where; see the fields.
 type chunk struct {
 	ID      string          `json:"id"`
+	Model   string          `json:"model"`
 	Choices []choice        `json:"choices"`
 	Usage   *usage          `json:"usage"`
 	Error   json.RawMessage `json:"error"`
