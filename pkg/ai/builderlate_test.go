@@ -81,3 +81,22 @@ func TestBuilderResponseFacts(t *testing.T) {
 		})
 	}
 }
+
+// TestUsageReasoningKept: pi 1.6's usage.reasoning is read and written
+// back, in pi's place (after cacheWrite), and absent stays absent.
+func TestUsageReasoningKept(t *testing.T) {
+	for _, in := range []string{
+		`{"input":1,"output":9,"cacheRead":0,"cacheWrite":0,"reasoning":5,"totalTokens":10,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}`,
+		`{"input":1,"output":9,"cacheRead":0,"cacheWrite":0,"totalTokens":10,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}`,
+	} {
+		raw := `{"role":"assistant","content":[],"api":"a","provider":"p","model":"m","usage":` + in + `,"stopReason":"stop","timestamp":1}`
+		var m Message
+		if err := json.Unmarshal([]byte(raw), &m); err != nil {
+			t.Fatal(err)
+		}
+		out, err := json.Marshal(m.Clone())
+		if err != nil || string(out) != raw {
+			t.Errorf("round trip:\n got %s %v\nwant %s", out, err, raw)
+		}
+	}
+}

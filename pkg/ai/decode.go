@@ -143,6 +143,11 @@ func usageFast(v []byte, u Usage) (Usage, bool) {
 			if ok = parseIntInto(val, &n); ok && !isNull(val) {
 				u.CacheWrite1h = &n
 			}
+		case "reasoning":
+			var n int64
+			if ok = parseIntInto(val, &n); ok && !isNull(val) {
+				u.Reasoning = &n
+			}
 		default:
 			dst := u.intField(key)
 			ok = dst != nil && parseIntInto(val, dst)
