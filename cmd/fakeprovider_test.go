@@ -41,6 +41,9 @@ type fakeProvider struct {
 	received int
 	answered int           // replies fully sent, or slow ones started
 	changed  chan struct{} // closed and replaced when answered grows
+	// answerModel, when set, is the model the answers name instead of
+	// the one asked for.
+	answerModel string
 }
 
 func newFakeProvider(dir string) *fakeProvider {
@@ -127,6 +130,11 @@ func (p *fakeProvider) serve(w http.ResponseWriter, r *http.Request) {
 		Model string `json:"model"`
 	}
 	_ = json.Unmarshal(body, &model)
+	p.mu.Lock()
+	if p.answerModel != "" {
+		model.Model = p.answerModel
+	}
+	p.mu.Unlock()
 	wire := anthropicWire
 	switch {
 	case strings.HasSuffix(r.URL.Path, "/chat/completions"):

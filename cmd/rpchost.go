@@ -35,7 +35,8 @@ func (r *rpcHost) Open(w mode.Want) (mode.Opened, error) {
 	if r.h.o.noSession {
 		return mode.Opened{}, errors.New("gopi rpc runs with --no-session: it opens and forks no session files")
 	}
-	ss := &assemble.SessionSettings{Fork: r.h.a.File(), Leaf: w.Leaf}
+	// A fork or clone is a path copy written next to the current file, as pi's.
+	ss := &assemble.SessionSettings{Fork: r.h.a.File(), Leaf: w.Leaf, Branch: true, Dir: filepath.Dir(r.h.a.File())}
 	want := assemble.Want{Thinking: w.Thinking, Session: ss}
 	if w.Session != "" {
 		path := w.Session

@@ -1,6 +1,7 @@
 package cmd_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -139,4 +140,39 @@ func playRPC(ts *testscript.TestScript, steps []rpcdrive.Step, want int, args []
 		return fmt.Errorf("%s exited %d, want %d\nstderr:\n%s", args[2], got, want, stderr.String())
 	}
 	return nil
+}
+
+// cmdBashDeltas checks that the bash_execution_update deltas of one
+// command id in an rpc output file, joined, are exactly the text of
+// WANT (a file): all of the command's output, whatever pieces it came in.
+func cmdBashDeltas(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: bashdeltas OUT ID WANT")
+	}
+	var got strings.Builder
+	n := 0
+	for _, line := range strings.Split(ts.ReadFile(args[0]), "\n") {
+		var rec struct {
+			Type  string  `json:"type"`
+			ID    *string `json:"id"`
+			Delta string  `json:"delta"`
+		}
+		if json.Unmarshal([]byte(line), &rec) != nil || rec.Type != "bash_execution_update" || rec.ID == nil || *rec.ID != args[1] {
+			continue
+		}
+		got.WriteString(rec.Delta)
+		n++
+	}
+	want := ts.ReadFile(args[2])
+	if same := n > 0 && got.String() == want; same == neg {
+		ts.Fatalf("bashdeltas: %d updates of id %s joined to %d bytes %q; want %q (%d bytes)", n, args[1], got.Len(), trimShow(got.String()), trimShow(want), len(want))
+	}
+}
+
+// trimShow shortens a long text for a message: its start and end.
+func trimShow(s string) string {
+	if len(s) <= 200 {
+		return s
+	}
+	return s[:100] + "…" + s[len(s)-100:]
 }

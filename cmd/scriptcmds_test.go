@@ -80,6 +80,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"rpc":          cmdRPC,
 	"rpcwait":      cmdRPCWait,
 	"rpcpi":        cmdRPCPi,
+	"bashdeltas":   cmdBashDeltas,
 }
 
 func provider(ts *testscript.TestScript) *fakeProvider {
@@ -94,10 +95,18 @@ func noNeg(ts *testscript.TestScript, neg bool, name string) {
 
 func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 	noNeg(ts, neg, "serve")
-	if len(args) != 1 {
-		ts.Fatalf("usage: serve FILE")
+	p := provider(ts)
+	if len(args) == 3 && args[0] == "-model" {
+		// The server says another model answered (pi's responseModel).
+		p.mu.Lock()
+		p.answerModel = args[1]
+		p.mu.Unlock()
+		args = args[2:]
 	}
-	ts.Check(provider(ts).load(ts.ReadFile(args[0])))
+	if len(args) != 1 {
+		ts.Fatalf("usage: serve [-model NAME] FILE")
+	}
+	ts.Check(p.load(ts.ReadFile(args[0])))
 }
 
 func cmdWaitRequests(ts *testscript.TestScript, neg bool, args []string) {

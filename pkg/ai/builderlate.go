@@ -35,6 +35,26 @@ func (b *Builder) SetThinkingSignature(idx int, signature string) {
 	b.msg.Content[idx].ThinkingSignature = signature
 }
 
+// SetResponseModel records the model the provider says answered (pi's
+// responseModel) when it is not the one asked for; the first one given
+// is kept, as pi keeps it.
+func (b *Builder) SetResponseModel(asked, answered string) {
+	if answered == "" || answered == asked || b.msg.Extra["responseModel"] != nil {
+		return
+	}
+	pijson.AddExtra(&b.msg.Extra, "responseModel", pijson.AppendString(nil, answered))
+}
+
+// SetRawStopReason records the provider's own word for why the answer
+// stopped (pi's rawStopReason: Anthropic's stop_reason, a chat
+// completion's finish_reason, a response's status).
+func (b *Builder) SetRawStopReason(reason string) {
+	if reason == "" {
+		return
+	}
+	pijson.AddExtra(&b.msg.Extra, "rawStopReason", pijson.AppendString(nil, reason))
+}
+
 // SetResponseID records the provider's id of the response (pi's
 // responseId); the first one given is kept, as pi keeps it.
 func (b *Builder) SetResponseID(id string) {

@@ -146,6 +146,11 @@ func usageFast(v pijson.Raw, u Usage) (Usage, bool) {
 			if ok = parseIntInto(val, &n); ok && !pijson.IsNull(val) {
 				u.CacheWrite1h = &n
 			}
+		case "reasoning":
+			var n int64
+			if ok = parseIntInto(val, &n); ok && !pijson.IsNull(val) {
+				u.Reasoning = &n
+			}
 		default:
 			dst := u.intField(key)
 			ok = dst != nil && parseIntInto(val, dst)

@@ -98,6 +98,10 @@ func (m Message) Clone() Message {
 		n := *p
 		m.Usage.CacheWrite1h = &n
 	}
+	if p := m.Usage.Reasoning; p != nil {
+		n := *p
+		m.Usage.Reasoning = &n
+	}
 	if p := m.Usage.Cost.TotalFromProvider; p != nil {
 		b := *p
 		m.Usage.Cost.TotalFromProvider = &b

@@ -2,12 +2,15 @@ package ai
 
 // Usage counts the tokens of one model response and what they cost.
 type Usage struct {
-	Input       int64 `json:"input"`
-	Output      int64 `json:"output"`
-	CacheRead   int64 `json:"cacheRead"`
-	CacheWrite  int64 `json:"cacheWrite"`
-	TotalTokens int64 `json:"totalTokens"`
-	Cost        Cost  `json:"cost"`
+	Input      int64 `json:"input"`
+	Output     int64 `json:"output"`
+	CacheRead  int64 `json:"cacheRead"`
+	CacheWrite int64 `json:"cacheWrite"`
+	// Reasoning is the part of Output the model spent reasoning, as
+	// OpenAI's APIs report it (pi 1.6); nil when not reported.
+	Reasoning   *int64 `json:"reasoning,omitempty"`
+	TotalTokens int64  `json:"totalTokens"`
+	Cost        Cost   `json:"cost"`
 	// CacheWrite1h is the part of CacheWrite written to the one-hour
 	// cache (pi 1.6); nil when not reported.
 	CacheWrite1h *int64 `json:"cacheWrite1h,omitempty"`
@@ -43,6 +46,7 @@ func (u Usage) Add(o Usage) Usage {
 			TotalFromProvider: andOpt(u.Cost.TotalFromProvider, o.Cost.TotalFromProvider),
 		},
 		CacheWrite1h: addOpt(u.CacheWrite1h, o.CacheWrite1h),
+		Reasoning:    addOpt(u.Reasoning, o.Reasoning),
 	}
 }
 

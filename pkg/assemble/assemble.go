@@ -73,6 +73,10 @@ type SessionSettings struct {
 	NameSet  bool   // -n/--name was given (an empty one is refused)
 	Dir      string // --session-dir; "" for Home/sessions/<folder of Cwd>
 	NoSync   bool   // fsync never
+	// Branch, with Fork and Leaf, copies only the path from the root to
+	// Leaf (pi's fork and clone; session.Branch), not the whole file
+	// (--fork), and continues from the copy's last entry.
+	Branch bool
 }
 
 // Settings are the resolved, typed values of one invocation.

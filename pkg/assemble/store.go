@@ -175,8 +175,10 @@ func (s *Settings) resolveSession(root string, ss SessionSettings, ref string) (
 }
 
 // openFork starts a new session holding a copy of the one --fork names
-// (pi's --fork); with --session-id it gets that id, which no session of
-// the folder may have yet. Nothing is written until the run's first entry.
+// (pi's --fork), or with Branch of the path to Leaf in it (pi's fork and
+// clone); with --session-id it gets that id, which no session of the
+// folder may have yet. A whole copy is written with the run's first
+// entry, a path at once when it holds a conversation (as pi's).
 func (s *Settings) openFork(root string, ss SessionSettings, opts session.Options) (*session.FileStore, error) {
 	src, err := s.resolveSession(root, ss, ss.Fork)
 	if errors.Is(err, session.ErrNotFound) && LooksLikePath(ss.Fork) {
@@ -192,7 +194,12 @@ func (s *Settings) openFork(root string, ss SessionSettings, opts session.Option
 		}
 		opts.ID = ss.ID
 	}
-	fs, err := session.Fork(src, dir, s.Cwd, opts)
+	var fs *session.FileStore
+	if ss.Branch {
+		fs, err = session.Branch(src, ss.Leaf, dir, s.Cwd, opts)
+	} else {
+		fs, err = session.Fork(src, dir, s.Cwd, opts)
+	}
 	if err != nil {
 		if errors.Is(err, session.ErrDuplicateID) {
 			return nil, Usagef("--fork %s: %v", ss.Fork, err)
@@ -255,6 +262,9 @@ func LooksLikePath(ref string) bool {
 func chooseLeaf(fs *session.FileStore, ss SessionSettings) (string, error) {
 	entries := fs.Entries()
 	switch {
+	case ss.Branch:
+		n, _ := session.Newest(entries)
+		return n.ID, nil
 	case ss.Leaf != "":
 		if len(entries) == 0 {
 			return "", Usagef("--leaf %s: session %s has no entries yet; leave out --leaf to start it", ss.Leaf, fs.Path())

@@ -93,6 +93,7 @@ func (r *run) ask() (msg ai.Message, err error) {
 		msg.Timestamp = r.now()
 	}
 	setDuration(&msg, elapsed)
+	r.setThinkingLevel(&msg)
 	if msg.StopReason == ai.StopError && err == nil {
 		err = errors.New(msg.ErrorMessage)
 	}
@@ -126,6 +127,20 @@ func (r *run) emitCompaction(e ai.Event) {
 		t = CompactionEnd
 	}
 	r.emit(Event{Type: t, Compaction: &info})
+}
+
+// setThinkingLevel records the thinking level the request asked for on
+// the model's answer, as pi 1.6's thinkingLevel ("off" for none; kept
+// when already set).
+func (r *run) setThinkingLevel(m *ai.Message) {
+	if m.Extra["thinkingLevel"] != nil {
+		return
+	}
+	level := r.cfg.Thinking
+	if level == "" {
+		level = ai.ThinkingOff
+	}
+	pijson.AddExtra(&m.Extra, "thinkingLevel", pijson.AppendString(nil, string(level)))
 }
 
 // startWatch starts a measurement; nil without a Stopwatch.

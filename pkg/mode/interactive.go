@@ -42,8 +42,9 @@ type Want struct {
 	// Session, with NewSession, opens this existing session file instead
 	// (rpc's switch_session); Leaf "" continues from its newest entry.
 	Session string
-	// Fork, with NewSession, starts the new session as a copy of the
-	// current session's file, continuing from Leaf (rpc's fork, clone).
+	// Fork, with NewSession, starts the new session as a copy of the path
+	// from the root to Leaf in the current session's file, its parent
+	// session that file (rpc's fork, clone); Leaf "" gives an empty one.
 	Fork bool
 }
 

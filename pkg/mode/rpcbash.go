@@ -20,8 +20,9 @@ import (
 var bashCalls atomic.Int64
 
 // cmdBash runs a shell command for the client through the Runtime's bash
-// tool (its hooks, its scrubbing of keys, its spill file), streams the
-// output as bash_execution_update events, records the command and its
+// tool (its hooks, its scrubbing of keys, its spill file), streams all of
+// its output as bash_execution_update events (one per piece read, none
+// held back by the partial results' throttle), records the command and its
 // output as pi's bashExecution message (the next prompt's model sees it,
 // unless excludeFromContext), and answers with pi's BashResult. It runs in
 // the background, so that abort_bash reaches it; no run starts meanwhile.
@@ -46,25 +47,13 @@ func (r *RPC) cmdBash(_ context.Context, c *rpcCommand) (any, error) {
 	go func() {
 		defer close(op.done)
 		defer cancel()
-		sent := ""
-		res, err := rt.RunTool(ctx, call, func(u tools.Result) {
-			text := resultText(u)
-			delta := strings.TrimPrefix(text, sent)
-			if !strings.HasPrefix(text, sent) { // the kept tail moved on
-				delta = text
-			}
-			if delta == "" {
-				return
-			}
-			sent = text
-			r.bashUpdate(c.ID, delta)
-		})
+		// Every piece of output as it is read, as pi streams it: the
+		// deltas joined are the whole output, the last one written before
+		// the response.
+		stream := tools.WithOutput(ctx, func(delta string) { r.bashUpdate(c.ID, delta) })
+		res, err := rt.RunTool(stream, call, nil)
 		var out any
 		if err == nil {
-			// The last output an update did not carry yet.
-			if text, _ := splitEnding(resultText(res)); strings.HasPrefix(text, sent) && text != sent && text != "(no output)" {
-				r.bashUpdate(c.ID, text[len(sent):])
-			}
 			b := bashResult(res, ctx.Err() != nil)
 			out = b
 			_, err = rt.Record(context.Background(), b.message(command, c.ExcludeFromContext, r.now().UnixMilli()))
@@ -154,6 +143,11 @@ func bashResult(res tools.Result, cancelled bool) rpcBashResult {
 	}
 	if d, ok := res.Details.(*tools.BashDetails); ok && d != nil {
 		out.Truncated, out.FullOutputPath = true, d.FullOutputPath
+		// pi's output is the kept tail alone: the tool's notice of the
+		// cut is what truncated and fullOutputPath say.
+		if i := strings.LastIndex(out.Output, "\n\n[Showing "); i >= 0 && d.Truncation != nil {
+			out.Output = out.Output[:i]
+		}
 	}
 	return out
 }

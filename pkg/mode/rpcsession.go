@@ -96,11 +96,8 @@ func (r *RPC) cmdFork(_ context.Context, c *rpcCommand) (any, error) {
 	if _, err := r.forkable(); err != nil {
 		return nil, err
 	}
-	w := Want{NewSession: true, Fork: true, Leaf: target.Parent()}
-	if w.Leaf == "" { // before the first message: nothing to copy
-		w.Fork = false
-	}
-	if _, err := r.reopen(w); err != nil {
+	// Before the first message the new session is empty, its parent this one.
+	if _, err := r.reopen(Want{NewSession: true, Fork: true, Leaf: target.Parent()}); err != nil {
 		return nil, err
 	}
 	return struct {

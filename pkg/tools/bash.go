@@ -105,7 +105,7 @@ func (t *BashTool) Run(ctx context.Context, call Call) (Result, error) {
 		timeout = time.Duration(*a.Timeout * float64(time.Second))
 	}
 	sink := newOutputSink(call.Env.tempDir(), t.maxSpill)
-	p := &process{shell: t.shell, env: call.Env, sink: sink, update: t.throttled(call.Update, sink)}
+	p := &process{shell: t.shell, env: call.Env, sink: sink, update: t.throttled(call.Update, sink), output: outputFrom(ctx)}
 	before := call.Env.Changes.snapshot(ctx, call.Env)
 	end := p.run(ctx, a.Command, timeout)
 	call.Env.Changes.compare(ctx, call.Env, before)

@@ -39,6 +39,8 @@ type process struct {
 	env    *Env
 	sink   *outputSink
 	update func()
+	// output, when set, receives the whole output as text (WithOutput).
+	output func(string)
 	// A command tool's extras: what its stdin reads (nil: stdin is
 	// closed), variables added to its environment, and where its stderr
 	// goes (nil: into sink with stdout, in order).
@@ -94,10 +96,10 @@ func (p *process) run(ctx context.Context, command string, timeout time.Duration
 	}
 	defer tree.close()
 	readDone := make(chan struct{})
-	go p.read(r, p.sink, p.update, readDone)
+	go p.read(r, p.sink, p.update, p.output, readDone)
 	if er != nil {
 		errDone := make(chan struct{})
-		go p.read(er, p.errSink, func() {}, errDone)
+		go p.read(er, p.errSink, func() {}, nil, errDone)
 		defer awaitOrClose(errDone, er, drainWait, killWait)
 	}
 	waitDone := make(chan ending, 1)
@@ -141,10 +143,20 @@ type procRunner interface {
 func (t *procTree) wait() ending { return exitEnding(t.cmd.Wait()) }
 
 // read copies the pipe into sink, the secrets scrubbed, until EOF or the
-// pipe is closed, calling update after each piece.
-func (p *process) read(r *os.File, sink *outputSink, update func(), done chan<- struct{}) {
+// pipe is closed, calling update after each piece; output (when set) gets
+// every scrubbed piece too, the last before done is closed.
+func (p *process) read(r *os.File, sink *outputSink, update func(), output func(string), done chan<- struct{}) {
 	defer close(done)
-	scrub := p.env.Secrets.Stream(sink.write)
+	emit := sink.write
+	if output != nil {
+		text := &runeCut{out: output}
+		defer text.flush() // after the scrubber's flush below
+		emit = func(b []byte) {
+			sink.write(b)
+			text.write(b)
+		}
+	}
+	scrub := p.env.Secrets.Stream(emit)
 	defer scrub.Flush()
 	buf := make([]byte, readChunk)
 	for {

@@ -32,6 +32,7 @@ type streamEvent struct {
 	Type    string `json:"type"`
 	Message *struct {
 		ID    string `json:"id"`
+		Model string `json:"model"`
 		Usage usage  `json:"usage"`
 	} `json:"message"`
 	Index        int `json:"index"`
@@ -148,6 +149,7 @@ func (d *decoder) handle(ev sse.Event) error {
 		if e.Message != nil {
 			d.addUsage(e.Message.Usage)
 			d.b.SetResponseID(e.Message.ID)
+			d.b.SetResponseModel(d.info.ID, e.Message.Model)
 		}
 	case "content_block_start":
 		return d.blockStart(&e)
@@ -158,6 +160,7 @@ func (d *decoder) handle(ev sse.Event) error {
 	case "message_delta":
 		if e.Delta != nil && e.Delta.StopReason != "" {
 			d.stop = e.Delta.StopReason
+			d.b.SetRawStopReason(d.stop)
 		}
 		if e.Usage != nil {
 			d.addUsage(*e.Usage)

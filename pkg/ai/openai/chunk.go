@@ -12,6 +12,7 @@ import (
 // where; see the fields.
 type chunk struct {
 	ID      string          `json:"id"`
+	Model   string          `json:"model"`
 	Choices []choice        `json:"choices"`
 	Usage   *usage          `json:"usage"`
 	Error   json.RawMessage `json:"error"`
@@ -164,11 +165,13 @@ func (u *usage) tokens() ai.Usage {
 	}
 	cached = min(max(cached, 0), u.PromptTokens)
 	out := u.CompletionTokens
+	var reasoning int64 // pi 1.6 records 0 when none are reported
 	if d := u.CompletionTokensDetails; d != nil && d.ReasoningTokens > 0 {
 		r := d.ReasoningTokens
+		reasoning = r
 		if out < r || u.TotalTokens == u.PromptTokens+out+r {
 			out += r
 		}
 	}
-	return ai.Usage{Input: u.PromptTokens - cached, Output: out, CacheRead: cached, TotalTokens: u.PromptTokens + out}
+	return ai.Usage{Input: u.PromptTokens - cached, Output: out, CacheRead: cached, Reasoning: &reasoning, TotalTokens: u.PromptTokens + out}
 }

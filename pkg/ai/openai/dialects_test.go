@@ -144,6 +144,9 @@ func TestReasoningInTwoFieldsCountsOnce(t *testing.T) {
 	}
 }
 
+// count is an optional token count (pi 1.6's usage.reasoning).
+func count(n int64) *int64 { return &n }
+
 func TestUsageAsBilled(t *testing.T) {
 	tests := []struct {
 		file  string
@@ -154,13 +157,13 @@ func TestUsageAsBilled(t *testing.T) {
 		// xAI leaves the 94 reasoning tokens out of completion_tokens and
 		// bills them as output.
 		{"testdata/xai_usage.sse", ai.Info{ID: "grok-3-mini", Provider: "xai", API: API, Reasoning: true, Prices: ai.Prices{Input: 0.3, Output: 0.5, CacheRead: 0.075}},
-			ai.Usage{Input: 26, CacheRead: 6, Output: 103, TotalTokens: 135}, (26*0.3 + 6*0.075 + 103*0.5) / 1e6},
+			ai.Usage{Input: 26, CacheRead: 6, Output: 103, Reasoning: count(94), TotalTokens: 135}, (26*0.3 + 6*0.075 + 103*0.5) / 1e6},
 		// Moonshot puts usage inside the choice, cache hits beside it.
 		{"testdata/moonshot_usage.sse", ai.Info{ID: "kimi-k2-0905-preview", Provider: "moonshotai", API: API, Prices: ai.Prices{Input: 0.6, Output: 2.5, CacheRead: 0.15}},
-			ai.Usage{Input: 195, CacheRead: 1024, Output: 4, TotalTokens: 1223}, (195*0.6 + 1024*0.15 + 4*2.5) / 1e6},
+			ai.Usage{Input: 195, CacheRead: 1024, Output: 4, Reasoning: count(0), TotalTokens: 1223}, (195*0.6 + 1024*0.15 + 4*2.5) / 1e6},
 		// OpenRouter's completion_tokens include the reasoning tokens.
 		{"testdata/openrouter_reasoning.sse", ai.Info{ID: "anthropic/claude-sonnet-4", Provider: "openrouter", API: API, Reasoning: true, Prices: ai.Prices{Input: 3, Output: 15}},
-			ai.Usage{Input: 1830, Output: 72, TotalTokens: 1902}, (1830*3 + 72*15) / 1e6},
+			ai.Usage{Input: 1830, Output: 72, Reasoning: count(31), TotalTokens: 1902}, (1830*3 + 72*15) / 1e6},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

@@ -102,6 +102,7 @@ func (d *decoder) handle(data string) error {
 		c.Usage = c.XGroq.Usage
 	}
 	d.b.SetResponseID(c.ID)
+	d.b.SetResponseModel(d.info.ID, c.Model)
 	if c.Usage != nil {
 		d.b.SetUsage(d.info.WithCost(c.Usage.tokens()))
 	}
@@ -118,6 +119,7 @@ func (d *decoder) handle(data string) error {
 	}
 	if ch.FinishReason != nil && *ch.FinishReason != "" && d.finish == "" {
 		d.finish = *ch.FinishReason
+		d.b.SetRawStopReason(d.finish)
 		if !d.closeAll() {
 			return errStopped
 		}

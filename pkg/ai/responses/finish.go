@@ -69,12 +69,15 @@ func (d *decoder) finish(r *response) (ai.StopReason, error) {
 // cached tokens, which are priced apart; output_tokens includes the
 // reasoning tokens, which are billed as output and counted there.
 func (d *decoder) setUsage(u *usage) {
-	var cached int64
+	var cached, reasoning int64 // pi 1.6 records 0 reasoning tokens when none are reported
 	if u.InputTokensDetails != nil {
 		cached = u.InputTokensDetails.CachedTokens
 	}
+	if u.OutputTokensDetails != nil {
+		reasoning = u.OutputTokensDetails.ReasoningTokens
+	}
 	d.b.SetUsage(d.info.WithCost(ai.Usage{
-		Input: u.InputTokens - cached, Output: u.OutputTokens, CacheRead: cached, TotalTokens: u.TotalTokens,
+		Input: u.InputTokens - cached, Output: u.OutputTokens, CacheRead: cached, Reasoning: &reasoning, TotalTokens: u.TotalTokens,
 	}))
 }
 

@@ -46,14 +46,17 @@ type response struct {
 
 // usage counts tokens; input_tokens includes the cached ones and
 // output_tokens the reasoning ones (output_tokens_details.reasoning_tokens,
-// which gopi's usage, as pi's, does not count apart).
+// recorded as usage.reasoning, as pi's).
 type usage struct {
 	InputTokens        int64 `json:"input_tokens"`
 	InputTokensDetails *struct {
 		CachedTokens int64 `json:"cached_tokens"`
 	} `json:"input_tokens_details"`
-	OutputTokens int64 `json:"output_tokens"`
-	TotalTokens  int64 `json:"total_tokens"`
+	OutputTokens        int64 `json:"output_tokens"`
+	OutputTokensDetails *struct {
+		ReasoningTokens int64 `json:"reasoning_tokens"`
+	} `json:"output_tokens_details"`
+	TotalTokens int64 `json:"total_tokens"`
 }
 
 // streamItem is an output item (output_item.added and .done); a reasoning
