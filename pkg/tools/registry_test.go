@@ -146,3 +146,15 @@ func TestBuiltinsSpecs(t *testing.T) {
 		t.Errorf("unknown tool: %v", err)
 	}
 }
+
+// The descriptions the model reads give the real limits, as pi's do.
+func TestDescriptionsGiveTheLimits(t *testing.T) {
+	for tool, want := range map[Tool]string{
+		NewLs():   "Output is truncated to 500 entries or 50KB (whichever is hit first).",
+		NewRead(): "output is truncated to 2000 lines or 50KB (whichever is hit first).",
+	} {
+		if d := tool.Spec().Description; !strings.Contains(d, want) {
+			t.Errorf("%s: description %q lacks %q", tool.Spec().Name, d, want)
+		}
+	}
+}
