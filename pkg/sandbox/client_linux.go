@@ -39,9 +39,11 @@ type helper struct {
 
 // startHelper starts exe as the helper of p and waits until it has
 // applied p. The helper runs in a process group of its own (a terminal's
-// Ctrl-C is gopi's to handle), with an empty environment, and is killed
-// by the kernel if the thread that started it dies; it exits by itself
-// when its socket's other end is closed.
+// Ctrl-C is gopi's to handle) with an empty environment, and exits by
+// itself when its socket's other end is closed, which the kernel does
+// when gopi ends in any way. No parent-death signal: Linux sends it when
+// the thread that started the helper exits, not the process, and a Go
+// thread may exit while gopi runs on.
 func startHelper(exe string, p Policy) (*helper, error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -56,7 +58,7 @@ func startHelper(exe string, p Policy) (*helper, error) {
 	}
 	cmd := &exec.Cmd{Path: exe, Args: []string{"gopi", HelperArg, string(doc)}, Env: []string{}, Dir: "/",
 		ExtraFiles:  []*os.File{theirs},
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}}
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
 	if len(p.ReadOnlyPaths) > 0 {
 		namespaces(cmd.SysProcAttr)
 	}
