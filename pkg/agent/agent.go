@@ -108,6 +108,9 @@ type activeRun struct {
 	reported  []ai.Message
 	steering  []ai.Message
 	followUps []ai.Message
+	// notify is the loop's way in for events reported during the run
+	// (Notify); set as the loop starts.
+	notify    func(loop.Event)
 	accepting bool
 	done      chan struct{}
 }
@@ -235,9 +238,32 @@ func (a *Agent) execute(ctx context.Context, run *activeRun, opts Options, histo
 		Limits: opts.Limits, OutputSchema: opts.OutputSchema,
 		Stopwatch: opts.Stopwatch,
 		Emit:      emit,
-		Steering:  func() []ai.Message { return a.takeSteering(run) },
-		FollowUp:  func() []ai.Message { return a.takeFollowUp(run) },
+		Notices: func(notify func(loop.Event)) {
+			a.mu.Lock()
+			run.notify = notify
+			a.mu.Unlock()
+		},
+		Steering: func() []ai.Message { return a.takeSteering(run) },
+		FollowUp: func() []ai.Message { return a.takeFollowUp(run) },
 	}, history, prompts)
+}
+
+// Notify reports e as an event of the active run, in order with the
+// loop's: a layer above the loop (the Runtime's context projection)
+// reports through it what happened to a request's context
+// (compaction_start, compaction_end, context_trimmed), so that the model's
+// stream carries only what the model said. Call it only from inside the
+// model's Stream, on the run's goroutine; outside a run it does nothing.
+func (a *Agent) Notify(e loop.Event) {
+	a.mu.Lock()
+	var notify func(loop.Event)
+	if a.active != nil {
+		notify = a.active.notify
+	}
+	a.mu.Unlock()
+	if notify != nil {
+		notify(e)
+	}
 }
 
 // Abort cancels the current run, if any. The run ends with reason aborted

@@ -23,7 +23,7 @@ func fullEvent() Event {
 		Type:    MessageUpdate,
 		Message: &msg,
 		Stream: &ai.Event{Type: ai.EventTextEnd, Block: &block, Message: &streamMsg,
-			Retry: &ai.RetryInfo{Attempt: 1}, Compaction: &ai.CompactionInfo{Reason: "r"}},
+			Retry: &ai.RetryInfo{Attempt: 1}},
 		ToolCallID:  "c",
 		ToolName:    "t",
 		Args:        json.RawMessage(`{"a":1}`),
@@ -32,8 +32,8 @@ func fullEvent() Event {
 		ToolResults: []ai.Message{{Role: ai.RoleToolResult, Content: []ai.Content{ai.TextContent("tr")}}},
 		Messages:    []ai.Message{{Role: ai.RoleUser, Content: []ai.Content{ai.TextContent("u")}}},
 		Retry:       &ai.RetryInfo{Attempt: 2},
-		Compaction:  &ai.CompactionInfo{Reason: "c"},
-		Trim:        &ai.TrimInfo{Reason: "t"},
+		Compaction:  &CompactionInfo{Reason: "c"},
+		Trim:        &TrimInfo{Reason: "t"},
 	}
 }
 
@@ -49,7 +49,6 @@ func TestEventCloneIsDeep(t *testing.T) {
 	c.Stream.Block.Text = "x"
 	c.Stream.Message.Content[0].Text = "x"
 	c.Stream.Retry.Attempt = 9
-	c.Stream.Compaction.Reason = "x"
 	c.Stream.Type = ai.EventTextDelta
 	c.Args[2] = 'X'
 	c.Result.Content[0].Text = "x"
@@ -108,9 +107,9 @@ func TestMoreEventJSONShapes(t *testing.T) {
 		{Event{Type: AgentEnd, Messages: []ai.Message{ai.UserText("u", 1)}}, `{"type":"agent_end","messages":[{"role":"user","content":[{"type":"text","text":"u"}],"timestamp":1}],"willRetry":false}`},
 		{Event{Type: RetryEnd, Retry: &ai.RetryInfo{Attempt: 2, Success: true, ErrorMessage: "was busy"}}, `{"type":"auto_retry_end","success":true,"attempt":1}`},
 		{Event{Type: RetryEnd, Retry: &ai.RetryInfo{Attempt: 3, ErrorMessage: "still busy"}}, `{"type":"auto_retry_end","success":false,"attempt":2,"finalError":"still busy"}`},
-		{Event{Type: CompactionEnd, Compaction: &ai.CompactionInfo{Reason: "overflow", Summary: "s", FirstKeptEntryID: "k", TokensBefore: 5, WillRetry: true}},
+		{Event{Type: CompactionEnd, Compaction: &CompactionInfo{Reason: "overflow", Summary: "s", FirstKeptEntryID: "k", TokensBefore: 5, WillRetry: true}},
 			`{"type":"compaction_end","reason":"overflow","result":{"summary":"s","firstKeptEntryId":"k","tokensBefore":5,"estimatedTokensAfter":0},"aborted":false,"willRetry":true}`},
-		{Event{Type: ContextTrimmed, Trim: &ai.TrimInfo{Reason: ai.TrimCompactionDisabled, Messages: 2}},
+		{Event{Type: ContextTrimmed, Trim: &TrimInfo{Reason: TrimCompactionDisabled, Messages: 2}},
 			`{"type":"context_trimmed","reason":"compactionDisabled","contextWindow":0,"turns":0,"messages":2,"firstDroppedEntryId":"","firstKeptEntryId":"","tokens":0}`},
 		{Event{Type: "something_else", ToolCallID: "x"}, `{"type":"something_else"}`},
 	}

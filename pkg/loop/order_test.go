@@ -471,18 +471,13 @@ func (r rawModel) Stream(context.Context, *ai.Request) iter.Seq[ai.Event] {
 
 // What a model leaves out, the loop fills in: a start without a message,
 // a final message without a timestamp, an error stop without an error;
-// retry, compaction and trim events without their details pass as empty
-// ones (a trim without details is not reported).
+// retry events without their details pass as empty ones.
 func TestModelGapsAreFilled(t *testing.T) {
 	final := ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{ai.TextContent("partial")}, StopReason: ai.StopError, ErrorMessage: "went away"}
 	model := rawModel{
 		{Type: ai.EventStart},
 		{Type: ai.EventRetryStart},
 		{Type: ai.EventRetryEnd},
-		{Type: ai.EventCompactionStart},
-		{Type: ai.EventCompactionEnd},
-		{Type: ai.EventContextTrimmed},
-		{Type: ai.EventContextTrimmed, Trim: &ai.TrimInfo{Reason: "r", Messages: 4}},
 		{Type: ai.EventError, Message: &final},
 	}
 	s := &script{}
@@ -494,9 +489,6 @@ func TestModelGapsAreFilled(t *testing.T) {
 		"message_start assistant[] ts=2000",
 		"auto_retry_start {Attempt:0 MaxAttempts:0 Delay:0s ErrorMessage: Success:false}",
 		"auto_retry_end {Attempt:0 MaxAttempts:0 Delay:0s ErrorMessage: Success:false}",
-		"compaction_start {Reason: Summary: FirstKeptEntryID: TokensBefore:0 WillRetry:false ErrorMessage: EstimatedTokensAfter:0 Details:[] Usage:<nil>}",
-		"compaction_end {Reason: Summary: FirstKeptEntryID: TokensBefore:0 WillRetry:false ErrorMessage: EstimatedTokensAfter:0 Details:[] Usage:<nil>}",
-		"context_trimmed {Reason:r ContextWindow:0 Turns:0 Messages:4 FirstDroppedEntryID: FirstKeptEntryID: Tokens:0 ErrorMessage:}",
 		"message_start assistant[] ts=2000", // after the retry: a new attempt
 		"message_end " + answer,
 		"turn_end " + answer + " results=[]",
@@ -507,6 +499,55 @@ func TestModelGapsAreFilled(t *testing.T) {
 	}
 	if got := res.New()[1]; got.Timestamp != loopTime.UnixMilli() {
 		t.Fatalf("final message timestamp %d", got.Timestamp)
+	}
+}
+
+// noticingModel reports a compaction and a trimmed context through the
+// run's notify before each request, as the Runtime's context projection
+// does from inside its stream.
+type noticingModel struct {
+	inner  ai.Model
+	notify func(Event)
+}
+
+func (m *noticingModel) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Event] {
+	return func(yield func(ai.Event) bool) {
+		m.notify(Event{Type: CompactionStart, Compaction: &CompactionInfo{Reason: "threshold"}})
+		m.notify(Event{Type: CompactionEnd, Compaction: &CompactionInfo{Reason: "threshold", Summary: "s"}})
+		m.notify(Event{Type: ContextTrimmed, Trim: &TrimInfo{Reason: TrimAfterCompaction, Messages: 2}})
+		for e := range m.inner.Stream(ctx, req) {
+			if !yield(e) {
+				return
+			}
+		}
+	}
+}
+
+// What a layer above the loop reports through Notices goes out in order
+// with the loop's events: in the first turn after its turn_start; in a
+// later one a compaction precedes the turn's turn_start (pi compacts
+// between turns) and a trimmed context, part of the request, follows it.
+func TestNoticesInOrderWithTheLoopsEvents(t *testing.T) {
+	m := &noticingModel{inner: faux.New(calls(call("a", "t", `{}`)), faux.Text("done")).WithClock(func() time.Time { return modelTime })}
+	s := &script{}
+	res := Run(t.Context(), Config{Model: m, Tools: toolstest.Registry(t, sleeper("t")), Emit: s.emit, Now: loopClock,
+		Notices: func(notify func(Event)) { m.notify = notify }}, nil, prompt("go"))
+	var got []string
+	for _, g := range s.got {
+		if typ, _, _ := strings.Cut(g, " "); typ != string(MessageUpdate) && !strings.HasPrefix(typ, "tool_execution") {
+			got = append(got, typ)
+		}
+	}
+	notices := []string{"compaction_start", "compaction_end", "context_trimmed"}
+	want := slices.Concat([]string{"agent_start", "turn_start", "message_start", "message_end"}, notices,
+		[]string{"message_start", "message_end", "message_start", "message_end", "turn_end"},
+		notices[:2], []string{"turn_start"}, notices[2:],
+		[]string{"message_start", "message_end", "turn_end", "agent_end"})
+	if !slices.Equal(got, want) || res.Reason != ReasonStop {
+		t.Fatalf("events %v\nwant   %v\n(reason %s)", got, want, res.Reason)
+	}
+	if !slices.Contains(s.got, "context_trimmed {Reason:afterCompaction ContextWindow:0 Turns:0 Messages:2 FirstDroppedEntryID: FirstKeptEntryID: Tokens:0 ErrorMessage:}") {
+		t.Fatalf("the trim's payload is not the one reported: %v", s.got)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/faux"
+	"gopi/pkg/loop"
 	"gopi/pkg/runtime"
 	"gopi/pkg/session"
 )
@@ -54,12 +55,12 @@ func TestTrimmedContextIsOneStderrLine(t *testing.T) {
 
 func TestTrimTextSaysWhy(t *testing.T) {
 	cases := []struct {
-		info ai.TrimInfo
+		info loop.TrimInfo
 		want string
 	}{
-		{ai.TrimInfo{Reason: ai.TrimCompactionFailed, ErrorMessage: "summarization failed: overloaded", ContextWindow: 200000, Turns: 12, Messages: 340},
+		{loop.TrimInfo{Reason: loop.TrimCompactionFailed, ErrorMessage: "summarization failed: overloaded", ContextWindow: 200000, Turns: 12, Messages: 340},
 			"the conversation does not fit the model's 200000-token window; left out the oldest 12 turns (340 messages) because compaction failed: summarization failed: overloaded"},
-		{ai.TrimInfo{Reason: ai.TrimAfterCompaction, ContextWindow: 8000, Turns: 1, Messages: 1},
+		{loop.TrimInfo{Reason: loop.TrimAfterCompaction, ContextWindow: 8000, Turns: 1, Messages: 1},
 			"the conversation does not fit the model's 8000-token window; left out the oldest turn (1 message) even after compaction"},
 	}
 	for _, c := range cases {

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"gopi/pkg/ai"
+	"gopi/pkg/loop"
 	"gopi/pkg/session"
 )
 
@@ -124,9 +125,8 @@ func (p *projector) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Eve
 				yield(*overflow)
 				return
 			}
-			if c = compacted; !p.settle(c, ai.TrimAfterCompaction, "", yield) {
-				return
-			}
+			c = compacted
+			p.settle(c, loop.TrimAfterCompaction, "")
 		}
 	}
 }
@@ -147,15 +147,15 @@ func (p *projector) forward(ctx context.Context, req *ai.Request, catchOverflow 
 }
 
 // compact summarises the path, persists the compaction entry and
-// re-projects. ok is false when the consumer stopped. A failed compaction
-// returns err; the caller decides whether that ends the stream.
+// re-projects, reporting compaction_start and compaction_end through the
+// Agent. ok is false when the stream has ended (a poisoned session). A
+// failed compaction returns err; the caller decides whether that ends the
+// stream.
 func (p *projector) compact(ctx context.Context, req *ai.Request, reason string, willRetry bool, yield func(ai.Event) bool) (session.Context, bool, error) {
 	r := p.r
-	if !yield(ai.Event{Type: ai.EventCompactionStart, Compaction: &ai.CompactionInfo{Reason: reason}}) {
-		return session.Context{}, false, nil
-	}
+	r.agent.Notify(loop.Event{Type: loop.CompactionStart, Compaction: &loop.CompactionInfo{Reason: reason}})
 	entry, usage, err := r.compactPath(ctx, "")
-	end := &ai.CompactionInfo{Reason: reason}
+	end := &loop.CompactionInfo{Reason: reason}
 	var c session.Context
 	var projErr error
 	if err != nil {
@@ -169,9 +169,7 @@ func (p *projector) compact(ctx context.Context, req *ai.Request, reason string,
 			end.EstimatedTokensAfter = c.Tokens
 		}
 	}
-	if !yield(ai.Event{Type: ai.EventCompactionEnd, Compaction: end}) {
-		return session.Context{}, false, nil
-	}
+	r.agent.Notify(loop.Event{Type: loop.CompactionEnd, Compaction: end})
 	var perr *PoisonError
 	if errors.As(err, &perr) {
 		failStream(ctx, r.cfg.Model, r.deps.Now().UnixMilli(), err, yield)

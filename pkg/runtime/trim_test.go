@@ -52,7 +52,7 @@ func (m summarizer) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Eve
 // contextEvents records compaction and context_trimmed events.
 type contextEvents struct {
 	names   []string
-	trimmed []ai.TrimInfo
+	trimmed []loop.TrimInfo
 }
 
 func recordContext(r *Runtime) *contextEvents {
@@ -148,7 +148,7 @@ func TestTrimmedWithoutCompactionIsAnnouncedOnce(t *testing.T) {
 	if len(reqs) != 3 || len(compactions(s)) != 0 {
 		t.Fatalf("%d requests, %d compactions", len(reqs), len(compactions(s)))
 	}
-	if !slices.Equal(rec.names, []string{"trimmed:" + ai.TrimCompactionDisabled}) {
+	if !slices.Equal(rec.names, []string{"trimmed:" + loop.TrimCompactionDisabled}) {
 		t.Fatalf("events %v", rec.names)
 	}
 	first := reqs[0].Messages
@@ -191,7 +191,7 @@ func TestFailedCompactionTrimsAndAnnounces(t *testing.T) {
 		t.Fatalf("%v %s", err, res.Reason)
 	}
 	if len(rec.names) != 3 || rec.names[0] != "start:threshold" || !strings.Contains(rec.names[1], "summarizer down") ||
-		rec.names[2] != "trimmed:"+ai.TrimCompactionFailed {
+		rec.names[2] != "trimmed:"+loop.TrimCompactionFailed {
 		t.Fatalf("events %v", rec.names)
 	}
 	if tr := rec.trimmed[0]; !strings.Contains(tr.ErrorMessage, "summarizer down") || tr.Messages == 0 {
