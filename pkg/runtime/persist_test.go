@@ -410,20 +410,15 @@ func TestNewNeedsAModelAndAStore(t *testing.T) {
 	}
 }
 
-// The system prompt is the base prompt, then the resources' context,
-// each left out when blank.
-func TestSystemPromptLeavesOutBlankParts(t *testing.T) {
-	cases := []struct {
-		base, resources, want string
-	}{
-		{"BASE", "CONTEXT", "BASE\n\nCONTEXT"},
-		{"  \n", "CONTEXT", "CONTEXT"},
-		{"BASE", " \n\t", "BASE"},
-		{"", "", ""},
-	}
-	for _, c := range cases {
+// The system prompt is sent as given; a blank one is not sent.
+func TestSystemPromptLeavesOutBlankOne(t *testing.T) {
+	for _, c := range []struct{ prompt, want string }{
+		{"BASE\n\nCONTEXT", "BASE\n\nCONTEXT"},
+		{"  \n", ""},
+		{"", ""},
+	} {
 		m := faux.New(faux.Text("a"))
-		r, err := New(Config{SystemPrompt: c.base}, Deps{Model: m, Session: store(t), Resources: staticResources(c.resources)})
+		r, err := New(Config{SystemPrompt: c.prompt}, Deps{Model: m, Session: store(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -431,7 +426,7 @@ func TestSystemPromptLeavesOutBlankParts(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := m.Requests()[0].SystemPrompt; got != c.want || r.SystemPrompt() != c.want {
-			t.Errorf("base %q, resources %q: system prompt %q, want %q", c.base, c.resources, got, c.want)
+			t.Errorf("system prompt %q: sent %q, want %q", c.prompt, got, c.want)
 		}
 	}
 }

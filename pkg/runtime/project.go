@@ -39,16 +39,10 @@ func (r *Runtime) snapshot() ([]session.Entry, int) {
 	return slices.Clip(r.path), r.persisted
 }
 
-// project builds the messages of one request from the transcript the
-// loop sends (persisted prefix + suffix), as the first of a run.
-func (r *Runtime) project(transcript []ai.Message) (session.Context, error) {
-	c, _, err := r.projectPath(transcript, session.Cut{})
-	return c, err
-}
-
-// projectPath also returns the projected path (persisted entries, then the
-// suffix under temporary ids). prev is where the previous request's
-// context started: it is kept while it fits.
+// projectPath builds the messages of one request from the transcript the
+// loop sends (persisted prefix + suffix) and returns the projected path
+// (persisted entries, then the suffix under temporary ids). prev is where
+// the previous request's context started: it is kept while it fits.
 func (r *Runtime) projectPath(transcript []ai.Message, prev session.Cut) (session.Context, []session.Entry, error) {
 	path, persisted := r.snapshot()
 	if persisted > len(transcript) {
