@@ -144,6 +144,8 @@ type Assembly struct {
 	kept     bool // a closed session names the spill folder
 	// compaction replaces the settings' (Want.Compaction); nil: theirs.
 	compaction *runtime.Compaction
+	// compactor is the compaction model, once resolved (compactionModel).
+	compactor *resolvedCompactor
 }
 
 // New checks the settings and, for a new session, chooses the model:
