@@ -53,21 +53,25 @@ type Options struct {
 	FollowUpMode QueueMode // default OneAtATime
 	Now          func() time.Time
 	Stopwatch    func() func() time.Duration // loop.Config's
-	// Commit, when set, is called with every message a run adds, in order,
-	// before its message_end reaches any subscriber (a store writes it
-	// here, so nothing is reported before it is durable). An error stops
-	// the run at once (no further model request or tool call); the run ends
-	// with reason error and that cause, later messages of the run are not
-	// committed, and what was not committed is not reported: a complete
-	// message's message_start waits for its commit and goes out with its
-	// message_end; after a failure no message or turn event is emitted (a
-	// streamed answer whose commit failed has had its start and deltas,
-	// never an end), and agent_end and the result hold only the committed
-	// messages. A panic in Commit ends the run as any failure outside the
-	// loop does (reason error): the message it was given counts as not
-	// committed and is not reported, the hook is not asked again, and an
-	// error message (reported, not committed) follows the messages already
-	// reported.
+	// Commit, when set, makes each message a run adds durable before it
+	// is reported (a store writes it here). Its rules:
+	//
+	//   - It is called with every message the run adds, in order, before
+	//     that message's message_end reaches any subscriber.
+	//   - A complete message (a prompt, a tool result) is not shown before
+	//     it is committed: its message_start waits for the commit and goes
+	//     out with its message_end.
+	//   - An error stops the run at once (no further model request or tool
+	//     call); the run ends with reason error and that cause, and the
+	//     run's later messages are not committed.
+	//   - What was not committed is not reported: after a failure no
+	//     message or turn event is emitted (a streamed answer whose commit
+	//     failed has had its start and deltas, never an end), and agent_end
+	//     and the result hold only the committed messages.
+	//   - A panic ends the run as any failure outside the loop does (reason
+	//     error): the message it was given counts as not committed and is
+	//     not reported, the hook is not asked again, and an error message
+	//     (reported, not committed) follows the messages already reported.
 	Commit func(ai.Message) error
 }
 
