@@ -181,29 +181,32 @@ func (r *RPC) cmdTree(_ context.Context, _ *rpcCommand) (any, error) {
 	}{buildRPCTree(cur.Runtime.Session().Entries()), leafID(cur.Runtime.Leaf())}, nil
 }
 
-// buildRPCTree arranges entries as pi's getTree does: children in append
-// order, an entry whose parent is missing a root, labels on their target.
+// buildRPCTree arranges entries as pi's getTree does: session.Tree's
+// roots and children, labels on their target.
 func buildRPCTree(entries []session.Entry) []*treeNode {
-	nodes := make(map[string]*treeNode, len(entries))
-	for _, e := range entries {
-		nodes[e.ID] = &treeNode{Entry: e, Children: []*treeNode{}}
+	t := session.NewTree(entries)
+	nodes := make([]*treeNode, len(entries))
+	byID := make(map[string]*treeNode, len(entries))
+	for i, e := range entries {
+		nodes[i] = &treeNode{Entry: e, Children: []*treeNode{}}
+		byID[e.ID] = nodes[i]
 	}
-	roots := []*treeNode{}
-	for _, e := range entries {
-		n := nodes[e.ID]
-		if p, ok := nodes[e.Parent()]; ok && e.Parent() != e.ID {
-			p.Children = append(p.Children, n)
-		} else {
-			roots = append(roots, n)
+	for i, n := range nodes {
+		for _, c := range t.Children(i) {
+			n.Children = append(n.Children, nodes[c])
 		}
-		if e.Type == session.TypeLabel {
-			if t, ok := nodes[e.TargetID]; ok {
-				t.Label, t.LabelTimestamp = e.Label, e.Timestamp
+		if e := entries[i]; e.Type == session.TypeLabel {
+			if target, ok := byID[e.TargetID]; ok {
+				target.Label, target.LabelTimestamp = e.Label, e.Timestamp
 				if e.Label == nil {
-					t.LabelTimestamp = ""
+					target.LabelTimestamp = ""
 				}
 			}
 		}
+	}
+	roots := make([]*treeNode, 0, len(t.Roots))
+	for _, r := range t.Roots {
+		roots = append(roots, nodes[r])
 	}
 	return roots
 }
