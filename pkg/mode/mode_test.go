@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"gopi/internal/golden"
 	"gopi/pkg/agent"
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/faux"
@@ -23,27 +23,7 @@ import (
 	"gopi/pkg/tools"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("..", "..", "testdata", "golden", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./pkg/mode -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
 
 // fixedClock ticks one second per call, from a fixed date.
 func fixedClock() func() time.Time {
@@ -117,7 +97,7 @@ func TestGoldenOutputs(t *testing.T) {
 		for _, m := range []Mode{Print, JSON, Events} {
 			t.Run(sc.name+"/"+string(m), func(t *testing.T) {
 				stdout, stderr, _ := runScenario(t, sc, m)
-				golden(t, "mode_"+sc.name+"_"+string(m), []byte(stdout+"--- stderr\n"+stderr))
+				golden.Check(t, filepath.Join("..", "..", "testdata", "golden", "mode_"+sc.name+"_"+string(m)+".golden"), []byte(stdout+"--- stderr\n"+stderr))
 			})
 		}
 	}

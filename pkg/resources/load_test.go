@@ -7,6 +7,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"gopi/internal/golden"
 )
 
 // fixedNow is the date every golden prompt ends with.
@@ -41,21 +43,21 @@ var defaultTools = []string{"read", "bash", "edit", "write"}
 // and the skills follow.
 func TestSystemPromptGolden(t *testing.T) {
 	c := mustLoad(t, fixture("/work/repo/app", defaultTools...))
-	checkGolden(t, c.SystemPrompt())
+	golden.Check(t, golden.Path(t), []byte(c.SystemPrompt()))
 }
 
 // Without SYSTEM.md the built-in prompt lists the active tools and the
 // guidelines that fit them.
 func TestSystemPromptBuiltin(t *testing.T) {
 	c := mustLoad(t, fixture("/work/repo", "read", "bash", "edit", "write", "grep", "find", "ls"))
-	checkGolden(t, c.SystemPrompt())
+	golden.Check(t, golden.Path(t), []byte(c.SystemPrompt()))
 }
 
 // TestCatalogListing pins what `gopi context` lists: everything found and
 // everything skipped with why.
 func TestCatalogListing(t *testing.T) {
 	c := mustLoad(t, fixture("/work/repo/app", defaultTools...))
-	checkGolden(t, listing(c))
+	golden.Check(t, golden.Path(t), []byte(listing(c)))
 }
 
 func listing(c *Catalog) string {
