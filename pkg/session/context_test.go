@@ -39,20 +39,20 @@ func TestPiFixtures(t *testing.T) {
 	tests := []struct {
 		file, leaf string
 		want       string
-		settings   Settings
+		state      ModelState
 		version    int
 	}{
 		{"v3.jsonl", "a0000011", "user: " + comp("## Goal\nEdit a.go") + "\n" +
 			"user: now edit it\nassistant: call edit\ntoolResult: ok\nuser: and then?\nuser: Remember the tests.\n" +
 			"user: Ran `go test`\n```\nFAIL\n```\n\nCommand exited with code 1\nassistant: Tests fail.\n",
-			Settings{"anthropic", "claude-sonnet-4-5", ai.ThinkingMedium}, 3},
+			ModelState{"anthropic", "claude-sonnet-4-5", ai.ThinkingMedium}, 3},
 		{"v3.jsonl", "a0000015", "user: read a.go\nassistant: thinking | call read\ntoolResult: package a\nassistant: It is package a.\n" +
 			"user: " + BranchSummaryPrefix + "Tried editing; tests failed.</summary>\nuser: different approach\n",
-			Settings{"openai", "gpt-5", ai.ThinkingMedium}, 3},
+			ModelState{"openai", "gpt-5", ai.ThinkingMedium}, 3},
 		{"v2.jsonl", "b0000003", "user: hello\nuser: hook says hi\nassistant: hi\n",
-			Settings{"anthropic", "claude-sonnet-4-5", ai.ThinkingOff}, 2},
+			ModelState{"anthropic", "claude-sonnet-4-5", ai.ThinkingOff}, 2},
 		{"v1.jsonl", "00000006", "user: " + comp("old stuff") + "\nuser: second\nassistant: two\nuser: third\n",
-			Settings{"anthropic", "claude-sonnet-4-5", ai.ThinkingOff}, 1},
+			ModelState{"anthropic", "claude-sonnet-4-5", ai.ThinkingOff}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file+"@"+tt.leaf, func(t *testing.T) {
@@ -72,19 +72,19 @@ func TestPiFixtures(t *testing.T) {
 			if b := brief(got.Messages); b != tt.want {
 				t.Errorf("context:\n%s\nwant:\n%s", b, tt.want)
 			}
-			if s := ResumeSettings(path); s != tt.settings {
-				t.Errorf("settings %+v, want %+v", s, tt.settings)
+			if s := ModelStateOf(path); s != tt.state {
+				t.Errorf("model state %+v, want %+v", s, tt.state)
 			}
-			if s := ResumeSettingsAt(f.Entries, tt.leaf); s != tt.settings {
-				t.Errorf("settings at the leaf %+v, want %+v", s, tt.settings)
+			if s := ModelStateAt(f.Entries, tt.leaf); s != tt.state {
+				t.Errorf("model state at the leaf %+v, want %+v", s, tt.state)
 			}
-			// every entry's settings: the walk from it agrees with its path
+			// every entry's model state: the walk from it agrees with its path
 			for _, e := range f.Entries {
 				p, _, err := PathTo(f.Entries, e.ID)
 				if err != nil {
 					continue
 				}
-				if a, b := ResumeSettingsAt(f.Entries, e.ID), ResumeSettings(p); a != b {
+				if a, b := ModelStateAt(f.Entries, e.ID), ModelStateOf(p); a != b {
 					t.Errorf("at %s: walk %+v, path %+v", e.ID, a, b)
 				}
 			}

@@ -35,7 +35,7 @@ func TestPi16Fixture(t *testing.T) {
 	if b := brief(got.Messages); b != want {
 		t.Errorf("context:\n%s\nwant:\n%s", b, want)
 	}
-	if s := ResumeSettings(path); s != (Settings{"anthropic", "claude-sonnet-4-5", ai.ThinkingMedium}) {
+	if s := ModelStateOf(path); s != (ModelState{"anthropic", "claude-sonnet-4-5", ai.ThinkingMedium}) {
 		t.Errorf("settings %+v", s)
 	}
 	// Before the compaction, the same file's path to the retried answer:

@@ -135,28 +135,28 @@ func TestCompactionAtTheRoot(t *testing.T) {
 
 // The newest model change or answer names the model, the newest thinking
 // change the level; an older answer or change does not override them.
-func TestResumeSettingsNewestWins(t *testing.T) {
+func TestModelStateOfNewestWins(t *testing.T) {
 	var b pathBuilder
 	b.msg(ai.Message{Role: ai.RoleAssistant, Provider: "old", Model: "answer-model", Content: []ai.Content{ai.TextContent("a")}})
 	b.add(ThinkingLevelEntry("", ai.ThinkingHigh))
 	b.add(ModelChangeEntry("", "new", "changed-model"))
 	b.add(ThinkingLevelEntry("", ai.ThinkingLow))
 	b.user("q")
-	want := Settings{Provider: "new", ModelID: "changed-model", ThinkingLevel: ai.ThinkingLow}
-	if got := ResumeSettings(b.es); got != want {
-		t.Errorf("ResumeSettings %+v, want %+v", got, want)
+	want := ModelState{Provider: "new", ModelID: "changed-model", ThinkingLevel: ai.ThinkingLow}
+	if got := ModelStateOf(b.es); got != want {
+		t.Errorf("ModelStateOf %+v, want %+v", got, want)
 	}
-	if got := ResumeSettingsAt(b.es, "e05"); got != want {
-		t.Errorf("ResumeSettingsAt %+v, want %+v", got, want)
+	if got := ModelStateAt(b.es, "e05"); got != want {
+		t.Errorf("ModelStateAt %+v, want %+v", got, want)
 	}
-	if got := ResumeSettings(b.es[:1]); got != (Settings{Provider: "old", ModelID: "answer-model", ThinkingLevel: ai.ThinkingOff}) {
+	if got := ModelStateOf(b.es[:1]); got != (ModelState{Provider: "old", ModelID: "answer-model", ThinkingLevel: ai.ThinkingOff}) {
 		t.Errorf("from an answer alone: %+v", got)
 	}
 	// an answer after a model change names the model
 	b = pathBuilder{}
 	b.add(ModelChangeEntry("", "old", "changed-model"))
 	b.msg(ai.Message{Role: ai.RoleAssistant, Provider: "new", Model: "answer-model", Content: []ai.Content{ai.TextContent("a")}})
-	if got := ResumeSettings(b.es); got != (Settings{Provider: "new", ModelID: "answer-model", ThinkingLevel: ai.ThinkingOff}) {
+	if got := ModelStateOf(b.es); got != (ModelState{Provider: "new", ModelID: "answer-model", ThinkingLevel: ai.ThinkingOff}) {
 		t.Errorf("answer after a model change: %+v", got)
 	}
 }
