@@ -33,6 +33,7 @@ func (m *notifyingModel) Stream(ctx context.Context, req *ai.Request) iter.Seq[a
 // Notify reports an event as one of the active run's, to every
 // subscriber in order with the loop's; outside a run it reports nothing.
 func TestNotifyReportsAsTheRunsEvent(t *testing.T) {
+	t.Parallel()
 	m := &notifyingModel{inner: faux.New(faux.Text("one"), faux.Text("two"))}
 	a := New(Options{Model: m})
 	m.a = a

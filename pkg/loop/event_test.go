@@ -40,6 +40,7 @@ func fullEvent() Event {
 // A cloned event shares nothing with the original: changing any part of
 // the clone leaves the original as it was.
 func TestEventCloneIsDeep(t *testing.T) {
+	t.Parallel()
 	orig := fullEvent()
 	c := orig.Clone()
 	if !reflect.DeepEqual(c, orig) {
@@ -72,6 +73,7 @@ func TestEventCloneIsDeep(t *testing.T) {
 
 // The JSON of the events the first shape test leaves out.
 func TestMoreEventJSONShapes(t *testing.T) {
+	t.Parallel()
 	thinking := ai.Content{Type: ai.TypeThinking, Thinking: "hmm"}
 	text := ai.TextContent("said")
 	callBlock := ai.Content{Type: ai.TypeToolCall, ID: "c1", Name: "read", Arguments: json.RawMessage(`{"path":"a"}`)}
@@ -127,6 +129,7 @@ func TestMoreEventJSONShapes(t *testing.T) {
 // Scrubbing wraps only when there is something to scrub, never twice for
 // the same secrets, and copes with a caller that wants no updates.
 func TestScrubbingWrapsOnlyWhenNeeded(t *testing.T) {
+	t.Parallel()
 	const key = "sk-proj-SCRUBSCRUBSCRUB"
 	secrets := tools.NewSecrets(tools.Secret{Name: "KEY", Value: key})
 	leaky := toolstest.Func{Name: "leaky", Fn: func(_ context.Context, c tools.Call) (tools.Result, error) {
@@ -166,6 +169,7 @@ func TestScrubbingWrapsOnlyWhenNeeded(t *testing.T) {
 // A partial result whose details cannot be serialised still reaches the
 // event, without its details; serialisable ones are carried.
 func TestPartialResultDetails(t *testing.T) {
+	t.Parallel()
 	prog := toolstest.Func{Name: "prog", Parameters: sleeperSchema, Fn: func(_ context.Context, c tools.Call) (tools.Result, error) {
 		c.Update(tools.Result{Content: []ai.Content{ai.TextContent("bad")}, Details: map[string]any{"f": func() {}}})
 		c.Update(tools.Result{Content: []ai.Content{ai.TextContent("good \xff")}, Details: map[string]int{"n": 2}})

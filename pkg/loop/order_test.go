@@ -169,6 +169,7 @@ func usage(in, out int64) *ai.Usage {
 // order), a partial result, steering entering after the whole batch, then
 // a text stop and a follow-up. Every event, in order, with its payload.
 func TestRunEventsInOrderWithPayloads(t *testing.T) {
+	t.Parallel()
 	bEnded := make(chan struct{})
 	slowA := toolstest.Func{Name: "slow", Parameters: sleeperSchema, Fn: func(_ context.Context, c tools.Call) (tools.Result, error) {
 		<-bEnded // b's tool_execution_end was emitted
@@ -293,6 +294,7 @@ func TestRunEventsInOrderWithPayloads(t *testing.T) {
 // call order, the turn ends with them, and the run ends aborted without
 // asking the model again or taking queued input.
 func TestCancelledBatchEventsInOrder(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	bEnded := make(chan struct{})
@@ -346,6 +348,7 @@ func TestCancelledBatchEventsInOrder(t *testing.T) {
 // The step limit ends the run after the last allowed turn's results,
 // with maxSteps, without asking the queues again.
 func TestMaxStepsEventsInOrder(t *testing.T) {
+	t.Parallel()
 	m := faux.New(calls(call("c1", "t", `{}`)), calls(call("c2", "t", `{}`)), faux.Text("never")).WithClock(func() time.Time { return modelTime })
 	s := &script{}
 	steered, followed := 0, 0
@@ -379,6 +382,7 @@ func TestMaxStepsEventsInOrder(t *testing.T) {
 // A text answer at the step limit is a normal stop: the limit only
 // matters when the model wanted to go on.
 func TestTextAnswerAtTheStepLimitIsAStop(t *testing.T) {
+	t.Parallel()
 	m := faux.New(faux.Text("done"))
 	res := Run(t.Context(), Config{Model: m, MaxSteps: 1}, nil, prompt("go"))
 	if res.Reason != ReasonStop || res.Steps != 1 {
@@ -392,6 +396,7 @@ func TestTextAnswerAtTheStepLimitIsAStop(t *testing.T) {
 
 // Without a step limit the default, 100 model requests, bounds the run.
 func TestDefaultStepLimit(t *testing.T) {
+	t.Parallel()
 	const limit = 100
 	m := faux.New()
 	for range limit + 1 {
@@ -406,6 +411,7 @@ func TestDefaultStepLimit(t *testing.T) {
 // Cancelled before the first request: the run still opens and closes,
 // with an aborted assistant message the loop stamps itself.
 func TestAbortedBeforeRequestEventsInOrder(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	s := &script{}
@@ -427,6 +433,7 @@ func TestAbortedBeforeRequestEventsInOrder(t *testing.T) {
 // A failed answer that made tool calls: each call gets a result saying it
 // was skipped, then the turn and the run end with the error.
 func TestFailedAnswerWithCallsEventsInOrder(t *testing.T) {
+	t.Parallel()
 	m := faux.New(faux.Response{ToolCalls: []faux.ToolCall{call("a", "t", `{}`), call("b", "t", `{}`)}, Error: "overloaded"}).
 		WithClock(func() time.Time { return modelTime })
 	s := &script{}
@@ -473,6 +480,7 @@ func (r rawModel) Stream(context.Context, *ai.Request) iter.Seq[ai.Event] {
 // a final message without a timestamp, an error stop without an error;
 // retry events without their details pass as empty ones.
 func TestModelGapsAreFilled(t *testing.T) {
+	t.Parallel()
 	final := ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{ai.TextContent("partial")}, StopReason: ai.StopError, ErrorMessage: "went away"}
 	model := rawModel{
 		{Type: ai.EventStart},
@@ -528,6 +536,7 @@ func (m *noticingModel) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai
 // later one a compaction precedes the turn's turn_start (pi compacts
 // between turns) and a trimmed context, part of the request, follows it.
 func TestNoticesInOrderWithTheLoopsEvents(t *testing.T) {
+	t.Parallel()
 	m := &noticingModel{inner: faux.New(calls(call("a", "t", `{}`)), faux.Text("done")).WithClock(func() time.Time { return modelTime })}
 	s := &script{}
 	res := Run(t.Context(), Config{Model: m, Tools: toolstest.Registry(t, sleeper("t")), Emit: s.emit, Now: loopClock,
@@ -555,6 +564,7 @@ func TestNoticesInOrderWithTheLoopsEvents(t *testing.T) {
 // timestamp when the start event names them; the final message keeps its
 // own timestamp.
 func TestMessageStartTakesTheModelsHead(t *testing.T) {
+	t.Parallel()
 	head := ai.Message{Role: ai.RoleAssistant, API: "api", Provider: "prov", Model: "mod", Timestamp: 5}
 	final := ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{ai.TextContent("hi")}, StopReason: ai.StopStop, Timestamp: 6,
 		API: "api", Provider: "prov", Model: "mod"}
@@ -579,6 +589,7 @@ func TestMessageStartTakesTheModelsHead(t *testing.T) {
 // A model whose stream has no start event still opens its message before
 // the first delta, once.
 func TestMessageStartBeforeTheFirstDelta(t *testing.T) {
+	t.Parallel()
 	final := ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{ai.TextContent("ab")}, StopReason: ai.StopStop, Timestamp: 6}
 	model := rawModel{{Type: ai.EventTextDelta, Delta: "a"}, {Type: ai.EventTextDelta, Delta: "b"}, {Type: ai.EventDone, Message: &final}}
 	s := &script{}
@@ -593,6 +604,7 @@ func TestMessageStartBeforeTheFirstDelta(t *testing.T) {
 // A model that panics after it started: one message_start, then the
 // error message.
 func TestPanicAfterStartOpensOneMessage(t *testing.T) {
+	t.Parallel()
 	s := &script{}
 	res := Run(t.Context(), Config{Model: panicAfterStart{}, Emit: s.emit, Now: loopClock}, nil, prompt("go"))
 	s.got = s.got[4:]
@@ -616,6 +628,7 @@ func (panicAfterStart) Stream(context.Context, *ai.Request) iter.Seq[ai.Event] {
 // History is copied into the result, never aliased, and a run that only
 // continues it reports only its own messages.
 func TestResultHoldsHistoryThenTheRunsMessages(t *testing.T) {
+	t.Parallel()
 	history := []ai.Message{ai.UserText("old", 1), {Role: ai.RoleAssistant, Content: []ai.Content{ai.TextContent("old answer")}, StopReason: ai.StopStop}}
 	history = append(history, ai.UserText("pending", 2))
 	m := faux.New(faux.Text("new"))
@@ -644,6 +657,7 @@ func TestResultHoldsHistoryThenTheRunsMessages(t *testing.T) {
 // kept (copied), invalid raw JSON is refused, nil content is an empty
 // list, and a cancelled context's abandoned call names the cause.
 func TestToolResultEdges(t *testing.T) {
+	t.Parallel()
 	raw := json.RawMessage(`{"k":[1,2]}`)
 	tool := func(name string, r tools.Result) toolstest.Func {
 		return toolstest.Func{Name: name, Parameters: sleeperSchema, Fn: func(context.Context, tools.Call) (tools.Result, error) { return r, nil }}
@@ -670,6 +684,7 @@ func TestToolResultEdges(t *testing.T) {
 // An answer the model itself marks aborted ends the run aborted, with the
 // model's error, or context.Canceled when it gives none.
 func TestAbortedAnswerWithoutCancellation(t *testing.T) {
+	t.Parallel()
 	aborted := ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{}, StopReason: ai.StopAborted, Timestamp: 6}
 	cause := errors.New("the user pressed escape upstream")
 	for _, c := range []struct {
@@ -686,6 +701,7 @@ func TestAbortedAnswerWithoutCancellation(t *testing.T) {
 // Without a grace period set, a cancelled run still waits a moment for a
 // tool that stops soon after the cancellation, and keeps its result.
 func TestDefaultGraceAwaitsAToolThatStopsSoon(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	slowToNotice := toolstest.Func{Name: "slow", Parameters: sleeperSchema, Fn: func(ctx context.Context, _ tools.Call) (tools.Result, error) {

@@ -93,6 +93,7 @@ func runScenario(t *testing.T, sc scenario, m Mode) (stdout, stderr string, o Ou
 }
 
 func TestGoldenOutputs(t *testing.T) {
+	t.Parallel()
 	for _, sc := range scenarios {
 		for _, m := range []Mode{Print, JSON, Events} {
 			t.Run(sc.name+"/"+string(m), func(t *testing.T) {
@@ -104,6 +105,7 @@ func TestGoldenOutputs(t *testing.T) {
 }
 
 func TestClassesOfScenarios(t *testing.T) {
+	t.Parallel()
 	want := map[string]ai.Class{"TextAnswer": "", "ToolRoundTrip": "", "ModelError": ai.ClassServer, "Abort": ai.ClassAborted, "MaxSteps": ai.ClassMaxSteps}
 	for _, sc := range scenarios {
 		_, _, o := runScenario(t, sc, JSON)
@@ -114,6 +116,7 @@ func TestClassesOfScenarios(t *testing.T) {
 }
 
 func TestPrintWritesNothingOnStdoutWithoutAnAnswer(t *testing.T) {
+	t.Parallel()
 	for _, sc := range scenarios[2:] {
 		stdout, stderr, _ := runScenario(t, sc, Print)
 		if stdout != "" || !strings.HasPrefix(stderr, "gopi: ") {
@@ -123,6 +126,7 @@ func TestPrintWritesNothingOnStdoutWithoutAnAnswer(t *testing.T) {
 }
 
 func TestUnknownModeFailsBeforeTheRuntime(t *testing.T) {
+	t.Parallel()
 	model := faux.New(faux.Text("x"))
 	rt, err := runtime.New(runtime.Config{}, runtime.Deps{Model: model, Session: session.NewMemoryStore("/", session.Options{})})
 	if err != nil {
@@ -143,6 +147,7 @@ func (failWriter) Write([]byte) (int, error) { return 0, errWrite }
 // Lab 13.4 — a write failure after the run is returned as is; the session
 // keeps what the run wrote.
 func TestOutputWriteFailureDoesNotRollBack(t *testing.T) {
+	t.Parallel()
 	store := session.NewMemoryStore("/", session.Options{})
 	rt, err := runtime.New(runtime.Config{}, runtime.Deps{Model: faux.New(faux.Text("answer")), Session: store})
 	if err != nil {
@@ -158,6 +163,7 @@ func TestOutputWriteFailureDoesNotRollBack(t *testing.T) {
 }
 
 func TestFailureObject(t *testing.T) {
+	t.Parallel()
 	var out, errOut bytes.Buffer
 	err := WriteFailure(IO{Out: &out, Err: &errOut}, JSON, ai.ClassUsage, errors.New("empty prompt: give a prompt"), nil, nil, 3)
 	if err != nil {

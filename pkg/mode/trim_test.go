@@ -17,6 +17,7 @@ import (
 // A run whose requests leave out old turns says so on stderr once, on a
 // terminal (through the progress line) and off one alike.
 func TestTrimmedContextIsOneStderrLine(t *testing.T) {
+	t.Parallel()
 	for _, terminal := range []bool{false, true} {
 		t.Run(fmt.Sprint("terminal=", terminal), func(t *testing.T) {
 			store := session.NewMemoryStore("/work/proj", session.Options{})
@@ -54,6 +55,7 @@ func TestTrimmedContextIsOneStderrLine(t *testing.T) {
 }
 
 func TestTrimTextSaysWhy(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		info loop.TrimInfo
 		want string

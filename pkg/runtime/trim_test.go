@@ -93,6 +93,7 @@ func tokens(ms []ai.Message) int {
 // only the newest messages, with no compaction and no word, because pi's
 // usage-based count (the last answer's usage) stayed below the threshold.
 func TestResumedPathThatDoesNotFitIsCompactedFirst(t *testing.T) {
+	t.Parallel()
 	s, leafID := usageSession(t, 30) // ≈ 6,200 tokens
 	sum, main := faux.New(faux.Text("## Goal\nSUMMARY OF EARLIER WORK")), faux.New(faux.Text("the answer"))
 	cfg := Config{ActiveLeaf: leaf(leafID), Model: ai.Info{ID: "m", Provider: "faux", ContextWindow: 3000},
@@ -132,6 +133,7 @@ func TestResumedPathThatDoesNotFitIsCompactedFirst(t *testing.T) {
 // With compaction off, the oldest turns are left out, and that is said
 // once, not at every request of the run.
 func TestTrimmedWithoutCompactionIsAnnouncedOnce(t *testing.T) {
+	t.Parallel()
 	s, leafID := usageSession(t, 30)
 	m := faux.New(faux.Call("note", `{}`), faux.Call("note", `{}`), faux.Text("done"))
 	cfg := Config{ActiveLeaf: leaf(leafID), Model: ai.Info{ID: "m", Provider: "faux", ContextWindow: 3000},
@@ -176,6 +178,7 @@ func noteTool(size int) toolstest.Func {
 }
 
 func TestFailedCompactionTrimsAndAnnounces(t *testing.T) {
+	t.Parallel()
 	s, leafID := usageSession(t, 30)
 	sum := faux.New(faux.Response{Error: "summarizer down"}, faux.Response{Error: "summarizer down"})
 	main := faux.New(faux.Text("the answer"))
@@ -209,6 +212,7 @@ func TestFailedCompactionTrimsAndAnnounces(t *testing.T) {
 // while the messages from it fit, and moves in one large step when they
 // no longer do.
 func TestCutStaysWhileItFits(t *testing.T) {
+	t.Parallel()
 	s, leafID := usageSession(t, 30)
 	m := faux.New()
 	for range 9 {

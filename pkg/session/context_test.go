@@ -35,6 +35,7 @@ func brief(ms []ai.Message) string {
 // Hand-made files in pi's documented format (versions 1, 2, 3) give the
 // context pi's buildSessionContext + convertToLlm give.
 func TestPiFixtures(t *testing.T) {
+	t.Parallel()
 	comp := func(s string) string { return CompactionSummaryPrefix + s + CompactionSummarySuffix }
 	tests := []struct {
 		file, leaf string
@@ -94,6 +95,7 @@ func TestPiFixtures(t *testing.T) {
 
 // Version 1 files are read but not appended to; version 2 files are.
 func TestOldVersionsOnDisk(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, name := range []string{"v1.jsonl", "v2.jsonl"} {
 		data, _ := os.ReadFile(filepath.Join("testdata", "pi", name))
@@ -131,6 +133,7 @@ func turnMsgs(n int, size int) []Entry {
 }
 
 func TestBudgetDropsOldestWholeTurns(t *testing.T) {
+	t.Parallel()
 	es := turnMsgs(10, 400) // each turn ≈ 100+3+100+1 tokens
 	all := BuildContext(es, Budget{})
 	if len(all.Messages) != 40 || all.Dropped.Turns != 0 {
@@ -159,6 +162,7 @@ func TestBudgetDropsOldestWholeTurns(t *testing.T) {
 // A compaction summary is kept while old turns after it are dropped, and
 // an unanswered tool call (an old crash) does not glue later turns together.
 func TestBudgetPinsSummaryAndUnansweredCalls(t *testing.T) {
+	t.Parallel()
 	es := turnMsgs(6, 400)
 	es[2].Message = &ai.Message{Role: ai.RoleUser, Content: []ai.Content{ai.TextContent("interrupted")}} // call c0 never answered
 	comp := Entry{Type: TypeCompaction, ID: "cccccccc", ParentID: Ref(es[len(es)-1].ID), Summary: "sum", FirstKeptEntryID: "00000001"}
@@ -176,6 +180,7 @@ func TestBudgetPinsSummaryAndUnansweredCalls(t *testing.T) {
 // context's start, which providers cache, stays the same), and a new cut
 // leaves out enough that the rest uses at most two-thirds of the limit.
 func TestStableContextKeepsItsCut(t *testing.T) {
+	t.Parallel()
 	es := turnMsgs(10, 400) // turns of ≈ 204 tokens
 	b := Budget{ContextWindow: 1000, ReserveOutput: 100}
 	first := BuildStableContext(es, b, Cut{})

@@ -30,6 +30,7 @@ var piLines = map[string]string{
 
 // Each pi-written entry type reads and writes back byte for byte.
 func TestEntryRoundTripPiBytes(t *testing.T) {
+	t.Parallel()
 	for name, line := range piLines {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -57,6 +58,7 @@ func TestEntryRoundTripPiBytes(t *testing.T) {
 
 // Unknown types and unknown fields survive as the same JSON values.
 func TestEntryRoundTripUnknown(t *testing.T) {
+	t.Parallel()
 	tests := map[string]string{
 		"unknown type":          `{"type":"future_thing","id":"0000aaaa","parentId":null,"timestamp":"t","payload":{"deep":[1,{"a":null}]},"n":1.5e3}`,
 		"unknown entry field":   `{"type":"model_change","id":"0000aaab","parentId":"0000aaaa","timestamp":"t","provider":"p","modelId":"m","zz":true,"aa":"x"}`,
