@@ -139,13 +139,6 @@ func (r *RPC) cmdForkMessages(_ context.Context, _ *rpcCommand) (any, error) {
 	return map[string]any{"messages": out}, nil
 }
 
-func leafID(leaf string) *string {
-	if leaf == "" {
-		return nil
-	}
-	return &leaf
-}
-
 func (r *RPC) cmdEntries(_ context.Context, c *rpcCommand) (any, error) {
 	cur, _ := r.current()
 	entries := cur.Runtime.Session().Entries()
@@ -162,7 +155,7 @@ func (r *RPC) cmdEntries(_ context.Context, c *rpcCommand) (any, error) {
 	return struct {
 		Entries []session.Entry `json:"entries"`
 		LeafID  *string         `json:"leafId"`
-	}{entries, leafID(cur.Runtime.Leaf())}, nil
+	}{entries, session.Ref(cur.Runtime.Leaf())}, nil
 }
 
 // treeNode is a node of get_tree.
@@ -178,7 +171,7 @@ func (r *RPC) cmdTree(_ context.Context, _ *rpcCommand) (any, error) {
 	return struct {
 		Tree   []*treeNode `json:"tree"`
 		LeafID *string     `json:"leafId"`
-	}{buildRPCTree(cur.Runtime.Session().Entries()), leafID(cur.Runtime.Leaf())}, nil
+	}{buildRPCTree(cur.Runtime.Session().Entries()), session.Ref(cur.Runtime.Leaf())}, nil
 }
 
 // buildRPCTree arranges entries as pi's getTree does: session.Tree's
