@@ -50,7 +50,7 @@ func splitArgs(args []string) (files, messages []string) {
 // the home folder. A missing file, one that is not a regular file, text
 // over the prompt limit and an image over the model's limits are usage
 // errors: nothing is sent.
-func readFileArgs(sys *System, cwd string, paths []string, limit int, c *config) (string, []ai.Content, error) {
+func readFileArgs(sys *System, cwd string, paths []string, limit int, c *settings) (string, []ai.Content, error) {
 	var text strings.Builder
 	var images []ai.Content
 	for _, p := range paths {

@@ -16,7 +16,7 @@ type compactionSettings struct {
 // readCompaction reads the "compaction" setting and its summary model; a
 // missing key keeps pi's default (on, 16384 reserved, 20000 recent tokens
 // kept, the run's model).
-func readCompaction(c *config) (runtime.Compaction, string, error) {
+func readCompaction(c *settings) (runtime.Compaction, string, error) {
 	var s compactionSettings
 	if err := c.decode("compaction", &s); err != nil {
 		return runtime.Compaction{}, "", err

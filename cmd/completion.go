@@ -81,15 +81,15 @@ func registerAgentCompletions(c *cobra.Command, sys *System) {
 	}
 }
 
-// completionConfig reads the settings as the command line would (--cwd,
+// completionSettings reads the settings as the command line would (--cwd,
 // --bare), or nil when they cannot be read.
-func completionConfig(sys *System, c *cobra.Command) *config {
+func completionSettings(sys *System, c *cobra.Command) *settings {
 	cwd, err := resolveCwd(sys, flagString(c, "cwd"))
 	if err != nil {
 		return nil
 	}
 	bare, _ := c.Flags().GetBool("bare")
-	cfg, err := loadConfig(sys, c.Flags(), cwd, bare)
+	cfg, err := loadSettings(sys, c.Flags(), cwd, bare)
 	if err != nil {
 		return nil
 	}
@@ -104,7 +104,7 @@ func flagString(c *cobra.Command, name string) string {
 }
 
 // declaredProviders are the providers settings declare, by name.
-func declaredProviders(cfg *config) map[string]customProvider {
+func declaredProviders(cfg *settings) map[string]customProvider {
 	customs := map[string]customProvider{}
 	if cfg != nil {
 		_ = cfg.decode("providers", &customs)
@@ -118,7 +118,7 @@ func completeProviders(sys *System, c *cobra.Command) []cobra.Completion {
 		cobra.CompletionWithDesc("openai", "OpenAI Chat Completions API (OPENAI_API_KEY)"),
 		cobra.CompletionWithDesc("faux", "the scripted offline model"),
 	}
-	customs := declaredProviders(completionConfig(sys, c))
+	customs := declaredProviders(completionSettings(sys, c))
 	names := make([]string, 0, len(customs))
 	for name := range customs {
 		names = append(names, name)
@@ -144,7 +144,7 @@ func completeModels(sys *System, c *cobra.Command) ([]cobra.Completion, cobra.Sh
 		return nil, cobra.ShellCompDirectiveDefault
 	}
 	models := catalog.All()
-	for name, p := range declaredProviders(completionConfig(sys, c)) {
+	for name, p := range declaredProviders(completionSettings(sys, c)) {
 		for _, m := range p.Models {
 			m.Provider = name
 			models = append(models, m)

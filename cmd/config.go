@@ -37,10 +37,12 @@ var settingsKeys = map[string]string{
 	"sessionDir":         "session-dir",
 }
 
-// config is one invocation's settings: flags > environment >
-// project settings (the nearest folder's first) > global settings >
-// defaults.
-type config struct {
+// settings are one invocation's settings, from every source: flags >
+// environment > project settings files (the nearest folder's first) >
+// the global settings file > defaults. (runSettings is their typed read
+// for a run; a session's own model and thinking level are
+// session.ModelState.)
+type settings struct {
 	v     *layers
 	home  string   // $GOPI_HOME
 	files []string // settings files read, in merge order: global first, then the project's from its root down
@@ -77,15 +79,15 @@ func gopiHome(sys *System) (string, error) {
 	return filepath.Join(home, ".gopi"), nil
 }
 
-// loadConfig reads settings files (none when bare) and binds flags and
-// the environment.
-func loadConfig(sys *System, flags *pflag.FlagSet, cwd string, bare bool) (*config, error) {
+// loadSettings reads the settings files (none when bare) and binds flags
+// and the environment.
+func loadSettings(sys *System, flags *pflag.FlagSet, cwd string, bare bool) (*settings, error) {
 	home, err := gopiHome(sys)
 	if err != nil {
 		return nil, err
 	}
 	v := newLayers()
-	c := &config{v: v, home: home, flags: flags, env: map[string]string{}, setBy: map[string][]string{}}
+	c := &settings{v: v, home: home, flags: flags, env: map[string]string{}, setBy: map[string][]string{}}
 	if !bare {
 		for _, f := range settingsFiles(home, cwd) {
 			if err := c.merge(f); err != nil {
@@ -159,7 +161,7 @@ func flagValue(f *pflag.Flag) any {
 // merge reads one settings file; a missing file is fine, a malformed
 // one is a usage error naming it. It is read as every resource is: a
 // regular file of at most resources.MaxFileSize, never a blocking open.
-func (c *config) merge(path string) error {
+func (c *settings) merge(path string) error {
 	data, err := resources.ReadFile(nil, path, resources.MaxFileSize)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -334,11 +336,11 @@ func toAny(obj map[string]json.RawMessage) map[string]any {
 
 // str reads a text setting; from a file it is a string or, for the keys
 // that take one, a number (checkTypes let no other type in).
-func (c *config) str(key string) string { return c.v.GetString(key) }
+func (c *settings) str(key string) string { return c.v.GetString(key) }
 
 // origin names where a setting's value came from, for error messages: the
 // flag, the environment variable, or the settings key and its file.
-func (c *config) origin(key string) string {
+func (c *settings) origin(key string) string {
 	flag, hasFlag := settingsKeys[key]
 	if f := c.flags.Lookup(flag); hasFlag && f != nil && f.Changed {
 		return "--" + flag
@@ -359,7 +361,7 @@ func (c *config) origin(key string) string {
 }
 
 // integer reads a whole-number setting strictly ("1.5" is an error).
-func (c *config) integer(key string) (int, error) {
+func (c *settings) integer(key string) (int, error) {
 	raw := strings.TrimSpace(c.str(key))
 	if raw == "" {
 		return 0, nil
@@ -373,7 +375,7 @@ func (c *config) integer(key string) (int, error) {
 
 // list reads a comma-separated or JSON-array setting (checkTypes let no
 // other type in from a file; flags and the environment give strings).
-func (c *config) list(key string) []string {
+func (c *settings) list(key string) []string {
 	raw := c.v.Get(key)
 	var out []string
 	switch t := raw.(type) {
@@ -394,7 +396,7 @@ func (c *config) list(key string) []string {
 }
 
 // decode reads a structured setting (providers, hooks) into dst.
-func (c *config) decode(key string, dst any) error {
+func (c *settings) decode(key string, dst any) error {
 	raw := c.v.Get(key)
 	if raw == nil {
 		return nil

@@ -70,7 +70,7 @@ func discover(sys *System, s *runSettings, o *runOptions) (*resources.Catalog, e
 	return cat, nil
 }
 
-func printContext(w io.Writer, c *config, cat *resources.Catalog) error {
+func printContext(w io.Writer, c *settings, cat *resources.Catalog) error {
 	fmt.Fprintf(w, "# System prompt\n\n%s\n\n# Settings files (merged in this order: a later one overrides an earlier one key by key)\n", cat.SystemPrompt())
 	for _, f := range c.files {
 		fmt.Fprintf(w, "- %s\n", f)

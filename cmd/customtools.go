@@ -26,7 +26,7 @@ type customTool struct {
 
 // mergeCustomTools reads the "customTools" of one settings file into c; a
 // nearer file's tool replaces a farther one's of the same name.
-func (c *config) mergeCustomTools(path string, raw json.RawMessage) error {
+func (c *settings) mergeCustomTools(path string, raw json.RawMessage) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	var list []customTool
@@ -43,7 +43,7 @@ func (c *config) mergeCustomTools(path string, raw json.RawMessage) error {
 }
 
 // customToolNames are the names of the declared custom tools.
-func (c *config) customToolNames() []string {
+func (c *settings) customToolNames() []string {
 	names := make([]string, len(c.customTools))
 	for i, t := range c.customTools {
 		names[i] = t.Name
@@ -52,7 +52,7 @@ func (c *config) customToolNames() []string {
 }
 
 // commandTools builds the custom tools among names.
-func commandTools(c *config, names []string) ([]tools.Tool, error) {
+func commandTools(c *settings, names []string) ([]tools.Tool, error) {
 	var out []tools.Tool
 	for _, t := range c.customTools {
 		if !slices.Contains(names, t.Name) {

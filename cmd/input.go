@@ -20,7 +20,7 @@ const defaultMaxPromptBytes = 10 << 20
 
 // promptLimit reads the prompt bound: --max-prompt-bytes, GOPI_MAX_PROMPT_BYTES
 // or maxPromptBytes, else the default; 0 or less is a usage error.
-func promptLimit(c *config) (int, error) {
+func promptLimit(c *settings) (int, error) {
 	if c.str("maxPromptBytes") == "" {
 		return defaultMaxPromptBytes, nil
 	}
@@ -35,13 +35,13 @@ func promptLimit(c *config) (int, error) {
 }
 
 // promptTooLarge is the usage error of a prompt over the bound.
-func promptTooLarge(what string, limit int, c *config) error {
+func promptTooLarge(what string, limit int, c *settings) error {
 	return promptOverLimit(fmt.Sprintf("%s is larger than %d bytes", what, limit), c)
 }
 
 // promptOverLimit says what is over the bound, which setting set it and
 // what to do.
-func promptOverLimit(fact string, c *config) error {
+func promptOverLimit(fact string, c *settings) error {
 	return usageErr("%s, the limit set by %s: shorten it, or raise the limit with --max-prompt-bytes N", fact, c.origin("maxPromptBytes"))
 }
 
@@ -49,7 +49,7 @@ func promptOverLimit(fact string, c *config) error {
 // stdin is not a terminal, puts what it holds, trimmed, before them and a
 // blank line (alone, it is the prompt). A prompt over limit bytes is refused before
 // anything is sent or written; stdin is never read past limit+1 bytes.
-func readPrompt(ctx context.Context, sys *System, c *config, head string, args []string, noStdin bool, limit int) (string, error) {
+func readPrompt(ctx context.Context, sys *System, c *settings, head string, args []string, noStdin bool, limit int) (string, error) {
 	prompt := head + strings.Join(args, " ")
 	if len(prompt) > limit {
 		return "", promptTooLarge("the prompt given as arguments", limit, c)

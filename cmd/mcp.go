@@ -27,7 +27,7 @@ type mcpLayer struct {
 
 // takeMCP keeps the "mcpServers" of one settings file for readMCP; the
 // key is not a plain setting.
-func (c *config) takeMCP(path string, obj map[string]json.RawMessage) {
+func (c *settings) takeMCP(path string, obj map[string]json.RawMessage) {
 	if raw, ok := obj["mcpServers"]; ok {
 		c.mcpLayers = append(c.mcpLayers, mcpLayer{path: path, raw: raw})
 		delete(obj, "mcpServers")
@@ -56,7 +56,7 @@ type mcpPlan struct {
 // .mcp.json shape). A later server replaces an earlier one of the same
 // name. --bare reads no settings folder; --no-mcp and --no-tools start
 // none. Every fault is a usage error naming the file.
-func readMCP(sys *System, c *config, o *runOptions, cwd string) (*mcpPlan, error) {
+func readMCP(sys *System, c *settings, o *runOptions, cwd string) (*mcpPlan, error) {
 	plan := &mcpPlan{}
 	if o.noMCP || o.noTools {
 		return plan, nil
@@ -141,7 +141,7 @@ func mergeMCPFile(cfg *mcp.Config, path, dir, home string, named bool) error {
 // mcpSelector is pi's rule for MCP tools: offered unless a "tools" value
 // that replaces the selection has an entry starting with mcp__ that does
 // not match them, or a -name entry or --exclude-tools removes them.
-func mcpSelector(c *config, exclude []string) func(string) bool {
+func mcpSelector(c *settings, exclude []string) func(string) bool {
 	layers := c.toolLayers
 	if f := c.flags.Lookup("tools"); (f != nil && f.Changed) || c.env["tools"] != "" {
 		layers = append(slices.Clip(layers), toolLayer{origin: c.origin("tools"), entries: c.list("tools")})

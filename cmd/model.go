@@ -15,7 +15,7 @@ type customProvider = assemble.Provider
 // closer to the run than the provider (--model over GOPI_PROVIDER or
 // settings; GOPI_MODEL over settings). Otherwise the id is kept whole, as
 // a router's "openai/gpt-4o" under its own provider needs.
-func splitModel(c *config, customs map[string]customProvider) (string, string) {
+func splitModel(c *settings, customs map[string]customProvider) (string, string) {
 	prov, model := c.str("provider"), c.str("model")
 	p, id, ok := strings.Cut(model, "/")
 	if !ok || p == "" || strings.ContainsAny(p, ".\\") {
@@ -33,7 +33,7 @@ func splitModel(c *config, customs map[string]customProvider) (string, string) {
 // settings: "provider/id" split, an "id:level" cut, declared providers,
 // retry and quirks read and checked. It chooses nothing yet: a resumed
 // session's model is the fallback assemble applies.
-func modelSettings(c *config, apiKey string) (assemble.ModelSettings, error) {
+func modelSettings(c *settings, apiKey string) (assemble.ModelSettings, error) {
 	customs := map[string]customProvider{}
 	if err := c.decode("providers", &customs); err != nil {
 		return assemble.ModelSettings{}, err

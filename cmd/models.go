@@ -60,7 +60,7 @@ func listModels(sys *System, c *cobra.Command, prov string) ([]listedModel, erro
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := loadConfig(sys, c.Flags(), cwd, false)
+	cfg, err := loadSettings(sys, c.Flags(), cwd, false)
 	if err != nil {
 		return nil, err
 	}

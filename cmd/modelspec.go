@@ -14,7 +14,7 @@ import (
 // or any tag after a model gopi does not know, as local servers name
 // them) is kept whole; a known model followed by a word that is no level
 // ("claude-sonnet-4-5:hgih") is a usage error naming the word.
-func cutThinking(c *config, id string, customs map[string]customProvider) (string, ai.ThinkingLevel, error) {
+func cutThinking(c *settings, id string, customs map[string]customProvider) (string, ai.ThinkingLevel, error) {
 	i := strings.LastIndexByte(id, ':')
 	if i < 0 || knownID(id, customs) {
 		return id, "", nil
@@ -47,7 +47,7 @@ func knownID(id string, customs map[string]customProvider) bool {
 
 // rank says how close to the run a setting was given: 3 a flag, 2 the
 // environment, 1 a settings file, 0 unset.
-func (c *config) rank(key string) int {
+func (c *settings) rank(key string) int {
 	if f := c.flags.Lookup(settingsKeys[key]); f != nil && f.Changed {
 		return 3
 	}

@@ -1,11 +1,9 @@
 package cmd_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -54,83 +52,7 @@ func cmdPiEvents(ts *testscript.TestScript, neg bool, args []string) {
 	if want := []string{"file", "leafId", "model", "schemaVersion", "tools"}; !slices.Equal(extra, want) || len(gopi[0]) != len(pi[0])+len(want) {
 		ts.Fatalf("header keys: gopi %v, pi %v: gopi must add exactly %v", sortedKeys(gopi[0]), sortedKeys(pi[0]), want)
 	}
-	want := shapes(pi[1:], true)
-	got := shapes(gopi[1:len(gopi)-1], false)
-	if !slices.Equal(got, want) {
-		ts.Fatalf("event shapes differ from pi 1.6's:\n%s", shapeDiff(got, want))
-	}
-	ts.Logf("%d event shapes as pi 1.6 has them", len(got))
-}
-
-func eventLines(ts *testscript.TestScript, file string) []map[string]any {
-	var out []map[string]any
-	for i, line := range strings.Split(strings.TrimRight(ts.ReadFile(file), "\n"), "\n") {
-		var v map[string]any
-		if err := json.Unmarshal([]byte(line), &v); err != nil {
-			ts.Fatalf("%s line %d: %v", file, i+1, err)
-		}
-		out = append(out, v)
-	}
-	return out
-}
-
-// shapes describes each event by its type, payload keys, message role and
-// stream event, leaving out pi's own events (see cmdPiEvents) and
-// collapsing repeats.
-func shapes(events []map[string]any, pi bool) []string {
-	var out []string
-	for _, e := range events {
-		if !pi {
-			if e["schemaVersion"] == nil {
-				return []string{fmt.Sprintf("%s without schemaVersion", e["type"])}
-			}
-			e = maps.Clone(e)
-			delete(e, "schemaVersion")
-		}
-		msg, _ := e["message"].(map[string]any)
-		if pi && (e["type"] == "entry_appended" || (msg != nil && msg["role"] == "system")) {
-			continue
-		}
-		s := fmt.Sprintf("%s %v", e["type"], sortedKeys(e))
-		if msg != nil {
-			s += fmt.Sprintf(" role=%s", msg["role"])
-		}
-		if ame, ok := e["assistantMessageEvent"].(map[string]any); ok {
-			s += fmt.Sprintf(" %s %v", ame["type"], sortedKeys(ame))
-		}
-		if r, ok := e["result"].(map[string]any); ok && e["type"] == "compaction_end" {
-			s += fmt.Sprintf(" result=%v", sortedKeys(r))
-		}
-		if len(out) == 0 || out[len(out)-1] != s {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := slices.Collect(maps.Keys(m))
-	slices.Sort(keys)
-	return keys
-}
-
-func shapeDiff(got, want []string) string {
-	var b strings.Builder
-	for i := range max(len(got), len(want)) {
-		g, w := "(none)", "(none)"
-		if i < len(got) {
-			g = got[i]
-		}
-		if i < len(want) {
-			w = want[i]
-		}
-		mark := "  "
-		if g != w {
-			mark = "! "
-		}
-		fmt.Fprintf(&b, "%s%3d gopi %s\n%s    pi   %s\n", mark, i+1, g, mark, w)
-	}
-	return b.String()
+	ts.Logf("%d event shapes as pi 1.6 has them", sameShapes(ts, pi[1:], gopi[1:len(gopi)-1]))
 }
 
 // cmdPiKeys compares the assistant message entries of a session file pi
@@ -147,19 +69,13 @@ func cmdPiKeys(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	for i := range pi {
 		pm, gm := pi[i], gopi[i]
-		if a, b := sortedKeys(pm), sortedKeys(gm); !slices.Equal(a, b) {
-			ts.Fatalf("assistant %d keys: pi %v, gopi %v", i+1, a, b)
-		}
+		sameKeys(ts, fmt.Sprintf("assistant %d", i+1), gm, pm)
 		pu, _ := pi[i]["usage"].(map[string]any)
 		gu, _ := gm["usage"].(map[string]any)
-		if a, b := sortedKeys(pu), sortedKeys(gu); !slices.Equal(a, b) {
-			ts.Fatalf("assistant %d usage keys: pi %v, gopi %v", i+1, a, b)
-		}
+		sameKeys(ts, fmt.Sprintf("assistant %d usage", i+1), gu, pu)
 		pc, _ := pu["cost"].(map[string]any)
 		gc, _ := gu["cost"].(map[string]any)
-		if a, b := sortedKeys(pc), sortedKeys(gc); !slices.Equal(a, b) {
-			ts.Fatalf("assistant %d cost keys: pi %v, gopi %v", i+1, a, b)
-		}
+		sameKeys(ts, fmt.Sprintf("assistant %d cost", i+1), gc, pc)
 	}
 	ts.Logf("%d assistant entries with pi 1.6's keys", len(pi))
 }

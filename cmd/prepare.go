@@ -29,7 +29,7 @@ import (
 // runSettings are the validated plain values of one run.
 type runSettings struct {
 	cwd      string
-	cfg      *config
+	cfg      *settings
 	thinking ai.ThinkingLevel
 	maxSteps int
 	maxTok   int
@@ -228,7 +228,7 @@ func openSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 	if err := o.loadAPIKeyFile(cwd); err != nil {
 		return nil, err
 	}
-	cfg, err := loadConfig(sys, c.Flags(), cwd, o.bare)
+	cfg, err := loadSettings(sys, c.Flags(), cwd, o.bare)
 	if err != nil {
 		return nil, err
 	}
@@ -312,7 +312,7 @@ func loadResources(sys *System, s *runSettings, o *runOptions) (*resources.Catal
 // looks like a file's path but names no file (or a folder): it is then
 // used as text. A named pipe, a device or a file over 1 MiB there is
 // refused by resources.Load instead.
-func warnMissingPromptFile(sys *System, c *config, cwd string) {
+func warnMissingPromptFile(sys *System, c *settings, cwd string) {
 	for _, key := range []string{"systemPrompt", "appendSystemPrompt"} {
 		v := c.str(key)
 		if v == "" || strings.ContainsAny(v, " \n") || !(strings.ContainsRune(v, '/') || filepath.Ext(v) != "") {
@@ -332,7 +332,7 @@ func warnMissingPromptFile(sys *System, c *config, cwd string) {
 }
 
 // readLimits reads the run's budgets; unset is no limit.
-func readLimits(cfg *config) (loop.Limits, error) {
+func readLimits(cfg *settings) (loop.Limits, error) {
 	var l loop.Limits
 	if raw := strings.TrimSpace(cfg.str("maxBudgetTokens")); raw != "" {
 		n, err := strconv.ParseInt(raw, 10, 64)

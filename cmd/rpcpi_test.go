@@ -91,9 +91,7 @@ func cmdRPCPi(ts *testscript.TestScript, neg bool, args []string) {
 		if pd == nil || p["command"] == "get_commands" {
 			continue
 		}
-		if k1, k2 := sortedKeys(gd), sortedKeys(pd); !slices.Equal(k1, k2) {
-			ts.Fatalf("response %s (%s): data keys %v, pi's %v", id, p["command"], k1, k2)
-		}
+		sameKeys(ts, fmt.Sprintf("response %s (%s) data", id, p["command"]), gd, pd)
 		for _, m := range []map[string]any{gd, pd} {
 			if model, ok := m["model"].(map[string]any); ok {
 				for _, k := range []string{"compat", "promptCache", "inputLimits", "type", "baseUrl"} {
@@ -103,16 +101,10 @@ func cmdRPCPi(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		gm, _ := gd["model"].(map[string]any)
 		pm, _ := pd["model"].(map[string]any)
-		if k1, k2 := sortedKeys(gm), sortedKeys(pm); !slices.Equal(k1, k2) {
-			ts.Fatalf("response %s (%s): model keys %v, pi's %v", id, p["command"], k1, k2)
-		}
+		sameKeys(ts, fmt.Sprintf("response %s (%s) model", id, p["command"]), gm, pm)
 	}
-	want := shapes(piOnly(piEvents), true)
-	got := shapes(gopiOrder(goEvents), false)
-	if !slices.Equal(got, want) {
-		ts.Fatalf("event shapes differ from pi 1.6's:\n%s", shapeDiff(got, want))
-	}
-	ts.Logf("%d responses (%d pi never gave) and %d event shapes as pi 1.6 has them", len(goResp), len(noPiAnswer), len(got))
+	shapes := sameShapes(ts, piOnly(piEvents), gopiOrder(goEvents))
+	ts.Logf("%d responses (%d pi never gave) and %d event shapes as pi 1.6 has them", len(goResp), len(noPiAnswer), shapes)
 }
 
 func splitResponses(lines []map[string]any) (resp, events []map[string]any) {

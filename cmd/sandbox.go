@@ -40,7 +40,7 @@ type permissionSettings struct {
 // that the kernel cannot give fails the run before anything is sent
 // (exit 10); when only the default cannot be had, one stderr line says
 // so and the run goes without. Commands without these flags get nil.
-func readGuard(sys *System, flags *pflag.FlagSet, cfg *config, cwd, spillDir string) (*sandbox.Guard, error) {
+func readGuard(sys *System, flags *pflag.FlagSet, cfg *settings, cwd, spillDir string) (*sandbox.Guard, error) {
 	if flags.Lookup("sandbox") == nil {
 		return nil, nil
 	}

@@ -10,7 +10,7 @@ import (
 // variable names, or one comma-separated string) to c.secrets. They add
 // up across files, as hooks do: a project's list does not drop the
 // user's.
-func (c *config) mergeSecrets(values map[string]any) {
+func (c *settings) mergeSecrets(values map[string]any) {
 	for k, v := range values {
 		if !strings.EqualFold(k, "secrets") {
 			continue
@@ -28,7 +28,7 @@ func (c *config) mergeSecrets(values map[string]any) {
 	}
 }
 
-func (c *config) addSecret(name string) {
+func (c *settings) addSecret(name string) {
 	if name = strings.TrimSpace(name); name != "" && !slices.Contains(c.secrets, name) {
 		c.secrets = append(c.secrets, name)
 	}

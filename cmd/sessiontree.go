@@ -52,83 +52,22 @@ func newSessionTreeCmd(sys *System) *cobra.Command {
 	return c
 }
 
-// buildTree orders entries depth first, children in file order. A chain
-// of single children stays in one column; where an entry has several
-// children each starts a branch drawn with ├─ and └─.
+// buildTree lays the entries out as session.Tree.Lines does.
 func buildTree(entries []session.Entry) []treeNode {
-	children, roots := treeIndex(entries)
+	t := session.NewTree(entries)
 	labels := session.Labels(entries)
 	newest := ""
 	if n, ok := session.Newest(entries); ok {
 		newest = n.ID
 	}
-	type frame struct {
-		idx               int
-		prefix, connector string
-		depth             int
-	}
-	var stack []frame
-	for i := len(roots) - 1; i >= 0; i-- {
-		stack = append(stack, frame{idx: roots[i]})
-	}
 	var out []treeNode
-	seen := make([]bool, len(entries))
-	for len(stack) > 0 {
-		f := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for !seen[f.idx] {
-			seen[f.idx] = true
-			e := entries[f.idx]
-			kind, preview := describe(e)
-			kids := children[e.ID]
-			out = append(out, treeNode{ID: e.ID, ParentID: e.Parent(), Kind: kind, Preview: oneLine(preview, 70),
-				Depth: f.depth, Leaf: len(kids) == 0, Newest: e.ID == newest, Label: labels[e.ID], prefix: f.prefix + f.connector})
-			f.prefix += continuation(f.connector)
-			f.connector = ""
-			if len(kids) == 1 {
-				f.idx = kids[0]
-				continue
-			}
-			for i := len(kids) - 1; i >= 0; i-- {
-				conn := "├─ "
-				if i == len(kids)-1 {
-					conn = "└─ "
-				}
-				stack = append(stack, frame{idx: kids[i], prefix: f.prefix, connector: conn, depth: f.depth + 1})
-			}
-			break
-		}
+	for _, l := range t.Lines() {
+		e := entries[l.Index]
+		kind, preview := describe(e)
+		out = append(out, treeNode{ID: e.ID, ParentID: e.Parent(), Kind: kind, Preview: oneLine(preview, 70),
+			Depth: l.Depth, Leaf: len(t.Children(l.Index)) == 0, Newest: e.ID == newest, Label: labels[e.ID], prefix: l.Prefix})
 	}
 	return out
-}
-
-// treeIndex maps each id to its children's indexes (file order) and lists
-// the roots (entries whose parent is absent).
-func treeIndex(entries []session.Entry) (map[string][]int, []int) {
-	ids := make(map[string]bool, len(entries))
-	for _, e := range entries {
-		ids[e.ID] = true
-	}
-	children := map[string][]int{}
-	var roots []int
-	for i, e := range entries {
-		if p := e.Parent(); p != "" && ids[p] {
-			children[p] = append(children[p], i)
-		} else {
-			roots = append(roots, i)
-		}
-	}
-	return children, roots
-}
-
-func continuation(connector string) string {
-	switch connector {
-	case "├─ ":
-		return "│  "
-	case "└─ ":
-		return "   "
-	}
-	return ""
 }
 
 func drawTree(w io.Writer, f *session.File, nodes []treeNode) error {

@@ -26,7 +26,7 @@ type toolLayer struct {
 // removes every tool a name or pattern matches. A name that is no tool,
 // a pattern in --tools that matches none, and a list mixing both kinds
 // of entry are usage errors.
-func toolNames(cfg *config, noTools bool, exclude []string) ([]string, error) {
+func toolNames(cfg *settings, noTools bool, exclude []string) ([]string, error) {
 	if noTools {
 		return nil, nil
 	}
@@ -144,7 +144,7 @@ func matchTool(pattern, name string) bool {
 }
 
 // settingsToolLayer records a settings file's "tools" value.
-func (c *config) settingsToolLayer(path string, values map[string]any) {
+func (c *settings) settingsToolLayer(path string, values map[string]any) {
 	for k, val := range values {
 		if !strings.EqualFold(k, "tools") {
 			continue

@@ -96,7 +96,7 @@ func TestSplitModel(t *testing.T) {
 		{"", "./script.json", "", "./script.json"},
 	}
 	for _, c := range cases {
-		cfg := &config{v: newLayers(), flags: pflag.NewFlagSet("t", pflag.ContinueOnError), env: map[string]string{}}
+		cfg := &settings{v: newLayers(), flags: pflag.NewFlagSet("t", pflag.ContinueOnError), env: map[string]string{}}
 		if c[0] != "" {
 			cfg.v.Set("provider", c[0])
 		}

@@ -53,21 +53,25 @@ type Options struct {
 	FollowUpMode QueueMode // default OneAtATime
 	Now          func() time.Time
 	Stopwatch    func() func() time.Duration // loop.Config's
-	// Commit, when set, is called with every message a run adds, in order,
-	// before its message_end reaches any subscriber (a store writes it
-	// here, so nothing is reported before it is durable). An error stops
-	// the run at once (no further model request or tool call); the run ends
-	// with reason error and that cause, later messages of the run are not
-	// committed, and what was not committed is not reported: a complete
-	// message's message_start waits for its commit and goes out with its
-	// message_end; after a failure no message or turn event is emitted (a
-	// streamed answer whose commit failed has had its start and deltas,
-	// never an end), and agent_end and the result hold only the committed
-	// messages. A panic in Commit ends the run as any failure outside the
-	// loop does (reason error): the message it was given counts as not
-	// committed and is not reported, the hook is not asked again, and an
-	// error message (reported, not committed) follows the messages already
-	// reported.
+	// Commit, when set, makes each message a run adds durable before it
+	// is reported (a store writes it here). Its rules:
+	//
+	//   - It is called with every message the run adds, in order, before
+	//     that message's message_end reaches any subscriber.
+	//   - A complete message (a prompt, a tool result) is not shown before
+	//     it is committed: its message_start waits for the commit and goes
+	//     out with its message_end.
+	//   - An error stops the run at once (no further model request or tool
+	//     call); the run ends with reason error and that cause, and the
+	//     run's later messages are not committed.
+	//   - What was not committed is not reported: after a failure no
+	//     message or turn event is emitted (a streamed answer whose commit
+	//     failed has had its start and deltas, never an end), and agent_end
+	//     and the result hold only the committed messages.
+	//   - A panic ends the run as any failure outside the loop does (reason
+	//     error): the message it was given counts as not committed and is
+	//     not reported, the hook is not asked again, and an error message
+	//     (reported, not committed) follows the messages already reported.
 	Commit func(ai.Message) error
 }
 
@@ -108,6 +112,9 @@ type activeRun struct {
 	reported  []ai.Message
 	steering  []ai.Message
 	followUps []ai.Message
+	// notify is the loop's way in for events reported during the run
+	// (Notify); set as the loop starts.
+	notify    func(loop.Event)
 	accepting bool
 	done      chan struct{}
 }
@@ -235,9 +242,32 @@ func (a *Agent) execute(ctx context.Context, run *activeRun, opts Options, histo
 		Limits: opts.Limits, OutputSchema: opts.OutputSchema,
 		Stopwatch: opts.Stopwatch,
 		Emit:      emit,
-		Steering:  func() []ai.Message { return a.takeSteering(run) },
-		FollowUp:  func() []ai.Message { return a.takeFollowUp(run) },
+		Notices: func(notify func(loop.Event)) {
+			a.mu.Lock()
+			run.notify = notify
+			a.mu.Unlock()
+		},
+		Steering: func() []ai.Message { return a.takeSteering(run) },
+		FollowUp: func() []ai.Message { return a.takeFollowUp(run) },
 	}, history, prompts)
+}
+
+// Notify reports e as an event of the active run, in order with the
+// loop's: a layer above the loop (the Runtime's context projection)
+// reports through it what happened to a request's context
+// (compaction_start, compaction_end, context_trimmed), so that the model's
+// stream carries only what the model said. Call it only from inside the
+// model's Stream, on the run's goroutine; outside a run it does nothing.
+func (a *Agent) Notify(e loop.Event) {
+	a.mu.Lock()
+	var notify func(loop.Event)
+	if a.active != nil {
+		notify = a.active.notify
+	}
+	a.mu.Unlock()
+	if notify != nil {
+		notify(e)
+	}
 }
 
 // Abort cancels the current run, if any. The run ends with reason aborted

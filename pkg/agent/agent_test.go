@@ -17,6 +17,7 @@ import (
 
 // Lab 9.1 — the reducer derives state from events and copies its inputs.
 func TestReducerDerivesRunStateAndCopiesInputs(t *testing.T) {
+	t.Parallel()
 	before := State{Status: Idle, Messages: []ai.Message{ai.UserText("earlier", 1)}, Diagnostics: []string{"d"}}
 	s := Reduce(before, Event{RunID: 1, Event: loop.Event{Type: loop.AgentStart}})
 	if s.Status != Running || s.RunID != 1 {
@@ -56,6 +57,7 @@ func TestReducerDerivesRunStateAndCopiesInputs(t *testing.T) {
 
 // Lab 9.1 — late events of run 1 never overwrite run 2.
 func TestReducerIgnoresLateEventsOfOlderRun(t *testing.T) {
+	t.Parallel()
 	s := Reduce(State{}, Event{RunID: 1, Event: loop.Event{Type: loop.AgentStart}})
 	s = Reduce(s, Event{RunID: 1, Event: loop.Event{Type: RunEnd}, Result: &loop.Result{Reason: loop.ReasonStop}})
 	s = Reduce(s, Event{RunID: 2, Event: loop.Event{Type: loop.AgentStart}})
@@ -72,6 +74,7 @@ func TestReducerIgnoresLateEventsOfOlderRun(t *testing.T) {
 // Lab 9.2 — busy guard, two sequential runs sharing the transcript, and a
 // model failure that keeps the tool work already done.
 func TestSequentialRunsShareTranscriptAndBusyGuard(t *testing.T) {
+	t.Parallel()
 	m := faux.New(
 		faux.Response{Text: "looking", ToolCalls: []faux.ToolCall{call("c1", "w", `{"ms":30}`)}},
 		faux.Text("README is fine"),
@@ -117,6 +120,7 @@ func TestSequentialRunsShareTranscriptAndBusyGuard(t *testing.T) {
 // Lab 9.2 — run 2 started from run 1's run_end: the old run's cleanup
 // never clears the new run, and every subscriber sees the same order.
 func TestRunStartedFromRunEndKeepsOwnership(t *testing.T) {
+	t.Parallel()
 	// Run 2's model answers only once the third prompt was refused: run 2
 	// is active then, however late its agent_start is delivered.
 	gm := &gatedModel{inner: faux.New(faux.Text("two")), asked: make(chan struct{}, 1), release: make(chan struct{})}
@@ -161,6 +165,7 @@ func TestRunStartedFromRunEndKeepsOwnership(t *testing.T) {
 // Lab 9.3 — state is updated before subscribers run; a panicking
 // subscriber is isolated; unsubscribe removes only its own listener.
 func TestSubscribersSeeUpdatedStateAndAreIsolated(t *testing.T) {
+	t.Parallel()
 	a := New(Options{Model: faux.New(faux.Text("hi"))})
 	var seen State
 	var second []string
@@ -197,6 +202,7 @@ func TestSubscribersSeeUpdatedStateAndAreIsolated(t *testing.T) {
 // Lab 9.3 — State, events and results are copies; unserialisable tool
 // details become a standard error result and the agent ends idle.
 func TestThreeExitsAreCopiesAndBadDetailsEndIdle(t *testing.T) {
+	t.Parallel()
 	bad := toolstest.Func{Name: "bad", Fn: func(context.Context, tools.Call) (tools.Result, error) {
 		return tools.Result{Content: []ai.Content{ai.TextContent("x")}, Details: make(chan int)}, nil
 	}}
@@ -241,6 +247,7 @@ func TestThreeExitsAreCopiesAndBadDetailsEndIdle(t *testing.T) {
 // Lab 9.4 — an abort from agent_start makes no model request; repeated
 // aborts are harmless; the next run gets a fresh context.
 func TestAbortBeforeModelRequestAndFreshNextRun(t *testing.T) {
+	t.Parallel()
 	cm := &ctxModel{inner: faux.New(faux.Text("answer"))}
 	a := New(Options{Model: cm})
 	abortNext := true
@@ -267,6 +274,7 @@ func TestAbortBeforeModelRequestAndFreshNextRun(t *testing.T) {
 // tool still pairs every call with a result; a model that ignores the
 // cancellation still ends the run aborted.
 func TestAbortReachesModelAndToolsWithPairedResults(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var toolCtx context.Context
 	block := toolstest.Func{Name: "block", Fn: func(ctx context.Context, _ tools.Call) (tools.Result, error) {
@@ -309,6 +317,7 @@ func TestAbortReachesModelAndToolsWithPairedResults(t *testing.T) {
 // Lab 9.5 — steering queued during a tool batch enters after the whole
 // batch, FIFO, before the next model request.
 func TestSteeringAfterBatchFIFO(t *testing.T) {
+	t.Parallel()
 	m := faux.New(callResp(call("slow", "w", `{"ms":60}`), call("fast", "w", `{"ms":1}`)), faux.Text("ok"))
 	a := New(Options{Model: m, Tools: toolstest.Registry(t, waitTool("w")), SteeringMode: All})
 	a.Subscribe(func(e Event) {
@@ -334,6 +343,7 @@ func TestSteeringAfterBatchFIFO(t *testing.T) {
 // Lab 9.5 — steering that arrives while a text answer streams continues
 // the same run after the answer.
 func TestSteeringDuringTextAnswerContinuesRun(t *testing.T) {
+	t.Parallel()
 	m := faux.New(faux.Response{Text: "first answer", ChunkSize: 3}, faux.Text("second answer"))
 	a := New(Options{Model: m})
 	sent := false
@@ -355,6 +365,7 @@ func TestSteeringDuringTextAnswerContinuesRun(t *testing.T) {
 // input; after the final turn_end input is refused; the queue of an
 // aborted run never reaches the next run.
 func TestFollowUpAndTerminalQueueRules(t *testing.T) {
+	t.Parallel()
 	m := faux.New(faux.Text("done"), faux.Text("follow-up done"))
 	a := New(Options{Model: m})
 	var refused error
@@ -408,6 +419,7 @@ func TestFollowUpAndTerminalQueueRules(t *testing.T) {
 }
 
 func TestQueueModeOneAtATimeTakesOnePerBoundary(t *testing.T) {
+	t.Parallel()
 	m := faux.New(faux.Response{Text: "a", DelayMs: 20}, faux.Text("b"), faux.Text("c"))
 	a := New(Options{Model: m}) // default one-at-a-time
 	queued := false
@@ -432,6 +444,7 @@ func TestQueueModeOneAtATimeTakesOnePerBoundary(t *testing.T) {
 }
 
 func TestContinueRules(t *testing.T) {
+	t.Parallel()
 	m := faux.New(faux.Text("answer to pending"))
 	a := New(Options{Model: m})
 	if _, err := a.Continue(t.Context()); !errors.Is(err, ErrNothingToContinue) {
@@ -457,6 +470,7 @@ func TestContinueRules(t *testing.T) {
 }
 
 func TestInitialMessagesAreCopied(t *testing.T) {
+	t.Parallel()
 	initial := []ai.Message{ai.UserText("old", 1), {Role: ai.RoleAssistant, Content: []ai.Content{ai.TextContent("old answer")}, StopReason: ai.StopStop}}
 	m := faux.New(faux.Text("new"))
 	a := New(Options{Model: m, Messages: initial})
@@ -468,6 +482,7 @@ func TestInitialMessagesAreCopied(t *testing.T) {
 }
 
 func TestWaitForIdle(t *testing.T) {
+	t.Parallel()
 	a := New(Options{Model: faux.New(faux.Response{Text: "slow", DelayMs: 40}, faux.Response{Text: "long", ChunkSize: 1, DelayMs: 20})})
 	if err := a.WaitForIdle(t.Context()); err != nil {
 		t.Fatalf("idle: %v", err)
@@ -513,6 +528,7 @@ func TestWaitForIdle(t *testing.T) {
 }
 
 func TestConfigureAppliesToNextRun(t *testing.T) {
+	t.Parallel()
 	m1, m2 := faux.New(faux.Text("from one")), faux.New(faux.Text("from two"))
 	a := New(Options{Model: m1, SystemPrompt: "one"})
 	mustPrompt(t, a, "x")
@@ -524,6 +540,7 @@ func TestConfigureAppliesToNextRun(t *testing.T) {
 }
 
 func TestCommitRunsBeforeSubscribersAndFailureStopsTheRun(t *testing.T) {
+	t.Parallel()
 	m := faux.New(callResp(call("c1", "w", `{"ms":1}`)), faux.Text("never"))
 	var committed []string
 	var seenAtEnd []int

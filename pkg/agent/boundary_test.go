@@ -16,6 +16,7 @@ import (
 // the next request; the follow-up only once the model has stopped, and
 // the same run then goes on with it.
 func TestSteeringAndFollowUpEnterAtTheirBoundaries(t *testing.T) {
+	t.Parallel()
 	m := faux.New(callResp(call("c1", "w", `{"ms":1}`)), faux.Text("answered"), faux.Text("followed up"))
 	a := New(Options{Model: m, Tools: toolstest.Registry(t, waitTool("w"))})
 	a.Subscribe(func(e Event) {
@@ -44,6 +45,7 @@ func TestSteeringAndFollowUpEnterAtTheirBoundaries(t *testing.T) {
 // The follow-up mode decides how many follow-ups one stop takes: one at
 // a time by default (each gets its own answer), or all at once.
 func TestFollowUpModes(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		mode QueueMode
 		want []string
@@ -74,6 +76,7 @@ func TestFollowUpModes(t *testing.T) {
 // ended: the run ends aborted without asking the queues again, so it
 // would never be read.
 func TestInputAfterAbortIsRefused(t *testing.T) {
+	t.Parallel()
 	a := New(Options{Model: faux.New(faux.Response{Text: "long answer", ChunkSize: 1})})
 	var errs []error
 	var unsent []ai.Message

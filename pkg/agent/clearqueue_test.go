@@ -14,6 +14,7 @@ import (
 // goes on without them (neither delivered nor returned as unsent);
 // Pending counts what waits, MessageCount the transcript as reported.
 func TestClearQueueHandsBackWhatWaits(t *testing.T) {
+	t.Parallel()
 	a := New(Options{Model: faux.New(callResp(call("c1", "w", `{"ms":1}`)), faux.Text("done")),
 		Tools: toolstest.Registry(t, waitTool("w"))})
 	var pending, count int

@@ -20,6 +20,7 @@ import (
 // into it): every subscriber sees the same. The state before the run
 // already holds the initial transcript.
 func TestEventOrderPayloadsAndStateOfARun(t *testing.T) {
+	t.Parallel()
 	m := faux.New(callResp(call("c1", "w", `{"ms":1}`)), faux.Response{Text: "done", ChunkSize: 2})
 	a := New(Options{Model: m, Tools: toolstest.Registry(t, waitTool("w")),
 		Messages: []ai.Message{ai.UserText("earlier", 1), {Role: ai.RoleAssistant, Content: []ai.Content{ai.TextContent("noted")}, StopReason: ai.StopStop}}})
@@ -74,6 +75,7 @@ func TestEventOrderPayloadsAndStateOfARun(t *testing.T) {
 // run_end before run 2's agent_start, each event with the state reduced up
 // to that event and no further.
 func TestEventsEmittedInsideASubscriberWaitTheirTurn(t *testing.T) {
+	t.Parallel()
 	m := faux.New(faux.Text("one"), faux.Text("two"))
 	a := New(Options{Model: m})
 	var logA, logB []string
@@ -158,6 +160,7 @@ func (m *gatedModel) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Ev
 // before the subscriber returns, and still no subscriber sees them before
 // every subscriber has seen run 1's run_end.
 func TestEventsFromAnotherGoroutineWaitTheirTurn(t *testing.T) {
+	t.Parallel()
 	gm := &gatedModel{inner: faux.New(faux.Text("two")), asked: make(chan struct{}, 1), release: make(chan struct{})}
 	a := New(Options{Model: faux.New(faux.Text("one"))})
 	logA, logB := &eventLog{}, &eventLog{}
@@ -210,6 +213,7 @@ func TestEventsFromAnotherGoroutineWaitTheirTurn(t *testing.T) {
 // subscriber, nor the state, the transcript, a result, nor a later model
 // request.
 func TestEverySubscriberGetsItsOwnCopy(t *testing.T) {
+	t.Parallel()
 	m := faux.New(callResp(call("c1", "w", `{"ms":1}`)), faux.Text("one"), faux.Text("two"))
 	a := New(Options{Model: m, Tools: toolstest.Registry(t, waitTool("w"))})
 	var nested outcome
@@ -274,6 +278,7 @@ func TestEverySubscriberGetsItsOwnCopy(t *testing.T) {
 // delivered takes effect from the next event on; the one removed still
 // gets the current event.
 func TestSubscribersChangedDuringDeliveryTakeEffectAtTheNextEvent(t *testing.T) {
+	t.Parallel()
 	a := New(Options{Model: faux.New(faux.Text("one"))})
 	var logB, logC []string
 	var unsubB func()
@@ -306,6 +311,7 @@ func TestSubscribersChangedDuringDeliveryTakeEffectAtTheNextEvent(t *testing.T) 
 // the event; the others, before and after it, get every event; a filter
 // that panics refuses the event and is recorded the same way.
 func TestSubscriberPanicsAreRecordedAndIsolated(t *testing.T) {
+	t.Parallel()
 	a := New(Options{Model: faux.New(faux.Text("one"))})
 	var before, after []string
 	a.Subscribe(func(e Event) { before = append(before, string(e.Type)) })
@@ -353,6 +359,7 @@ func TestSubscriberPanicsAreRecordedAndIsolated(t *testing.T) {
 // that pass and refuse: the first refusing and a later one wanting, or
 // the other way round; an event nobody wants is still reduced.
 func TestFiltersChoosePerSubscriberInAnyOrder(t *testing.T) {
+	t.Parallel()
 	a := New(Options{Model: faux.New(faux.Text("one"))})
 	logs := make([][]string, 4)
 	filters := []Filter{Only(loop.AgentStart), Except(loop.AgentStart), Only(loop.AgentStart, RunEnd), Only(loop.TurnEnd)}
@@ -384,6 +391,7 @@ func TestFiltersChoosePerSubscriberInAnyOrder(t *testing.T) {
 // Subscribers are called in the order they subscribed, for every event;
 // one removed leaves the others' order as it was, one added comes last.
 func TestSubscribersRunInRegistrationOrder(t *testing.T) {
+	t.Parallel()
 	a := New(Options{Model: faux.New(faux.Text("one"), faux.Text("two"))})
 	var log []string
 	sub := func(name string) func() {
@@ -419,6 +427,7 @@ func TestSubscribersRunInRegistrationOrder(t *testing.T) {
 // Only and Except keep their own list of types: the caller reusing the
 // slice it passed changes neither filter.
 func TestFiltersKeepTheirTypes(t *testing.T) {
+	t.Parallel()
 	types := []loop.EventType{loop.AgentStart}
 	only, except := Only(types...), Except(types...)
 	types[0] = loop.AgentEnd

@@ -30,6 +30,7 @@ func (panickingSpecs) Execute(context.Context, ai.Content, func(tools.Result)) t
 // idle with the error and the same transcript as the result). The Agent
 // then works again.
 func TestFailureBeforeTheLoopStartsStillOpensTheRun(t *testing.T) {
+	t.Parallel()
 	var commits []string
 	m := faux.New(faux.Text("fine now"))
 	a := New(Options{Model: m, Tools: panickingSpecs{}, Messages: []ai.Message{ai.UserText("old", 1)},
@@ -78,6 +79,7 @@ func TestFailureBeforeTheLoopStartsStillOpensTheRun(t *testing.T) {
 // committed, the run still ends (reason error, the hook's panic as the
 // cause), nothing uncommitted is reported or kept, and the next run works.
 func TestCommitPanicWhileWindingUpAFailedRun(t *testing.T) {
+	t.Parallel()
 	panicking := true
 	a := New(Options{Model: faux.New(faux.Text("fine now")), Tools: panickingSpecs{},
 		Commit: func(ai.Message) error {
@@ -112,6 +114,7 @@ func TestCommitPanicWhileWindingUpAFailedRun(t *testing.T) {
 // A run wound up after a Commit panic reports the model requests it made
 // and the usage of the answers it kept.
 func TestRunWoundUpAfterCommitPanicCountsStepsAndUsage(t *testing.T) {
+	t.Parallel()
 	usage := ai.Usage{Input: 100, Output: 20, TotalTokens: 120}
 	m := faux.New(faux.Response{ToolCalls: []faux.ToolCall{call("c1", "w", `{"ms":1}`)}, Usage: &usage})
 	n := 0
@@ -168,6 +171,7 @@ func TestRunWoundUpAfterCommitPanicCountsStepsAndUsage(t *testing.T) {
 // (the run ends with error and would never read it), and nothing reaches
 // the next run.
 func TestInputAtAFailedTurnEndIsRefused(t *testing.T) {
+	t.Parallel()
 	m := faux.New(faux.Response{Error: "provider down"}, faux.Text("next"))
 	a := New(Options{Model: m})
 	var steerErr, followErr error
@@ -197,6 +201,7 @@ func TestInputAtAFailedTurnEndIsRefused(t *testing.T) {
 // in the diagnostics with the run, its reason and how many (one is
 // reported as well as several).
 func TestUndeliveredInputIsDiagnosed(t *testing.T) {
+	t.Parallel()
 	a := New(Options{Model: faux.New(faux.Response{Text: "slow", ChunkSize: 1}, faux.Response{Text: "slow", ChunkSize: 1}),
 		SteeringMode: All})
 	var queue []string
@@ -238,6 +243,7 @@ func TestUndeliveredInputIsDiagnosed(t *testing.T) {
 // it is the assistant's: the abort message of a run cancelled before its
 // first request, whose commit fails, is never started.
 func TestWholeAssistantMessageStartsOnlyOnceCommitted(t *testing.T) {
+	t.Parallel()
 	for _, fail := range []bool{false, true} {
 		n := 0
 		a := New(Options{Model: faux.New(faux.Text("never")), Commit: func(ai.Message) error {

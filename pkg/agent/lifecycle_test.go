@@ -20,6 +20,7 @@ import (
 // reported and is not kept. State, result, agent_end and transcript agree,
 // and the next request carries each message once.
 func TestLifecycleFailureKeepsReportedMessages(t *testing.T) {
+	t.Parallel()
 	m := faux.New(callResp(call("c1", "w", `{"ms":1}`), call("c2", "w", `{"ms":5}`)), faux.Text("second answer"))
 	commits, panicking := 0, true
 	a := New(Options{Model: m, Tools: toolstest.Registry(t, waitTool("w")), Commit: func(msg ai.Message) error {

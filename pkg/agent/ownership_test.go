@@ -52,6 +52,7 @@ func (m *reusingModel) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.
 // next request; and a request lent to a model is never changed by the
 // Agent while the model may still hold it.
 func TestModelBoundaryOwnership(t *testing.T) {
+	t.Parallel()
 	m := &reusingModel{inner: faux.New(faux.Text("answer one"), faux.Text("answer two"))}
 	a := New(Options{Model: m})
 	res1 := mustPrompt(t, a, "q1")

@@ -27,6 +27,7 @@ var blockTool = toolstest.Func{Name: "block", Fn: func(ctx context.Context, _ to
 // (its stop reason is toolUse, the run then ends aborted), and at the
 // turn_end of the last step the step limit allows.
 func TestInputAfterSettledTurnEndIsRefused(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		opts   Options
@@ -79,6 +80,7 @@ func TestInputAfterSettledTurnEndIsRefused(t *testing.T) {
 // (aborted, a failed commit, the step limit), returned with run_end in
 // Event.Unsent, and it never reaches a later run.
 func TestAcceptedInputIsDeliveredOrReturned(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name      string
 		opts      func(*Options)
@@ -164,6 +166,7 @@ func TestAcceptedInputIsDeliveredOrReturned(t *testing.T) {
 // pi's json.md has it: when steering and a follow-up are queued, and when
 // the run takes each of them.
 func TestQueueUpdateReportsBothQueues(t *testing.T) {
+	t.Parallel()
 	a := New(Options{Model: faux.New(callResp(call("c1", "w", `{"ms":1}`)), faux.Text("steered"), faux.Text("followed")),
 		Tools: toolstest.Registry(t, waitTool("w"))})
 	var got []string

@@ -13,6 +13,7 @@ import (
 // results; the second never writes into what the first returned (their
 // slices may not share spare capacity), and the input is left as it was.
 func TestReduceIsPure(t *testing.T) {
+	t.Parallel()
 	s := State{Status: Running, RunID: 1,
 		Messages:         append(make([]ai.Message, 0, 8), ai.UserText("earlier", 1)),
 		PendingToolCalls: append(make([]string, 0, 4), "a")}

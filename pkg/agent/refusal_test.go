@@ -17,6 +17,7 @@ import (
 // refusal kept), a Prompt after it runs, and the refusals used no run id
 // and reached no subscriber.
 func TestRefusedContinueLeavesTheAgentUsable(t *testing.T) {
+	t.Parallel()
 	m := faux.New(faux.Text("first answer"), faux.Text("second answer"))
 	a := New(Options{Model: m})
 	var seen []string
@@ -66,6 +67,7 @@ func TestRefusedContinueLeavesTheAgentUsable(t *testing.T) {
 // Continue answers a transcript that ends with a user message or a tool
 // result, appending to it; it adds no prompt of its own.
 func TestContinueAnswersThePendingMessage(t *testing.T) {
+	t.Parallel()
 	m := faux.New(faux.Text("answer"))
 	a := New(Options{Model: m, Messages: []ai.Message{ai.UserText("pending", 1)}})
 	got := continueWithin(t, a)
@@ -86,6 +88,7 @@ func TestContinueAnswersThePendingMessage(t *testing.T) {
 // takes input and ends normally), emits nothing, uses no run id, and the
 // next Prompt after the run works.
 func TestBusyRefusalLeavesTheRunAndTheAgentUsable(t *testing.T) {
+	t.Parallel()
 	m := faux.New(faux.Text("one"), faux.Text("two"))
 	a := New(Options{Model: m})
 	var refusals []error
@@ -135,6 +138,7 @@ func TestBusyRefusalLeavesTheRunAndTheAgentUsable(t *testing.T) {
 // Steer and FollowUp with no run are refused, change nothing, and the
 // Agent goes on working; what they were given never reaches a later run.
 func TestInputWhileIdleIsRefusedAndForgotten(t *testing.T) {
+	t.Parallel()
 	m := faux.New(faux.Text("answer"))
 	a := New(Options{Model: m})
 	for _, f := range []func() error{
@@ -166,6 +170,7 @@ func TestInputWhileIdleIsRefusedAndForgotten(t *testing.T) {
 // changing them during the run (here from agent_start) changes neither
 // the request nor the transcript.
 func TestPromptCopiesItsMessages(t *testing.T) {
+	t.Parallel()
 	m := faux.New(faux.Text("answer"))
 	a := New(Options{Model: m})
 	msgs := []ai.Message{ai.UserText("part one", 1), ai.UserText("part two", 2)}

@@ -21,6 +21,7 @@ import (
 // error; run_end settles the run; agent_start opens the next one, keeping
 // the transcript, the last reason and the diagnostics.
 func TestReduceEachEvent(t *testing.T) {
+	t.Parallel()
 	base := State{Status: Running, RunID: 1, Messages: []ai.Message{ai.UserText("q", 1)}, LastReason: loop.ReasonStop,
 		StreamingText: "partial", PendingToolCalls: []string{"a"}, ErrorMessage: "old error", Diagnostics: []string{"d"}}
 	answer := ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{ai.TextContent("done")}, StopReason: ai.StopStop}
@@ -81,6 +82,7 @@ func TestReduceEachEvent(t *testing.T) {
 // reaches leaves the original as it was (an event without a result
 // clones without one).
 func TestClonesAreDeep(t *testing.T) {
+	t.Parallel()
 	msg := ai.UserText("message", 1)
 	orig := Event{RunID: 1, Event: loop.Event{Type: RunEnd, Message: &msg, Messages: []ai.Message{ai.UserText("messages", 1)},
 		ToolResults: []ai.Message{ai.UserText("results", 1)}},
@@ -112,6 +114,7 @@ func TestClonesAreDeep(t *testing.T) {
 // neither the transcript nor what a later Configure sees. The queue modes
 // it shows are the defaults the Agent applies.
 func TestConfigureShowsNoTranscript(t *testing.T) {
+	t.Parallel()
 	msgs := []ai.Message{ai.UserText("earlier", 1), {Role: ai.RoleAssistant, Content: []ai.Content{ai.TextContent("noted")}, StopReason: ai.StopStop}}
 	m := faux.New(faux.Text("answer"))
 	a := New(Options{Model: m, Messages: msgs, OwnMessages: true})
@@ -140,6 +143,7 @@ func TestConfigureShowsNoTranscript(t *testing.T) {
 // The clock given in Options stamps the messages the Agent and the loop
 // make: text prompts, steering and follow-up text, tool results.
 func TestInjectedClockStampsMessages(t *testing.T) {
+	t.Parallel()
 	now := time.UnixMilli(1_700_000_000_123)
 	m := faux.New(callResp(call("c1", "w", `{"ms":1}`)), faux.Text("one"), faux.Text("two"), faux.Text("three"))
 	a := New(Options{Model: m, Tools: toolstest.Registry(t, waitTool("w")), Now: func() time.Time { return now }})
@@ -173,6 +177,7 @@ func TestInjectedClockStampsMessages(t *testing.T) {
 // once the run has returned (what a model or tool left running is told
 // to stop), and never the previous run's.
 func TestEachRunHasItsOwnContextEndedWithTheRun(t *testing.T) {
+	t.Parallel()
 	cm := &ctxModel{inner: faux.New(faux.Text("one"), faux.Text("two"))}
 	var mu sync.Mutex
 	var liveAtRequest []error
@@ -206,6 +211,7 @@ func TestEachRunHasItsOwnContextEndedWithTheRun(t *testing.T) {
 // has ended); while run_end is still being delivered the Agent is not
 // idle yet, so a context that ends first is reported.
 func TestWaitForIdleReportsIdleOnlyAfterRunEnd(t *testing.T) {
+	t.Parallel()
 	ended, cancel := context.WithCancel(context.Background())
 	cancel()
 	a := New(Options{Model: faux.New(faux.Text("one"))})

@@ -17,6 +17,7 @@ import (
 // A subscriber with filters gets only the event types every filter passes,
 // in the order the others see them; the state still sees every event.
 func TestSubscribeFilters(t *testing.T) {
+	t.Parallel()
 	a := New(Options{Model: faux.New(faux.Text("hello there"))})
 	var all, only, except, both []string
 	a.Subscribe(func(e Event) { all = append(all, string(e.Type)) })
@@ -51,6 +52,7 @@ func TestSubscribeFilters(t *testing.T) {
 // recorded; a filter may read the Agent's state (filters run outside the
 // dispatcher's lock). SubscribeEvents gets run_end without its Result.
 func TestFiltersAreSafeAndSubscribeEventsSeesRunEnd(t *testing.T) {
+	t.Parallel()
 	a := New(Options{Model: faux.New(faux.Text("hi"))})
 	var nilFiltered, reading, loopOnly []string
 	var nilFilter Filter
@@ -85,6 +87,7 @@ func TestFiltersAreSafeAndSubscribeEventsSeesRunEnd(t *testing.T) {
 // Handed-over messages are the transcript as given; runs append after
 // them and every exit is still a copy.
 func TestOwnMessagesHandsTheTranscriptOver(t *testing.T) {
+	t.Parallel()
 	msgs := make([]ai.Message, 0, 8)
 	msgs = append(msgs, ai.UserText("earlier", 1), ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{ai.TextContent("noted")}})
 	m := faux.New(faux.Text("again"))
@@ -110,6 +113,7 @@ func TestOwnMessagesHandsTheTranscriptOver(t *testing.T) {
 // committed, together with its end; when its commit fails, neither does.
 // (The streamed answer's start cannot wait: it opens the stream.)
 func TestCompleteMessagesStartOnlyOnceCommitted(t *testing.T) {
+	t.Parallel()
 	for _, failOn := range []int{0, 1, 3} { // never, the prompt, the tool result
 		m := faux.New(callResp(call("c1", "w", `{"ms":1}`)), faux.Text("done"))
 		commits := 0

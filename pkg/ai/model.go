@@ -89,58 +89,7 @@ const (
 	EventRetryStart EventType = "retry_start"
 	// EventRetryEnd says a retried request ended (Retry.Success tells how).
 	EventRetryEnd EventType = "retry_end"
-
-	// EventCompactionStart and EventCompactionEnd come from a model
-	// wrapper that compacts the context before (or, after an overflow,
-	// instead of) a request; Compaction describes them.
-	EventCompactionStart EventType = "compaction_start"
-	EventCompactionEnd   EventType = "compaction_end"
-
-	// EventContextTrimmed comes from a model wrapper whose request leaves
-	// out the oldest turns of the conversation to fit the model's window
-	// (compaction being off, failed or not enough); Trim describes them.
-	// It precedes the request, once for every new cut.
-	EventContextTrimmed EventType = "context_trimmed"
 )
-
-// Reasons of a context_trimmed event.
-const (
-	TrimCompactionDisabled = "compactionDisabled" // automatic compaction is off
-	TrimCompactionFailed   = "compactionFailed"   // it was tried and failed (ErrorMessage says why)
-	TrimAfterCompaction    = "afterCompaction"    // the compacted context still does not fit
-)
-
-// TrimInfo describes the oldest turns a request leaves out.
-type TrimInfo struct {
-	Reason        string // one of the Trim* reasons
-	ContextWindow int    // the model's window, in tokens
-	Turns         int    // whole turns left out
-	Messages      int    // their messages
-	// FirstDroppedEntryID and FirstKeptEntryID bound what is left out:
-	// the messages from the first (after a compaction's summary) up to,
-	// not including, the second.
-	FirstDroppedEntryID string
-	FirstKeptEntryID    string
-	Tokens              int    // the estimated tokens of the messages sent
-	ErrorMessage        string // compactionFailed: why
-}
-
-// CompactionInfo describes an automatic compaction of the context.
-type CompactionInfo struct {
-	Reason           string // "threshold" or "overflow"
-	Summary          string // end: the new summary ("" when it failed)
-	FirstKeptEntryID string // end
-	TokensBefore     int    // end
-	WillRetry        bool   // end: the failed request is sent again
-	ErrorMessage     string // end: why compaction failed
-	// EstimatedTokensAfter is the estimated size of the context the
-	// compaction left (end).
-	EstimatedTokensAfter int
-	// Details is what the compaction entry keeps in its details (end).
-	Details json.RawMessage
-	// Usage is what the summary requests spent (end, when it succeeded).
-	Usage *Usage
-}
 
 // RetryInfo describes an automatic retry of a model request.
 type RetryInfo struct {
@@ -168,10 +117,6 @@ type Event struct {
 	Err error
 	// Retry describes retry_start and retry_end events.
 	Retry *RetryInfo
-	// Compaction describes compaction_start and compaction_end events.
-	Compaction *CompactionInfo
-	// Trim describes context_trimmed events.
-	Trim *TrimInfo
 	// Usage is the message's cumulative usage as the provider last
 	// reported it (content events); nil until it reports any. It is
 	// shared by the events until the usage changes: never modify it.

@@ -46,15 +46,6 @@ func (b *Builder) Start() bool {
 	return b.emit(Event{Type: EventStart, Message: &head})
 }
 
-// Partial returns a copy of the message so far (open blocks included).
-func (b *Builder) Partial() Message {
-	m := b.msg.Clone()
-	for i, sb := range b.open {
-		setBlockText(&m.Content[i], sb.String())
-	}
-	return m
-}
-
 func setBlockText(c *Content, s string) {
 	switch c.Type {
 	case TypeText:

@@ -148,6 +148,8 @@ type Assembly struct {
 	kept     bool // a closed session names the spill folder
 	// compaction replaces the settings' (Want.Compaction); nil: theirs.
 	compaction *runtime.Compaction
+	// compactor is the compaction model, once resolved (compactionModel).
+	compactor *resolvedCompactor
 }
 
 // New checks the settings and, for a new session, chooses the model:
@@ -155,7 +157,7 @@ type Assembly struct {
 func New(s Settings, env Env) (*Assembly, error) {
 	a := &Assembly{s: s, env: env, thinking: s.Thinking}
 	if !s.Resuming() {
-		ch, err := ChooseModel(env, s.Model, session.Settings{})
+		ch, err := ChooseModel(env, s.Model, session.ModelState{})
 		if err != nil {
 			return nil, err
 		}
@@ -185,7 +187,7 @@ func (a *Assembly) Open() error {
 		return err
 	}
 	if !a.chosen {
-		resumed := a.resumeSettings()
+		resumed := a.resumedModel()
 		if a.thinking == "" && resumed.ThinkingLevel != "" {
 			a.thinking = resumed.ThinkingLevel
 		}
@@ -260,7 +262,7 @@ func (a *Assembly) Reopen(w Want) (*runtime.Runtime, error) {
 		}
 		store, file, leaf, name = n.store, n.file, n.leaf, n.name
 		if w.Session != nil {
-			resumed := n.resumeSettings()
+			resumed := n.resumedModel()
 			if thinking == "" {
 				thinking = resumed.ThinkingLevel
 			}
@@ -296,7 +298,7 @@ func (a *Assembly) Reopen(w Want) (*runtime.Runtime, error) {
 func (a *Assembly) ChooseModel(provider, id string) (Choice, error) {
 	m := a.s.Model
 	m.Provider, m.ID, m.Thinking = provider, id, ""
-	return ChooseModel(a.env, m, session.Settings{})
+	return ChooseModel(a.env, m, session.ModelState{})
 }
 
 // Runtime is the last Runtime built; nil before Open succeeded.
@@ -345,11 +347,11 @@ func (a *Assembly) Close() {
 }
 
 // resumeSettings returns the model and thinking level on the chosen path.
-func (a *Assembly) resumeSettings() session.Settings {
+func (a *Assembly) resumedModel() session.ModelState {
 	if a.leaf == "" {
-		return session.Settings{}
+		return session.ModelState{}
 	}
-	return session.ResumeSettingsAt(a.store.Entries(), a.leaf)
+	return session.ModelStateAt(a.store.Entries(), a.leaf)
 }
 
 // settle applies what the chosen model says about the run before it

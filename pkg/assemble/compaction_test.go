@@ -2,6 +2,7 @@ package assemble_test
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"gopi/internal/fdcheck"
@@ -38,6 +39,32 @@ func TestReopenReplacesCompaction(t *testing.T) {
 	}
 	if a.Compaction() != off {
 		t.Fatalf("after a failed Reopen: compaction %+v, want %+v", a.Compaction(), off)
+	}
+	dispose(t, a)
+}
+
+// The compaction model is resolved once per Assembly: its note (a model
+// the catalog does not know) is said once, however often Reopen builds.
+func TestCompactionModelResolvedOnce(t *testing.T) {
+	fdcheck.Check(t)
+	var stderr bytes.Buffer
+	s := settings(t)
+	s.CompactionModel = "anthropic/claude-not-in-the-catalog"
+	e := env(&stderr)
+	e.Environ = append(e.Environ, "ANTHROPIC_API_KEY=sk-test")
+	a, err := assemble.Build(s, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	leaf := prompt(t, a, "look around")
+	for range 2 {
+		if _, err := a.Reopen(assemble.Want{Leaf: leaf}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := strings.Count(stderr.String(), "claude-not-in-the-catalog"); n != 1 {
+		t.Fatalf("the compaction model's note said %d times, want once:\n%s", n, stderr.String())
 	}
 	dispose(t, a)
 }

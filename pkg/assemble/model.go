@@ -132,7 +132,7 @@ var BuiltinKeyEnv = map[string]string{"anthropic": "ANTHROPIC_API_KEY", "openai"
 
 // ChooseModel resolves the model of m, falling back to the model a
 // resumed session last used, and builds the adapter. It sends nothing.
-func ChooseModel(env Env, m ModelSettings, resumed session.Settings) (Choice, error) {
+func ChooseModel(env Env, m ModelSettings, resumed session.ModelState) (Choice, error) {
 	prov, id := m.Provider, m.ID
 	if prov == "" && resumed.Provider != "" && (id == "" || id == resumed.ModelID) {
 		prov, id = resumed.Provider, resumed.ModelID

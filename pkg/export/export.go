@@ -140,12 +140,12 @@ func (b *builder) markPath(entries []session.Entry, ref string) ([]session.Warni
 // top lays out the roots: the one the path starts from (or the newest
 // subtree's) in the main column, the others folded above it.
 func (b *builder) top() column {
-	if len(b.t.roots) == 0 {
+	if len(b.t.Roots) == 0 {
 		return column{}
 	}
-	main := b.t.main(b.t.roots, b.onPath)
+	main := b.t.main(b.t.Roots, b.onPath)
 	var col column
-	if others := without(b.t.roots, main); len(others) > 0 {
+	if others := without(b.t.Roots, main); len(others) > 0 {
 		col.Items = append(col.Items, item{Fork: b.fork("", others, false)})
 	}
 	col.Items = append(col.Items, b.column(main).Items...)
@@ -164,12 +164,12 @@ func (b *builder) column(start int) column {
 			break
 		}
 		if i == b.leaf {
-			col.Items = append(col.Items, item{Fork: b.fork(b.t.entries[i].ID, kids, true)})
+			col.Items = append(col.Items, item{Fork: b.fork(b.t.Entries[i].ID, kids, true)})
 			break
 		}
 		next := b.t.main(kids, b.onPath)
 		if others := without(kids, next); len(others) > 0 {
-			col.Items = append(col.Items, item{Fork: b.fork(b.t.entries[i].ID, others, false)})
+			col.Items = append(col.Items, item{Fork: b.fork(b.t.Entries[i].ID, others, false)})
 		}
 		i = next
 	}
@@ -182,9 +182,9 @@ func (b *builder) fork(at string, starts []int, afterEnd bool) *forkView {
 		if b.placed[s] {
 			continue
 		}
-		e := b.t.entries[s]
+		e := b.t.Entries[s]
 		f.Branches = append(f.Branches, branchView{First: e.ID, Preview: preview(e), Size: b.t.size[s],
-			Newest: b.t.entries[b.t.newest[s]].ID, Col: b.column(s)})
+			Newest: b.t.Entries[b.t.newest[s]].ID, Col: b.column(s)})
 	}
 	return f
 }

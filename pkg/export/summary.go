@@ -80,56 +80,17 @@ type navItem struct {
 	OnPath, Leaf                     bool
 }
 
-// nav lists the entries depth first, children in file order, drawn as
-// gopi session tree draws them: a chain of single children in one column,
-// each of several children starting a branch with ├─ or └─.
+// nav lists the entries as session.Tree.Lines lays them out (as gopi
+// session tree draws them).
 func nav(t *tree, onPath map[int]bool, labels map[string]string) []navItem {
-	type frame struct {
-		idx               int
-		prefix, connector string
-	}
-	var stack []frame
-	for i := len(t.roots) - 1; i >= 0; i-- {
-		stack = append(stack, frame{idx: t.roots[i]})
-	}
-	var out []navItem
-	seen := make([]bool, len(t.entries))
-	for len(stack) > 0 {
-		f := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for !seen[f.idx] {
-			seen[f.idx] = true
-			e := t.entries[f.idx]
-			kids := t.kids(f.idx, seen)
-			out = append(out, navItem{ID: e.ID, Prefix: f.prefix + f.connector, Kind: kind(e), Preview: preview(e),
-				Label: labels[e.ID], OnPath: onPath[f.idx], Leaf: len(t.children[e.ID]) == 0})
-			f.prefix += continuation(f.connector)
-			f.connector = ""
-			if len(kids) == 1 {
-				f.idx = kids[0]
-				continue
-			}
-			for i := len(kids) - 1; i >= 0; i-- {
-				conn := "├─ "
-				if i == len(kids)-1 {
-					conn = "└─ "
-				}
-				stack = append(stack, frame{idx: kids[i], prefix: f.prefix, connector: conn})
-			}
-			break
-		}
+	lines := t.Lines()
+	out := make([]navItem, 0, len(lines))
+	for _, l := range lines {
+		e := t.Entries[l.Index]
+		out = append(out, navItem{ID: e.ID, Prefix: l.Prefix, Kind: kind(e), Preview: preview(e),
+			Label: labels[e.ID], OnPath: onPath[l.Index], Leaf: len(t.Children(l.Index)) == 0})
 	}
 	return out
-}
-
-func continuation(connector string) string {
-	switch connector {
-	case "├─ ":
-		return "│  "
-	case "└─ ":
-		return "   "
-	}
-	return ""
 }
 
 func kind(e session.Entry) string {

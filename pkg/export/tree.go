@@ -2,29 +2,15 @@ package export
 
 import "gopi/pkg/session"
 
-// tree indexes a session's entries by parent. Entries whose parent is
-// absent from the file are roots, as gopi session tree draws them.
+// tree is a session's tree (session.Tree) measured for the page.
 type tree struct {
-	entries  []session.Entry
-	children map[string][]int // parent id → child indexes, file order
-	roots    []int
-	newest   []int // per index: the largest index in its subtree
-	size     []int // per index: the entries in its subtree
+	*session.Tree
+	newest []int // per index: the largest index in its subtree
+	size   []int // per index: the entries in its subtree
 }
 
 func newTree(entries []session.Entry) *tree {
-	t := &tree{entries: entries, children: map[string][]int{}}
-	ids := make(map[string]bool, len(entries))
-	for _, e := range entries {
-		ids[e.ID] = true
-	}
-	for i, e := range entries {
-		if p := e.Parent(); p != "" && ids[p] && p != e.ID {
-			t.children[p] = append(t.children[p], i)
-		} else {
-			t.roots = append(t.roots, i)
-		}
-	}
+	t := &tree{Tree: session.NewTree(entries)}
 	t.measure()
 	return t
 }
@@ -34,15 +20,15 @@ func newTree(entries []session.Entry) *tree {
 // its subtree.
 func (t *tree) measure() {
 	order := t.preorder()
-	t.newest = make([]int, len(t.entries))
-	t.size = make([]int, len(t.entries))
+	t.newest = make([]int, len(t.Entries))
+	t.size = make([]int, len(t.Entries))
 	for i := range t.newest {
 		t.newest[i] = i
 		t.size[i] = 1
 	}
 	parent := make(map[int]int, len(order))
 	for _, i := range order {
-		for _, c := range t.children[t.entries[i].ID] {
+		for _, c := range t.Children(i) {
 			parent[c] = i
 		}
 	}
@@ -60,11 +46,11 @@ func (t *tree) measure() {
 // preorder lists the entries reachable from a root, depth first, each
 // once (an id used twice does not make a loop).
 func (t *tree) preorder() []int {
-	seen := make([]bool, len(t.entries))
+	seen := make([]bool, len(t.Entries))
 	var out []int
-	stack := make([]int, 0, len(t.roots))
-	for i := len(t.roots) - 1; i >= 0; i-- {
-		stack = append(stack, t.roots[i])
+	stack := make([]int, 0, len(t.Roots))
+	for i := len(t.Roots) - 1; i >= 0; i-- {
+		stack = append(stack, t.Roots[i])
 	}
 	for len(stack) > 0 {
 		i := stack[len(stack)-1]
@@ -74,7 +60,7 @@ func (t *tree) preorder() []int {
 		}
 		seen[i] = true
 		out = append(out, i)
-		kids := t.children[t.entries[i].ID]
+		kids := t.Children(i)
 		for k := len(kids) - 1; k >= 0; k-- {
 			stack = append(stack, kids[k])
 		}
@@ -85,7 +71,7 @@ func (t *tree) preorder() []int {
 // kids returns i's children not yet placed on the page.
 func (t *tree) kids(i int, placed []bool) []int {
 	var out []int
-	for _, c := range t.children[t.entries[i].ID] {
+	for _, c := range t.Children(i) {
 		if !placed[c] {
 			out = append(out, c)
 		}

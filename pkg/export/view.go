@@ -54,7 +54,7 @@ var imageTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/g
 var base64Data = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9+/]*={0,2}$`) })
 
 func (b *builder) view(i int) *entryView {
-	e := &b.t.entries[i]
+	e := &b.t.Entries[i]
 	v := &entryView{ID: e.ID, Title: e.Type, Class: "note", Time: shortTime(e.Timestamp),
 		Label: b.labels[e.ID], OnPath: b.onPath[i], IsLeaf: i == b.leaf}
 	switch e.Type {

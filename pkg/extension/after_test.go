@@ -7,6 +7,7 @@ import (
 )
 
 func TestCommandAfterHooks(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, script string
 		wantText     string
@@ -43,6 +44,7 @@ func TestCommandAfterHooks(t *testing.T) {
 }
 
 func TestCommandAfterHookReadsToolResponse(t *testing.T) {
+	t.Parallel()
 	dir := hookDir(t, map[string]string{"spy.sh": `cat > stdin.json`})
 	h := commandHost(t, HooksConfig{AfterTool: []CommandHook{{Command: "./spy.sh"}}}, dir)
 	callTool(h, &recorder{}, "bash", `{"command":"ls"}`)
@@ -62,6 +64,7 @@ func TestCommandAfterHookReadsToolResponse(t *testing.T) {
 }
 
 func TestAddCommandHooksRejectsBadConfig(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		cfg  HooksConfig
 		want string
@@ -83,6 +86,7 @@ func TestAddCommandHooksRejectsBadConfig(t *testing.T) {
 }
 
 func TestHooksConfigDecodesSettings(t *testing.T) {
+	t.Parallel()
 	var s struct {
 		Hooks HooksConfig `json:"hooks"`
 	}

@@ -53,6 +53,7 @@ func resultText(r tools.Result) string {
 }
 
 func TestBeforeHooksOrderAndFirstDenyWins(t *testing.T) {
+	t.Parallel()
 	h := NewHost(Options{})
 	var order []string
 	hook := func(name string, d Decision) BeforeHook {
@@ -78,6 +79,7 @@ func TestBeforeHooksOrderAndFirstDenyWins(t *testing.T) {
 }
 
 func TestReplacedArgsReachLaterHooksAndTheTool(t *testing.T) {
+	t.Parallel()
 	h := NewHost(Options{})
 	var seen []string
 	h.BeforeTool("rewrite", func(_ context.Context, c Call) Decision {
@@ -108,6 +110,7 @@ func TestReplacedArgsReachLaterHooksAndTheTool(t *testing.T) {
 }
 
 func TestFailingBeforeHooksDeny(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		hook BeforeHook
@@ -139,6 +142,7 @@ func TestFailingBeforeHooksDeny(t *testing.T) {
 }
 
 func TestAfterHooksReplaceAndPanicsAreSkipped(t *testing.T) {
+	t.Parallel()
 	h := NewHost(Options{})
 	h.AfterTool("observe", func(_ context.Context, _ Call, r tools.Result) (tools.Result, bool) {
 		r.Content[0].Text = "mutated a copy"
@@ -168,6 +172,7 @@ func TestAfterHooksReplaceAndPanicsAreSkipped(t *testing.T) {
 }
 
 func TestObserversGetCopiesInOrder(t *testing.T) {
+	t.Parallel()
 	h := NewHost(Options{})
 	var got []string
 	h.Observe("first", func(id int, e loop.Event) {
@@ -194,6 +199,7 @@ func TestObserversGetCopiesInOrder(t *testing.T) {
 // A denied call reaches the model as an error result; the run continues
 // and every call keeps its one result.
 func TestDeniedCallThroughTheLoop(t *testing.T) {
+	t.Parallel()
 	h := NewHost(Options{})
 	h.BeforeTool("no-rm", func(_ context.Context, c Call) Decision {
 		if strings.Contains(string(c.Args), "rm ") {

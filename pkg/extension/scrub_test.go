@@ -14,6 +14,7 @@ const hookKey = "sk-proj-LEAKLEAKLEAK"
 // no reason, replaced output or diagnostic; also when the reason's
 // preview would cut the key in half, leaving what no later scrub finds.
 func TestHookOutputScrubbed(t *testing.T) {
+	t.Parallel()
 	secrets := tools.NewSecrets(tools.Secret{Name: "OPENAI_API_KEY", Value: hookKey})
 	dir := hookDir(t, map[string]string{
 		"deny.sh":  `head -c 1990 /dev/zero | tr '\0' x >&2; echo "` + hookKey + `" >&2; exit 2`,
@@ -55,6 +56,7 @@ func TestHookOutputScrubbed(t *testing.T) {
 // TestWrapPassesSecretsOn: the loop finds the registry's secrets through
 // the hooks' wrapper.
 func TestWrapPassesSecretsOn(t *testing.T) {
+	t.Parallel()
 	secrets := tools.NewSecrets(tools.Secret{Name: "K", Value: hookKey})
 	reg, err := tools.NewRegistry(tools.Env{Cwd: t.TempDir(), Secrets: secrets})
 	if err != nil {

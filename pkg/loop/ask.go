@@ -62,13 +62,6 @@ func (r *run) ask() (msg ai.Message, err error) {
 			started = false
 		case ai.EventRetryEnd:
 			r.emitRetry(e)
-		case ai.EventCompactionStart, ai.EventCompactionEnd:
-			r.emitCompaction(e)
-		case ai.EventContextTrimmed:
-			if e.Trim != nil {
-				t := *e.Trim
-				r.emit(Event{Type: ContextTrimmed, Trim: &t})
-			}
 		case ai.EventDone, ai.EventError:
 			// The transcript owns its copy: the model may reuse or change
 			// the message it returned (one message, cheap to copy).
@@ -115,18 +108,6 @@ func (r *run) emitRetry(e ai.Event) {
 func (r *run) errorMessage(err error) ai.Message {
 	return ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{}, StopReason: ai.StopError,
 		ErrorMessage: err.Error(), Timestamp: r.now()}
-}
-
-func (r *run) emitCompaction(e ai.Event) {
-	info := ai.CompactionInfo{}
-	if e.Compaction != nil {
-		info = *e.Compaction
-	}
-	t := CompactionStart
-	if e.Type == ai.EventCompactionEnd {
-		t = CompactionEnd
-	}
-	r.emit(Event{Type: t, Compaction: &info})
 }
 
 // setThinkingLevel records the thinking level the request asked for on

@@ -12,6 +12,7 @@ import (
 // With a Stopwatch, each answer and tool result records how long it took
 // (pi 1.6's durationMs); without one, none does.
 func TestDurationsRecorded(t *testing.T) {
+	t.Parallel()
 	watches := 0
 	sw := func() func() time.Duration {
 		watches++

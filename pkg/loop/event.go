@@ -71,8 +71,8 @@ type Event struct {
 	ToolResults []ai.Message
 	Messages    []ai.Message
 	Retry       *ai.RetryInfo
-	Compaction  *ai.CompactionInfo
-	Trim        *ai.TrimInfo
+	Compaction  *CompactionInfo
+	Trim        *TrimInfo
 	// Duration is how long the tool ran (tool_execution_end); Timed is
 	// false when it never ran (skipped or abandoned calls).
 	Duration time.Duration
@@ -112,15 +112,6 @@ func (e Event) Clone() Event {
 		if s.Retry != nil {
 			r := *s.Retry
 			s.Retry = &r
-		}
-		if s.Compaction != nil {
-			c := *s.Compaction
-			c.Details = slices.Clone(c.Details)
-			if c.Usage != nil {
-				u := *c.Usage
-				c.Usage = &u
-			}
-			s.Compaction = &c
 		}
 		e.Stream = &s
 	}
@@ -314,7 +305,7 @@ func retryShape(t EventType, r *ai.RetryInfo) any {
 	}{t, r.Success, max(r.Attempt-1, 0), final}
 }
 
-func compactionShape(t EventType, c *ai.CompactionInfo) any {
+func compactionShape(t EventType, c *CompactionInfo) any {
 	if t == CompactionStart {
 		return struct {
 			Type   EventType `json:"type"`
@@ -343,7 +334,7 @@ func compactionShape(t EventType, c *ai.CompactionInfo) any {
 	return out
 }
 
-func trimShape(t EventType, c *ai.TrimInfo) any {
+func trimShape(t EventType, c *TrimInfo) any {
 	return struct {
 		Type                EventType `json:"type"`
 		Reason              string    `json:"reason"`

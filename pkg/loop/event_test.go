@@ -23,7 +23,7 @@ func fullEvent() Event {
 		Type:    MessageUpdate,
 		Message: &msg,
 		Stream: &ai.Event{Type: ai.EventTextEnd, Block: &block, Message: &streamMsg,
-			Retry: &ai.RetryInfo{Attempt: 1}, Compaction: &ai.CompactionInfo{Reason: "r"}},
+			Retry: &ai.RetryInfo{Attempt: 1}},
 		ToolCallID:  "c",
 		ToolName:    "t",
 		Args:        json.RawMessage(`{"a":1}`),
@@ -32,14 +32,15 @@ func fullEvent() Event {
 		ToolResults: []ai.Message{{Role: ai.RoleToolResult, Content: []ai.Content{ai.TextContent("tr")}}},
 		Messages:    []ai.Message{{Role: ai.RoleUser, Content: []ai.Content{ai.TextContent("u")}}},
 		Retry:       &ai.RetryInfo{Attempt: 2},
-		Compaction:  &ai.CompactionInfo{Reason: "c"},
-		Trim:        &ai.TrimInfo{Reason: "t"},
+		Compaction:  &CompactionInfo{Reason: "c"},
+		Trim:        &TrimInfo{Reason: "t"},
 	}
 }
 
 // A cloned event shares nothing with the original: changing any part of
 // the clone leaves the original as it was.
 func TestEventCloneIsDeep(t *testing.T) {
+	t.Parallel()
 	orig := fullEvent()
 	c := orig.Clone()
 	if !reflect.DeepEqual(c, orig) {
@@ -49,7 +50,6 @@ func TestEventCloneIsDeep(t *testing.T) {
 	c.Stream.Block.Text = "x"
 	c.Stream.Message.Content[0].Text = "x"
 	c.Stream.Retry.Attempt = 9
-	c.Stream.Compaction.Reason = "x"
 	c.Stream.Type = ai.EventTextDelta
 	c.Args[2] = 'X'
 	c.Result.Content[0].Text = "x"
@@ -73,6 +73,7 @@ func TestEventCloneIsDeep(t *testing.T) {
 
 // The JSON of the events the first shape test leaves out.
 func TestMoreEventJSONShapes(t *testing.T) {
+	t.Parallel()
 	thinking := ai.Content{Type: ai.TypeThinking, Thinking: "hmm"}
 	text := ai.TextContent("said")
 	callBlock := ai.Content{Type: ai.TypeToolCall, ID: "c1", Name: "read", Arguments: json.RawMessage(`{"path":"a"}`)}
@@ -108,9 +109,9 @@ func TestMoreEventJSONShapes(t *testing.T) {
 		{Event{Type: AgentEnd, Messages: []ai.Message{ai.UserText("u", 1)}}, `{"type":"agent_end","messages":[{"role":"user","content":[{"type":"text","text":"u"}],"timestamp":1}],"willRetry":false}`},
 		{Event{Type: RetryEnd, Retry: &ai.RetryInfo{Attempt: 2, Success: true, ErrorMessage: "was busy"}}, `{"type":"auto_retry_end","success":true,"attempt":1}`},
 		{Event{Type: RetryEnd, Retry: &ai.RetryInfo{Attempt: 3, ErrorMessage: "still busy"}}, `{"type":"auto_retry_end","success":false,"attempt":2,"finalError":"still busy"}`},
-		{Event{Type: CompactionEnd, Compaction: &ai.CompactionInfo{Reason: "overflow", Summary: "s", FirstKeptEntryID: "k", TokensBefore: 5, WillRetry: true}},
+		{Event{Type: CompactionEnd, Compaction: &CompactionInfo{Reason: "overflow", Summary: "s", FirstKeptEntryID: "k", TokensBefore: 5, WillRetry: true}},
 			`{"type":"compaction_end","reason":"overflow","result":{"summary":"s","firstKeptEntryId":"k","tokensBefore":5,"estimatedTokensAfter":0},"aborted":false,"willRetry":true}`},
-		{Event{Type: ContextTrimmed, Trim: &ai.TrimInfo{Reason: ai.TrimCompactionDisabled, Messages: 2}},
+		{Event{Type: ContextTrimmed, Trim: &TrimInfo{Reason: TrimCompactionDisabled, Messages: 2}},
 			`{"type":"context_trimmed","reason":"compactionDisabled","contextWindow":0,"turns":0,"messages":2,"firstDroppedEntryId":"","firstKeptEntryId":"","tokens":0}`},
 		{Event{Type: "something_else", ToolCallID: "x"}, `{"type":"something_else"}`},
 	}
@@ -128,6 +129,7 @@ func TestMoreEventJSONShapes(t *testing.T) {
 // Scrubbing wraps only when there is something to scrub, never twice for
 // the same secrets, and copes with a caller that wants no updates.
 func TestScrubbingWrapsOnlyWhenNeeded(t *testing.T) {
+	t.Parallel()
 	const key = "sk-proj-SCRUBSCRUBSCRUB"
 	secrets := tools.NewSecrets(tools.Secret{Name: "KEY", Value: key})
 	leaky := toolstest.Func{Name: "leaky", Fn: func(_ context.Context, c tools.Call) (tools.Result, error) {
@@ -167,6 +169,7 @@ func TestScrubbingWrapsOnlyWhenNeeded(t *testing.T) {
 // A partial result whose details cannot be serialised still reaches the
 // event, without its details; serialisable ones are carried.
 func TestPartialResultDetails(t *testing.T) {
+	t.Parallel()
 	prog := toolstest.Func{Name: "prog", Parameters: sleeperSchema, Fn: func(_ context.Context, c tools.Call) (tools.Result, error) {
 		c.Update(tools.Result{Content: []ai.Content{ai.TextContent("bad")}, Details: map[string]any{"f": func() {}}})
 		c.Update(tools.Result{Content: []ai.Content{ai.TextContent("good \xff")}, Details: map[string]int{"n": 2}})

@@ -39,6 +39,7 @@ func FuzzDeltaJSONMatchesEncodingJSON(f *testing.F) {
 
 // Events other than deltas are written by encoding/json, as before.
 func TestAppendJSONOfOtherEventsIsMarshalJSON(t *testing.T) {
+	t.Parallel()
 	msg := ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{ai.TextContent("hi")}}
 	block := ai.TextContent("hi")
 	for _, e := range []Event{

@@ -26,6 +26,7 @@ func priced(m *faux.Model) *faux.Model {
 // answer with tool calls passes it, the calls are skipped (each paired
 // with a result) and the run ends with the limit as its reason.
 func TestLimitsStopBeforeTheNextRequest(t *testing.T) {
+	t.Parallel()
 	tool := calls(call("c1", "t", `{"text":"a"}`))
 	tests := []struct {
 		name   string
@@ -67,6 +68,7 @@ func TestLimitsStopBeforeTheNextRequest(t *testing.T) {
 // An answer that ends the run stands, over budget or not, and queued
 // input is not taken once the budget is spent.
 func TestLimitsKeepAFinalAnswer(t *testing.T) {
+	t.Parallel()
 	m := faux.New(costing(faux.Text("all done"), 500, 50))
 	asked := 0
 	res := Run(t.Context(), Config{Model: m, Limits: Limits{Tokens: 100},

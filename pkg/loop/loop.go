@@ -54,6 +54,13 @@ type Config struct {
 	// Emit receives every event, synchronously, in order. Tool updates and
 	// ends of one batch come from the tools' goroutines, one at a time.
 	Emit func(Event)
+	// Notices, when set, is called once as the run starts with the run's
+	// notify: what a layer above the loop reports from inside the model's
+	// stream (compaction_start, compaction_end, context_trimmed) goes
+	// through it to Emit, in order with the loop's own events (a
+	// compaction between turns precedes the next turn's turn_start). Call
+	// notify only from inside Model.Stream, on the run's goroutine.
+	Notices func(notify func(Event))
 	// Steering returns user messages queued while the run was working;
 	// it is asked after every tool batch and after a text stop.
 	Steering func() []ai.Message

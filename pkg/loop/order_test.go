@@ -169,6 +169,7 @@ func usage(in, out int64) *ai.Usage {
 // order), a partial result, steering entering after the whole batch, then
 // a text stop and a follow-up. Every event, in order, with its payload.
 func TestRunEventsInOrderWithPayloads(t *testing.T) {
+	t.Parallel()
 	bEnded := make(chan struct{})
 	slowA := toolstest.Func{Name: "slow", Parameters: sleeperSchema, Fn: func(_ context.Context, c tools.Call) (tools.Result, error) {
 		<-bEnded // b's tool_execution_end was emitted
@@ -293,6 +294,7 @@ func TestRunEventsInOrderWithPayloads(t *testing.T) {
 // call order, the turn ends with them, and the run ends aborted without
 // asking the model again or taking queued input.
 func TestCancelledBatchEventsInOrder(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	bEnded := make(chan struct{})
@@ -346,6 +348,7 @@ func TestCancelledBatchEventsInOrder(t *testing.T) {
 // The step limit ends the run after the last allowed turn's results,
 // with maxSteps, without asking the queues again.
 func TestMaxStepsEventsInOrder(t *testing.T) {
+	t.Parallel()
 	m := faux.New(calls(call("c1", "t", `{}`)), calls(call("c2", "t", `{}`)), faux.Text("never")).WithClock(func() time.Time { return modelTime })
 	s := &script{}
 	steered, followed := 0, 0
@@ -379,6 +382,7 @@ func TestMaxStepsEventsInOrder(t *testing.T) {
 // A text answer at the step limit is a normal stop: the limit only
 // matters when the model wanted to go on.
 func TestTextAnswerAtTheStepLimitIsAStop(t *testing.T) {
+	t.Parallel()
 	m := faux.New(faux.Text("done"))
 	res := Run(t.Context(), Config{Model: m, MaxSteps: 1}, nil, prompt("go"))
 	if res.Reason != ReasonStop || res.Steps != 1 {
@@ -392,6 +396,7 @@ func TestTextAnswerAtTheStepLimitIsAStop(t *testing.T) {
 
 // Without a step limit the default, 100 model requests, bounds the run.
 func TestDefaultStepLimit(t *testing.T) {
+	t.Parallel()
 	const limit = 100
 	m := faux.New()
 	for range limit + 1 {
@@ -406,6 +411,7 @@ func TestDefaultStepLimit(t *testing.T) {
 // Cancelled before the first request: the run still opens and closes,
 // with an aborted assistant message the loop stamps itself.
 func TestAbortedBeforeRequestEventsInOrder(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	s := &script{}
@@ -427,6 +433,7 @@ func TestAbortedBeforeRequestEventsInOrder(t *testing.T) {
 // A failed answer that made tool calls: each call gets a result saying it
 // was skipped, then the turn and the run end with the error.
 func TestFailedAnswerWithCallsEventsInOrder(t *testing.T) {
+	t.Parallel()
 	m := faux.New(faux.Response{ToolCalls: []faux.ToolCall{call("a", "t", `{}`), call("b", "t", `{}`)}, Error: "overloaded"}).
 		WithClock(func() time.Time { return modelTime })
 	s := &script{}
@@ -471,18 +478,14 @@ func (r rawModel) Stream(context.Context, *ai.Request) iter.Seq[ai.Event] {
 
 // What a model leaves out, the loop fills in: a start without a message,
 // a final message without a timestamp, an error stop without an error;
-// retry, compaction and trim events without their details pass as empty
-// ones (a trim without details is not reported).
+// retry events without their details pass as empty ones.
 func TestModelGapsAreFilled(t *testing.T) {
+	t.Parallel()
 	final := ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{ai.TextContent("partial")}, StopReason: ai.StopError, ErrorMessage: "went away"}
 	model := rawModel{
 		{Type: ai.EventStart},
 		{Type: ai.EventRetryStart},
 		{Type: ai.EventRetryEnd},
-		{Type: ai.EventCompactionStart},
-		{Type: ai.EventCompactionEnd},
-		{Type: ai.EventContextTrimmed},
-		{Type: ai.EventContextTrimmed, Trim: &ai.TrimInfo{Reason: "r", Messages: 4}},
 		{Type: ai.EventError, Message: &final},
 	}
 	s := &script{}
@@ -494,9 +497,6 @@ func TestModelGapsAreFilled(t *testing.T) {
 		"message_start assistant[] ts=2000",
 		"auto_retry_start {Attempt:0 MaxAttempts:0 Delay:0s ErrorMessage: Success:false}",
 		"auto_retry_end {Attempt:0 MaxAttempts:0 Delay:0s ErrorMessage: Success:false}",
-		"compaction_start {Reason: Summary: FirstKeptEntryID: TokensBefore:0 WillRetry:false ErrorMessage: EstimatedTokensAfter:0 Details:[] Usage:<nil>}",
-		"compaction_end {Reason: Summary: FirstKeptEntryID: TokensBefore:0 WillRetry:false ErrorMessage: EstimatedTokensAfter:0 Details:[] Usage:<nil>}",
-		"context_trimmed {Reason:r ContextWindow:0 Turns:0 Messages:4 FirstDroppedEntryID: FirstKeptEntryID: Tokens:0 ErrorMessage:}",
 		"message_start assistant[] ts=2000", // after the retry: a new attempt
 		"message_end " + answer,
 		"turn_end " + answer + " results=[]",
@@ -510,10 +510,61 @@ func TestModelGapsAreFilled(t *testing.T) {
 	}
 }
 
+// noticingModel reports a compaction and a trimmed context through the
+// run's notify before each request, as the Runtime's context projection
+// does from inside its stream.
+type noticingModel struct {
+	inner  ai.Model
+	notify func(Event)
+}
+
+func (m *noticingModel) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Event] {
+	return func(yield func(ai.Event) bool) {
+		m.notify(Event{Type: CompactionStart, Compaction: &CompactionInfo{Reason: "threshold"}})
+		m.notify(Event{Type: CompactionEnd, Compaction: &CompactionInfo{Reason: "threshold", Summary: "s"}})
+		m.notify(Event{Type: ContextTrimmed, Trim: &TrimInfo{Reason: TrimAfterCompaction, Messages: 2}})
+		for e := range m.inner.Stream(ctx, req) {
+			if !yield(e) {
+				return
+			}
+		}
+	}
+}
+
+// What a layer above the loop reports through Notices goes out in order
+// with the loop's events: in the first turn after its turn_start; in a
+// later one a compaction precedes the turn's turn_start (pi compacts
+// between turns) and a trimmed context, part of the request, follows it.
+func TestNoticesInOrderWithTheLoopsEvents(t *testing.T) {
+	t.Parallel()
+	m := &noticingModel{inner: faux.New(calls(call("a", "t", `{}`)), faux.Text("done")).WithClock(func() time.Time { return modelTime })}
+	s := &script{}
+	res := Run(t.Context(), Config{Model: m, Tools: toolstest.Registry(t, sleeper("t")), Emit: s.emit, Now: loopClock,
+		Notices: func(notify func(Event)) { m.notify = notify }}, nil, prompt("go"))
+	var got []string
+	for _, g := range s.got {
+		if typ, _, _ := strings.Cut(g, " "); typ != string(MessageUpdate) && !strings.HasPrefix(typ, "tool_execution") {
+			got = append(got, typ)
+		}
+	}
+	notices := []string{"compaction_start", "compaction_end", "context_trimmed"}
+	want := slices.Concat([]string{"agent_start", "turn_start", "message_start", "message_end"}, notices,
+		[]string{"message_start", "message_end", "message_start", "message_end", "turn_end"},
+		notices[:2], []string{"turn_start"}, notices[2:],
+		[]string{"message_start", "message_end", "turn_end", "agent_end"})
+	if !slices.Equal(got, want) || res.Reason != ReasonStop {
+		t.Fatalf("events %v\nwant   %v\n(reason %s)", got, want, res.Reason)
+	}
+	if !slices.Contains(s.got, "context_trimmed {Reason:afterCompaction ContextWindow:0 Turns:0 Messages:2 FirstDroppedEntryID: FirstKeptEntryID: Tokens:0 ErrorMessage:}") {
+		t.Fatalf("the trim's payload is not the one reported: %v", s.got)
+	}
+}
+
 // A message_start carries the model's api, provider, model and its own
 // timestamp when the start event names them; the final message keeps its
 // own timestamp.
 func TestMessageStartTakesTheModelsHead(t *testing.T) {
+	t.Parallel()
 	head := ai.Message{Role: ai.RoleAssistant, API: "api", Provider: "prov", Model: "mod", Timestamp: 5}
 	final := ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{ai.TextContent("hi")}, StopReason: ai.StopStop, Timestamp: 6,
 		API: "api", Provider: "prov", Model: "mod"}
@@ -538,6 +589,7 @@ func TestMessageStartTakesTheModelsHead(t *testing.T) {
 // A model whose stream has no start event still opens its message before
 // the first delta, once.
 func TestMessageStartBeforeTheFirstDelta(t *testing.T) {
+	t.Parallel()
 	final := ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{ai.TextContent("ab")}, StopReason: ai.StopStop, Timestamp: 6}
 	model := rawModel{{Type: ai.EventTextDelta, Delta: "a"}, {Type: ai.EventTextDelta, Delta: "b"}, {Type: ai.EventDone, Message: &final}}
 	s := &script{}
@@ -552,6 +604,7 @@ func TestMessageStartBeforeTheFirstDelta(t *testing.T) {
 // A model that panics after it started: one message_start, then the
 // error message.
 func TestPanicAfterStartOpensOneMessage(t *testing.T) {
+	t.Parallel()
 	s := &script{}
 	res := Run(t.Context(), Config{Model: panicAfterStart{}, Emit: s.emit, Now: loopClock}, nil, prompt("go"))
 	s.got = s.got[4:]
@@ -575,6 +628,7 @@ func (panicAfterStart) Stream(context.Context, *ai.Request) iter.Seq[ai.Event] {
 // History is copied into the result, never aliased, and a run that only
 // continues it reports only its own messages.
 func TestResultHoldsHistoryThenTheRunsMessages(t *testing.T) {
+	t.Parallel()
 	history := []ai.Message{ai.UserText("old", 1), {Role: ai.RoleAssistant, Content: []ai.Content{ai.TextContent("old answer")}, StopReason: ai.StopStop}}
 	history = append(history, ai.UserText("pending", 2))
 	m := faux.New(faux.Text("new"))
@@ -603,6 +657,7 @@ func TestResultHoldsHistoryThenTheRunsMessages(t *testing.T) {
 // kept (copied), invalid raw JSON is refused, nil content is an empty
 // list, and a cancelled context's abandoned call names the cause.
 func TestToolResultEdges(t *testing.T) {
+	t.Parallel()
 	raw := json.RawMessage(`{"k":[1,2]}`)
 	tool := func(name string, r tools.Result) toolstest.Func {
 		return toolstest.Func{Name: name, Parameters: sleeperSchema, Fn: func(context.Context, tools.Call) (tools.Result, error) { return r, nil }}
@@ -629,6 +684,7 @@ func TestToolResultEdges(t *testing.T) {
 // An answer the model itself marks aborted ends the run aborted, with the
 // model's error, or context.Canceled when it gives none.
 func TestAbortedAnswerWithoutCancellation(t *testing.T) {
+	t.Parallel()
 	aborted := ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{}, StopReason: ai.StopAborted, Timestamp: 6}
 	cause := errors.New("the user pressed escape upstream")
 	for _, c := range []struct {
@@ -645,6 +701,7 @@ func TestAbortedAnswerWithoutCancellation(t *testing.T) {
 // Without a grace period set, a cancelled run still waits a moment for a
 // tool that stops soon after the cancellation, and keeps its result.
 func TestDefaultGraceAwaitsAToolThatStopsSoon(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	slowToNotice := toolstest.Func{Name: "slow", Parameters: sleeperSchema, Fn: func(ctx context.Context, _ tools.Call) (tools.Result, error) {

@@ -51,6 +51,9 @@ func newRun(ctx context.Context, cfg Config, history []ai.Message) *run {
 	r.res.Messages = make([]ai.Message, len(history), len(history)+8)
 	copy(r.res.Messages, history)
 	r.res.Start = len(history)
+	if cfg.Notices != nil {
+		cfg.Notices(r.emit)
+	}
 	return r
 }
 

@@ -16,6 +16,7 @@ import (
 // finds reaches no event and no message: not its partial update, text,
 // details, nor the text of its panic.
 func TestSecretsScrubbedFromEveryToolOutput(t *testing.T) {
+	t.Parallel()
 	const key = "sk-proj-LEAKLEAKLEAK"
 	leaky := toolstest.Func{Name: "leaky", Fn: func(_ context.Context, call tools.Call) (tools.Result, error) {
 		call.Update(tools.TextResult("so far: " + key))

@@ -26,6 +26,7 @@ import (
 // long answer of thinking, text and tool arguments whose deltas hold
 // escapes, non-ASCII text, U+2028 and characters cut in two.
 func TestEventsBatchedLinesAreEachEventsJSON(t *testing.T) {
+	t.Parallel()
 	word := "é \"q\" \\ <b>\u2028 🙂 tab\t "
 	args, _ := json.Marshal(map[string]string{"path": "big.txt", "content": strings.Repeat(word, 500)})
 	responses := []faux.Response{
@@ -125,6 +126,7 @@ func (w *signalWriter) Write(p []byte) (int, error) {
 // A delta line does not wait for the model's next event: a consumer
 // sees what was streamed while the model is still thinking of more.
 func TestEventsDeltaIsWrittenWhileTheModelWaits(t *testing.T) {
+	t.Parallel()
 	m := heldModel{release: make(chan struct{})}
 	store := session.NewMemoryStore("/work/proj", session.Options{})
 	rt, err := gruntime.New(gruntime.Config{Model: faux.Info, Compaction: gruntime.Compaction{Disabled: true}},

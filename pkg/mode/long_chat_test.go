@@ -48,6 +48,7 @@ func (w *wrapReference) add(delta string) []string {
 // splitting it into deltas: short and long words, spaces, new lines,
 // multi-byte characters, deltas of one byte to several lines.
 func TestWrapperCutsTheSameLinesAsBefore(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	pieces := []string{"a", "word", "unbreakablewordthatislong", " ", " ", "  ", "\n", "\n\n", "é", "日本語", "🙂", "x\ny"}
 	for round := range 300 {

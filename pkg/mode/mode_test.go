@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"gopi/internal/golden"
 	"gopi/pkg/agent"
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/faux"
@@ -23,27 +23,7 @@ import (
 	"gopi/pkg/tools"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("..", "..", "testdata", "golden", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./pkg/mode -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
 
 // fixedClock ticks one second per call, from a fixed date.
 func fixedClock() func() time.Time {
@@ -113,17 +93,19 @@ func runScenario(t *testing.T, sc scenario, m Mode) (stdout, stderr string, o Ou
 }
 
 func TestGoldenOutputs(t *testing.T) {
+	t.Parallel()
 	for _, sc := range scenarios {
 		for _, m := range []Mode{Print, JSON, Events} {
 			t.Run(sc.name+"/"+string(m), func(t *testing.T) {
 				stdout, stderr, _ := runScenario(t, sc, m)
-				golden(t, "mode_"+sc.name+"_"+string(m), []byte(stdout+"--- stderr\n"+stderr))
+				golden.Check(t, filepath.Join("..", "..", "testdata", "golden", "mode_"+sc.name+"_"+string(m)+".golden"), []byte(stdout+"--- stderr\n"+stderr))
 			})
 		}
 	}
 }
 
 func TestClassesOfScenarios(t *testing.T) {
+	t.Parallel()
 	want := map[string]ai.Class{"TextAnswer": "", "ToolRoundTrip": "", "ModelError": ai.ClassServer, "Abort": ai.ClassAborted, "MaxSteps": ai.ClassMaxSteps}
 	for _, sc := range scenarios {
 		_, _, o := runScenario(t, sc, JSON)
@@ -134,6 +116,7 @@ func TestClassesOfScenarios(t *testing.T) {
 }
 
 func TestPrintWritesNothingOnStdoutWithoutAnAnswer(t *testing.T) {
+	t.Parallel()
 	for _, sc := range scenarios[2:] {
 		stdout, stderr, _ := runScenario(t, sc, Print)
 		if stdout != "" || !strings.HasPrefix(stderr, "gopi: ") {
@@ -143,6 +126,7 @@ func TestPrintWritesNothingOnStdoutWithoutAnAnswer(t *testing.T) {
 }
 
 func TestUnknownModeFailsBeforeTheRuntime(t *testing.T) {
+	t.Parallel()
 	model := faux.New(faux.Text("x"))
 	rt, err := runtime.New(runtime.Config{}, runtime.Deps{Model: model, Session: session.NewMemoryStore("/", session.Options{})})
 	if err != nil {
@@ -163,6 +147,7 @@ func (failWriter) Write([]byte) (int, error) { return 0, errWrite }
 // Lab 13.4 — a write failure after the run is returned as is; the session
 // keeps what the run wrote.
 func TestOutputWriteFailureDoesNotRollBack(t *testing.T) {
+	t.Parallel()
 	store := session.NewMemoryStore("/", session.Options{})
 	rt, err := runtime.New(runtime.Config{}, runtime.Deps{Model: faux.New(faux.Text("answer")), Session: store})
 	if err != nil {
@@ -178,6 +163,7 @@ func TestOutputWriteFailureDoesNotRollBack(t *testing.T) {
 }
 
 func TestFailureObject(t *testing.T) {
+	t.Parallel()
 	var out, errOut bytes.Buffer
 	err := WriteFailure(IO{Out: &out, Err: &errOut}, JSON, ai.ClassUsage, errors.New("empty prompt: give a prompt"), nil, nil, 3)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 )
 
 func TestKeyArgumentIsOneSafeLine(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		`{"command":"ls -la"}`:                       ": ls -la",
 		`{"command":"echo a\nrm b\u001b[2J"}`:        ": echo a rm b [2J",
@@ -27,6 +28,7 @@ func TestKeyArgumentIsOneSafeLine(t *testing.T) {
 }
 
 func TestProgressTracksParallelTools(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	p := &progress{w: &buf, now: time.Now}
 	start := func(id string) {

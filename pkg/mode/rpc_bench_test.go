@@ -160,6 +160,7 @@ func BenchmarkRPCEvents(b *testing.B) {
 // The benchmark's get_state answers on a big session, as the protocol
 // has it; stdin's end ends Serve (goleak: nothing left running).
 func TestRPCGetStateOnABigSession(t *testing.T) {
+	t.Parallel()
 	store, leaf := bigStore(t, 2000)
 	rt, err := gruntime.New(gruntime.Config{ActiveLeaf: &leaf, Model: faux.Info}, gruntime.Deps{Model: faux.New(), Session: store})
 	if err != nil {

@@ -136,13 +136,6 @@ func (r *RPC) cmdForkMessages(_ context.Context, _ *rpcCommand) (any, error) {
 	return map[string]any{"messages": out}, nil
 }
 
-func leafID(leaf string) *string {
-	if leaf == "" {
-		return nil
-	}
-	return &leaf
-}
-
 func (r *RPC) cmdEntries(_ context.Context, c *rpcCommand) (any, error) {
 	cur, _ := r.current()
 	entries := cur.Runtime.Session().Entries()
@@ -159,7 +152,7 @@ func (r *RPC) cmdEntries(_ context.Context, c *rpcCommand) (any, error) {
 	return struct {
 		Entries []session.Entry `json:"entries"`
 		LeafID  *string         `json:"leafId"`
-	}{entries, leafID(cur.Runtime.Leaf())}, nil
+	}{entries, session.Ref(cur.Runtime.Leaf())}, nil
 }
 
 // treeNode is a node of get_tree.
@@ -175,32 +168,35 @@ func (r *RPC) cmdTree(_ context.Context, _ *rpcCommand) (any, error) {
 	return struct {
 		Tree   []*treeNode `json:"tree"`
 		LeafID *string     `json:"leafId"`
-	}{buildRPCTree(cur.Runtime.Session().Entries()), leafID(cur.Runtime.Leaf())}, nil
+	}{buildRPCTree(cur.Runtime.Session().Entries()), session.Ref(cur.Runtime.Leaf())}, nil
 }
 
-// buildRPCTree arranges entries as pi's getTree does: children in append
-// order, an entry whose parent is missing a root, labels on their target.
+// buildRPCTree arranges entries as pi's getTree does: session.Tree's
+// roots and children, labels on their target.
 func buildRPCTree(entries []session.Entry) []*treeNode {
-	nodes := make(map[string]*treeNode, len(entries))
-	for _, e := range entries {
-		nodes[e.ID] = &treeNode{Entry: e, Children: []*treeNode{}}
+	t := session.NewTree(entries)
+	nodes := make([]*treeNode, len(entries))
+	byID := make(map[string]*treeNode, len(entries))
+	for i, e := range entries {
+		nodes[i] = &treeNode{Entry: e, Children: []*treeNode{}}
+		byID[e.ID] = nodes[i]
 	}
-	roots := []*treeNode{}
-	for _, e := range entries {
-		n := nodes[e.ID]
-		if p, ok := nodes[e.Parent()]; ok && e.Parent() != e.ID {
-			p.Children = append(p.Children, n)
-		} else {
-			roots = append(roots, n)
+	for i, n := range nodes {
+		for _, c := range t.Children(i) {
+			n.Children = append(n.Children, nodes[c])
 		}
-		if e.Type == session.TypeLabel {
-			if t, ok := nodes[e.TargetID]; ok {
-				t.Label, t.LabelTimestamp = e.Label, e.Timestamp
+		if e := entries[i]; e.Type == session.TypeLabel {
+			if target, ok := byID[e.TargetID]; ok {
+				target.Label, target.LabelTimestamp = e.Label, e.Timestamp
 				if e.Label == nil {
-					t.LabelTimestamp = ""
+					target.LabelTimestamp = ""
 				}
 			}
 		}
+	}
+	roots := make([]*treeNode, 0, len(t.Roots))
+	for _, r := range t.Roots {
+		roots = append(roots, nodes[r])
 	}
 	return roots
 }

@@ -32,6 +32,7 @@ func outputSchema(t *testing.T) *jsonschema.Resolved {
 // Every line of every golden file of json and events output is valid
 // against the published schema, and carries the schema's version.
 func TestGoldenOutputMatchesTheSchema(t *testing.T) {
+	t.Parallel()
 	sch := outputSchema(t)
 	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "golden", "mode_*.golden"))
 	lines := 0
@@ -62,6 +63,7 @@ func TestGoldenOutputMatchesTheSchema(t *testing.T) {
 // The schema refuses what it must: a line without its version, an
 // unknown type, a result without messages, a delta without its text.
 func TestOutputSchemaRefusesWrongLines(t *testing.T) {
+	t.Parallel()
 	sch := outputSchema(t)
 	for _, line := range []string{
 		`{"type":"agent_start"}`,
@@ -81,6 +83,7 @@ func TestOutputSchemaRefusesWrongLines(t *testing.T) {
 }
 
 func TestWithVersion(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		`{"type":"turn_start"}`:                   `{"type":"turn_start","schemaVersion":1}`,
 		`{"type":"agent_settled","aborted":true}`: `{"type":"agent_settled","schemaVersion":1,"aborted":true}`,

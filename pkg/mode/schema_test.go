@@ -6,6 +6,7 @@ import (
 )
 
 func TestOutputSchemaCheck(t *testing.T) {
+	t.Parallel()
 	sch, err := NewOutputSchema([]byte(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",
 		"properties":{"n":{"type":"integer","minimum":0},"tags":{"type":"array","items":{"type":"string"}}},"required":["n"]}`))
 	if err != nil {
@@ -38,6 +39,7 @@ func TestOutputSchemaCheck(t *testing.T) {
 }
 
 func TestOutputSchemaRefused(t *testing.T) {
+	t.Parallel()
 	for doc, want := range map[string]string{
 		`{"type": 7}`:                       "not a JSON Schema",
 		`{"type": "object"} {}`:             "more than one JSON value",

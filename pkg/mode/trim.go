@@ -3,20 +3,20 @@ package mode
 import (
 	"fmt"
 
-	"gopi/pkg/ai"
+	"gopi/pkg/loop"
 )
 
 // trimLine says what a request left out of the conversation, and why.
-func trimLine(t *ai.TrimInfo) string {
+func trimLine(t *loop.TrimInfo) string {
 	return "gopi: " + trimText(t)
 }
 
-func trimText(t *ai.TrimInfo) string {
+func trimText(t *loop.TrimInfo) string {
 	why := "because compaction is disabled"
 	switch t.Reason {
-	case ai.TrimCompactionFailed:
+	case loop.TrimCompactionFailed:
 		why = "because compaction failed: " + t.ErrorMessage
-	case ai.TrimAfterCompaction:
+	case loop.TrimAfterCompaction:
 		why = "even after compaction"
 	}
 	turns := "turn"

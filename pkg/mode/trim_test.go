@@ -9,6 +9,7 @@ import (
 
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/faux"
+	"gopi/pkg/loop"
 	"gopi/pkg/runtime"
 	"gopi/pkg/session"
 )
@@ -16,6 +17,7 @@ import (
 // A run whose requests leave out old turns says so on stderr once, on a
 // terminal (through the progress line) and off one alike.
 func TestTrimmedContextIsOneStderrLine(t *testing.T) {
+	t.Parallel()
 	for _, terminal := range []bool{false, true} {
 		t.Run(fmt.Sprint("terminal=", terminal), func(t *testing.T) {
 			store := session.NewMemoryStore("/work/proj", session.Options{})
@@ -53,13 +55,14 @@ func TestTrimmedContextIsOneStderrLine(t *testing.T) {
 }
 
 func TestTrimTextSaysWhy(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
-		info ai.TrimInfo
+		info loop.TrimInfo
 		want string
 	}{
-		{ai.TrimInfo{Reason: ai.TrimCompactionFailed, ErrorMessage: "summarization failed: overloaded", ContextWindow: 200000, Turns: 12, Messages: 340},
+		{loop.TrimInfo{Reason: loop.TrimCompactionFailed, ErrorMessage: "summarization failed: overloaded", ContextWindow: 200000, Turns: 12, Messages: 340},
 			"the conversation does not fit the model's 200000-token window; left out the oldest 12 turns (340 messages) because compaction failed: summarization failed: overloaded"},
-		{ai.TrimInfo{Reason: ai.TrimAfterCompaction, ContextWindow: 8000, Turns: 1, Messages: 1},
+		{loop.TrimInfo{Reason: loop.TrimAfterCompaction, ContextWindow: 8000, Turns: 1, Messages: 1},
 			"the conversation does not fit the model's 8000-token window; left out the oldest turn (1 message) even after compaction"},
 	}
 	for _, c := range cases {

@@ -13,6 +13,7 @@ import (
 
 // The cases of pi's prompt-templates tests, plus gopi's single-pass ones.
 func TestSubstituteArgs(t *testing.T) {
+	t.Parallel()
 	many := func(n int, prefix string, from int) []string {
 		out := make([]string, n)
 		for i := range out {
@@ -87,6 +88,7 @@ func TestSubstituteArgs(t *testing.T) {
 }
 
 func TestParseArgs(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want []string
@@ -115,6 +117,7 @@ func TestParseArgs(t *testing.T) {
 }
 
 func TestExpand(t *testing.T) {
+	t.Parallel()
 	c := mustLoad(t, fixture("/work/repo/app", defaultTools...))
 	tests := []struct{ name, prompt, want string }{
 		{"template", `/fix 42 "crash on start" now`, "Fix issue #42. Details: crash on start now"},
@@ -149,6 +152,7 @@ func TestExpand(t *testing.T) {
 }
 
 func TestExpandSkillGoneIsAnError(t *testing.T) {
+	t.Parallel()
 	fsys := fstest.MapFS{"p/.gopi/skills/gone/SKILL.md": {Data: []byte("---\ndescription: d\n---\nbody")}}
 	c := mustLoad(t, Options{FS: fsys, Cwd: "/p", Now: fixedNow})
 	delete(fsys, "p/.gopi/skills/gone/SKILL.md")
@@ -161,6 +165,7 @@ func TestExpandSkillGoneIsAnError(t *testing.T) {
 // A template repeating $@ grows the prompt by the arguments' length each
 // time: ExpandWithin stops at the limit instead of building it whole.
 func TestExpandWithinStopsAtTheLimit(t *testing.T) {
+	t.Parallel()
 	fsys := fstest.MapFS{
 		"p/.gopi/prompts/many.md":         {Data: []byte(strings.Repeat("$@ ", 100_000))},
 		"p/.gopi/skills/s/SKILL.md":       {Data: []byte("---\ndescription: d\n---\n" + strings.Repeat("b", 500))},

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"gopi/internal/golden"
 )
 
 // fixedNow is the date every golden prompt ends with.
@@ -40,22 +42,25 @@ var defaultTools = []string{"read", "bash", "edit", "write"}
 // APPEND_SYSTEM.md, four context files (global first, then root down),
 // and the skills follow.
 func TestSystemPromptGolden(t *testing.T) {
+	t.Parallel()
 	c := mustLoad(t, fixture("/work/repo/app", defaultTools...))
-	checkGolden(t, c.SystemPrompt())
+	golden.Check(t, golden.Path(t), []byte(c.SystemPrompt()))
 }
 
 // Without SYSTEM.md the built-in prompt lists the active tools and the
 // guidelines that fit them.
 func TestSystemPromptBuiltin(t *testing.T) {
+	t.Parallel()
 	c := mustLoad(t, fixture("/work/repo", "read", "bash", "edit", "write", "grep", "find", "ls"))
-	checkGolden(t, c.SystemPrompt())
+	golden.Check(t, golden.Path(t), []byte(c.SystemPrompt()))
 }
 
 // TestCatalogListing pins what `gopi context` lists: everything found and
 // everything skipped with why.
 func TestCatalogListing(t *testing.T) {
+	t.Parallel()
 	c := mustLoad(t, fixture("/work/repo/app", defaultTools...))
-	checkGolden(t, listing(c))
+	golden.Check(t, golden.Path(t), []byte(listing(c)))
 }
 
 func listing(c *Catalog) string {
@@ -73,6 +78,7 @@ func listing(c *Catalog) string {
 }
 
 func TestBareFindsNothing(t *testing.T) {
+	t.Parallel()
 	opts := fixture("/work/repo/app", defaultTools...)
 	opts.Bare = true
 	c := mustLoad(t, opts)
@@ -104,6 +110,7 @@ func hasSkip(c *Catalog, kind Kind, path, reasonPart string) bool {
 }
 
 func TestSwitchesTurnOffOneKindEach(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		set  func(*Options)
@@ -136,6 +143,7 @@ func TestSwitchesTurnOffOneKindEach(t *testing.T) {
 }
 
 func TestBasePromptPrecedence(t *testing.T) {
+	t.Parallel()
 	fsys := fstest.MapFS{
 		"p/.gopi/SYSTEM.md":        {Data: []byte("project system")},
 		"p/.gopi/APPEND_SYSTEM.md": {Data: []byte("project append")},
@@ -170,6 +178,7 @@ func TestBasePromptPrecedence(t *testing.T) {
 }
 
 func TestSkillsBlockNeedsReadTool(t *testing.T) {
+	t.Parallel()
 	with := mustLoad(t, fixture("/work/repo/app", "read")).SystemPrompt()
 	without := mustLoad(t, fixture("/work/repo/app", "bash", "edit")).SystemPrompt()
 	if !strings.Contains(with, "<available_skills>") {
@@ -181,6 +190,7 @@ func TestSkillsBlockNeedsReadTool(t *testing.T) {
 }
 
 func TestAgentsSkillsStopAtGitRoot(t *testing.T) {
+	t.Parallel()
 	skill := func(desc string) *fstest.MapFile {
 		return &fstest.MapFile{Data: []byte("---\ndescription: " + desc + "\n---\nbody\n")}
 	}
@@ -203,6 +213,7 @@ func TestAgentsSkillsStopAtGitRoot(t *testing.T) {
 }
 
 func TestLoadRejectsRelativePaths(t *testing.T) {
+	t.Parallel()
 	for _, opts := range []Options{{Cwd: "rel"}, {Cwd: ""}, {Cwd: "/x", GopiHome: "g"}, {Cwd: "/x", Home: "~"}} {
 		if _, err := Load(opts); err == nil {
 			t.Errorf("Load(%+v) accepted a relative path", opts)

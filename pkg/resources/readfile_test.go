@@ -67,6 +67,7 @@ func special(t *testing.T) string {
 }
 
 func TestReadFileRefusesWhatIsNotASmallRegularFile(t *testing.T) {
+	t.Parallel()
 	dir := special(t)
 	tests := []struct{ name, want string }{
 		{"fifo", "is a named pipe (FIFO), not a regular file"},
@@ -134,6 +135,7 @@ func refusedProject(t *testing.T) string {
 // over MaxFileSize is skipped with its path and why, and the rest still
 // loads.
 func TestLoadSkipsRefusedResources(t *testing.T) {
+	t.Parallel()
 	proj := refusedProject(t)
 	done := make(chan error, 1)
 	var c *Catalog
@@ -176,6 +178,7 @@ func TestLoadSkipsRefusedResources(t *testing.T) {
 
 // A --system-prompt naming a refused file is an error, not text.
 func TestPromptFlagNamingARefusedFileIsAnError(t *testing.T) {
+	t.Parallel()
 	proj := refusedProject(t)
 	for _, opts := range []Options{
 		{Cwd: proj, SystemPrompt: ".gopi/SYSTEM.md"},
@@ -207,6 +210,7 @@ func kindFor(name string) Kind {
 // repository root, nearest first, .gopi before .pi; nothing above the
 // root is read, and a .gopi folder that is $GOPI_HOME stays the user's.
 func TestProjectFoldersWalkUpToTheRepositoryRoot(t *testing.T) {
+	t.Parallel()
 	skill := func(desc string) *fstest.MapFile {
 		return &fstest.MapFile{Data: []byte("---\ndescription: " + desc + "\n---\nbody\n")}
 	}

@@ -7,6 +7,7 @@ import (
 )
 
 func TestParseSkill(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("a", MaxSkillNameLen+1)
 	tests := []struct {
 		name, text, folder string
@@ -54,6 +55,7 @@ func TestParseSkill(t *testing.T) {
 }
 
 func TestSkillDiscoveryRules(t *testing.T) {
+	t.Parallel()
 	skill := func(desc string) *fstest.MapFile {
 		return &fstest.MapFile{Data: []byte("---\ndescription: " + desc + "\n---\nbody\n")}
 	}

@@ -18,6 +18,7 @@ import (
 // budget's, else --max-tokens, else the compaction reserve, else pi's
 // default reserve.
 func TestRequestBudgetSources(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		cfg    Config
@@ -72,6 +73,7 @@ var omittedRe = regexp.MustCompile(`the (\d+) oldest messages of this conversati
 // A summary request carries at most the window less the reserve (pi's
 // default when none is set) of history; with no window known, all of it.
 func TestSummaryRequestIsBoundedByTheWindow(t *testing.T) {
+	t.Parallel()
 	omitted := func(t *testing.T, window, reserve int) int {
 		t.Helper()
 		s, leafID := longSession(t, 60) // ≈ 24,000 tokens
@@ -115,6 +117,7 @@ func TestSummaryRequestIsBoundedByTheWindow(t *testing.T) {
 // then ends at once (a range-over-func loop panics on an event after its
 // body stopped), asks the model nothing more and writes nothing more.
 func TestModelStreamStopsWhenItsConsumerDoes(t *testing.T) {
+	t.Parallel()
 	scenes := map[string]func(t *testing.T) (*Runtime, *faux.Model, []ai.Message){
 		"threshold compaction": func(t *testing.T) (*Runtime, *faux.Model, []ai.Message) {
 			s, leafID := longSession(t, 10)

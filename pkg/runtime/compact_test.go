@@ -49,6 +49,7 @@ func compactionEvents(r *Runtime) *[]string {
 }
 
 func TestAutoCompactionAtThreshold(t *testing.T) {
+	t.Parallel()
 	s, leafID := longSession(t, 10) // ~2,000 tokens
 	m := faux.New(faux.Text("## Goal\nSUMMARY OF EARLIER WORK"), faux.Text("the answer"))
 	cfg := Config{ActiveLeaf: leaf(leafID), Model: ai.Info{ID: "m", Provider: "faux", ContextWindow: 2400},
@@ -90,6 +91,7 @@ func TestAutoCompactionAtThreshold(t *testing.T) {
 }
 
 func TestOverflowCompactsAndRetriesOnce(t *testing.T) {
+	t.Parallel()
 	s, leafID := longSession(t, 6)
 	m := faux.New(
 		faux.Response{Error: "prompt is too long", ErrorClass: string(ai.ClassContextOverflow)},
@@ -138,6 +140,7 @@ func TestOverflowCompactsAndRetriesOnce(t *testing.T) {
 // the overflow is the answer, and nothing is written but the run's own
 // messages.
 func TestDisabledCompactionNeverRuns(t *testing.T) {
+	t.Parallel()
 	// A session whose last answer reports a context past the threshold,
 	// though its messages fit the window.
 	near := func(t *testing.T) (*session.MemoryStore, string) {
@@ -204,6 +207,7 @@ func TestDisabledCompactionNeverRuns(t *testing.T) {
 }
 
 func TestCompactionDisabledSendsWhatFits(t *testing.T) {
+	t.Parallel()
 	s, leafID := longSession(t, 10)
 	m := faux.New(faux.Text("answer"))
 	cfg := Config{ActiveLeaf: leaf(leafID), Model: ai.Info{ID: "m", Provider: "faux", ContextWindow: 1200}, Compaction: Compaction{Disabled: true}}
@@ -221,6 +225,7 @@ func TestCompactionDisabledSendsWhatFits(t *testing.T) {
 }
 
 func TestManualCompactWithFocus(t *testing.T) {
+	t.Parallel()
 	s, leafID := longSession(t, 6)
 	m := faux.New(faux.Text("MANUAL SUMMARY"), faux.Text("answer"))
 	cfg := Config{ActiveLeaf: leaf(leafID), Model: ai.Info{ID: "m", Provider: "faux", ContextWindow: 1_000_000},

@@ -12,6 +12,7 @@ import (
 // A run's token budget counts the summary a compaction asked for during
 // the run, beside the run's own answers; the next run starts afresh.
 func TestLimitsCountCompactionOfTheRun(t *testing.T) {
+	t.Parallel()
 	s, leafID := longSession(t, 10)          // compacts before the first answer
 	summary := faux.Text("## Goal\nSUMMARY") // asked twice: the history and the split turn's prefix
 	summary.Usage = &ai.Usage{Input: 450, Output: 50}

@@ -74,6 +74,7 @@ func settingsEntries(s session.Store) []string {
 // model of the same provider, the same model id at another provider, and
 // another thinking level (none given is off); nothing when all match.
 func TestEverySettingsChangeIsRecorded(t *testing.T) {
+	t.Parallel()
 	s := store(t)
 	prompt := func(info ai.Info, level ai.ThinkingLevel) {
 		t.Helper()
@@ -113,6 +114,7 @@ func TestEverySettingsChangeIsRecorded(t *testing.T) {
 // A Runtime with no model named (no provider) records no model_change,
 // and a fresh session whose level is off records no level either.
 func TestNoSettingsEntriesWithoutAModelOrLevel(t *testing.T) {
+	t.Parallel()
 	s := store(t)
 	r, err := New(Config{Model: ai.Info{ID: "m"}}, Deps{Model: faux.New(faux.Text("a")), Session: s})
 	if err != nil {
@@ -152,6 +154,7 @@ func poisonedAlike(t *testing.T, what string, err error, want error) *PoisonErro
 // the model is not asked (again), nothing more is written, and every later
 // Prompt, Compact, Flush and Dispose reports the same cause.
 func TestFailedWriteAtEveryEntryPoisons(t *testing.T) {
+	t.Parallel()
 	info := ai.Info{ID: "m", Provider: "faux"}
 	cases := []struct {
 		name     string
@@ -227,6 +230,7 @@ func TestFailedWriteAtEveryEntryPoisons(t *testing.T) {
 // entries are gone from the file, so the Runtime has no leaf to offer;
 // a file that only grew still holds them, and the leaf stays.
 func TestChangedFileLeavesNoLeafOnlyWhenEntriesWereLost(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		change   string
 		keepLeaf bool
@@ -262,6 +266,7 @@ func TestChangedFileLeavesNoLeafOnlyWhenEntriesWereLost(t *testing.T) {
 // A store that panics with something other than an error poisons the
 // Runtime with a message that shows what it panicked with.
 func TestStorePanickingWithAValuePoisons(t *testing.T) {
+	t.Parallel()
 	hs := &hookStore{MemoryStore: store(t), fail: func(n int, _ session.Entry) error {
 		if n == 1 {
 			panic("index out of range in the journal")
@@ -286,6 +291,7 @@ func TestStorePanickingWithAValuePoisons(t *testing.T) {
 // A failed write of the compaction entry fails the request as a session
 // error before the model is asked, and poisons the Runtime.
 func TestFailedCompactionWritePoisons(t *testing.T) {
+	t.Parallel()
 	s, leafID := longSession(t, 10)
 	hs := &hookStore{MemoryStore: s, fail: func(_ int, e session.Entry) error {
 		if e.Type == session.TypeCompaction {
@@ -341,6 +347,7 @@ func TestFailedCompactionWritePoisons(t *testing.T) {
 // Flush and Dispose wait for the accepted work but give up with their
 // context; a Flush or Dispose with nothing accepted returns at once.
 func TestFlushAndDisposeHonourTheirContext(t *testing.T) {
+	t.Parallel()
 	r, err := New(Config{}, Deps{Model: faux.New(), Session: store(t)})
 	if err != nil {
 		t.Fatal(err)
@@ -403,6 +410,7 @@ func (g *gateModel) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Eve
 
 // New refuses to run without a model or a store.
 func TestNewNeedsAModelAndAStore(t *testing.T) {
+	t.Parallel()
 	for _, d := range []Deps{{Session: store(t)}, {Model: faux.New()}, {}} {
 		if r, err := New(Config{}, d); err == nil || r != nil {
 			t.Fatalf("deps %+v: runtime %v, error %v", d, r, err)
@@ -410,20 +418,16 @@ func TestNewNeedsAModelAndAStore(t *testing.T) {
 	}
 }
 
-// The system prompt is the base prompt, then the resources' context,
-// each left out when blank.
-func TestSystemPromptLeavesOutBlankParts(t *testing.T) {
-	cases := []struct {
-		base, resources, want string
-	}{
-		{"BASE", "CONTEXT", "BASE\n\nCONTEXT"},
-		{"  \n", "CONTEXT", "CONTEXT"},
-		{"BASE", " \n\t", "BASE"},
-		{"", "", ""},
-	}
-	for _, c := range cases {
+// The system prompt is sent as given; a blank one is not sent.
+func TestSystemPromptLeavesOutBlankOne(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ prompt, want string }{
+		{"BASE\n\nCONTEXT", "BASE\n\nCONTEXT"},
+		{"  \n", ""},
+		{"", ""},
+	} {
 		m := faux.New(faux.Text("a"))
-		r, err := New(Config{SystemPrompt: c.base}, Deps{Model: m, Session: store(t), Resources: staticResources(c.resources)})
+		r, err := New(Config{SystemPrompt: c.prompt}, Deps{Model: m, Session: store(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -431,7 +435,7 @@ func TestSystemPromptLeavesOutBlankParts(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := m.Requests()[0].SystemPrompt; got != c.want || r.SystemPrompt() != c.want {
-			t.Errorf("base %q, resources %q: system prompt %q, want %q", c.base, c.resources, got, c.want)
+			t.Errorf("system prompt %q: sent %q, want %q", c.prompt, got, c.want)
 		}
 	}
 }
@@ -439,6 +443,7 @@ func TestSystemPromptLeavesOutBlankParts(t *testing.T) {
 // Extensions with no tools wrap nothing: the run has no tools and a tool
 // call gets the "no tools" error result.
 func TestExtensionsWithoutToolsGiveNoTools(t *testing.T) {
+	t.Parallel()
 	host := &policy{}
 	m := faux.New(faux.Call("review_note", `{"note":"n"}`), faux.Text("ok"))
 	r, err := New(Config{}, Deps{Model: m, Session: store(t), Extensions: host})
@@ -459,6 +464,7 @@ func TestExtensionsWithoutToolsGiveNoTools(t *testing.T) {
 
 // What restoring reported stays available, as a copy, as often as asked.
 func TestWarningsOfTheRestoredPath(t *testing.T) {
+	t.Parallel()
 	e := session.MessageEntry("lost0001", ai.UserText("after a lost line", 1))
 	e.ID = "kept0001"
 	s := readStore{MemoryStore: store(t), entries: []session.Entry{e}}
@@ -492,6 +498,7 @@ func (s readStore) Entries() []session.Entry { return s.entries }
 // Regression: a prompt with no message wrote the model_change and
 // thinking_level_change entries before the Agent refused it.
 func TestEmptyPromptWritesNothing(t *testing.T) {
+	t.Parallel()
 	s := store(t)
 	m := faux.New(faux.Text("never"))
 	r, err := New(Config{Model: ai.Info{ID: "m", Provider: "faux"}, Thinking: ai.ThinkingHigh}, Deps{Model: m, Session: s})

@@ -40,6 +40,7 @@ func (f *failingStore) Append(ctx context.Context, e session.Entry) (session.Ent
 // one, later prompts and Flush fail with the same cause, and nothing more
 // reaches the model or the store.
 func TestFailedAppendPoisonsRuntime(t *testing.T) {
+	t.Parallel()
 	fs := &failingStore{MemoryStore: store(t), failAt: 3} // model_change, user, then the assistant fails
 	m := faux.New(faux.Response{Text: "first answer", DelayMs: 20}, faux.Text("never"), faux.Text("never"))
 	r, err := New(Config{Model: faux.Info}, Deps{Model: m, Session: fs})
@@ -81,6 +82,7 @@ func TestFailedAppendPoisonsRuntime(t *testing.T) {
 // Lab 13.3 — Dispose refuses new prompts at once, finishes accepted ones,
 // and is idempotent.
 func TestDisposeFinishesAcceptedWork(t *testing.T) {
+	t.Parallel()
 	m := faux.New(faux.Response{Text: "one", DelayMs: 30}, faux.Text("two"))
 	r, err := New(Config{}, Deps{Model: m, Session: store(t)})
 	if err != nil {
@@ -137,6 +139,7 @@ func (r *Runtime) isDisposed() bool {
 // Every tool call gets one result, also when the run is aborted mid-batch,
 // and every message of the aborted run is in the store.
 func TestAbortKeepsSessionPaired(t *testing.T) {
+	t.Parallel()
 	s := store(t)
 	m := faux.New(faux.Response{ToolCalls: []faux.ToolCall{{ID: "c1", Name: "review_note", Arguments: []byte(`{"note":"x"}`)}, {ID: "c2", Name: "nosuch"}}})
 	r, err := New(Config{}, Deps{Model: m, Session: s, Tools: toolstest.Registry(t, &reviewNote{})})
@@ -164,6 +167,7 @@ func TestAbortKeepsSessionPaired(t *testing.T) {
 // The model in use is recorded before the first message; a resumed session
 // with the same model gets no new model_change.
 func TestModelAndThinkingRecorded(t *testing.T) {
+	t.Parallel()
 	s := store(t)
 	info := ai.Info{ID: "claude-x", Provider: "anthropic"}
 	r, err := New(Config{Model: info, Thinking: ai.ThinkingHigh}, Deps{Model: faux.New(faux.Text("a")).WithInfo(info), Session: s})
@@ -242,6 +246,7 @@ func (p *panickingStore) Append(ctx context.Context, e session.Entry) (session.E
 // all fail with the same cause, and nothing more reaches the model or
 // the store.
 func TestPanickingStorePoisonsRuntime(t *testing.T) {
+	t.Parallel()
 	ps := &panickingStore{MemoryStore: store(t), panicAt: 3} // model_change, user, then the assistant panics
 	m := faux.New(faux.Response{Text: "first answer", DelayMs: 20}, faux.Text("never"), faux.Text("never"))
 	r, err := New(Config{Model: faux.Info}, Deps{Model: m, Session: ps})

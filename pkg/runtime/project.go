@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"gopi/pkg/ai"
+	"gopi/pkg/loop"
 	"gopi/pkg/session"
 )
 
@@ -38,16 +39,10 @@ func (r *Runtime) snapshot() ([]session.Entry, int) {
 	return slices.Clip(r.path), r.persisted
 }
 
-// project builds the messages of one request from the transcript the
-// loop sends (persisted prefix + suffix), as the first of a run.
-func (r *Runtime) project(transcript []ai.Message) (session.Context, error) {
-	c, _, err := r.projectPath(transcript, session.Cut{})
-	return c, err
-}
-
-// projectPath also returns the projected path (persisted entries, then the
-// suffix under temporary ids). prev is where the previous request's
-// context started: it is kept while it fits.
+// projectPath builds the messages of one request from the transcript the
+// loop sends (persisted prefix + suffix) and returns the projected path
+// (persisted entries, then the suffix under temporary ids). prev is where
+// the previous request's context started: it is kept while it fits.
 func (r *Runtime) projectPath(transcript []ai.Message, prev session.Cut) (session.Context, []session.Entry, error) {
 	path, persisted := r.snapshot()
 	if persisted > len(transcript) {
@@ -124,9 +119,8 @@ func (p *projector) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Eve
 				yield(*overflow)
 				return
 			}
-			if c = compacted; !p.settle(c, ai.TrimAfterCompaction, "", yield) {
-				return
-			}
+			c = compacted
+			p.settle(c, loop.TrimAfterCompaction, "")
 		}
 	}
 }
@@ -147,15 +141,15 @@ func (p *projector) forward(ctx context.Context, req *ai.Request, catchOverflow 
 }
 
 // compact summarises the path, persists the compaction entry and
-// re-projects. ok is false when the consumer stopped. A failed compaction
-// returns err; the caller decides whether that ends the stream.
+// re-projects, reporting compaction_start and compaction_end through the
+// Agent. ok is false when the stream has ended (a poisoned session). A
+// failed compaction returns err; the caller decides whether that ends the
+// stream.
 func (p *projector) compact(ctx context.Context, req *ai.Request, reason string, willRetry bool, yield func(ai.Event) bool) (session.Context, bool, error) {
 	r := p.r
-	if !yield(ai.Event{Type: ai.EventCompactionStart, Compaction: &ai.CompactionInfo{Reason: reason}}) {
-		return session.Context{}, false, nil
-	}
+	r.agent.Notify(loop.Event{Type: loop.CompactionStart, Compaction: &loop.CompactionInfo{Reason: reason}})
 	entry, usage, err := r.compactPath(ctx, "")
-	end := &ai.CompactionInfo{Reason: reason}
+	end := &loop.CompactionInfo{Reason: reason}
 	var c session.Context
 	var projErr error
 	if err != nil {
@@ -169,9 +163,7 @@ func (p *projector) compact(ctx context.Context, req *ai.Request, reason string,
 			end.EstimatedTokensAfter = c.Tokens
 		}
 	}
-	if !yield(ai.Event{Type: ai.EventCompactionEnd, Compaction: end}) {
-		return session.Context{}, false, nil
-	}
+	r.agent.Notify(loop.Event{Type: loop.CompactionEnd, Compaction: end})
 	var perr *PoisonError
 	if errors.As(err, &perr) {
 		failStream(ctx, r.cfg.Model, r.deps.Now().UnixMilli(), err, yield)

@@ -157,7 +157,7 @@ func (e *PoisonError) Unwrap() error { return e.Err }
 // knows what answered it.
 func (r *Runtime) recordSettings() error {
 	r.mu.Lock()
-	cur := session.ResumeSettings(r.path)
+	cur := session.ModelStateOf(r.path)
 	name := ""
 	if !r.named && r.cfg.SessionName != "" && pathName(r.path) != r.cfg.SessionName {
 		name = r.cfg.SessionName

@@ -29,8 +29,9 @@ type Config struct {
 	// ActiveLeaf is the entry the conversation continues from. nil is
 	// allowed only for an empty session; a non-empty session must name one.
 	ActiveLeaf *string
-	// SystemPrompt is the base prompt (configured or built-in, with any
-	// appended text); the resources' context follows it.
+	// SystemPrompt is the whole system prompt (the base prompt, appended
+	// text and the project's context, as pkg/assemble builds it); a blank
+	// one sends none.
 	SystemPrompt string
 	MaxSteps     int
 	MaxTokens    int
@@ -68,11 +69,6 @@ type Compaction struct {
 	Model ai.Info
 }
 
-// Resources supplies the project context that follows the base prompt.
-type Resources interface {
-	ContextPrompt() string
-}
-
 // Extensions wraps the tool executor with hooks.
 type Extensions interface {
 	Wrap(next loop.Executor) loop.Executor
@@ -94,7 +90,6 @@ type Deps struct {
 	// after the extensions; nil: those the executor itself declares.
 	Secrets    *tools.Secrets
 	Session    session.Store
-	Resources  Resources  // may be nil
 	Extensions Extensions // may be nil
 	Now        func() time.Time
 	// Stopwatch measures answers and tool calls (loop.Config's); nil:
@@ -211,17 +206,12 @@ func (r *Runtime) restore() error {
 	return nil
 }
 
+// systemPrompt is Config.SystemPrompt, or none when it is blank.
 func (r *Runtime) systemPrompt() string {
-	parts := []string{}
-	if s := strings.TrimSpace(r.cfg.SystemPrompt); s != "" {
-		parts = append(parts, r.cfg.SystemPrompt)
+	if strings.TrimSpace(r.cfg.SystemPrompt) == "" {
+		return ""
 	}
-	if r.deps.Resources != nil {
-		if s := r.deps.Resources.ContextPrompt(); strings.TrimSpace(s) != "" {
-			parts = append(parts, s)
-		}
-	}
-	return strings.Join(parts, "\n\n")
+	return r.cfg.SystemPrompt
 }
 
 // SystemPrompt returns the assembled system prompt.
@@ -229,9 +219,6 @@ func (r *Runtime) SystemPrompt() string { return r.systemPrompt() }
 
 // Session returns the store the Runtime writes to.
 func (r *Runtime) Session() session.Store { return r.deps.Session }
-
-// Resources returns the resources the Runtime was given.
-func (r *Runtime) Resources() Resources { return r.deps.Resources }
 
 // Extensions returns the extension host the Runtime was given.
 func (r *Runtime) Extensions() Extensions { return r.deps.Extensions }

@@ -113,10 +113,6 @@ func (w wrapped) Execute(ctx context.Context, c ai.Content, u func(tools.Result)
 	return res
 }
 
-type staticResources string
-
-func (s staticResources) ContextPrompt() string { return string(s) }
-
 // Lab 13.1 — the four combinations of session and leaf.
 func TestLeafChoiceFourCases(t *testing.T) {
 	m := faux.New()
@@ -158,9 +154,8 @@ func TestLeafChoiceFourCases(t *testing.T) {
 // their identity.
 func TestRestoresChosenBranchAsCopies(t *testing.T) {
 	s := oldSession(t)
-	res := staticResources("PROJECT RULE")
 	host := &policy{}
-	r, err := New(Config{ActiveLeaf: leaf("oldasst1")}, Deps{Model: faux.New(), Session: s, Resources: res, Extensions: host})
+	r, err := New(Config{ActiveLeaf: leaf("oldasst1")}, Deps{Model: faux.New(), Session: s, Extensions: host})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +166,7 @@ func TestRestoresChosenBranchAsCopies(t *testing.T) {
 	if r.Messages()[0].Text() != "continue checking the parser" {
 		t.Fatal("the agent's history follows a change to the store's entries")
 	}
-	if r.Session() != session.Store(s) || r.Resources() != Resources(res) || r.Extensions() != Extensions(host) {
+	if r.Session() != session.Store(s) || r.Extensions() != Extensions(host) {
 		t.Fatal("the runtime does not expose the deps it was given")
 	}
 	if r.Leaf() != "oldasst1" {
@@ -192,8 +187,8 @@ func TestPromptProjectsPersistsAndChainsEntries(t *testing.T) {
 			onDiskAtFirstRequest = len(s.Entries())
 		}
 	}}
-	r, err := New(Config{ActiveLeaf: leaf("oldasst1"), SystemPrompt: "BASE SYSTEM"},
-		Deps{Model: model, Session: s, Tools: toolstest.Registry(t, note), Resources: staticResources("# Project Context\n\nPROJECT RULE"), Extensions: host, Now: clock})
+	r, err := New(Config{ActiveLeaf: leaf("oldasst1"), SystemPrompt: "BASE SYSTEM\n\n# Project Context\n\nPROJECT RULE"},
+		Deps{Model: model, Session: s, Tools: toolstest.Registry(t, note), Extensions: host, Now: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +291,7 @@ func TestProjectionOfUnpersistedSuffix(t *testing.T) {
 		t.Fatal(err)
 	}
 	transcript := []ai.Message{ai.UserText("old", 1), ai.UserText("new 1", 2), ai.UserText("new 2", 3)}
-	c, err := r.project(transcript)
+	c, _, err := r.projectPath(transcript, session.Cut{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,10 +301,10 @@ func TestProjectionOfUnpersistedSuffix(t *testing.T) {
 	if c.Sources[1] != "_"+tempID+"0" || c.Sources[2] != tempID+"1" {
 		t.Fatalf("temporary ids %v", c.Sources)
 	}
-	if one, err := r.project(transcript[:2]); err != nil || len(one.Sources) != 2 || one.Sources[1] != "_"+tempID+"0" {
+	if one, _, err := r.projectPath(transcript[:2], session.Cut{}); err != nil || len(one.Sources) != 2 || one.Sources[1] != "_"+tempID+"0" {
 		t.Fatalf("a suffix of one message: ids %v (%v)", one.Sources, err)
 	}
-	if _, err := r.project(transcript[:0]); err == nil {
+	if _, _, err := r.projectPath(transcript[:0], session.Cut{}); err == nil {
 		t.Fatal("a transcript shorter than the persisted prefix must be refused")
 	}
 	if len(s.Entries()) != 1 {

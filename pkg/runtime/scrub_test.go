@@ -37,6 +37,7 @@ func (x leakyExec) Execute(ctx context.Context, call ai.Content, update func(too
 // Promise 13: the composition root's secrets are scrubbed from every tool
 // result after the extensions ran, whatever wrapper stands in between.
 func TestSecretsScrubbedAfterExtensions(t *testing.T) {
+	t.Parallel()
 	s := store(t)
 	echoKey := toolstest.Func{Name: "env", Fn: func(context.Context, tools.Call) (tools.Result, error) {
 		return tools.TextResult("ANTHROPIC_API_KEY=" + testKey), nil

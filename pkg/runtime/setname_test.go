@@ -18,6 +18,7 @@ import (
 // operations before it ended, and the leaf moves to it; Name reads it
 // from the path, and a configured SessionName no longer overrides it.
 func TestSetNameIsAnEntryOnThePath(t *testing.T) {
+	t.Parallel()
 	st := store(t)
 	rt, err := New(Config{Model: faux.Info, SessionName: "configured"}, Deps{Model: faux.New(faux.Text("one"), faux.Text("two")), Session: st})
 	if err != nil {
@@ -62,6 +63,7 @@ func TestSetNameIsAnEntryOnThePath(t *testing.T) {
 // Record appends a message to the session and the transcript, and the
 // next request carries it (a bashExecution message as pi's user text).
 func TestRunToolAndRecord(t *testing.T) {
+	t.Parallel()
 	st := store(t)
 	model := &captureModel{inner: faux.New(faux.Text("seen"))}
 	rt, err := New(Config{Model: faux.Info}, Deps{Model: model, Session: st, Tools: toolstest.Registry(t, echoTool)})

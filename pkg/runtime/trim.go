@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"gopi/pkg/ai"
+	"gopi/pkg/loop"
 	"gopi/pkg/session"
 )
 
@@ -18,7 +19,7 @@ import (
 
 // prepare projects the request, compacts first when that is due, and
 // announces what the request leaves out. ok is false when the stream has
-// ended (the consumer stopped, or the request failed before the model).
+// ended (the request failed before the model).
 func (p *projector) prepare(ctx context.Context, req *ai.Request, yield func(ai.Event) bool) (session.Context, bool) {
 	r := p.r
 	prev := p.lastCut()
@@ -27,7 +28,7 @@ func (p *projector) prepare(ctx context.Context, req *ai.Request, yield func(ai.
 		failStream(ctx, r.cfg.Model, r.deps.Now().UnixMilli(), err, yield)
 		return session.Context{}, false
 	}
-	reason, detail := ai.TrimCompactionDisabled, ""
+	reason, detail := loop.TrimCompactionDisabled, ""
 	if r.compactionDue(c, path, prev) {
 		// A failed compaction is reported in its end event; the request
 		// then goes out with the oldest turns left out, and says so.
@@ -36,12 +37,13 @@ func (p *projector) prepare(ctx context.Context, req *ai.Request, yield func(ai.
 			return session.Context{}, false
 		}
 		if err == nil {
-			c, reason = compacted, ai.TrimAfterCompaction
+			c, reason = compacted, loop.TrimAfterCompaction
 		} else {
-			reason, detail = ai.TrimCompactionFailed, err.Error()
+			reason, detail = loop.TrimCompactionFailed, err.Error()
 		}
 	}
-	return c, p.settle(c, reason, detail, yield)
+	p.settle(c, reason, detail)
+	return c, true
 }
 
 // compactionDue reports that compaction should run before the request:
@@ -65,23 +67,22 @@ func (p *projector) lastCut() session.Cut {
 }
 
 // settle remembers where c starts and, when that is a new cut that leaves
-// something out, yields the context_trimmed event. It returns false when
-// the consumer stopped.
-func (p *projector) settle(c session.Context, reason, detail string, yield func(ai.Event) bool) bool {
+// something out, reports the context_trimmed event through the Agent.
+func (p *projector) settle(c session.Context, reason, detail string) {
 	p.mu.Lock()
 	prev := p.cut
 	p.cut = c.Cut
 	p.mu.Unlock()
 	if c.Dropped.Messages == 0 || c.Cut == prev {
-		return true
+		return
 	}
-	info := &ai.TrimInfo{
+	info := &loop.TrimInfo{
 		Reason: reason, ContextWindow: p.r.budget().ContextWindow,
 		Turns: c.Dropped.Turns, Messages: c.Dropped.Messages,
 		FirstDroppedEntryID: persistedID(c.Dropped.EntryIDs[0]), FirstKeptEntryID: persistedID(c.Cut.ID),
 		Tokens: c.Tokens, ErrorMessage: detail,
 	}
-	return yield(ai.Event{Type: ai.EventContextTrimmed, Trim: info})
+	p.r.agent.Notify(loop.Event{Type: loop.ContextTrimmed, Trim: info})
 }
 
 // persistedID hides the temporary id of a message not yet written.

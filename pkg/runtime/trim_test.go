@@ -52,7 +52,7 @@ func (m summarizer) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Eve
 // contextEvents records compaction and context_trimmed events.
 type contextEvents struct {
 	names   []string
-	trimmed []ai.TrimInfo
+	trimmed []loop.TrimInfo
 }
 
 func recordContext(r *Runtime) *contextEvents {
@@ -93,6 +93,7 @@ func tokens(ms []ai.Message) int {
 // only the newest messages, with no compaction and no word, because pi's
 // usage-based count (the last answer's usage) stayed below the threshold.
 func TestResumedPathThatDoesNotFitIsCompactedFirst(t *testing.T) {
+	t.Parallel()
 	s, leafID := usageSession(t, 30) // ≈ 6,200 tokens
 	sum, main := faux.New(faux.Text("## Goal\nSUMMARY OF EARLIER WORK")), faux.New(faux.Text("the answer"))
 	cfg := Config{ActiveLeaf: leaf(leafID), Model: ai.Info{ID: "m", Provider: "faux", ContextWindow: 3000},
@@ -132,6 +133,7 @@ func TestResumedPathThatDoesNotFitIsCompactedFirst(t *testing.T) {
 // With compaction off, the oldest turns are left out, and that is said
 // once, not at every request of the run.
 func TestTrimmedWithoutCompactionIsAnnouncedOnce(t *testing.T) {
+	t.Parallel()
 	s, leafID := usageSession(t, 30)
 	m := faux.New(faux.Call("note", `{}`), faux.Call("note", `{}`), faux.Text("done"))
 	cfg := Config{ActiveLeaf: leaf(leafID), Model: ai.Info{ID: "m", Provider: "faux", ContextWindow: 3000},
@@ -148,7 +150,7 @@ func TestTrimmedWithoutCompactionIsAnnouncedOnce(t *testing.T) {
 	if len(reqs) != 3 || len(compactions(s)) != 0 {
 		t.Fatalf("%d requests, %d compactions", len(reqs), len(compactions(s)))
 	}
-	if !slices.Equal(rec.names, []string{"trimmed:" + ai.TrimCompactionDisabled}) {
+	if !slices.Equal(rec.names, []string{"trimmed:" + loop.TrimCompactionDisabled}) {
 		t.Fatalf("events %v", rec.names)
 	}
 	first := reqs[0].Messages
@@ -176,6 +178,7 @@ func noteTool(size int) toolstest.Func {
 }
 
 func TestFailedCompactionTrimsAndAnnounces(t *testing.T) {
+	t.Parallel()
 	s, leafID := usageSession(t, 30)
 	sum := faux.New(faux.Response{Error: "summarizer down"}, faux.Response{Error: "summarizer down"})
 	main := faux.New(faux.Text("the answer"))
@@ -191,7 +194,7 @@ func TestFailedCompactionTrimsAndAnnounces(t *testing.T) {
 		t.Fatalf("%v %s", err, res.Reason)
 	}
 	if len(rec.names) != 3 || rec.names[0] != "start:threshold" || !strings.Contains(rec.names[1], "summarizer down") ||
-		rec.names[2] != "trimmed:"+ai.TrimCompactionFailed {
+		rec.names[2] != "trimmed:"+loop.TrimCompactionFailed {
 		t.Fatalf("events %v", rec.names)
 	}
 	if tr := rec.trimmed[0]; !strings.Contains(tr.ErrorMessage, "summarizer down") || tr.Messages == 0 {
@@ -209,6 +212,7 @@ func TestFailedCompactionTrimsAndAnnounces(t *testing.T) {
 // while the messages from it fit, and moves in one large step when they
 // no longer do.
 func TestCutStaysWhileItFits(t *testing.T) {
+	t.Parallel()
 	s, leafID := usageSession(t, 30)
 	m := faux.New()
 	for range 9 {

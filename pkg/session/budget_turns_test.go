@@ -12,6 +12,7 @@ import (
 // that whole turn, never leaving a result without its call. Tokens are
 // exactly the kept messages' estimates.
 func TestBudgetKeepsAToolCallWithItsResult(t *testing.T) {
+	t.Parallel()
 	var b pathBuilder
 	b.user("q1")
 	b.msg(ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{ai.ToolCallContent("c1", "read", []byte(`{}`))}})

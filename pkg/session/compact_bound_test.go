@@ -13,6 +13,7 @@ import (
 // how many were left out: the request never exceeds the bound (it failed
 // as an overflow on every resume of a huge session).
 func TestCompactBoundsTheSummaryRequest(t *testing.T) {
+	t.Parallel()
 	es := withPaths(turnMsgs(200, 4000)) // each turn ≈ 2,000 tokens
 	model := &summarizer{text: "## Goal\nbounded"}
 	opts := compactOpts()
@@ -61,6 +62,7 @@ func TestCompactBoundsTheSummaryRequest(t *testing.T) {
 // The newest message goes whatever its size, and a history that fits is
 // sent whole.
 func TestCompactBoundKeepsTheNewestThatFit(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		max      int
@@ -112,6 +114,7 @@ func TestCompactBoundKeepsTheNewestThatFit(t *testing.T) {
 // message out (and said so), and a newest message larger than the bound
 // left everything out, though the newest message goes whatever its size.
 func TestCompactBoundKeepsWhatFitsAndTheNewest(t *testing.T) {
+	t.Parallel()
 	es := withPaths(turnMsgs(8, 400)) // turn 7 is kept; turns 0 to 6 (28 messages) are summarised
 	last := es[27].Message.Clone()    // the newest to summarise: larger than a bound of 1
 	last.Content = []ai.Content{ai.TextContent("finished " + strings.Repeat("f", 400))}

@@ -136,6 +136,7 @@ func splitTurnPath() []Entry {
 // with its own prompt, size and options, merged into one summary that
 // lists the files of both parts and none of the kept part.
 func TestCompactSplitTurnKeepsTheHistoryBeforeIt(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		opts    CompactOptions
@@ -205,6 +206,7 @@ func TestCompactSplitTurnKeepsTheHistoryBeforeIt(t *testing.T) {
 
 // Either request of a split turn failing fails the compaction.
 func TestCompactSplitTurnRequestFails(t *testing.T) {
+	t.Parallel()
 	for _, failing := range []int{13107, 8192} {
 		model := &answerer{answer: func(req *ai.Request) ai.Message {
 			if req.MaxTokens == failing {
@@ -240,6 +242,7 @@ func afterCompactionPath(read, modified []string, fromHook bool) []Entry {
 // lists over, unless an extension made it (pi keeps no lists of those);
 // nothing before it is summarised again.
 func TestCompactCarriesThePreviousCompaction(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name           string
 		path           []Entry
@@ -284,6 +287,7 @@ func TestCompactCarriesThePreviousCompaction(t *testing.T) {
 
 // Of two earlier compactions, the newer one is the one updated.
 func TestCompactUpdatesTheNewestCompaction(t *testing.T) {
+	t.Parallel()
 	var b pathBuilder
 	b.user("one")
 	b.compaction("OLDEST", []string{"oldest.go"}, nil, false)
@@ -314,6 +318,7 @@ func TestCompactUpdatesTheNewestCompaction(t *testing.T) {
 // Nothing to compact: no path, a path ending with a compaction, or one
 // whose part after the last compaction all fits the recent tokens.
 func TestCompactNothingToCompact(t *testing.T) {
+	t.Parallel()
 	var b pathBuilder
 	b.user("one")
 	b.answer("two")
@@ -342,6 +347,7 @@ func TestCompactNothingToCompact(t *testing.T) {
 // The summary is the answer's text blocks joined by newlines; an answer
 // that stopped with an error or was aborted fails with its message.
 func TestCompactAnswer(t *testing.T) {
+	t.Parallel()
 	var b pathBuilder
 	b.user("one")
 	b.answer("two")
@@ -374,6 +380,7 @@ func TestCompactAnswer(t *testing.T) {
 // estimates of the messages after it; aborted and failed answers'
 // usage does not count, and entries that are not messages cost nothing.
 func TestCompactTokensBefore(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		usage ai.Usage
@@ -407,6 +414,7 @@ func TestCompactTokensBefore(t *testing.T) {
 // ContextTokens counts from the last compaction: its summary, then the
 // messages after it.
 func TestContextTokensFromTheLastCompaction(t *testing.T) {
+	t.Parallel()
 	var b pathBuilder
 	b.msg(ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{ai.TextContent("old")}, Usage: ai.Usage{TotalTokens: 99_999}})
 	b.compaction("first summary", nil, nil, false)
@@ -424,6 +432,7 @@ func TestContextTokensFromTheLastCompaction(t *testing.T) {
 // ShouldCompact is pi's threshold: past window minus reserve, reserve 0
 // meaning the default, and never without a window.
 func TestShouldCompactThreshold(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		tokens, window, reserve int
 		want                    bool
@@ -446,6 +455,7 @@ func TestShouldCompactThreshold(t *testing.T) {
 // Zero options are pi's defaults: 20,000 recent tokens kept, a reserve of
 // 16,384 (80% of it for the summary) and the current time on the request.
 func TestCompactDefaults(t *testing.T) {
+	t.Parallel()
 	var b pathBuilder
 	for i := range 250 {
 		b.user(fmt.Sprint("q", i))
@@ -484,6 +494,7 @@ func TestCompactDefaults(t *testing.T) {
 // message, and a cut at an answer with no user message before it in
 // the path is not a split turn.
 func TestCompactCutPoints(t *testing.T) {
+	t.Parallel()
 	var b pathBuilder
 	b.user("one")
 	b.answer("two")
@@ -535,6 +546,7 @@ func TestCompactCutPoints(t *testing.T) {
 // of 1 token keeps the newest message alone, a reserve of 1 leaves the
 // summary its 80%, rounded down.
 func TestCompactSmallOptions(t *testing.T) {
+	t.Parallel()
 	var b pathBuilder
 	b.user("one")
 	b.user("two")
@@ -554,6 +566,7 @@ func TestCompactSmallOptions(t *testing.T) {
 // point (here the tool call, splitting the only turn), not the oldest,
 // which would leave nothing to summarise.
 func TestCompactCutsAtTheNewestCutPointWhenOnlyToolResultsFollow(t *testing.T) {
+	t.Parallel()
 	var b pathBuilder
 	b.user("read the notes") // e01: the split turn starts here
 	b.call("read", "n.txt")  // e02 (first kept), e03

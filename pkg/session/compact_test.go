@@ -44,6 +44,7 @@ func compactOpts() CompactOptions {
 }
 
 func TestCompact(t *testing.T) {
+	t.Parallel()
 	es := withPaths(turnMsgs(8, 400))
 	model := &summarizer{text: "## Goal\nsummary one"}
 	c, err := Compact(t.Context(), model, es, compactOpts())
@@ -118,6 +119,7 @@ func indexOf(es []Entry, id string) int {
 
 // One huge turn is cut inside: the turn's prefix gets its own summary.
 func TestCompactSplitTurn(t *testing.T) {
+	t.Parallel()
 	es := turnMsgs(1, 4000)
 	for range 6 {
 		more := turnMsgs(1, 4000)[1:3]
@@ -139,6 +141,7 @@ func TestCompactSplitTurn(t *testing.T) {
 }
 
 func TestCompactErrors(t *testing.T) {
+	t.Parallel()
 	if _, err := Compact(t.Context(), &summarizer{}, turnMsgs(1, 10), compactOpts()); !errors.Is(err, ErrNothingToCompact) {
 		t.Errorf("small path: %v", err)
 	}
@@ -158,6 +161,7 @@ func withPaths(es []Entry) []Entry {
 }
 
 func TestContextTokens(t *testing.T) {
+	t.Parallel()
 	es := turnMsgs(2, 400)
 	es[3].Message.Usage = ai.Usage{Input: 5000, Output: 10, TotalTokens: 5010}
 	got := ContextTokens(es)
@@ -173,6 +177,7 @@ func TestContextTokens(t *testing.T) {
 // The summary request's text is pi's serialization of the conversation
 // (built in one buffer since a long session's is tens of megabytes).
 func TestConversationPromptIsPisSerialization(t *testing.T) {
+	t.Parallel()
 	ms := []ai.Message{
 		ai.UserText("fix the parser", 1),
 		{Role: ai.RoleAssistant, Content: []ai.Content{{Type: ai.TypeThinking, Thinking: "look first"}, ai.TextContent("Reading."), ai.TextContent("Two."),
@@ -192,6 +197,7 @@ func TestConversationPromptIsPisSerialization(t *testing.T) {
 // The summary request sees the history as the model saw it: context
 // edits applied (pi 1.6 summarizes its projection).
 func TestCompactAppliesContextEdits(t *testing.T) {
+	t.Parallel()
 	es := withPaths(turnMsgs(8, 400))
 	edit, err := ContextEditEntry(es[len(es)-1].ID, es[0].ID, []ai.Content{ai.TextContent("EDITED first question")})
 	if err != nil {

@@ -347,31 +347,32 @@ func parseMillis(ts string) int64 {
 	return t.UnixMilli()
 }
 
-// Settings are what a resumed session continues with.
-type Settings struct {
+// ModelState is the model and thinking level a path ends with: what a
+// resumed session continues with.
+type ModelState struct {
 	Provider      string // "" when the path names no model
 	ModelID       string
 	ThinkingLevel ai.ThinkingLevel // "off" when the path sets none
 }
 
-// ResumeSettings returns the model and thinking level of a path, as pi
-// does: the last model_change or assistant message names the model, the
-// last thinking_level_change the level.
-func ResumeSettings(path []Entry) Settings {
-	var st settingsWalk
+// ModelStateOf returns the model and thinking level of a path, as pi
+// reads them: the last model_change or assistant message names the
+// model, the last thinking_level_change the level.
+func ModelStateOf(path []Entry) ModelState {
+	var st modelStateWalk
 	for i := len(path) - 1; i >= 0 && !st.done(); i-- {
 		st.see(&path[i])
 	}
-	return st.settings()
+	return st.state()
 }
 
-// ResumeSettingsAt is ResumeSettings of the path to the entry id, found
-// by walking from it towards the root only until both settings are named
+// ModelStateAt is ModelStateOf of the path to the entry id, found
+// by walking from it towards the root only until both are named
 // (a long session's whole path is not built). An unknown id, a missing
 // parent or a loop ends the walk.
-func ResumeSettingsAt(entries []Entry, id string) Settings {
+func ModelStateAt(entries []Entry, id string) ModelState {
 	byID, _ := indexByID(entries)
-	var st settingsWalk
+	var st modelStateWalk
 	for cur, steps := id, 0; cur != "" && steps <= len(entries) && !st.done(); steps++ {
 		i, ok := byID[cur]
 		if !ok {
@@ -380,18 +381,19 @@ func ResumeSettingsAt(entries []Entry, id string) Settings {
 		st.see(&entries[i])
 		cur = entries[i].Parent()
 	}
-	return st.settings()
+	return st.state()
 }
 
-// settingsWalk collects the newest settings, walking a path backwards.
-type settingsWalk struct {
-	s                    Settings
+// modelStateWalk collects the newest model and thinking level, walking a
+// path backwards.
+type modelStateWalk struct {
+	s                    ModelState
 	haveModel, haveThink bool
 }
 
-func (w *settingsWalk) done() bool { return w.haveModel && w.haveThink }
+func (w *modelStateWalk) done() bool { return w.haveModel && w.haveThink }
 
-func (w *settingsWalk) see(e *Entry) {
+func (w *modelStateWalk) see(e *Entry) {
 	switch {
 	case e.Type == TypeThinkingLevelChange && !w.haveThink:
 		w.s.ThinkingLevel, w.haveThink = ai.ThinkingLevel(e.ThinkingLevel), true
@@ -402,7 +404,7 @@ func (w *settingsWalk) see(e *Entry) {
 	}
 }
 
-func (w *settingsWalk) settings() Settings {
+func (w *modelStateWalk) state() ModelState {
 	if !w.haveThink {
 		w.s.ThinkingLevel = ai.ThinkingOff
 	}

@@ -35,24 +35,25 @@ func brief(ms []ai.Message) string {
 // Hand-made files in pi's documented format (versions 1, 2, 3) give the
 // context pi's buildSessionContext + convertToLlm give.
 func TestPiFixtures(t *testing.T) {
+	t.Parallel()
 	comp := func(s string) string { return CompactionSummaryPrefix + s + CompactionSummarySuffix }
 	tests := []struct {
 		file, leaf string
 		want       string
-		settings   Settings
+		state      ModelState
 		version    int
 	}{
 		{"v3.jsonl", "a0000011", "user: " + comp("## Goal\nEdit a.go") + "\n" +
 			"user: now edit it\nassistant: call edit\ntoolResult: ok\nuser: and then?\nuser: Remember the tests.\n" +
 			"user: Ran `go test`\n```\nFAIL\n```\n\nCommand exited with code 1\nassistant: Tests fail.\n",
-			Settings{"anthropic", "claude-sonnet-4-5", ai.ThinkingMedium}, 3},
+			ModelState{"anthropic", "claude-sonnet-4-5", ai.ThinkingMedium}, 3},
 		{"v3.jsonl", "a0000015", "user: read a.go\nassistant: thinking | call read\ntoolResult: package a\nassistant: It is package a.\n" +
 			"user: " + BranchSummaryPrefix + "Tried editing; tests failed.</summary>\nuser: different approach\n",
-			Settings{"openai", "gpt-5", ai.ThinkingMedium}, 3},
+			ModelState{"openai", "gpt-5", ai.ThinkingMedium}, 3},
 		{"v2.jsonl", "b0000003", "user: hello\nuser: hook says hi\nassistant: hi\n",
-			Settings{"anthropic", "claude-sonnet-4-5", ai.ThinkingOff}, 2},
+			ModelState{"anthropic", "claude-sonnet-4-5", ai.ThinkingOff}, 2},
 		{"v1.jsonl", "00000006", "user: " + comp("old stuff") + "\nuser: second\nassistant: two\nuser: third\n",
-			Settings{"anthropic", "claude-sonnet-4-5", ai.ThinkingOff}, 1},
+			ModelState{"anthropic", "claude-sonnet-4-5", ai.ThinkingOff}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file+"@"+tt.leaf, func(t *testing.T) {
@@ -72,19 +73,19 @@ func TestPiFixtures(t *testing.T) {
 			if b := brief(got.Messages); b != tt.want {
 				t.Errorf("context:\n%s\nwant:\n%s", b, tt.want)
 			}
-			if s := ResumeSettings(path); s != tt.settings {
-				t.Errorf("settings %+v, want %+v", s, tt.settings)
+			if s := ModelStateOf(path); s != tt.state {
+				t.Errorf("model state %+v, want %+v", s, tt.state)
 			}
-			if s := ResumeSettingsAt(f.Entries, tt.leaf); s != tt.settings {
-				t.Errorf("settings at the leaf %+v, want %+v", s, tt.settings)
+			if s := ModelStateAt(f.Entries, tt.leaf); s != tt.state {
+				t.Errorf("model state at the leaf %+v, want %+v", s, tt.state)
 			}
-			// every entry's settings: the walk from it agrees with its path
+			// every entry's model state: the walk from it agrees with its path
 			for _, e := range f.Entries {
 				p, _, err := PathTo(f.Entries, e.ID)
 				if err != nil {
 					continue
 				}
-				if a, b := ResumeSettingsAt(f.Entries, e.ID), ResumeSettings(p); a != b {
+				if a, b := ModelStateAt(f.Entries, e.ID), ModelStateOf(p); a != b {
 					t.Errorf("at %s: walk %+v, path %+v", e.ID, a, b)
 				}
 			}
@@ -94,6 +95,7 @@ func TestPiFixtures(t *testing.T) {
 
 // Version 1 files are read but not appended to; version 2 files are.
 func TestOldVersionsOnDisk(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, name := range []string{"v1.jsonl", "v2.jsonl"} {
 		data, _ := os.ReadFile(filepath.Join("testdata", "pi", name))
@@ -131,6 +133,7 @@ func turnMsgs(n int, size int) []Entry {
 }
 
 func TestBudgetDropsOldestWholeTurns(t *testing.T) {
+	t.Parallel()
 	es := turnMsgs(10, 400) // each turn ≈ 100+3+100+1 tokens
 	all := BuildContext(es, Budget{})
 	if len(all.Messages) != 40 || all.Dropped.Turns != 0 {
@@ -159,6 +162,7 @@ func TestBudgetDropsOldestWholeTurns(t *testing.T) {
 // A compaction summary is kept while old turns after it are dropped, and
 // an unanswered tool call (an old crash) does not glue later turns together.
 func TestBudgetPinsSummaryAndUnansweredCalls(t *testing.T) {
+	t.Parallel()
 	es := turnMsgs(6, 400)
 	es[2].Message = &ai.Message{Role: ai.RoleUser, Content: []ai.Content{ai.TextContent("interrupted")}} // call c0 never answered
 	comp := Entry{Type: TypeCompaction, ID: "cccccccc", ParentID: Ref(es[len(es)-1].ID), Summary: "sum", FirstKeptEntryID: "00000001"}
@@ -176,6 +180,7 @@ func TestBudgetPinsSummaryAndUnansweredCalls(t *testing.T) {
 // context's start, which providers cache, stays the same), and a new cut
 // leaves out enough that the rest uses at most two-thirds of the limit.
 func TestStableContextKeepsItsCut(t *testing.T) {
+	t.Parallel()
 	es := turnMsgs(10, 400) // turns of ≈ 204 tokens
 	b := Budget{ContextWindow: 1000, ReserveOutput: 100}
 	first := BuildStableContext(es, b, Cut{})

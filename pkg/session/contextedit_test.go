@@ -17,6 +17,7 @@ import (
 // message, the failed attempt the edit omits and the entries before the
 // compaction's first kept one reach no message.
 func TestPi16Fixture(t *testing.T) {
+	t.Parallel()
 	f, err := ReadFile(filepath.Join("testdata", "pi", "v16.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +36,7 @@ func TestPi16Fixture(t *testing.T) {
 	if b := brief(got.Messages); b != want {
 		t.Errorf("context:\n%s\nwant:\n%s", b, want)
 	}
-	if s := ResumeSettings(path); s != (Settings{"anthropic", "claude-sonnet-4-5", ai.ThinkingMedium}) {
+	if s := ModelStateOf(path); s != (ModelState{"anthropic", "claude-sonnet-4-5", ai.ThinkingMedium}) {
 		t.Errorf("settings %+v", s)
 	}
 	// Before the compaction, the same file's path to the retried answer:
@@ -103,6 +104,7 @@ func editLine(id, parent, target, replacement string) string {
 }
 
 func TestContextEdits(t *testing.T) {
+	t.Parallel()
 	base := []string{eUser1, eAsst1, eCall, eRes, eCust, eSys}
 	tests := []struct {
 		name  string
@@ -138,6 +140,7 @@ func TestContextEdits(t *testing.T) {
 // An edit is branch-relative: an edit on another branch, or one that a
 // compaction left before its first kept entry, changes nothing.
 func TestContextEditsBranchAndCompaction(t *testing.T) {
+	t.Parallel()
 	all := editPath(t, eUser1, eAsst1, eCall, eRes,
 		editLine("e1", "a1", "a1", "null"), // a branch off a1
 		`{"type":"message","id":"u2","parentId":"e1","timestamp":"2026-01-01T00:02:00.000Z","message":{"role":"user","content":"other","timestamp":9}}`,
@@ -170,6 +173,7 @@ func TestContextEditsBranchAndCompaction(t *testing.T) {
 }
 
 func TestContextEditEntryRoundTrip(t *testing.T) {
+	t.Parallel()
 	e, err := ContextEditEntry("p1", "t1", []ai.Content{ai.TextContent("x")})
 	if err != nil {
 		t.Fatal(err)

@@ -2,8 +2,6 @@ package session
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -32,6 +30,7 @@ var piLines = map[string]string{
 
 // Each pi-written entry type reads and writes back byte for byte.
 func TestEntryRoundTripPiBytes(t *testing.T) {
+	t.Parallel()
 	for name, line := range piLines {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -59,6 +58,7 @@ func TestEntryRoundTripPiBytes(t *testing.T) {
 
 // Unknown types and unknown fields survive as the same JSON values.
 func TestEntryRoundTripUnknown(t *testing.T) {
+	t.Parallel()
 	tests := map[string]string{
 		"unknown type":          `{"type":"future_thing","id":"0000aaaa","parentId":null,"timestamp":"t","payload":{"deep":[1,{"a":null}]},"n":1.5e3}`,
 		"unknown entry field":   `{"type":"model_change","id":"0000aaab","parentId":"0000aaaa","timestamp":"t","provider":"p","modelId":"m","zz":true,"aa":"x"}`,
@@ -95,23 +95,4 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 		t.Fatalf("%s: %v", b, err)
 	}
 	return cmp.Equal(x, y)
-}
-
-// golden compares got with testdata/golden/<name>.golden (-update rewrites).
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got):\n%s", path, diff)
-	}
 }

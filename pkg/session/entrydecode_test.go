@@ -57,6 +57,7 @@ func FuzzDecodeEntry(f *testing.F) {
 // A compaction's tokensBefore written as a float by another tool is read
 // as its integer part; one that is not a number makes the line corrupt.
 func TestTokensBeforeAsFloat(t *testing.T) {
+	t.Parallel()
 	head := `{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}` + "\n"
 	line := func(id, tokens string) string {
 		return `{"type":"compaction","id":"` + id + `","parentId":null,"timestamp":"t","summary":"s","firstKeptEntryId":"x","tokensBefore":` + tokens + "}\n"

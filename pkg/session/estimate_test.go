@@ -21,6 +21,7 @@ var estimateSamples = []string{
 // EstimateTokens counts characters as Unicode code points, as
 // utf8.RuneCountInString does, however the text is laid out.
 func TestEstimateTokensCountsCodePoints(t *testing.T) {
+	t.Parallel()
 	for _, s := range estimateSamples {
 		for pre := range 9 {
 			text := strings.Repeat("p", pre) + s

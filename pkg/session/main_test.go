@@ -1,7 +1,6 @@
 package session
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"testing"
@@ -11,8 +10,6 @@ import (
 
 	"go.uber.org/goleak"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestMain(m *testing.M) {
 	if os.Getenv(crashChildEnv) != "" {

@@ -15,6 +15,7 @@ import (
 // 4,800 characters for an image in a tool result (none in a user's or
 // the assistant's message).
 func TestEstimateTokensCounts(t *testing.T) {
+	t.Parallel()
 	image := ai.Content{Type: ai.TypeImage, Data: "AAAA", MimeType: "image/png"}
 	thinking := ai.Content{Type: ai.TypeThinking, Thinking: strings.Repeat("t", 40)}
 	call := ai.ToolCallContent("c1", "read", []byte(`{"path":"a.go"}`)) // 4 + 15 characters
@@ -42,6 +43,7 @@ func TestEstimateTokensCounts(t *testing.T) {
 // A stored message of a role the model does not know is left out of the
 // context; pi's own roles become user messages.
 func TestContextMessageRoles(t *testing.T) {
+	t.Parallel()
 	raw := func(s string) json.RawMessage { return json.RawMessage(s) }
 	var b pathBuilder
 	b.user("hello")
@@ -64,6 +66,7 @@ func TestContextMessageRoles(t *testing.T) {
 // An answer with only tool calls, or only thinking, is serialised without
 // empty parts.
 func TestConversationPromptLeavesOutEmptyParts(t *testing.T) {
+	t.Parallel()
 	ms := []ai.Message{
 		{Role: ai.RoleAssistant, Content: []ai.Content{ai.ToolCallContent("c1", "read", []byte(`{"path":"a"}`))}},
 		{Role: ai.RoleAssistant, Content: []ai.Content{{Type: ai.TypeThinking, Thinking: "hm"}}},
@@ -77,6 +80,7 @@ func TestConversationPromptLeavesOutEmptyParts(t *testing.T) {
 // A new stable cut keeps the most whole turns that fit two-thirds of the
 // limit.
 func TestStableCutKeepsTwoThirds(t *testing.T) {
+	t.Parallel()
 	es := turnMsgs(10, 400) // turns of 204 tokens
 	b := Budget{ContextWindow: 1300, ReserveOutput: 100}
 	c := BuildStableContext(es, b, Cut{})
@@ -88,6 +92,7 @@ func TestStableCutKeepsTwoThirds(t *testing.T) {
 
 // Without a compaction, ContextTokens counts from the first entry.
 func TestContextTokensWithoutCompaction(t *testing.T) {
+	t.Parallel()
 	var b pathBuilder
 	b.user(strings.Repeat("a", 40))
 	b.user(strings.Repeat("b", 8))
@@ -99,6 +104,7 @@ func TestContextTokensWithoutCompaction(t *testing.T) {
 // A previous cut is kept only when it is of the same base and still names
 // the same message; otherwise a new one is made.
 func TestStableCutKeptOnlyWhenItStillHolds(t *testing.T) {
+	t.Parallel()
 	es := turnMsgs(10, 400) // turns of 204 tokens: a new cut keeps 3 (12 messages), 4 still fit
 	b := Budget{ContextWindow: 1300, ReserveOutput: 100}
 	tests := []struct {
@@ -121,6 +127,7 @@ func TestStableCutKeptOnlyWhenItStillHolds(t *testing.T) {
 // A compaction at the root of a path leads the context like any other:
 // its summary first, never dropped, and the cut is based on it.
 func TestCompactionAtTheRoot(t *testing.T) {
+	t.Parallel()
 	var b pathBuilder
 	b.add(Entry{Type: TypeCompaction, Summary: "S", FirstKeptEntryID: "e02"})
 	for i := range 6 {
@@ -135,34 +142,36 @@ func TestCompactionAtTheRoot(t *testing.T) {
 
 // The newest model change or answer names the model, the newest thinking
 // change the level; an older answer or change does not override them.
-func TestResumeSettingsNewestWins(t *testing.T) {
+func TestModelStateOfNewestWins(t *testing.T) {
+	t.Parallel()
 	var b pathBuilder
 	b.msg(ai.Message{Role: ai.RoleAssistant, Provider: "old", Model: "answer-model", Content: []ai.Content{ai.TextContent("a")}})
 	b.add(ThinkingLevelEntry("", ai.ThinkingHigh))
 	b.add(ModelChangeEntry("", "new", "changed-model"))
 	b.add(ThinkingLevelEntry("", ai.ThinkingLow))
 	b.user("q")
-	want := Settings{Provider: "new", ModelID: "changed-model", ThinkingLevel: ai.ThinkingLow}
-	if got := ResumeSettings(b.es); got != want {
-		t.Errorf("ResumeSettings %+v, want %+v", got, want)
+	want := ModelState{Provider: "new", ModelID: "changed-model", ThinkingLevel: ai.ThinkingLow}
+	if got := ModelStateOf(b.es); got != want {
+		t.Errorf("ModelStateOf %+v, want %+v", got, want)
 	}
-	if got := ResumeSettingsAt(b.es, "e05"); got != want {
-		t.Errorf("ResumeSettingsAt %+v, want %+v", got, want)
+	if got := ModelStateAt(b.es, "e05"); got != want {
+		t.Errorf("ModelStateAt %+v, want %+v", got, want)
 	}
-	if got := ResumeSettings(b.es[:1]); got != (Settings{Provider: "old", ModelID: "answer-model", ThinkingLevel: ai.ThinkingOff}) {
+	if got := ModelStateOf(b.es[:1]); got != (ModelState{Provider: "old", ModelID: "answer-model", ThinkingLevel: ai.ThinkingOff}) {
 		t.Errorf("from an answer alone: %+v", got)
 	}
 	// an answer after a model change names the model
 	b = pathBuilder{}
 	b.add(ModelChangeEntry("", "old", "changed-model"))
 	b.msg(ai.Message{Role: ai.RoleAssistant, Provider: "new", Model: "answer-model", Content: []ai.Content{ai.TextContent("a")}})
-	if got := ResumeSettings(b.es); got != (Settings{Provider: "new", ModelID: "answer-model", ThinkingLevel: ai.ThinkingOff}) {
+	if got := ModelStateOf(b.es); got != (ModelState{Provider: "new", ModelID: "answer-model", ThinkingLevel: ai.ThinkingOff}) {
 		t.Errorf("answer after a model change: %+v", got)
 	}
 }
 
 // CompactionInfo is ok only for details of pi's shape.
 func TestCompactionInfoShape(t *testing.T) {
+	t.Parallel()
 	for details, ok := range map[string]bool{``: false, `[1,2]`: false, `{"readFiles":["a"],"modifiedFiles":[]}`: true} {
 		e := Entry{Type: TypeCompaction, Details: json.RawMessage(details)}
 		if d, got := e.CompactionInfo(); got != ok || ok && (len(d.ReadFiles) != 1 || d.ReadFiles[0] != "a") {
@@ -174,6 +183,7 @@ func TestCompactionInfoShape(t *testing.T) {
 // A header is written in pi's field order; a version of 0 (pi's first
 // format had none) is left out, any other is written.
 func TestHeaderVersionWritten(t *testing.T) {
+	t.Parallel()
 	for v, want := range map[int]string{
 		0: `{"type":"session","id":"x","timestamp":"t","cwd":"/"}`,
 		1: `{"type":"session","version":1,"id":"x","timestamp":"t","cwd":"/"}`,
@@ -189,6 +199,7 @@ func TestHeaderVersionWritten(t *testing.T) {
 // A session's name is its newest non-blank session_info name, the first
 // entry included.
 func TestSessionNameFromTheFirstEntry(t *testing.T) {
+	t.Parallel()
 	name, blank := " first ", "  "
 	es := []Entry{{Type: TypeSessionInfo, ID: "a", Name: &name}, {Type: TypeSessionInfo, ID: "b", ParentID: Ref("a"), Name: &blank}}
 	if got := SessionName(es); got != "first" {
@@ -199,6 +210,7 @@ func TestSessionNameFromTheFirstEntry(t *testing.T) {
 // A header line of exactly 1 MiB is read; one far longer is refused
 // without reading the rest of the file.
 func TestHeaderLineBound(t *testing.T) {
+	t.Parallel()
 	header := func(size int) string {
 		h := `{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/`
 		return h + strings.Repeat("d", size-len(h)-2) + `"}`
@@ -216,6 +228,7 @@ func TestHeaderLineBound(t *testing.T) {
 // A version 1 compaction's firstKeptEntryIndex (a line number, the header
 // being 0) becomes the id of that entry, its own line included.
 func TestV1CompactionKeepingFromItself(t *testing.T) {
+	t.Parallel()
 	data := `{"type":"session","id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}` + "\n" +
 		`{"type":"message","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"hi","timestamp":1}}` + "\n" +
 		`{"type":"compaction","timestamp":"2026-01-01T00:00:00.000Z","summary":"S","firstKeptEntryIndex":2,"tokensBefore":5}` + "\n"

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"gopi/internal/golden"
 	"gopi/pkg/ai"
 )
 
@@ -50,7 +51,7 @@ func TestGoldenWrittenSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, t.Name(), got)
+	golden.Check(t, golden.Path(t), got)
 	st, _ := os.Stat(path)
 	if st.Mode().Perm() != 0o600 {
 		t.Errorf("mode %v, want 0600", st.Mode().Perm())

@@ -19,6 +19,7 @@ func ids(es []Entry) string {
 }
 
 func TestPathTo(t *testing.T) {
+	t.Parallel()
 	base := []Entry{ent("aaaa0001", ""), ent("aaaa0002", "aaaa0001"), ent("aaaa0003", "aaaa0002"), ent("bbbb0004", "aaaa0002")}
 	tests := []struct {
 		name     string
@@ -69,6 +70,7 @@ func TestPathTo(t *testing.T) {
 }
 
 func TestTreeHelpers(t *testing.T) {
+	t.Parallel()
 	l1, l2, empty, n1, n2 := "one", "two", "", "first", "  second "
 	es := []Entry{
 		ent("aaaa0001", ""), ent("aaaa0002", "aaaa0001"), ent("aaaa0003", "aaaa0001"),

@@ -178,6 +178,3 @@ func Resolve(provider, id string) (ai.Info, bool) { return Builtin().Resolve(pro
 
 // Default returns a built-in provider's default model.
 func Default(provider string) (ai.Info, bool) { return Builtin().Default(provider) }
-
-// Providers returns the built-in providers.
-func Providers() []Provider { return Builtin().Providers() }

@@ -3,36 +3,11 @@ package responses
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
+	"gopi/internal/golden"
 	"gopi/pkg/ai"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
-
-func golden(t *testing.T, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", t.Name()+".golden")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./pkg/ai/responses -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("body differs from %s:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
 
 const encryptedItem = `{"id":"rs_A","type":"reasoning","summary":[{"type":"summary_text","text":"**Plan**\n\nRead, then test."}],"encrypted_content":"gAAAAABencryptedA=="}`
 
@@ -86,7 +61,7 @@ func TestRequestBodyGolden(t *testing.T) {
 	if err := json.Indent(&out, body, "", "  "); err != nil {
 		t.Fatalf("body is not JSON: %v\n%s", err, body)
 	}
-	golden(t, append(out.Bytes(), '\n'))
+	golden.Check(t, golden.Path(t), append(out.Bytes(), '\n'))
 }
 
 func TestRequestWithoutReasoning(t *testing.T) {
