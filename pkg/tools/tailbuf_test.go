@@ -14,7 +14,7 @@ func TestOutputSinkMemoryBounded(t *testing.T) {
 	s := newOutputSink(t.TempDir(), 0)
 	defer s.close()
 	r := rand.New(rand.NewPCG(3, 4))
-	sizes := []int{1, readChunk, readChunk + 1, ringCap - 1, ringCap, ringCap + 1, 3 * readChunk, 7}
+	sizes := []int{1, readChunk, readChunk + 1, ringCap - 1, ringCap, ringCap + 1, 3 * readChunk, 7, 1}
 	for range 60 {
 		sizes = append(sizes, 1+r.IntN(2*readChunk))
 	}
