@@ -28,8 +28,10 @@ func TestBashKillsProcessGroup(t *testing.T) {
 			defer cancel()
 			want := "Command aborted"
 			if how == "timeout" {
-				args["timeout"] = 1
-				want = "Command timed out after 1 seconds"
+				// long enough for a loaded machine to start the shell and
+				// write the pid before the timeout ends the group
+				args["timeout"] = 5
+				want = "Command timed out after 5 seconds"
 			} else {
 				go func() { // abort once the background process runs
 					defer cancel()
