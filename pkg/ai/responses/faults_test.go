@@ -127,6 +127,9 @@ func TestStreamFailuresClassified(t *testing.T) {
 			if len(srv.Requests()) != tt.attempts {
 				t.Errorf("requests %d, want %d", len(srv.Requests()), tt.attempts)
 			}
+			if raw := string(msg.Extra["rawStopReason"]); strings.Contains(tt.stream, "response.failed") && raw != `"failed"` {
+				t.Errorf("rawStopReason %s, want the failed response's status", raw)
+			}
 		})
 	}
 }
@@ -159,6 +162,9 @@ func TestIncomplete(t *testing.T) {
 		if evs[len(evs)-1].Type != ai.EventDone || msg.StopReason != ai.StopLength || msg.Text() != "Partial" || msg.Usage.Output != 100 {
 			t.Errorf("last %s stop %s text %q usage %+v", evs[len(evs)-1].Type, msg.StopReason, msg.Text(), msg.Usage)
 		}
+		if got := string(msg.Extra["rawStopReason"]); got != `"incomplete.max_output_tokens"` {
+			t.Errorf("rawStopReason %s, want pi's status.reason", got)
+		}
 		providertest.AssertJSON(t, `{"model":"gpt-5-codex","input":[{"role":"user","content":[{"type":"input_text","text":"hi"}]}],
 			"stream":true,"store":false,"include":["reasoning.encrypted_content"],"max_output_tokens":100,"reasoning":{"summary":"auto"}}`,
 			srv.Requests()[0].Body)
@@ -168,6 +174,9 @@ func TestIncomplete(t *testing.T) {
 		evs, msg := stream(t, m, nil)
 		if pe := providertest.ProviderError(t, evs); pe.Class != ai.ClassServer || pe.Retryable || !strings.Contains(msg.ErrorMessage, "content filter") {
 			t.Errorf("error %+v", pe)
+		}
+		if got := string(msg.Extra["rawStopReason"]); got != `"incomplete.content_filter"` {
+			t.Errorf("rawStopReason %s", got)
 		}
 		if len(srv.Requests()) != 1 {
 			t.Errorf("requests %d, want 1", len(srv.Requests()))

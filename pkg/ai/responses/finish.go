@@ -45,6 +45,9 @@ func (d *decoder) finish(r *response) (ai.StopReason, error) {
 	if !d.closeAll() {
 		return "", errStopped
 	}
+	if r != nil {
+		d.b.SetRawStopReason(rawStopReason(r))
+	}
 	if r != nil && r.Status == "incomplete" {
 		reason := ""
 		if r.IncompleteDetails != nil {
@@ -79,6 +82,16 @@ func (d *decoder) setUsage(u *usage) {
 	d.b.SetUsage(d.info.WithCost(ai.Usage{
 		Input: u.InputTokens - cached, Output: u.OutputTokens, CacheRead: cached, Reasoning: &reasoning, TotalTokens: u.TotalTokens,
 	}))
+}
+
+// rawStopReason is the response's own word for how it ended, as pi 1.6
+// records it: the status, with the incomplete reason after a dot when
+// there is one ("incomplete.max_output_tokens").
+func rawStopReason(r *response) string {
+	if r.IncompleteDetails != nil && r.IncompleteDetails.Reason != "" {
+		return r.Status + "." + r.IncompleteDetails.Reason
+	}
+	return r.Status
 }
 
 // failed classifies response.failed by its error's code.

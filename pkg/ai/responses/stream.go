@@ -157,6 +157,9 @@ func (d *decoder) handle(data []byte) (ai.StopReason, bool, error) {
 		reason, err := d.finish(ev.Response)
 		return reason, true, err
 	case "response.failed":
+		if ev.Response != nil {
+			d.b.SetRawStopReason(ev.Response.Status)
+		}
 		return "", true, failed(ev.Response)
 	case "error":
 		return "", true, errorEvent(ev)

@@ -24,6 +24,9 @@ func TestStreamText(t *testing.T) {
 	if msg.Text() != "Hello, world!" || msg.StopReason != ai.StopStop || msg.API != API || msg.Model != "gpt-5-codex" {
 		t.Errorf("message = %q %s %s %s", msg.Text(), msg.StopReason, msg.API, msg.Model)
 	}
+	if raw := string(msg.Extra["rawStopReason"]); raw != `"completed"` {
+		t.Errorf("rawStopReason %s, want the response's status", raw)
+	}
 	if sig := msg.Content[0].TextSignature; sig != `{"v":1,"id":"msg_0a1b2c3d4e5f6071text0001"}` {
 		t.Errorf("text signature %q, want the message item's id in pi's form", sig)
 	}
