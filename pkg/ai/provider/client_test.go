@@ -147,3 +147,29 @@ func TestClientEndAfter(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Without a base URL of its own, a client posts to the adapter's, with
+// its trailing slash dropped.
+func TestClientDefaultBaseURL(t *testing.T) {
+	var path string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { path = r.URL.Path }))
+	defer srv.Close()
+	c := provider.NewClient(provider.Client{Path: "/v1/x", Retry: provider.Policy{MaxAttempts: 1}}, srv.URL+"/base/", "test-api")
+	if c.BaseURL != srv.URL+"/base" {
+		t.Fatalf("base URL %q", c.BaseURL)
+	}
+	if _, err := ai.Collect(c.Stream(context.Background(), provider.Call{Body: provider.BytesBody(nil), Read: readAll})); err != nil || path != "/base/v1/x" {
+		t.Errorf("posted to %q: %v", path, err)
+	}
+}
+
+// A server nobody answers at is a network error, never an empty answer.
+func TestClientConnectionRefused(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	msg, err := ai.Collect(newClient(url, provider.Client{}).Stream(context.Background(), provider.Call{Body: provider.BytesBody(nil), Read: readAll}))
+	if ai.ClassOf(err) != ai.ClassNetwork || msg.StopReason != ai.StopError {
+		t.Errorf("class %s stop %s: %v", ai.ClassOf(err), msg.StopReason, err)
+	}
+}

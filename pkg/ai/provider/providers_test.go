@@ -112,6 +112,10 @@ func TestClassifyRateLimitWait(t *testing.T) {
 	if pe.RetryAfter != 20*time.Millisecond {
 		t.Errorf("20ms: after %s", pe.RetryAfter)
 	}
+	pe = provider.Classify(provider.Status{Code: 429}, provider.APIError{Message: "Please try again in 0.5s."})
+	if pe.RetryAfter != 500*time.Millisecond {
+		t.Errorf("0.5s: after %s", pe.RetryAfter)
+	}
 	h = http.Header{"Retry-After": {"0"}}
 	pe = provider.Classify(provider.Status{Code: 429, Header: h}, provider.APIError{Message: "Please try again in 20s."})
 	if pe.RetryAfter != 0 || !pe.RetryNow {
