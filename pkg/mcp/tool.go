@@ -150,6 +150,11 @@ func (c *conn) waitDead() string {
 	}
 	for range 100 { // watch records the death right after
 		if why := c.deadReason(); why != "" {
+			// and reports it: the warning comes before the call's result
+			select {
+			case <-done:
+			case <-time.After(stopGrace):
+			}
 			return why
 		}
 		select {
