@@ -270,6 +270,7 @@ func TestChatCommands(t *testing.T) {
 	}
 	r.send("/greet")
 	r.expect("two")
+	r.expect("ctx ") // the status line: the run has settled, so the next line is a command, not steering
 	if got := r.model.Requests()[1].Messages[2].Text(); got != "hello from a template" {
 		t.Fatalf("template %q", got)
 	}
