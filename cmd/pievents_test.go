@@ -27,10 +27,10 @@ import (
 //     before a retry; gopi appends no entry for a failed attempt.
 //   - A provider splits text into any number of deltas: consecutive
 //     events of the same shape count as one.
-//   - A compaction before the first request of a run (pi checks before
-//     the prompt) comes after the prompt's message_end in gopi, which
-//     compacts as it sends a request; later ones come between turn_end
-//     and turn_start in both.
+//   - pi compacts right after a run whose last answer passed the
+//     threshold (after agent_end); gopi leaves that compaction to the
+//     next prompt, where it comes before agent_start as pi's check
+//     before a prompt does (pi16_precompact.txtar).
 //
 // The keys inside a message (pi 1.6's responseId, durationMs, ...) are
 // the session format's and not compared here.
@@ -89,4 +89,32 @@ func assistants(ts *testscript.TestScript, file string) []map[string]any {
 		}
 	}
 	return out
+}
+
+// cmdEntryOrder checks the last entries of a session file: one per
+// argument, in order, each the child of the one before it. An argument
+// is an entry type, or a message's role (user, assistant, toolResult).
+func cmdEntryOrder(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "entryorder")
+	if len(args) < 2 {
+		ts.Fatalf("usage: entryorder SESSION KIND...")
+	}
+	lines := eventLines(ts, args[0])
+	want := args[1:]
+	if len(lines) < len(want)+1 {
+		ts.Fatalf("%s: %d entries, want at least %d", args[0], len(lines)-1, len(want))
+	}
+	last := lines[len(lines)-len(want):]
+	for i, e := range last {
+		kind, _ := e["type"].(string)
+		if m, ok := e["message"].(map[string]any); ok && kind == "message" {
+			kind, _ = m["role"].(string)
+		}
+		if kind != want[i] {
+			ts.Fatalf("%s: entry %d from the end is %s, want %s", args[0], len(want)-i, kind, want[i])
+		}
+		if i > 0 && e["parentId"] != last[i-1]["id"] {
+			ts.Fatalf("%s: the %s entry's parent is %v, want the %s entry %v", args[0], kind, e["parentId"], want[i-1], last[i-1]["id"])
+		}
+	}
 }

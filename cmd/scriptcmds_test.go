@@ -74,6 +74,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"startpipe":    cmdStartPipe,
 	"pievents":     cmdPiEvents,
 	"pikeys":       cmdPiKeys,
+	"entryorder":   cmdEntryOrder,
 	"mkimage":      cmdMkimage,
 	"listen":       cmdListen,
 	"mcpready":     cmdMCPReady,

@@ -53,6 +53,9 @@ type Options struct {
 	FollowUpMode QueueMode // default OneAtATime
 	Now          func() time.Time
 	Stopwatch    func() func() time.Duration // loop.Config's
+	// BeforeStart is loop.Config's: called before each run's agent_start;
+	// it may report through Notify.
+	BeforeStart func(ctx context.Context, transcript []ai.Message)
 	// Commit, when set, makes each message a run adds durable before it
 	// is reported (a store writes it here). Its rules:
 	//
@@ -247,8 +250,9 @@ func (a *Agent) execute(ctx context.Context, run *activeRun, opts Options, histo
 			run.notify = notify
 			a.mu.Unlock()
 		},
-		Steering: func() []ai.Message { return a.takeSteering(run) },
-		FollowUp: func() []ai.Message { return a.takeFollowUp(run) },
+		BeforeStart: opts.BeforeStart,
+		Steering:    func() []ai.Message { return a.takeSteering(run) },
+		FollowUp:    func() []ai.Message { return a.takeFollowUp(run) },
 	}, history, prompts)
 }
 
@@ -257,7 +261,8 @@ func (a *Agent) execute(ctx context.Context, run *activeRun, opts Options, histo
 // reports through it what happened to a request's context
 // (compaction_start, compaction_end, context_trimmed), so that the model's
 // stream carries only what the model said. Call it only from inside the
-// model's Stream, on the run's goroutine; outside a run it does nothing.
+// model's Stream or Options.BeforeStart, on the run's goroutine; outside a
+// run it does nothing.
 func (a *Agent) Notify(e loop.Event) {
 	a.mu.Lock()
 	var notify func(loop.Event)

@@ -327,8 +327,8 @@ func compactionShape(t EventType, c *CompactionInfo) any {
 		Aborted      bool      `json:"aborted"`
 		WillRetry    bool      `json:"willRetry"`
 		ErrorMessage string    `json:"errorMessage,omitempty"`
-	}{Type: t, Reason: c.Reason, WillRetry: c.WillRetry, ErrorMessage: c.ErrorMessage}
-	if c.ErrorMessage == "" {
+	}{Type: t, Reason: c.Reason, Aborted: c.Aborted, WillRetry: c.WillRetry, ErrorMessage: c.ErrorMessage}
+	if c.ErrorMessage == "" && !c.Aborted {
 		out.Result = &result{c.Summary, c.FirstKeptEntryID, c.TokensBefore, c.EstimatedTokensAfter, c.Usage, c.Details}
 	}
 	return out

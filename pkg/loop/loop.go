@@ -59,8 +59,16 @@ type Config struct {
 	// stream (compaction_start, compaction_end, context_trimmed) goes
 	// through it to Emit, in order with the loop's own events (a
 	// compaction between turns precedes the next turn's turn_start). Call
-	// notify only from inside Model.Stream, on the run's goroutine.
+	// notify only from inside Model.Stream or BeforeStart, on the run's
+	// goroutine.
 	Notices func(notify func(Event))
+	// BeforeStart, when set, is called on the run's goroutine before
+	// agent_start with the messages the first request will carry (the
+	// history, then the prompts): what a layer above reports through
+	// notify from inside it (a compaction before a prompt, as pi checks
+	// one) comes before agent_start. A cancelled ctx is for it to notice;
+	// the run then ends aborted before its first request.
+	BeforeStart func(ctx context.Context, transcript []ai.Message)
 	// Steering returns user messages queued while the run was working;
 	// it is asked after every tool batch and after a text stop.
 	Steering func() []ai.Message

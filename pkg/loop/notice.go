@@ -41,6 +41,7 @@ type CompactionInfo struct {
 	TokensBefore     int    // end
 	WillRetry        bool   // end: the failed request is sent again
 	ErrorMessage     string // end: why compaction failed
+	Aborted          bool   // end: it was cancelled (no result, no ErrorMessage)
 	// EstimatedTokensAfter is the estimated size of the context the
 	// compaction left (end).
 	EstimatedTokensAfter int

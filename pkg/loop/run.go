@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"gopi/pkg/ai"
@@ -75,6 +76,9 @@ func (r *run) add(m ai.Message) {
 }
 
 func (r *run) run(prompts []ai.Message) {
+	if r.cfg.BeforeStart != nil {
+		r.cfg.BeforeStart(r.ctx, append(slices.Clip(r.res.Messages), prompts...))
+	}
 	r.emit(Event{Type: AgentStart})
 	r.emit(Event{Type: TurnStart})
 	for _, p := range prompts {

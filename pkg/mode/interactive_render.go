@@ -156,8 +156,12 @@ func (r *renderer) notice(e agent.Event) {
 	case loop.CompactionStart:
 		r.scr.line(r.pal.dim("compacting the context (" + e.Compaction.Reason + ")…"))
 	case loop.CompactionEnd:
-		if e.Compaction.ErrorMessage != "" {
-			r.scr.line(r.pal.red("compaction failed: " + e.Compaction.ErrorMessage))
+		switch {
+		case e.Compaction.Aborted:
+			r.scr.line(r.pal.dim("compaction cancelled"))
+			return
+		case e.Compaction.ErrorMessage != "":
+			r.scr.line(r.pal.red(e.Compaction.ErrorMessage))
 			return
 		}
 		r.scr.line(r.pal.dim(fmt.Sprintf("compacted: %s tokens summarised", formatTokens(int64(e.Compaction.TokensBefore)))))

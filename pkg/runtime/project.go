@@ -22,8 +22,9 @@ type projector struct {
 	r     *Runtime
 	inner ai.Model
 
-	mu  sync.Mutex
-	cut session.Cut // where the previous request's context started
+	mu     sync.Mutex
+	cut    session.Cut // where the previous request's context started
+	failed error       // a compaction before the run failed (beforeStart)
 }
 
 // tempID is the id prefix of suffix messages in a projection; they are
@@ -44,9 +45,19 @@ func (r *Runtime) snapshot() ([]session.Entry, int) {
 // (persisted entries, then the suffix under temporary ids). prev is where
 // the previous request's context started: it is kept while it fits.
 func (r *Runtime) projectPath(transcript []ai.Message, prev session.Cut) (session.Context, []session.Entry, error) {
+	path, err := r.pathWith(transcript)
+	if err != nil {
+		return session.Context{}, nil, err
+	}
+	return session.BuildStableContext(path, r.budget(), prev), path, nil
+}
+
+// pathWith returns the persisted path followed by the transcript's
+// messages not yet persisted, under temporary ids.
+func (r *Runtime) pathWith(transcript []ai.Message) ([]session.Entry, error) {
 	path, persisted := r.snapshot()
 	if persisted > len(transcript) {
-		return session.Context{}, nil, fmt.Errorf("runtime: %d persisted messages but a transcript of %d", persisted, len(transcript))
+		return nil, fmt.Errorf("runtime: %d persisted messages but a transcript of %d", persisted, len(transcript))
 	}
 	suffix := transcript[persisted:]
 	taken := map[string]bool{}
@@ -73,7 +84,7 @@ func (r *Runtime) projectPath(transcript []ai.Message, prev session.Cut) (sessio
 		path = append(path, e)
 		parent = id
 	}
-	return session.BuildStableContext(path, r.budget(), prev), path, nil
+	return path, nil
 }
 
 // budget bounds a request: the window less the answer's room, which is
@@ -111,7 +122,7 @@ func (p *projector) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Eve
 			if !cont || overflow == nil {
 				return
 			}
-			compacted, ok, err := p.compact(ctx, req, "overflow", true, yield)
+			compacted, ok, err := p.compact(ctx, req.Messages, "overflow", true, yield)
 			if !ok {
 				return
 			}
@@ -145,28 +156,35 @@ func (p *projector) forward(ctx context.Context, req *ai.Request, catchOverflow 
 // Agent. ok is false when the stream has ended (a poisoned session). A
 // failed compaction returns err; the caller decides whether that ends the
 // stream.
-func (p *projector) compact(ctx context.Context, req *ai.Request, reason string, willRetry bool, yield func(ai.Event) bool) (session.Context, bool, error) {
+func (p *projector) compact(ctx context.Context, transcript []ai.Message, reason string, willRetry bool, yield func(ai.Event) bool) (session.Context, bool, error) {
 	r := p.r
 	r.agent.Notify(loop.Event{Type: loop.CompactionStart, Compaction: &loop.CompactionInfo{Reason: reason}})
 	entry, usage, err := r.compactPath(ctx, "")
 	end := &loop.CompactionInfo{Reason: reason}
 	var c session.Context
 	var projErr error
-	if err != nil {
-		end.ErrorMessage = err.Error()
-	} else {
+	switch {
+	case err != nil && ctx.Err() != nil:
+		end.Aborted = true // pi: no result and no error message
+	case err != nil && reason == "overflow":
+		end.ErrorMessage = "Context overflow recovery failed: " + err.Error()
+	case err != nil:
+		end.ErrorMessage = "Auto-compaction failed: " + err.Error()
+	default:
 		end.Summary, end.FirstKeptEntryID, end.TokensBefore = entry.Summary, entry.FirstKeptEntryID, int(entry.TokensBefore)
 		end.Details, end.WillRetry, end.Usage = entry.Details, willRetry, &usage
 		// The context is projected before the end is reported, so that
 		// the end says what the context weighs now.
-		if c, _, projErr = r.projectPath(req.Messages, p.lastCut()); projErr == nil {
+		if c, _, projErr = r.projectPath(transcript, p.lastCut()); projErr == nil {
 			end.EstimatedTokensAfter = c.Tokens
 		}
 	}
 	r.agent.Notify(loop.Event{Type: loop.CompactionEnd, Compaction: end})
 	var perr *PoisonError
 	if errors.As(err, &perr) {
-		failStream(ctx, r.cfg.Model, r.deps.Now().UnixMilli(), err, yield)
+		if yield != nil {
+			failStream(ctx, r.cfg.Model, r.deps.Now().UnixMilli(), err, yield)
+		}
 		return session.Context{}, false, nil
 	}
 	if err != nil {

@@ -173,8 +173,9 @@ func New(cfg Config, deps Deps) (*Runtime, error) {
 	}
 	limits := cfg.Limits
 	limits.Extra = r.compactions.total
+	proj := &projector{r: r, inner: deps.Model}
 	r.agent = agent.New(agent.Options{
-		Model: &projector{r: r, inner: deps.Model}, SystemPrompt: r.systemPrompt(), Tools: exec,
+		Model: proj, BeforeStart: proj.beforeStart, SystemPrompt: r.systemPrompt(), Tools: exec,
 		MaxSteps: cfg.MaxSteps, MaxTokens: cfg.MaxTokens, Thinking: cfg.Thinking, Limits: limits, OutputSchema: cfg.OutputSchema, Messages: msgs, OwnMessages: true,
 		SteeringMode: cfg.SteeringMode, FollowUpMode: cfg.FollowUpMode, Now: deps.Now, Commit: r.commit,
 		Stopwatch: deps.Stopwatch,

@@ -29,10 +29,17 @@ func (p *projector) prepare(ctx context.Context, req *ai.Request, yield func(ai.
 		return session.Context{}, false
 	}
 	reason, detail := loop.TrimCompactionDisabled, ""
-	if r.compactionDue(c, path, prev) {
+	failedBefore := p.takeFailedBefore()
+	switch {
+	case !r.compactionDue(c, path, prev):
+	case failedBefore != nil:
+		// The compaction before the run failed a moment ago: it is not
+		// asked for again for the same context.
+		reason, detail = loop.TrimCompactionFailed, failedBefore.Error()
+	default:
 		// A failed compaction is reported in its end event; the request
 		// then goes out with the oldest turns left out, and says so.
-		compacted, ok, err := p.compact(ctx, req, "threshold", false, yield)
+		compacted, ok, err := p.compact(ctx, req.Messages, "threshold", false, yield)
 		if !ok {
 			return session.Context{}, false
 		}
@@ -44,6 +51,39 @@ func (p *projector) prepare(ctx context.Context, req *ai.Request, yield func(ai.
 	}
 	p.settle(c, reason, detail)
 	return c, true
+}
+
+// beforeStart compacts the persisted path before a run starts when the
+// context its first request would carry (the history and the prompts)
+// passes pi's threshold, as pi checks before a prompt: the compaction's
+// events then come before agent_start and its entry before the prompt's,
+// where pi has them. A compaction the first request finds due later (a
+// context that fits by this count and not by the request's estimate)
+// still happens there.
+func (p *projector) beforeStart(ctx context.Context, transcript []ai.Message) {
+	r := p.r
+	if r.cfg.Compaction.Disabled || ctx.Err() != nil {
+		return
+	}
+	path, err := r.pathWith(transcript)
+	if err != nil || !session.ShouldCompact(session.ContextTokens(path), r.budget().ContextWindow, r.cfg.Compaction.ReserveTokens) {
+		return // an error is the first request's to report
+	}
+	if _, _, err := p.compact(ctx, transcript, "threshold", false, nil); err != nil {
+		p.mu.Lock()
+		p.failed = err
+		p.mu.Unlock()
+	}
+}
+
+// takeFailedBefore returns, once, the error of a compaction tried before
+// the run started.
+func (p *projector) takeFailedBefore() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	err := p.failed
+	p.failed = nil
+	return err
 }
 
 // compactionDue reports that compaction should run before the request:

@@ -40,7 +40,8 @@ func usageSession(t *testing.T, turns int) (*session.MemoryStore, string) {
 // summarizer answers summary requests with sum and every other request
 // with main, so a test's script does not depend on how many summary
 // requests a compaction makes.
-type summarizer struct{ sum, main *faux.Model }
+// summarizer routes summary requests to sum, the others to main.
+type summarizer struct{ sum, main ai.Model }
 
 func (m summarizer) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Event] {
 	if req.SystemPrompt == session.SummarizationSystemPrompt {

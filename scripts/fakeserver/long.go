@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -105,6 +106,7 @@ func splitArgs(args string, chunk int) []string {
 type anthropicWriter struct {
 	w     *bufio.Writer
 	index int
+	input int // the answer's input tokens; 0 means 100
 }
 
 func (a *anthropicWriter) event(name, data string) {
@@ -112,7 +114,7 @@ func (a *anthropicWriter) event(name, data string) {
 }
 
 func (a *anthropicWriter) begin() {
-	a.event("message_start", `{"type":"message_start","message":{"id":"msg_bench","type":"message","role":"assistant","model":"claude-opus-4-6","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":100,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}`)
+	a.event("message_start", fmt.Sprintf(`{"type":"message_start","message":{"id":"msg_bench","type":"message","role":"assistant","model":"claude-opus-4-6","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":%d,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}`, cmp.Or(a.input, 100)))
 }
 
 func (a *anthropicWriter) block(kind string, n int) {

@@ -20,6 +20,10 @@ import (
 //	tool NAME JSON   one tool call with JSON arguments
 //	status CODE      an error status with the vendor's error body
 //
+// A text or tool line may begin with in=N: the answer then reports N
+// input tokens (Anthropic's stream; 100 otherwise), which is how a
+// scenario puts a session past the compaction threshold.
+//
 // A request after the last reply gets status 500.
 type replies struct {
 	mu    sync.Mutex
@@ -38,7 +42,8 @@ func loadReplies(path string) (*replies, error) {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		switch kind, _, _ := strings.Cut(line, " "); kind {
+		_, bare := inputTokens(line)
+		switch kind, _, _ := strings.Cut(bare, " "); kind {
 		case "text", "tool", "status":
 		default:
 			return nil, fmt.Errorf("%s line %d: unknown kind %q (use text, tool or status)", path, i+1, kind)
@@ -67,6 +72,7 @@ func (r *replies) serve(w http.ResponseWriter, req *http.Request) {
 	_, _ = io.Copy(io.Discard, req.Body)
 	openai := strings.HasSuffix(req.URL.Path, "/chat/completions")
 	line, id := r.next()
+	input, line := inputTokens(line)
 	kind, rest, _ := strings.Cut(line, " ")
 	if kind == "status" {
 		code, _ := strconv.Atoi(rest)
@@ -81,7 +87,7 @@ func (r *replies) serve(w http.ResponseWriter, req *http.Request) {
 	}
 	var buf bytes.Buffer
 	bw := bufio.NewWriter(&buf)
-	var s streamer = &anthropicWriter{w: bw}
+	var s streamer = &anthropicWriter{w: bw, input: input}
 	if openai {
 		s = &openaiWriter{w: bw}
 	}
@@ -96,4 +102,14 @@ func (r *replies) serve(w http.ResponseWriter, req *http.Request) {
 	_ = bw.Flush()
 	w.Header().Set("Content-Type", "text/event-stream")
 	_, _ = w.Write(buf.Bytes())
+}
+
+// inputTokens splits a reply line's in=N prefix from the rest (0 when
+// there is none).
+func inputTokens(line string) (int, string) {
+	first, rest, ok := strings.Cut(line, " ")
+	if n, err := strconv.Atoi(strings.TrimPrefix(first, "in=")); ok && strings.HasPrefix(first, "in=") && err == nil {
+		return n, rest
+	}
+	return 0, line
 }
