@@ -73,5 +73,8 @@ func setupScript(env *testscript.Env) error {
 	env.Setenv("GOPI_HOME", gopiHome)
 	env.Setenv("ANTHROPIC_URL", p.srv.URL)
 	env.Setenv("OPENAI_URL", p.srv.URL+"/v1")
+	if err := setupPi(env); err != nil {
+		return err
+	}
 	return setupMCP(env)
 }

@@ -47,7 +47,10 @@ const waitLimit = 20 * time.Second
 //	mkimage FILE FMT W H [noise] write a png, jpeg or gif (mkimage_test.go)
 //	listen PORTFILE             a TCP listener on 127.0.0.1 greeting each connection (sandbox_test.go)
 //	mcpready                    the npm MCP servers are installed (mcp_script_test.go)
+//	piready                     pi 1.6 is installed: $PI_NODE $PI_CLI runs it (pi_script_test.go)
 //	pievents PI GOPI            gopi's events have pi 1.6's types, order and keys (pievents_test.go)
+//	pikeys PI GOPI              gopi's assistant entries have pi 1.6's keys (pievents_test.go)
+//	entryorder FILE KIND...     the last entries of a session file, each the child of the one before
 //	rpc [-code N] [-bg NAME] OUT SCRIPT PROG ARGS...
 //	                            play RPC commands to PROG, its records to OUT (rpcscript_test.go)
 //	rpcwait NAME                wait for an rpc -bg
@@ -78,6 +81,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"mkimage":      cmdMkimage,
 	"listen":       cmdListen,
 	"mcpready":     cmdMCPReady,
+	"piready":      cmdPiReady,
 	"rpc":          cmdRPC,
 	"rpcwait":      cmdRPCWait,
 	"rpcpi":        cmdRPCPi,
