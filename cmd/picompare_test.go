@@ -40,7 +40,7 @@ func shapes(events []map[string]any, pi bool) []string {
 			delete(e, "schemaVersion")
 		}
 		msg, _ := e["message"].(map[string]any)
-		if pi && (e["type"] == "entry_appended" || (msg != nil && msg["role"] == "system")) {
+		if pi && msg != nil && msg["role"] == "system" {
 			continue
 		}
 		s := fmt.Sprintf("%s %v", e["type"], sortedKeys(e))

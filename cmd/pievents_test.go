@@ -23,8 +23,6 @@ import (
 //     does not write.
 //   - pi reports its system prompt as a role "system" message
 //     (message_start, message_end) at the start of a run; gopi does not.
-//   - pi writes entry_appended for the context_edit entry it appends
-//     before a retry; gopi appends no entry for a failed attempt.
 //   - A provider splits text into any number of deltas: consecutive
 //     events of the same shape count as one.
 //   - pi compacts right after a run whose last answer passed the

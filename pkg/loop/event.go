@@ -43,6 +43,10 @@ const (
 	// ContextTrimmed says the next model request leaves out the oldest
 	// turns of the conversation to fit the model's window.
 	ContextTrimmed EventType = "context_trimmed"
+	// EntryAppended reports a session entry a layer above the loop
+	// appended that is not one of the run's messages: the context_edit
+	// recording a failed attempt that is retried, as pi 1.6 reports it.
+	EntryAppended EventType = "entry_appended"
 )
 
 // Event is one step of a run. Which fields are set depends on Type:
@@ -56,6 +60,9 @@ const (
 //	agent_end                    Messages (this run's new messages), WillRetry
 //	agent_settled                Aborted
 //	queue_update                 Steering, FollowUp
+//	entry_appended               Entry (the entry as written); Message, for the
+//	                             context_edit of a failed attempt, is the
+//	                             failed message as written just before it
 //	auto_retry_start|end         Retry
 //	compaction_start|end         Compaction
 //	context_trimmed              Trim
@@ -85,6 +92,8 @@ type Event struct {
 	// messages, each queue whole, in order.
 	Steering []string
 	FollowUp []string
+	// Entry is the session entry as written (entry_appended).
+	Entry json.RawMessage
 }
 
 // ToolOutput is a tool's (partial or final) output as events carry it.
@@ -147,6 +156,7 @@ func (e Event) Clone() Event {
 		e.Compaction = &c
 	}
 	e.Steering, e.FollowUp = slices.Clone(e.Steering), slices.Clone(e.FollowUp)
+	e.Entry = slices.Clone(e.Entry)
 	if e.Trim != nil {
 		t := *e.Trim
 		e.Trim = &t
@@ -215,6 +225,11 @@ func (e Event) shape() any {
 		return compactionShape(e.Type, e.Compaction)
 	case ContextTrimmed:
 		return trimShape(e.Type, e.Trim)
+	case EntryAppended:
+		return struct {
+			base
+			Entry json.RawMessage `json:"entry"`
+		}{b, e.Entry}
 	}
 	return b
 }

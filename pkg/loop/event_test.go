@@ -34,6 +34,7 @@ func fullEvent() Event {
 		Retry:       &ai.RetryInfo{Attempt: 2},
 		Compaction:  &CompactionInfo{Reason: "c"},
 		Trim:        &TrimInfo{Reason: "t"},
+		Entry:       json.RawMessage(`{"type":"context_edit"}`),
 	}
 }
 
@@ -59,6 +60,7 @@ func TestEventCloneIsDeep(t *testing.T) {
 	c.Retry.Attempt = 9
 	c.Compaction.Reason = "x"
 	c.Trim.Reason = "x"
+	c.Entry[2] = 'X'
 	if !reflect.DeepEqual(orig, fullEvent()) {
 		t.Fatalf("changing the clone changed the original:\n%+v", orig)
 	}
@@ -66,7 +68,7 @@ func TestEventCloneIsDeep(t *testing.T) {
 	empty := Event{Type: ToolEnd, Result: &ToolOutput{}, Stream: &ai.Event{Type: ai.EventTextDelta}}
 	ce := empty.Clone()
 	if ce.Result.Content != nil || ce.Result.Details != nil || ce.Message != nil || ce.Args != nil || ce.Stream.Block != nil ||
-		ce.Stream.Message != nil || ce.Retry != nil || ce.Compaction != nil || ce.Trim != nil || ce.ToolResults != nil || ce.Messages != nil {
+		ce.Stream.Message != nil || ce.Retry != nil || ce.Compaction != nil || ce.Trim != nil || ce.ToolResults != nil || ce.Messages != nil || ce.Entry != nil {
 		t.Fatalf("clone of an event with absent parts %+v", ce)
 	}
 }
@@ -113,6 +115,10 @@ func TestMoreEventJSONShapes(t *testing.T) {
 			`{"type":"compaction_end","reason":"overflow","result":{"summary":"s","firstKeptEntryId":"k","tokensBefore":5,"estimatedTokensAfter":0},"aborted":false,"willRetry":true}`},
 		{Event{Type: ContextTrimmed, Trim: &TrimInfo{Reason: TrimCompactionDisabled, Messages: 2}},
 			`{"type":"context_trimmed","reason":"compactionDisabled","contextWindow":0,"turns":0,"messages":2,"firstDroppedEntryId":"","firstKeptEntryId":"","tokens":0}`},
+		{Event{Type: CompactionEnd, Compaction: &CompactionInfo{Reason: "threshold", Aborted: true}},
+			`{"type":"compaction_end","reason":"threshold","aborted":true,"willRetry":false}`},
+		{Event{Type: EntryAppended, Entry: json.RawMessage(`{"type":"context_edit","id":"e2","parentId":"e1","timestamp":"2026-12-02T10:00:00.000Z","targetId":"e1","replacement":null}`)},
+			`{"type":"entry_appended","entry":{"type":"context_edit","id":"e2","parentId":"e1","timestamp":"2026-12-02T10:00:00.000Z","targetId":"e1","replacement":null}}`},
 		{Event{Type: "something_else", ToolCallID: "x"}, `{"type":"something_else"}`},
 	}
 	for _, c := range cases {

@@ -14,7 +14,10 @@ import (
 // agent_end {willRetry: true}, auto_retry_start follows, and the next
 // attempt opens with agent_start and turn_start; auto_retry_end comes
 // after the message_end of the attempt that succeeded, or after the last
-// agent_end when none did. agent_settled follows the last agent_end.
+// agent_end when none did. agent_settled follows the last agent_end. The
+// Runtime records a failed attempt before its retry is reported: the
+// failed message is the one written, and the context_edit leaving it out
+// is reported (entry_appended) after auto_retry_start, where pi has it.
 type eventStream struct {
 	w     *lineWriter
 	enc   loop.Encoder
@@ -27,6 +30,7 @@ type eventStream struct {
 	retried   bool         // a retry split the prompt into several runs
 	retryEnd  *loop.Event  // auto_retry_end, held until its place
 	endFailed bool         // the held auto_retry_end says the retries failed
+	attempt   *loop.Event  // the entry_appended recording a failed attempt, held until its retry
 }
 
 func (s *eventStream) event(e loop.Event) {
@@ -47,6 +51,12 @@ func (s *eventStream) event(e loop.Event) {
 			s.retryEnd = nil
 		}
 		return
+	case loop.EntryAppended:
+		if e.Message != nil {
+			held := e
+			s.attempt = &held
+			return
+		}
 	case loop.RetryStart:
 		s.failedAttempt(e)
 		return
@@ -72,16 +82,26 @@ func (s *eventStream) event(e loop.Event) {
 func (s *eventStream) failedAttempt(retry loop.Event) {
 	failed := ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{}, API: s.model.API, Provider: s.model.Provider,
 		Model: s.model.ID, StopReason: ai.StopError, ErrorMessage: retry.Retry.ErrorMessage}
-	if s.open != nil {
+	record := s.attempt
+	s.attempt = nil
+	switch {
+	case record != nil:
+		failed = *record.Message
+	case s.open != nil:
 		failed.API, failed.Provider, failed.Model, failed.Timestamp = s.open.API, s.open.Provider, s.open.Model, s.open.Timestamp
-	} else {
+	default:
 		failed.Timestamp = s.now().UnixMilli()
+	}
+	if s.open == nil {
 		s.write(loop.Event{Type: loop.MessageStart, Message: &failed})
 	}
 	s.write(loop.Event{Type: loop.MessageEnd, Message: &failed})
 	s.write(loop.Event{Type: loop.TurnEnd, Message: &failed})
 	s.write(loop.Event{Type: loop.AgentEnd, Messages: append(s.run, failed), WillRetry: true})
 	s.write(retry)
+	if record != nil {
+		s.write(*record)
+	}
 	s.write(loop.Event{Type: loop.AgentStart})
 	s.write(loop.Event{Type: loop.TurnStart})
 	s.open, s.run, s.retried = nil, nil, true
@@ -97,7 +117,7 @@ func (s *eventStream) settled(reason loop.Reason) {
 	if s.started {
 		s.write(loop.Event{Type: loop.AgentSettled, Aborted: reason == loop.ReasonAborted})
 	}
-	s.started, s.open, s.run, s.retried, s.retryEnd = false, nil, nil, false, nil
+	s.started, s.open, s.run, s.retried, s.retryEnd, s.attempt = false, nil, nil, false, nil, nil
 }
 
 func (s *eventStream) write(e loop.Event) { s.w.event(&s.enc, e) }

@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
+	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
 	"gopi/pkg/session"
@@ -137,10 +140,24 @@ func (p *projector) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Eve
 }
 
 // forward streams one request. With catchOverflow, a context-overflow
-// error is held back and returned instead of forwarded.
+// error is held back and returned instead of forwarded. An attempt that
+// failed and is sent again is recorded first (recordFailedAttempt).
 func (p *projector) forward(ctx context.Context, req *ai.Request, catchOverflow bool, yield func(ai.Event) bool) (*ai.Event, bool) {
+	r := p.r
+	var started *ai.Message // the attempt's message_start, if it came
+	elapsed := r.startWatch()
 	for e := range p.inner.Stream(ctx, req) {
-		if catchOverflow && e.Type == ai.EventError && ai.ClassOf(e.Err) == ai.ClassContextOverflow {
+		switch {
+		case e.Type == ai.EventStart && e.Message != nil:
+			m := *e.Message
+			started = &m
+		case e.Type == ai.EventRetryStart:
+			if err := r.recordFailedAttempt(req, started, e.Retry, elapsed); err != nil {
+				failStream(ctx, r.cfg.Model, r.deps.Now().UnixMilli(), err, yield)
+				return nil, false
+			}
+			started, elapsed = nil, r.startWatch()
+		case catchOverflow && e.Type == ai.EventError && ai.ClassOf(e.Err) == ai.ClassContextOverflow:
 			held := e
 			return &held, true
 		}
@@ -149,6 +166,56 @@ func (p *projector) forward(ctx context.Context, req *ai.Request, catchOverflow 
 		}
 	}
 	return nil, true
+}
+
+// recordFailedAttempt writes what pi 1.6 writes for an attempt that is
+// sent again: the failed answer (an error message with no content) and a
+// context_edit that leaves it out of every context, then reports the
+// edit (entry_appended, with the failed message) before the retry's own
+// event. The transcript does not hold the failed answer; the path does,
+// as in a file pi wrote.
+func (r *Runtime) recordFailedAttempt(req *ai.Request, started *ai.Message, retry *ai.RetryInfo, elapsed func() time.Duration) error {
+	failed := ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{}, API: r.cfg.Model.API,
+		Provider: r.cfg.Model.Provider, Model: r.cfg.Model.ID, StopReason: ai.StopError, Timestamp: r.deps.Now().UnixMilli()}
+	if started != nil {
+		failed.API, failed.Provider, failed.Model, failed.Timestamp = started.API, started.Provider, started.Model, started.Timestamp
+	}
+	if retry != nil {
+		failed.ErrorMessage = retry.ErrorMessage
+	}
+	if elapsed != nil {
+		pijson.AddExtra(&failed.Extra, "durationMs", strconv.AppendInt(nil, elapsed().Milliseconds(), 10))
+	}
+	level := req.Thinking
+	if level == "" {
+		level = ai.ThinkingOff
+	}
+	pijson.AddExtra(&failed.Extra, "thinkingLevel", pijson.AppendString(nil, string(level)))
+	stored, err := r.appendEntry(session.MessageEntry("", failed), false)
+	if err != nil {
+		return err
+	}
+	edit, err := session.ContextEditEntry("", stored.ID, nil)
+	if err != nil {
+		return err
+	}
+	if edit, err = r.appendEntry(edit, false); err != nil {
+		return err
+	}
+	raw, err := edit.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	r.agent.Notify(loop.Event{Type: loop.EntryAppended, Entry: raw, Message: stored.Message})
+	return nil
+}
+
+// startWatch starts a measurement; nil without a Stopwatch.
+func (r *Runtime) startWatch() func() time.Duration {
+	if r.deps.Stopwatch == nil {
+		return nil
+	}
+	return r.deps.Stopwatch()
 }
 
 // compact summarises the path, persists the compaction entry and
