@@ -261,8 +261,9 @@ func (a *Agent) execute(ctx context.Context, run *activeRun, opts Options, histo
 // reports through it what happened to a request's context
 // (compaction_start, compaction_end, context_trimmed), so that the model's
 // stream carries only what the model said. Call it only from inside the
-// model's Stream or Options.BeforeStart, on the run's goroutine; outside a
-// run it does nothing.
+// model's Stream or Options.BeforeStart, on the run's goroutine or on
+// goroutines it waits for, one call at a time; outside a run it does
+// nothing.
 func (a *Agent) Notify(e loop.Event) {
 	a.mu.Lock()
 	var notify func(loop.Event)

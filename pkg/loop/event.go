@@ -47,6 +47,12 @@ const (
 	// appended that is not one of the run's messages: the context_edit
 	// recording a failed attempt that is retried, as pi 1.6 reports it.
 	EntryAppended EventType = "entry_appended"
+	// SummaryRetryScheduled, SummaryRetryAttemptStart and
+	// SummaryRetryFinished report a compaction's summary request that
+	// failed and is sent again, as pi 1.6 names them.
+	SummaryRetryScheduled    EventType = "summarization_retry_scheduled"
+	SummaryRetryAttemptStart EventType = "summarization_retry_attempt_start"
+	SummaryRetryFinished     EventType = "summarization_retry_finished"
 )
 
 // Event is one step of a run. Which fields are set depends on Type:
@@ -60,6 +66,7 @@ const (
 //	agent_end                    Messages (this run's new messages), WillRetry
 //	agent_settled                Aborted
 //	queue_update                 Steering, FollowUp
+//	summarization_retry_*        Retry (scheduled), Compaction's Reason (attempt_start)
 //	entry_appended               Entry (the entry as written); Message, for the
 //	                             context_edit of a failed attempt, is the
 //	                             failed message as written just before it
@@ -230,6 +237,28 @@ func (e Event) shape() any {
 			base
 			Entry json.RawMessage `json:"entry"`
 		}{b, e.Entry}
+	case SummaryRetryScheduled:
+		r := e.Retry
+		if r == nil {
+			r = &ai.RetryInfo{}
+		}
+		return struct {
+			base
+			Attempt      int    `json:"attempt"`
+			MaxAttempts  int    `json:"maxAttempts"`
+			DelayMs      int64  `json:"delayMs"`
+			ErrorMessage string `json:"errorMessage"`
+		}{b, r.Attempt, max(r.MaxAttempts-1, 0), r.Delay.Milliseconds(), r.ErrorMessage}
+	case SummaryRetryAttemptStart:
+		reason := ""
+		if e.Compaction != nil {
+			reason = e.Compaction.Reason
+		}
+		return struct {
+			base
+			Source string `json:"source"`
+			Reason string `json:"reason,omitempty"`
+		}{b, "compaction", reason}
 	}
 	return b
 }

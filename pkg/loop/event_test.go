@@ -119,6 +119,11 @@ func TestMoreEventJSONShapes(t *testing.T) {
 			`{"type":"compaction_end","reason":"threshold","aborted":true,"willRetry":false}`},
 		{Event{Type: EntryAppended, Entry: json.RawMessage(`{"type":"context_edit","id":"e2","parentId":"e1","timestamp":"2026-12-02T10:00:00.000Z","targetId":"e1","replacement":null}`)},
 			`{"type":"entry_appended","entry":{"type":"context_edit","id":"e2","parentId":"e1","timestamp":"2026-12-02T10:00:00.000Z","targetId":"e1","replacement":null}}`},
+		{Event{Type: SummaryRetryScheduled, Retry: &ai.RetryInfo{Attempt: 1, MaxAttempts: 4, Delay: 10 * time.Millisecond, ErrorMessage: "overloaded"}},
+			`{"type":"summarization_retry_scheduled","attempt":1,"maxAttempts":3,"delayMs":10,"errorMessage":"overloaded"}`},
+		{Event{Type: SummaryRetryAttemptStart, Compaction: &CompactionInfo{Reason: "threshold"}},
+			`{"type":"summarization_retry_attempt_start","source":"compaction","reason":"threshold"}`},
+		{Event{Type: SummaryRetryFinished}, `{"type":"summarization_retry_finished"}`},
 		{Event{Type: "something_else", ToolCallID: "x"}, `{"type":"something_else"}`},
 	}
 	for _, c := range cases {

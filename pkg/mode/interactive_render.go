@@ -155,6 +155,8 @@ func (r *renderer) notice(e agent.Event) {
 		r.scr.line(r.pal.dim(fmt.Sprintf("retrying (%d of %d): %s", e.Retry.Attempt, e.Retry.MaxAttempts-1, e.Retry.ErrorMessage)))
 	case loop.CompactionStart:
 		r.scr.line(r.pal.dim("compacting the context (" + e.Compaction.Reason + ")…"))
+	case loop.SummaryRetryScheduled:
+		r.scr.line(r.pal.dim(fmt.Sprintf("retrying the summary (%d of %d): %s", e.Retry.Attempt, e.Retry.MaxAttempts-1, e.Retry.ErrorMessage)))
 	case loop.CompactionEnd:
 		switch {
 		case e.Compaction.Aborted:

@@ -194,12 +194,15 @@ func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, 
 	var unsubRetry func()
 	if !(opts.Mode == Print && out.ErrTerminal) {
 		unsubRetry = rt.Control().Subscribe(func(e agent.Event) {
-			if e.Type == loop.ContextTrimmed {
+			switch e.Type {
+			case loop.ContextTrimmed:
 				fmt.Fprintln(out.Err, trimLine(e.Trim))
-				return
+			case loop.SummaryRetryScheduled:
+				fmt.Fprintln(out.Err, summaryRetryLine(e.Retry))
+			default:
+				fmt.Fprintln(out.Err, retryLine(e.Retry))
 			}
-			fmt.Fprintln(out.Err, retryLine(e.Retry))
-		}, agent.Only(loop.RetryStart, loop.ContextTrimmed))
+		}, agent.Only(loop.RetryStart, loop.SummaryRetryScheduled, loop.ContextTrimmed))
 	}
 	res, err := rt.Prompt(ctx, prompt...)
 	stream.settled(res.Reason)
@@ -433,5 +436,12 @@ func (l *lineWriter) line(b []byte) {
 // retryLine says a model request failed and will be sent again.
 func retryLine(r *ai.RetryInfo) string {
 	return fmt.Sprintf("gopi: model request failed (%s); retry %d of %d in %.1fs",
+		r.ErrorMessage, r.Attempt, r.MaxAttempts-1, r.Delay.Seconds())
+}
+
+// summaryRetryLine says a compaction's summary request failed and will be
+// sent again.
+func summaryRetryLine(r *ai.RetryInfo) string {
+	return fmt.Sprintf("gopi: summary request failed (%s); retry %d of %d in %.1fs",
 		r.ErrorMessage, r.Attempt, r.MaxAttempts-1, r.Delay.Seconds())
 }

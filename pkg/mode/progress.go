@@ -85,6 +85,11 @@ func (p *progress) event(e agent.Event) {
 		p.mu.Lock()
 		fmt.Fprintln(p.w, retryLine(e.Retry))
 		p.mu.Unlock()
+	case loop.SummaryRetryScheduled:
+		p.set("")
+		p.mu.Lock()
+		fmt.Fprintln(p.w, summaryRetryLine(e.Retry))
+		p.mu.Unlock()
 	case loop.ContextTrimmed:
 		p.set("")
 		p.mu.Lock()

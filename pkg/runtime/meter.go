@@ -32,6 +32,7 @@ func AddUsage(list []ModelUsage, provider, model string, u ai.Usage) []ModelUsag
 // own answers.
 type meter struct {
 	inner ai.Model
+	retry func(ai.Event) // retry_start and retry_end, when set
 	mu    sync.Mutex
 	spent ai.Usage
 	by    []ModelUsage
@@ -40,6 +41,9 @@ type meter struct {
 func (m *meter) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Event] {
 	return func(yield func(ai.Event) bool) {
 		for e := range m.inner.Stream(ctx, req) {
+			if m.retry != nil && (e.Type == ai.EventRetryStart || e.Type == ai.EventRetryEnd) {
+				m.retry(e)
+			}
 			if e.Terminal() && e.Message != nil {
 				m.mu.Lock()
 				m.spent = m.spent.Add(e.Message.Usage)

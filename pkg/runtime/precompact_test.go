@@ -163,3 +163,74 @@ func TestAbortedCompactionBeforePrompt(t *testing.T) {
 		t.Fatalf("%d compactions, %d answer requests", len(compactions(s)), len(main.Requests()))
 	}
 }
+
+// retryOnce streams a retry of every summary request before its answer,
+// as an adapter's retry runner does after an overloaded attempt.
+type retryOnce struct{ answer string }
+
+func (m retryOnce) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Event] {
+	return func(yield func(ai.Event) bool) {
+		if !yield(ai.Event{Type: ai.EventRetryStart, Retry: &ai.RetryInfo{Attempt: 1, MaxAttempts: 4, ErrorMessage: "overloaded"}}) {
+			return
+		}
+		b := ai.NewBuilder(faux.Info, 1, yield)
+		if !b.Start() {
+			return
+		}
+		i, ok := b.TextStart()
+		if !ok || !b.TextDelta(i, m.answer) || !b.TextEnd(i, "") {
+			return
+		}
+		b.Done(ai.StopStop)
+		yield(ai.Event{Type: ai.EventRetryEnd, Retry: &ai.RetryInfo{Attempt: 2, MaxAttempts: 4, Success: true}})
+	}
+}
+
+// A summary request that is sent again is reported inside its compaction
+// as pi 1.6 reports it; a split turn's two summary requests, which run at
+// once, report theirs one at a time.
+func TestSummaryRetriesAreReported(t *testing.T) {
+	t.Parallel()
+	s, leafID := longSession(t, 10)
+	main := faux.New(faux.Text("the answer"))
+	r, err := New(thresholdConfig(leafID), Deps{Model: summarizer{retryOnce{"## Goal\nSUMMARY"}, main}, Session: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	var reasons []string
+	r.Control().Subscribe(func(e agentEvent) {
+		switch e.Type {
+		case loop.CompactionStart, loop.CompactionEnd, loop.SummaryRetryScheduled, loop.SummaryRetryFinished, loop.AgentStart:
+			names = append(names, string(e.Type))
+		case loop.SummaryRetryAttemptStart:
+			names = append(names, string(e.Type))
+			reasons = append(reasons, e.Compaction.Reason)
+		}
+	})
+	if _, err := r.Prompt(t.Context(), ai.UserText("next question", 2)); err != nil {
+		t.Fatal(err)
+	}
+	// Two summary requests (the history and the split turn's prefix).
+	count := func(name string) int {
+		n := 0
+		for _, x := range names {
+			if x == name {
+				n++
+			}
+		}
+		return n
+	}
+	if names[0] != "compaction_start" || names[len(names)-2] != "compaction_end" || names[len(names)-1] != "agent_start" ||
+		count("summarization_retry_scheduled") != 2 || count("summarization_retry_attempt_start") != 2 || count("summarization_retry_finished") != 2 {
+		t.Fatalf("events %v", names)
+	}
+	for i, n := range names {
+		if n == "summarization_retry_scheduled" && names[i+1] != "summarization_retry_attempt_start" {
+			t.Fatalf("events %v: a scheduled retry not followed by its attempt", names)
+		}
+	}
+	if !slices.Equal(reasons, []string{"threshold", "threshold"}) {
+		t.Fatalf("reasons %v", reasons)
+	}
+}

@@ -226,7 +226,7 @@ func (r *Runtime) startWatch() func() time.Duration {
 func (p *projector) compact(ctx context.Context, transcript []ai.Message, reason string, willRetry bool, yield func(ai.Event) bool) (session.Context, bool, error) {
 	r := p.r
 	r.agent.Notify(loop.Event{Type: loop.CompactionStart, Compaction: &loop.CompactionInfo{Reason: reason}})
-	entry, usage, err := r.compactPath(ctx, "")
+	entry, usage, err := r.compactPath(ctx, "", reason)
 	end := &loop.CompactionInfo{Reason: reason}
 	var c session.Context
 	var projErr error
@@ -272,19 +272,21 @@ func (r *Runtime) Compact(ctx context.Context, focus string) (session.Entry, err
 	}
 	defer close(done)
 	<-prev
-	entry, _, err := r.compactPath(ctx, focus)
+	entry, _, err := r.compactPath(ctx, focus, "manual")
 	return entry, err
 }
 
-// compactPath compacts the persisted path and appends the entry.
-func (r *Runtime) compactPath(ctx context.Context, focus string) (session.Entry, ai.Usage, error) {
+// compactPath compacts the persisted path and appends the entry. A
+// summary request that is sent again is reported as pi 1.6 reports it
+// (summarization_retry_*, with reason).
+func (r *Runtime) compactPath(ctx context.Context, focus, reason string) (session.Entry, ai.Usage, error) {
 	path, _ := r.snapshot()
 	if len(path) == 0 {
 		return session.Entry{}, ai.Usage{}, session.ErrNothingToCompact
 	}
 	// This compaction's own meter, inside the run's: its usage is the
 	// compaction_end event's.
-	m := &meter{inner: r.compactions}
+	m := &meter{inner: r.compactions, retry: func(e ai.Event) { r.reportSummaryRetry(e, reason) }}
 	reasoning, window := r.cfg.Model.Reasoning, r.budget().ContextWindow
 	if cm := r.cfg.Compaction.Model; cm.ID != "" {
 		reasoning = cm.Reasoning
@@ -336,4 +338,24 @@ func classify(err error) error {
 		return &ai.ProviderError{Class: ai.ClassSession, Message: err.Error(), Err: err}
 	}
 	return err
+}
+
+// reportSummaryRetry reports a retry of a summary request: retry_start as
+// pi's summarization_retry_scheduled and _attempt_start (the adapter
+// sends the next attempt when its delay is over), retry_end as
+// summarization_retry_finished.
+func (r *Runtime) reportSummaryRetry(e ai.Event, reason string) {
+	r.notifyMu.Lock()
+	defer r.notifyMu.Unlock()
+	switch e.Type {
+	case ai.EventRetryStart:
+		info := ai.RetryInfo{}
+		if e.Retry != nil {
+			info = *e.Retry
+		}
+		r.agent.Notify(loop.Event{Type: loop.SummaryRetryScheduled, Retry: &info})
+		r.agent.Notify(loop.Event{Type: loop.SummaryRetryAttemptStart, Compaction: &loop.CompactionInfo{Reason: reason}})
+	case ai.EventRetryEnd:
+		r.agent.Notify(loop.Event{Type: loop.SummaryRetryFinished})
+	}
 }

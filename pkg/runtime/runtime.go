@@ -115,6 +115,9 @@ type Runtime struct {
 	// compactions is deps.Model as compaction uses it, counting what its
 	// summaries spend for the run's budget.
 	compactions *meter
+	// notifyMu makes the reports of a split turn's two summary requests,
+	// which run at once while the run waits, one at a time.
+	notifyMu sync.Mutex
 
 	mu        sync.Mutex // guards the fields below
 	path      []session.Entry
