@@ -56,6 +56,7 @@ func (c *Chat) background(ctx context.Context, fn func(context.Context, *runtime
 	go func() {
 		defer close(op.done)
 		defer cancel()
+		defer c.recoverPanic()
 		c.settle(ctx, fn(ctx, op.rt))
 	}()
 }

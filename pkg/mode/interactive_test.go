@@ -25,7 +25,12 @@ type fakeLines struct {
 	in      chan fakeLine
 	mu      sync.Mutex
 	prompts []string
+	stop    chan struct{} // closed by Interrupt
+	once    sync.Once
 }
+
+// errClosed is what ReadLine returns once interrupted.
+var errClosed = errors.New("the line reader was closed")
 
 type fakeLine struct {
 	line Line
@@ -33,12 +38,18 @@ type fakeLine struct {
 }
 
 func (f *fakeLines) ReadLine() (Line, error) {
-	l, ok := <-f.in
-	if !ok {
-		return Line{}, io.EOF
+	select {
+	case l, ok := <-f.in:
+		if !ok {
+			return Line{}, io.EOF
+		}
+		return l.line, l.err
+	case <-f.stop:
+		return Line{}, errClosed
 	}
-	return l.line, l.err
 }
+
+func (f *fakeLines) Interrupt() { f.once.Do(func() { close(f.stop) }) }
 
 func (f *fakeLines) SetPrompt(p string) {
 	f.mu.Lock()
@@ -94,7 +105,13 @@ type chatRig struct {
 
 func newRig(t *testing.T, tool *gate, responses ...faux.Response) *chatRig {
 	t.Helper()
-	r := &chatRig{t: t, lines: &fakeLines{in: make(chan fakeLine)}, out: &syncBuffer{}, tool: tool,
+	return startRig(t, tool, nil, responses...)
+}
+
+// startRig is newRig with the chat's options and output changed by tune.
+func startRig(t *testing.T, tool *gate, tune func(*ChatOptions, *io.Writer), responses ...faux.Response) *chatRig {
+	t.Helper()
+	r := &chatRig{t: t, lines: &fakeLines{in: make(chan fakeLine), stop: make(chan struct{})}, out: &syncBuffer{}, tool: tool,
 		store: session.NewMemoryStore("/work", session.Options{}), model: faux.New(responses...), done: make(chan error, 1)}
 	first, err := r.open(Want{})
 	if err != nil {
@@ -106,7 +123,11 @@ func newRig(t *testing.T, tool *gate, responses ...faux.Response) *chatRig {
 			_, err := fmt.Fprintf(w, "tree of %d entries\n", len(s.Entries()))
 			return err
 		}}
-	chat := NewChat(r.lines, r.out, first, deps, ChatOptions{Width: func() int { return 60 }})
+	opts, out := ChatOptions{Width: func() int { return 60 }}, io.Writer(r.out)
+	if tune != nil {
+		tune(&opts, &out)
+	}
+	chat := NewChat(r.lines, out, first, deps, opts)
 	go func() { r.done <- chat.Run(context.Background()) }()
 	r.expect("/help for commands")
 	return r
