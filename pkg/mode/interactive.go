@@ -238,7 +238,9 @@ func (c *Chat) assemble(text string) (string, bool) {
 }
 
 // handleBusy: while a run is active a line steers it; /followup or
-// Alt-Enter queues a follow-up; most commands wait.
+// Alt-Enter queues a follow-up; most commands wait. A prompt template or
+// /skill:name is expanded as a prompt is (queue); another /word is
+// steering text as it is, as pi 1.6 sends it.
 func (c *Chat) handleBusy(text string, cmd Command, isCmd, followUp bool) bool {
 	switch {
 	case isCmd && cmd.Name == "followup":

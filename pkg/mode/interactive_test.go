@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -397,4 +398,35 @@ func TestChatShowsAnAnswerThatNeverEnded(t *testing.T) {
 	if got := out.String(); got != "half of an answer\n" {
 		t.Fatalf("shown %q", got)
 	}
+}
+
+// While a run is active a prompt template typed (or queued with
+// /followup) is expanded before it is sent, as a prompt is; a /word that
+// names no command, template or skill is steering text as it is, as pi
+// 1.6 sends it.
+func TestChatSteeringExpandsTemplates(t *testing.T) {
+	g := &gate{open: make(chan struct{})}
+	r := newRig(t, g, faux.Call("wait", `{}`), faux.Text("answered"), faux.Text("followed up"))
+	r.send("start")
+	r.waitPrompt("[wait] steer › ")
+	r.send("/greet the team")
+	r.expect("queued (steering): hello from a template the team")
+	r.send("/nosuch thing")
+	r.expect("queued (steering): /nosuch thing")
+	r.send("/followup /greet again")
+	r.expect("queued (follow-up): hello from a template again")
+	close(g.open)
+	r.expect("followed up")
+	r.expect("ctx ")
+	var users []string
+	for _, e := range r.store.Entries() {
+		if e.Message != nil && e.Message.Role == ai.RoleUser {
+			users = append(users, e.Message.Text())
+		}
+	}
+	want := []string{"start", "hello from a template the team", "/nosuch thing", "hello from a template again"}
+	if !slices.Equal(users, want) {
+		t.Fatalf("user messages %q, want %q", users, want)
+	}
+	r.quit()
 }
