@@ -74,18 +74,6 @@ func treeHook(t *testing.T, command string, timeout float64) (string, bool, int)
 	return resultText(res), len(rec.ran()) == 1, pid
 }
 
-// exited waits up to d for pid to end; a pid that is already gone (no
-// process to open) has ended.
-func exited(pid int, d time.Duration) bool {
-	h, err := windows.OpenProcess(windows.SYNCHRONIZE, false, uint32(pid))
-	if err != nil {
-		return true
-	}
-	defer windows.CloseHandle(h)
-	ev, _ := windows.WaitForSingleObject(h, uint32(d.Milliseconds()))
-	return ev == windows.WAIT_OBJECT_0
-}
-
 // endProcess ends what a failed test left running.
 func endProcess(pid int) {
 	if h, err := windows.OpenProcess(windows.PROCESS_TERMINATE, false, uint32(pid)); err == nil {
@@ -101,7 +89,7 @@ func TestWindowsHookTimeoutEndsItsTree(t *testing.T) {
 	if ran || !strings.Contains(text, "did not finish within") {
 		t.Errorf("the call ran (%v) or the hook did not time out: %q", ran, text)
 	}
-	if !exited(pid, 10*time.Second) {
+	if !wintest.Ended(pid, 10*time.Second) {
 		endProcess(pid)
 		t.Fatalf("the hook's child %d outlived the timeout", pid)
 	}
@@ -115,7 +103,7 @@ func TestWindowsHookLeavesWhatItStartedRunning(t *testing.T) {
 	if !ran {
 		t.Fatalf("the hook did not let the call run: %q", text)
 	}
-	if exited(pid, 0) {
+	if wintest.Ended(pid, 0) {
 		t.Fatalf("the hook's child %d ended with the hook", pid)
 	}
 }
