@@ -232,3 +232,37 @@ func TestWindowsChatConsoleRefused(t *testing.T) {
 		t.Errorf("modes changed: stdin %#x, stdout %#x", p.con.mode(p.in), p.con.mode(p.out))
 	}
 }
+
+// A panic of the display after set-up (it asks the console's width as
+// it draws a run's events, on the Agent's goroutine) ends the chat as
+// an internal error too, the console's modes restored and the session
+// file whole, instead of leaving it waiting for input.
+func TestWindowsChatDisplayPanicExitsInternal(t *testing.T) {
+	p := startChatPipes(t, nil)
+	p.expect("› ", 1)
+	p.typeKeys("hello\r")
+	p.expect("first answer", 1)
+	p.expect("ctx ", 1)
+	p.con.panicWidth.Store(true)
+	p.typeKeys("again\r")
+	var c int
+	select {
+	case c = <-p.code:
+	case <-time.After(60 * time.Second):
+		p.typeKeys("\x04") // Ctrl-D ends a chat still waiting, so the test ends
+		t.Fatal("the chat did not exit after its display panicked")
+	}
+	if c != ExitInternal || !strings.Contains(p.stderr.String(), "internal error") || !strings.Contains(p.stderr.String(), "the console went away") {
+		t.Fatalf("exit %d, stderr %q", c, p.stderr)
+	}
+	if p.con.mode(p.in) != cookedIn || p.con.mode(p.out) != cookedOut {
+		t.Errorf("modes not restored: stdin %#x, stdout %#x", p.con.mode(p.in), p.con.mode(p.out))
+	}
+	data, err := os.ReadFile(p.session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasSuffix(data, []byte("\n")) || !bytes.Contains(data, []byte(`"text":"hello"`)) || !bytes.Contains(data, []byte(`"text":"first answer"`)) {
+		t.Errorf("the session lost the first exchange or ends in a torn line:\n%s", data)
+	}
+}

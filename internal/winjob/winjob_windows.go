@@ -89,6 +89,16 @@ func Active(job windows.Handle) (int, error) {
 	return int(info.ActiveProcesses), nil
 }
 
+// Detach lets go of job without ending the processes still in it: they
+// run on, as those a Unix command leaves in its process group do. Should
+// the job refuse to drop its kill-on-close limit, they die as with Close.
+func Detach(job windows.Handle) {
+	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{}
+	_, _ = windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
+		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)))
+	windows.CloseHandle(job)
+}
+
 // Close lets go of job; processes still in it die when no other handle
 // to it is open.
 func Close(job windows.Handle) { windows.CloseHandle(job) }

@@ -34,8 +34,9 @@ type runResult struct {
 	timeout  time.Duration
 }
 
-// run starts the command in its own process group, feeds it input and
-// waits for it, its timeout or ctx; the group is killed on either.
+// run starts the command in its own process group (a job object on
+// Windows), feeds it input and waits for it, its timeout or ctx; the
+// group is killed on either.
 func (c *commandHook) run(ctx context.Context, input []byte) *runResult {
 	res := &runResult{timeout: c.timeout}
 	if ctx.Err() != nil {
@@ -54,9 +55,9 @@ func (c *commandHook) run(ctx context.Context, input []byte) *runResult {
 	cmd.Env = hookEnv(c.env, c.dir)
 	cmd.Stdin = bytes.NewReader(input)
 	cmd.Stdout, cmd.Stderr = &res.stdout, &res.stderr
-	killTreeOnCancel(cmd)
+	tree := newHookTree(cmd)
 	cmd.WaitDelay = pipeWait
-	err := cmd.Run()
+	err := tree.run()
 	switch {
 	case ctx.Err() != nil:
 		res.aborted = true

@@ -14,19 +14,8 @@ import (
 	"gopi/pkg/tools"
 )
 
-// running reports whether pid runs, and ended waits up to d for it to
-// end (a pid that cannot be opened has ended).
-func running(pid int) bool { return !ended(pid, 0) }
-
-func ended(pid int, d time.Duration) bool {
-	h, err := windows.OpenProcess(windows.SYNCHRONIZE, false, uint32(pid))
-	if err != nil {
-		return true
-	}
-	defer windows.CloseHandle(h)
-	ev, _ := windows.WaitForSingleObject(h, uint32(d.Milliseconds()))
-	return ev == windows.WAIT_OBJECT_0
-}
+// running reports whether pid runs.
+func running(pid int) bool { return !wintest.Ended(pid, 0) }
 
 // Stopping a stdio server ends the processes it started too: the server
 // runs in a job object. "" exits when its stdin closes and leaves its
@@ -53,7 +42,7 @@ func TestWindowsCloseEndsServerTree(t *testing.T) {
 		if left := m.Close(); len(left) != 0 {
 			t.Errorf("mode %q: still running: %v", mode, left)
 		}
-		if !ended(pid, 10*time.Second) {
+		if !wintest.Ended(pid, 10*time.Second) {
 			if h, err := windows.OpenProcess(windows.PROCESS_TERMINATE, false, uint32(pid)); err == nil {
 				_ = windows.TerminateProcess(h, 1)
 				windows.CloseHandle(h)

@@ -3,6 +3,7 @@ package mode
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -26,10 +27,13 @@ type Line struct {
 
 // LineReader reads the user's lines with editing and history. ReadLine
 // returns ErrInterrupt on Ctrl-C and io.EOF on Ctrl-D on an empty line;
-// SetPrompt may be called while ReadLine waits.
+// SetPrompt may be called while ReadLine waits. Interrupt, called from
+// another goroutine when the chat must end at once, makes the waiting
+// ReadLine and every later one return an error; it may be called twice.
 type LineReader interface {
 	ReadLine() (Line, error)
 	SetPrompt(prompt string)
+	Interrupt()
 }
 
 // Want is the Runtime the chat asks for when it switches leaf, model,
@@ -108,6 +112,9 @@ type Chat struct {
 	interrupted bool   // the last input was Ctrl-C
 	partial     string // lines so far of a multi-line input
 	ctx         context.Context
+	// failure is the first panic of the display or of a background
+	// operation: it ends the chat (see fail).
+	failure error
 }
 
 // operation is a run or a compaction in the background.
@@ -143,11 +150,18 @@ func (c *Chat) width() int { return max(c.opts.Width()-1, 20) }
 // Run reads lines until the user quits. It returns after the active run
 // (if any) was aborted and its messages were written, with the first
 // output write error, if any. A cancelled ctx ends the chat like /quit.
-func (c *Chat) Run(ctx context.Context) error {
+// A panic of the display on the Agent's goroutine or of a background
+// operation ends the chat too (see fail): Run returns it as an error.
+func (c *Chat) Run(ctx context.Context) (err error) {
 	c.mu.Lock()
 	c.ctx = ctx
 	c.mu.Unlock()
 	c.scr.line(c.pal.dim(c.banner()))
+	defer func() { // after shutdown: a panic while the run winds up counts too
+		if f := c.failed(); f != nil {
+			err = f
+		}
+	}()
 	defer c.shutdown()
 	if first := c.opts.First; c.opts.FirstFiles != "" || len(c.opts.FirstImages) > 0 {
 		c.scr.line(c.pal.cyan("› " + oneLine(first, c.width()-2)))
@@ -158,7 +172,7 @@ func (c *Chat) Run(ctx context.Context) error {
 			return c.scr.error()
 		}
 	}
-	for ctx.Err() == nil {
+	for ctx.Err() == nil && c.failed() == nil {
 		c.updatePrompt()
 		line, err := c.in.ReadLine()
 		switch {
@@ -169,6 +183,8 @@ func (c *Chat) Run(ctx context.Context) error {
 			continue
 		case errors.Is(err, io.EOF):
 			return c.scr.error()
+		case err != nil && c.failed() != nil:
+			return nil // the failure is Run's error
 		case err != nil:
 			return err
 		}
@@ -222,7 +238,9 @@ func (c *Chat) assemble(text string) (string, bool) {
 }
 
 // handleBusy: while a run is active a line steers it; /followup or
-// Alt-Enter queues a follow-up; most commands wait.
+// Alt-Enter queues a follow-up; most commands wait. A prompt template or
+// /skill:name is expanded as a prompt is (queue); another /word is
+// steering text as it is, as pi 1.6 sends it.
 func (c *Chat) handleBusy(text string, cmd Command, isCmd, followUp bool) bool {
 	switch {
 	case isCmd && cmd.Name == "followup":
@@ -314,12 +332,50 @@ func (c *Chat) setActivity(what string) {
 	c.updatePrompt()
 }
 
+// fail ends the chat after a panic in its display or in a background
+// operation. The Agent recovers a subscriber's panic and goes on, so the
+// chat must act itself, or it would wait for input under a display that
+// no longer works: the screen stops writing (the terminal is about to be
+// given back), the line reader is interrupted, and Run, once the active
+// run was aborted and its messages written, returns the failure.
+func (c *Chat) fail(p any) {
+	c.mu.Lock()
+	first := c.failure == nil
+	if first {
+		c.failure = fmt.Errorf("internal error: the chat failed: %v", p)
+	}
+	c.mu.Unlock()
+	if first {
+		c.scr.stop()
+		c.in.Interrupt()
+	}
+}
+
+// recoverPanic, deferred, turns a panic into the chat's failure.
+func (c *Chat) recoverPanic() {
+	if p := recover(); p != nil {
+		c.fail(p)
+	}
+}
+
+func (c *Chat) failed() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.failure
+}
+
+// display draws one of the Runtime's events (the Agent's subscriber).
+func (c *Chat) display(e agent.Event) {
+	defer c.recoverPanic()
+	c.rend.event(e)
+}
+
 // swap makes o the current Runtime and releases the previous one.
 func (c *Chat) swap(o Opened) {
 	c.mu.Lock()
 	old, unsub := c.cur, c.unsub
 	c.cur = o
-	c.unsub = o.Runtime.Control().Subscribe(c.rend.event, agent.Except(agent.RunEnd))
+	c.unsub = o.Runtime.Control().Subscribe(c.display, agent.Except(agent.RunEnd))
 	c.mu.Unlock()
 	if unsub != nil {
 		unsub()

@@ -31,17 +31,25 @@ func (p palette) bold(s string) string  { return p.wrap("1", s) }
 // keeps the first write error. The terminal's writer redraws the prompt
 // after each write, so a partial line would end up before the prompt.
 type screen struct {
-	mu  sync.Mutex
-	w   io.Writer
-	err error
+	mu      sync.Mutex
+	w       io.Writer
+	err     error
+	stopped bool
 }
 
 func (s *screen) line(text string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.err == nil {
+	if s.err == nil && !s.stopped {
 		_, s.err = io.WriteString(s.w, text+"\n")
 	}
+}
+
+// stop makes every later line a no-op.
+func (s *screen) stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopped = true
 }
 
 // error returns the first write error.

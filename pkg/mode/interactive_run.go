@@ -56,6 +56,7 @@ func (c *Chat) background(ctx context.Context, fn func(context.Context, *runtime
 	go func() {
 		defer close(op.done)
 		defer cancel()
+		defer c.recoverPanic()
 		c.settle(ctx, fn(ctx, op.rt))
 	}()
 }
@@ -81,12 +82,18 @@ func (c *Chat) settle(ctx context.Context, outcome func()) {
 	}
 }
 
-// queue sends a line to the active run as steering or a follow-up. A run
-// that no longer takes input gets it as the next prompt instead. The
+// queue sends a line to the active run as steering or a follow-up,
+// expanded as a prompt is (templates, /skill:name). A run that no longer
+// takes input gets it as the next prompt instead (expanded then). The
 // line is listed as queued before it is sent, so that the loop taking
 // it at once finds it.
 func (c *Chat) queue(text string, followUp bool) {
 	if strings.TrimSpace(text) == "" {
+		return
+	}
+	expanded, err := c.deps.Expand(text)
+	if err != nil {
+		c.scr.line(c.pal.red(err.Error()))
 		return
 	}
 	c.mu.Lock()
@@ -96,22 +103,22 @@ func (c *Chat) queue(text string, followUp bool) {
 		c.mu.Unlock()
 		return
 	}
-	q := queuedInput{text: text, followUp: followUp}
+	q := queuedInput{text: expanded, followUp: followUp}
 	c.queued = append(c.queued, q)
 	c.mu.Unlock()
 	ctrl := op.rt.Control()
-	msg := ai.UserText(text, c.opts.Now().UnixMilli())
+	msg := ai.UserText(expanded, c.opts.Now().UnixMilli())
 	send, kind := ctrl.Steer, "steering"
 	if followUp {
 		send, kind = ctrl.FollowUp, "follow-up"
 	}
-	err := send(msg)
+	err = send(msg)
 	if err == nil {
-		c.scr.line(c.pal.dim(fmt.Sprintf("queued (%s): %s", kind, oneLine(text, 60))))
+		c.scr.line(c.pal.dim(fmt.Sprintf("queued (%s): %s", kind, oneLine(expanded, 60))))
 		return
 	}
 	c.mu.Lock()
-	c.unqueue(text)
+	c.unqueue(expanded)
 	if errors.Is(err, agent.ErrNotRunning) {
 		c.next = append(c.next, text)
 	}

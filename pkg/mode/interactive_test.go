@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -25,7 +26,12 @@ type fakeLines struct {
 	in      chan fakeLine
 	mu      sync.Mutex
 	prompts []string
+	stop    chan struct{} // closed by Interrupt
+	once    sync.Once
 }
+
+// errClosed is what ReadLine returns once interrupted.
+var errClosed = errors.New("the line reader was closed")
 
 type fakeLine struct {
 	line Line
@@ -33,12 +39,18 @@ type fakeLine struct {
 }
 
 func (f *fakeLines) ReadLine() (Line, error) {
-	l, ok := <-f.in
-	if !ok {
-		return Line{}, io.EOF
+	select {
+	case l, ok := <-f.in:
+		if !ok {
+			return Line{}, io.EOF
+		}
+		return l.line, l.err
+	case <-f.stop:
+		return Line{}, errClosed
 	}
-	return l.line, l.err
 }
+
+func (f *fakeLines) Interrupt() { f.once.Do(func() { close(f.stop) }) }
 
 func (f *fakeLines) SetPrompt(p string) {
 	f.mu.Lock()
@@ -94,7 +106,13 @@ type chatRig struct {
 
 func newRig(t *testing.T, tool *gate, responses ...faux.Response) *chatRig {
 	t.Helper()
-	r := &chatRig{t: t, lines: &fakeLines{in: make(chan fakeLine)}, out: &syncBuffer{}, tool: tool,
+	return startRig(t, tool, nil, responses...)
+}
+
+// startRig is newRig with the chat's options and output changed by tune.
+func startRig(t *testing.T, tool *gate, tune func(*ChatOptions, *io.Writer), responses ...faux.Response) *chatRig {
+	t.Helper()
+	r := &chatRig{t: t, lines: &fakeLines{in: make(chan fakeLine), stop: make(chan struct{})}, out: &syncBuffer{}, tool: tool,
 		store: session.NewMemoryStore("/work", session.Options{}), model: faux.New(responses...), done: make(chan error, 1)}
 	first, err := r.open(Want{})
 	if err != nil {
@@ -106,7 +124,11 @@ func newRig(t *testing.T, tool *gate, responses ...faux.Response) *chatRig {
 			_, err := fmt.Fprintf(w, "tree of %d entries\n", len(s.Entries()))
 			return err
 		}}
-	chat := NewChat(r.lines, r.out, first, deps, ChatOptions{Width: func() int { return 60 }})
+	opts, out := ChatOptions{Width: func() int { return 60 }}, io.Writer(r.out)
+	if tune != nil {
+		tune(&opts, &out)
+	}
+	chat := NewChat(r.lines, out, first, deps, opts)
 	go func() { r.done <- chat.Run(context.Background()) }()
 	r.expect("/help for commands")
 	return r
@@ -376,4 +398,35 @@ func TestChatShowsAnAnswerThatNeverEnded(t *testing.T) {
 	if got := out.String(); got != "half of an answer\n" {
 		t.Fatalf("shown %q", got)
 	}
+}
+
+// While a run is active a prompt template typed (or queued with
+// /followup) is expanded before it is sent, as a prompt is; a /word that
+// names no command, template or skill is steering text as it is, as pi
+// 1.6 sends it.
+func TestChatSteeringExpandsTemplates(t *testing.T) {
+	g := &gate{open: make(chan struct{})}
+	r := newRig(t, g, faux.Call("wait", `{}`), faux.Text("answered"), faux.Text("followed up"))
+	r.send("start")
+	r.waitPrompt("[wait] steer › ")
+	r.send("/greet the team")
+	r.expect("queued (steering): hello from a template the team")
+	r.send("/nosuch thing")
+	r.expect("queued (steering): /nosuch thing")
+	r.send("/followup /greet again")
+	r.expect("queued (follow-up): hello from a template again")
+	close(g.open)
+	r.expect("followed up")
+	r.expect("ctx ")
+	var users []string
+	for _, e := range r.store.Entries() {
+		if e.Message != nil && e.Message.Role == ai.RoleUser {
+			users = append(users, e.Message.Text())
+		}
+	}
+	want := []string{"start", "hello from a template the team", "/nosuch thing", "hello from a template again"}
+	if !slices.Equal(users, want) {
+		t.Fatalf("user messages %q, want %q", users, want)
+	}
+	r.quit()
 }

@@ -31,22 +31,16 @@ func (r *RPC) cmdBash(_ context.Context, c *rpcCommand) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	r.mu.Lock()
-	if r.op != nil {
-		r.mu.Unlock()
-		cancel()
-		return nil, errBusy
+	op, ctx, err := r.startOp(rpcOp{bash: true})
+	if err != nil {
+		return nil, err
 	}
-	rt := r.cur.Runtime
-	op := &rpcOp{bash: true, cancel: cancel, done: make(chan struct{}), rt: rt}
-	r.op = op
-	r.mu.Unlock()
+	rt := op.rt
 	args, _ := json.Marshal(map[string]string{"command": command})
 	call := ai.ToolCallContent(fmt.Sprintf("rpc_bash_%d", bashCalls.Add(1)), "bash", args)
 	go func() {
 		defer close(op.done)
-		defer cancel()
+		defer op.cancel()
 		// Every piece of output as it is read, as pi streams it: the
 		// deltas joined are the whole output, the last one written before
 		// the response.

@@ -354,23 +354,33 @@ func (r *RPC) cmdQueueMode(c *rpcCommand, followUp bool) (any, error) {
 	return nil, nil
 }
 
+// startOp claims the one operation slot for op (a bash command or a
+// compaction in the background) on the current Runtime, with a context
+// of its own that op.cancel ends, or answers busy while another holds it.
+func (r *RPC) startOp(op rpcOp) (*rpcOp, context.Context, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.op != nil {
+		cancel()
+		return nil, nil, errBusy
+	}
+	op.cancel, op.done, op.rt = cancel, make(chan struct{}), r.cur.Runtime
+	r.op = &op
+	return &op, ctx, nil
+}
+
 // cmdCompact summarises the session in the background (abort stops it)
 // and answers when the compaction entry is in the session.
 func (r *RPC) cmdCompact(_ context.Context, c *rpcCommand) (any, error) {
-	ctx, cancel := context.WithCancel(context.Background())
-	r.mu.Lock()
-	if r.op != nil {
-		r.mu.Unlock()
-		cancel()
-		return nil, errBusy
+	op, ctx, err := r.startOp(rpcOp{compact: true})
+	if err != nil {
+		return nil, err
 	}
-	rt := r.cur.Runtime
-	op := &rpcOp{compact: true, cancel: cancel, done: make(chan struct{}), rt: rt}
-	r.op = op
-	r.mu.Unlock()
+	rt := op.rt
 	go func() {
 		defer close(op.done)
-		defer cancel()
+		defer op.cancel()
 		e, err := rt.Compact(ctx, c.CustomInstructions)
 		r.mu.Lock()
 		r.op = nil

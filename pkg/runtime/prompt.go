@@ -306,19 +306,31 @@ func (c Control) SetQueueModes(steering, followUp agent.QueueMode) {
 	})
 }
 
+// awaitTurn enters the operation queue and waits until the operations
+// accepted before it ended; the caller closes done when its own ends. A
+// ctx that ends first gives the turn up (the next operation still waits
+// for the earlier ones) and returns ctx's error.
+func (r *Runtime) awaitTurn(ctx context.Context) (done chan struct{}, err error) {
+	prev, done, err := r.accept()
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-prev:
+		return done, nil
+	case <-ctx.Done():
+		go func() { <-prev; close(done) }()
+		return nil, ctx.Err()
+	}
+}
+
 // SetName records name as a session_info entry (pi's session name) once
 // the operations accepted before it ended; the entry is in the store when
 // it returns.
 func (r *Runtime) SetName(ctx context.Context, name string) (session.Entry, error) {
-	prev, done, err := r.accept()
+	done, err := r.awaitTurn(ctx)
 	if err != nil {
 		return session.Entry{}, err
-	}
-	select {
-	case <-prev:
-	case <-ctx.Done():
-		go func() { <-prev; close(done) }()
-		return session.Entry{}, ctx.Err()
 	}
 	defer close(done)
 	r.mu.Lock()
@@ -366,15 +378,9 @@ func (r *Runtime) RunTool(ctx context.Context, call ai.Content, update func(tool
 // (pi's bashExecution message, which the model sees as the command and
 // its output).
 func (r *Runtime) Record(ctx context.Context, m ai.Message) (session.Entry, error) {
-	prev, done, err := r.accept()
+	done, err := r.awaitTurn(ctx)
 	if err != nil {
 		return session.Entry{}, err
-	}
-	select {
-	case <-prev:
-	case <-ctx.Done():
-		go func() { <-prev; close(done) }()
-		return session.Entry{}, ctx.Err()
 	}
 	defer close(done)
 	e, err := r.appendEntry(session.MessageEntry("", m), true)

@@ -15,6 +15,8 @@ import (
 	"unicode/utf16"
 
 	"golang.org/x/sys/windows"
+
+	"gopi/internal/wintest"
 )
 
 // testShellEnv makes this test binary act as a shell: `-c COMMAND`, where
@@ -64,18 +66,6 @@ func shellEnv(t *testing.T) (*Env, *BashTool) {
 	return env, NewBash(Options{Shell: os.Args[0]})
 }
 
-// exited waits up to d for pid to end; a pid that is already gone (no
-// process to open) has ended.
-func exited(pid int, d time.Duration) bool {
-	h, err := windows.OpenProcess(windows.SYNCHRONIZE, false, uint32(pid))
-	if err != nil {
-		return true
-	}
-	defer windows.CloseHandle(h)
-	ev, _ := windows.WaitForSingleObject(h, uint32(d.Milliseconds()))
-	return ev == windows.WAIT_OBJECT_0
-}
-
 func TestWindowsBashRunsAndReportsExitCode(t *testing.T) {
 	env, tool := shellEnv(t)
 	res := runTool(t, env, tool, map[string]any{"command": "echo hello from windows"})
@@ -102,7 +92,7 @@ func TestWindowsBashTimeoutKillsTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid, _ := strconv.Atoi(string(b))
-	if !exited(pid, 10*time.Second) {
+	if !wintest.Ended(pid, 10*time.Second) {
 		_ = exec.Command("taskkill", "/F", "/PID", strconv.Itoa(pid)).Run()
 		t.Fatalf("the child %d outlived the timeout", pid)
 	}
@@ -133,7 +123,7 @@ func TestWindowsBashAbortKillsTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid, _ := strconv.Atoi(string(b))
-	if !exited(pid, 10*time.Second) {
+	if !wintest.Ended(pid, 10*time.Second) {
 		t.Fatalf("the child %d outlived the abort", pid)
 	}
 }

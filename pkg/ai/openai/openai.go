@@ -109,11 +109,9 @@ func New(cfg Config) *Model {
 	if cfg.FinishGrace <= 0 {
 		cfg.FinishGrace = finishGrace
 	}
-	c := provider.NewClient(provider.Client{
-		Info: cfg.Info, BaseURL: cfg.BaseURL, Path: "/chat/completions", HTTP: cfg.HTTPClient, Headers: cfg.Headers,
-		Key: cfg.APIKey, KeyHeader: "authorization", KeyPrefix: "Bearer ", Retry: cfg.Retry, Idle: cfg.IdleTimeout,
-		Now: cfg.Now, Sleep: cfg.Sleep,
-	}, DefaultBaseURL, API)
+	c := provider.BearerClient(provider.Endpoint{Info: cfg.Info, APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, HTTPClient: cfg.HTTPClient,
+		Headers: cfg.Headers, Retry: cfg.Retry, IdleTimeout: cfg.IdleTimeout, Now: cfg.Now, Sleep: cfg.Sleep},
+		"/chat/completions", DefaultBaseURL, API)
 	cfg.Info = c.Info
 	q := DefaultQuirks(c.BaseURL)
 	if cfg.Quirks != nil {

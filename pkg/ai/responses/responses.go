@@ -41,7 +41,8 @@ const (
 	DefaultBaseURL = "https://api.openai.com/v1"
 )
 
-// Config describes one Responses API model endpoint.
+// Config describes one Responses API model endpoint; its fields are
+// provider.Endpoint's, to which New converts it.
 type Config struct {
 	Info       ai.Info
 	APIKey     string            // may be empty for local servers
@@ -64,11 +65,7 @@ type Model struct {
 
 // New returns a Model; unset Config fields take their defaults.
 func New(cfg Config) *Model {
-	c := provider.NewClient(provider.Client{
-		Info: cfg.Info, BaseURL: cfg.BaseURL, Path: "/responses", HTTP: cfg.HTTPClient, Headers: cfg.Headers,
-		Key: cfg.APIKey, KeyHeader: "authorization", KeyPrefix: "Bearer ", Retry: cfg.Retry, Idle: cfg.IdleTimeout,
-		Now: cfg.Now, Sleep: cfg.Sleep,
-	}, DefaultBaseURL, API)
+	c := provider.BearerClient(provider.Endpoint(cfg), "/responses", DefaultBaseURL, API)
 	cfg.Info = c.Info
 	return &Model{cfg: cfg, http: c}
 }
