@@ -322,18 +322,39 @@ func specialMask(x uint64) uint64 {
 // nextSpecial returns the index of the first byte of b at or after i that
 // a string needs attention for (see specialMask), or len(b).
 func nextSpecial(b []byte, i int) int {
-	// Sliced as it goes, so the loads need no bounds checks.
+	// Sliced as it goes, so the loads need no bounds checks. One word
+	// first (escapes often come close together), then 32 bytes a step.
 	r := b[i:]
-	for len(r) >= 16 {
+	if len(r) >= 8 {
+		if m := specialMask(binary.LittleEndian.Uint64(r)); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		r = r[8:]
+	}
+	for len(r) >= 32 {
 		m0 := specialMask(binary.LittleEndian.Uint64(r))
 		m1 := specialMask(binary.LittleEndian.Uint64(r[8:]))
-		if m0|m1 != 0 {
-			if m0 != 0 {
-				return len(b) - len(r) + bits.TrailingZeros64(m0)>>3
+		m2 := specialMask(binary.LittleEndian.Uint64(r[16:]))
+		m3 := specialMask(binary.LittleEndian.Uint64(r[24:]))
+		if (m0|m1)|(m2|m3) != 0 {
+			at := len(b) - len(r)
+			switch {
+			case m0 != 0:
+				return at + bits.TrailingZeros64(m0)>>3
+			case m1 != 0:
+				return at + 8 + bits.TrailingZeros64(m1)>>3
+			case m2 != 0:
+				return at + 16 + bits.TrailingZeros64(m2)>>3
 			}
-			return len(b) - len(r) + 8 + bits.TrailingZeros64(m1)>>3
+			return at + 24 + bits.TrailingZeros64(m3)>>3
 		}
-		r = r[16:]
+		r = r[32:]
+	}
+	for len(r) >= 8 {
+		if m := specialMask(binary.LittleEndian.Uint64(r)); m != 0 {
+			return len(b) - len(r) + bits.TrailingZeros64(m)>>3
+		}
+		r = r[8:]
 	}
 	for i, c := range r {
 		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {

@@ -168,3 +168,31 @@ func appendEscape(b []byte, c byte) []byte {
 	}
 	return append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 }
+
+// QuotedLen is the exact length of AppendString's output for s, found
+// without writing it.
+func QuotedLen(s string) int {
+	sb := unsafe.Slice(unsafe.StringData(s), len(s))
+	n := len(s) + 2
+	for i := 0; ; {
+		if i = nextSpecial(sb, i); i >= len(s) {
+			return n
+		}
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				n += len("\ufffd") - 1
+			}
+			i += size
+			continue
+		}
+		switch c {
+		case '"', '\\', '\b', '\f', '\n', '\r', '\t':
+			n++
+		default:
+			n += len(`\u0000`) - 1
+		}
+		i++
+	}
+}

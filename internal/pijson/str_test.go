@@ -21,6 +21,9 @@ func FuzzAppendString(f *testing.F) {
 		if out[0] != 'x' {
 			t.Fatal("the prefix was overwritten")
 		}
+		if n := QuotedLen(s); n != len(out)-1 {
+			t.Fatalf("QuotedLen(%q) = %d, AppendString wrote %d bytes", s, n, len(out)-1)
+		}
 		out = out[1:]
 		var got string
 		if err := json.Unmarshal(out, &got); err != nil {
@@ -113,6 +116,9 @@ func checkString(t *testing.T, tok []byte) {
 		t.Fatalf("Value(%q): plain %v", tok, plain)
 	}
 	enc := AppendString(nil, want)
+	if n := QuotedLen(want); n != len(enc) {
+		t.Fatalf("QuotedLen(%q) = %d, AppendString wrote %d bytes", want, n, len(enc))
+	}
 	var back string
 	if err := json.Unmarshal(enc, &back); err != nil || back != want {
 		t.Fatalf("AppendString(%q) = %s, which decodes to %q, %v", want, enc, back, err)
