@@ -22,6 +22,10 @@ func checkBody(t testing.TB, r *request, requoted bool) {
 	if (err == nil) != (werr == nil) || (err != nil && err.Error() != werr.Error()) || (err == nil && n != len(want)) {
 		t.Fatalf("measure = %d, %v; encode wrote %d bytes, %v", n, err, len(want), werr)
 	}
+	// What measuring recorded (texts that need no escape) changes no byte.
+	if again, err := r.encode(); err == nil && string(again) != string(want) {
+		t.Fatalf("encoded after measuring:\n%s\nbefore:\n%s", again, want)
+	}
 }
 
 var (

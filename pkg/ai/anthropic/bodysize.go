@@ -9,6 +9,9 @@ import (
 // length needs them written (raw JSON, which is compacted, and blocks of
 // other types) are encoded, into a scratch buffer. A streamed body is
 // measured so, for its Content-Length, and encoded once, as it is sent.
+// A block's long text that measures as its own length plus the quotes is
+// written as it is (AppendString changes no byte of it: every change it
+// makes lengthens the output); the block records that for the writer.
 
 // messageLen is the length appendMessage writes for message i, with the
 // comma before it.
@@ -60,7 +63,9 @@ func (t *textBlock) len() int {
 	if t == nil {
 		return len("null")
 	}
-	return len(`{"type":`) + pijson.QuotedLen(t.Type) + len(`,"text":`) + pijson.QuotedLen(t.Text) + ccLen(t.CacheControl) + len(`}`)
+	text := pijson.QuotedLen(t.Text)
+	t.plain = text == len(t.Text)+2
+	return len(`{"type":`) + pijson.QuotedLen(t.Type) + len(`,"text":`) + text + ccLen(t.CacheControl) + len(`}`)
 }
 
 func (im *imageBlock) len() int {
@@ -76,7 +81,9 @@ func (t *thinkingBlock) len() int {
 	if t == nil {
 		return len("null")
 	}
-	return len(`{"type":`) + pijson.QuotedLen(t.Type) + len(`,"thinking":`) + pijson.QuotedLen(t.Thinking) +
+	thinking := pijson.QuotedLen(t.Thinking)
+	t.plain = thinking == len(t.Thinking)+2
+	return len(`{"type":`) + pijson.QuotedLen(t.Type) + len(`,"thinking":`) + thinking +
 		len(`,"signature":`) + pijson.QuotedLen(t.Signature) + len(`}`)
 }
 
