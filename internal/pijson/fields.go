@@ -176,27 +176,74 @@ next:
 	return out
 }
 
-// knownKeyNames interns the keys of messages and blocks, so decoding them
-// does not allocate a string per field.
-var knownKeyNames = func() map[string]string {
-	m := map[string]string{}
-	for _, k := range []string{"type", "id", "timestamp", "role", "content", "text", "thinking",
-		"thinkingSignature", "textSignature", "redacted", "data", "mimeType", "name", "arguments",
-		"api", "provider", "model", "usage", "stopReason", "errorMessage", "toolCallId", "toolName",
-		"details", "isError"} {
-		m[k] = k
-	}
-	return m
-}()
-
 // Key decodes a key as Object hands it over. Raw bytes equal to a common
 // name of pi's JSON decode to that name whatever esc says (a validated
-// value's scan always says esc).
+// value's scan always says esc), without allocating a string per field.
 func Key(key []byte, esc bool) string {
-	if k, ok := knownKeyNames[string(key)]; ok {
+	if k := knownKey(key); k != "" {
 		return k
 	}
 	return unquote(key, esc)
+}
+
+// knownKey returns the constant equal to key among the keys of messages
+// and blocks, or "".
+func knownKey(key []byte) string {
+	switch string(key) {
+	case "type":
+		return "type"
+	case "id":
+		return "id"
+	case "timestamp":
+		return "timestamp"
+	case "role":
+		return "role"
+	case "content":
+		return "content"
+	case "text":
+		return "text"
+	case "thinking":
+		return "thinking"
+	case "thinkingSignature":
+		return "thinkingSignature"
+	case "textSignature":
+		return "textSignature"
+	case "redacted":
+		return "redacted"
+	case "data":
+		return "data"
+	case "mimeType":
+		return "mimeType"
+	case "name":
+		return "name"
+	case "arguments":
+		return "arguments"
+	case "api":
+		return "api"
+	case "provider":
+		return "provider"
+	case "model":
+		return "model"
+	case "usage":
+		return "usage"
+	case "stopReason":
+		return "stopReason"
+	case "errorMessage":
+		return "errorMessage"
+	case "toolCallId":
+		return "toolCallId"
+	case "toolName":
+		return "toolName"
+	case "details":
+		return "details"
+	case "isError":
+		return "isError"
+	case "parentId":
+		return "parentId"
+	case "message":
+		return "message"
+	}
+	return ""
 }
 
 // IsNull reports whether v is JSON's null.

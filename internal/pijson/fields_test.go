@@ -38,7 +38,9 @@ func TestUnquote(t *testing.T) {
 // the same values for the same keys (the last of a repeated key), or an
 // error for the same inputs.
 func FuzzFields(f *testing.F) {
-	for _, s := range []string{`{"a":1,"a":2,"b":{"c":[1,"x"]}}`, "{\"s\":\"12345678\\n\xff abcdefgh \\u00e9\", \"t\":\"plain ascii id 1234\"}", ` null `, `{"k\u00e9":"\ud800 \xff"}`, `{"a":tru}`, `[1]`, `{"a":1} x`, `{}`, `{"a" : [ ] , "b":-0.5e+3}`} {
+	for _, s := range []string{"{\"a\":\"0123456789abcdef\\\"0123456789abcde\\n\",\"b\":\"0123456789abcdef\x01\"}",
+		"{\"a\":\"01234567\x1f89abcdef0123456\xe2\x80 x\",\"a\":\"0123456789abcdef0123456789abcdef\"}",
+		`{"a":1,"a":2,"b":{"c":[1,"x"]}}`, "{\"s\":\"12345678\\n\xff abcdefgh \\u00e9\", \"t\":\"plain ascii id 1234\"}", ` null `, `{"k\u00e9":"\ud800 \xff"}`, `{"a":tru}`, `[1]`, `{"a":1} x`, `{}`, `{"a" : [ ] , "b":-0.5e+3}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

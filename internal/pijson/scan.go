@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -24,7 +25,10 @@ type Scanner struct {
 	i       int
 	trusted bool // b was validated before: skip strings fast
 	depth   int  // objects and arrays open at i
-	sc      *Scratch
+	// plainEnd is where the last string scanned that needs no unquoting
+	// (ASCII, no escapes) ended, after its closing quote.
+	plainEnd int
+	sc       *Scratch
 }
 
 // NewScanner reads b, which may hold anything.
@@ -174,6 +178,20 @@ func (s *Scanner) Raw() (Raw, error) {
 	return s.b[start:s.i], nil
 }
 
+// Value consumes one value like Raw; plain reports a string token that
+// needs no unquoting (ASCII without escapes, found so as it was
+// validated), which PlainString reads without scanning it again. A
+// trusted scanner never reports plain.
+func (s *Scanner) Value() (v Raw, plain bool, err error) {
+	if v, err = s.Raw(); err != nil {
+		return nil, false, err
+	}
+	return v, s.plainEnd == s.i && v[0] == '"', nil
+}
+
+// PlainString is the value of a string token Value reported plain.
+func PlainString(v Raw) string { return string(v[1 : len(v)-1]) }
+
 // skip consumes and validates one value.
 func (s *Scanner) skip() error {
 	switch c := s.Peek(); {
@@ -242,18 +260,12 @@ func (s *Scanner) number() error {
 	return nil
 }
 
-// plain marks bytes that need no attention inside a string.
-var plain = func() (t [256]bool) {
-	for c := 0x20; c < 256; c++ {
-		t[c] = c != '"' && c != '\\' && c < utf8.RuneSelf
-	}
-	return t
-}()
-
 // strSpan consumes a string token and returns the bytes between its quotes.
 // esc reports escapes or non-ASCII bytes, i.e. that unquote must do work.
 // A trusted scanner (re-reading bytes already validated) only looks for
-// the closing quote.
+// the closing quote. An untrusted scan of a string without either records
+// where it ended (plainEnd), so the field it is the value of is known to
+// need no unquoting.
 func (s *Scanner) strSpan() (span []byte, esc bool, err error) {
 	s.i++
 	if s.trusted {
@@ -262,29 +274,30 @@ func (s *Scanner) strSpan() (span []byte, esc bool, err error) {
 	start := s.i
 	b := s.b
 	for {
-		for s.i+8 <= len(b) && !specialWord(binary.LittleEndian.Uint64(b[s.i:])) {
-			s.i += 8
-		}
-		for s.i < len(b) && plain[b[s.i]] {
-			s.i++
-		}
-		if s.i >= len(b) {
+		i := nextSpecial(b, s.i)
+		if i >= len(b) {
+			s.i = i
 			return nil, false, s.fail("unterminated string")
 		}
-		switch c := b[s.i]; {
+		switch c := b[i]; {
 		case c == '"':
-			s.i++
-			return b[start : s.i-1], esc, nil
+			s.i = i + 1
+			if !esc {
+				s.plainEnd = s.i
+			}
+			return b[start:i], esc, nil
 		case c == '\\':
 			esc = true
+			s.i = i
 			if err := s.escape(); err != nil {
 				return nil, false, err
 			}
 		case c < 0x20:
+			s.i = i
 			return nil, false, s.fail("invalid control character in string")
 		default:
 			esc = true
-			s.i++
+			s.i = i + 1
 		}
 	}
 }
@@ -294,15 +307,61 @@ const (
 	highs = 0x8080808080808080
 )
 
-// specialWord reports whether any of 8 bytes is a control character, a
-// quote, a backslash or non-ASCII (SWAR; exact for existence).
-func specialWord(x uint64) bool {
-	lt20 := (x - 0x20*ones) & ^x
+// specialMask flags, in the high bit of each of the 8 bytes of x, the bytes
+// that a string needs attention for: control characters, quotes,
+// backslashes and non-ASCII bytes (SWAR). Bytes after the first flagged
+// one may be flagged wrongly (a borrow), but the first flagged byte is
+// always the first special one, and none is flagged when none is special:
+// below the first special byte no subtraction borrows.
+func specialMask(x uint64) uint64 {
 	q := x ^ ('"' * ones)
-	q = (q - ones) & ^q
 	bs := x ^ ('\\' * ones)
-	bs = (bs - ones) & ^bs
-	return (lt20|q|bs|x)&highs != 0
+	return ((x - 0x20*ones) | (q - ones) | (bs - ones) | x) & highs
+}
+
+// nextSpecial returns the index of the first byte of b at or after i that
+// a string needs attention for (see specialMask), or len(b).
+func nextSpecial(b []byte, i int) int {
+	// Sliced as it goes, so the loads need no bounds checks. One word
+	// first (escapes often come close together), then 32 bytes a step.
+	r := b[i:]
+	if len(r) >= 8 {
+		if m := specialMask(binary.LittleEndian.Uint64(r)); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		r = r[8:]
+	}
+	for len(r) >= 32 {
+		m0 := specialMask(binary.LittleEndian.Uint64(r))
+		m1 := specialMask(binary.LittleEndian.Uint64(r[8:]))
+		m2 := specialMask(binary.LittleEndian.Uint64(r[16:]))
+		m3 := specialMask(binary.LittleEndian.Uint64(r[24:]))
+		if (m0|m1)|(m2|m3) != 0 {
+			at := len(b) - len(r)
+			switch {
+			case m0 != 0:
+				return at + bits.TrailingZeros64(m0)>>3
+			case m1 != 0:
+				return at + 8 + bits.TrailingZeros64(m1)>>3
+			case m2 != 0:
+				return at + 16 + bits.TrailingZeros64(m2)>>3
+			}
+			return at + 24 + bits.TrailingZeros64(m3)>>3
+		}
+		r = r[32:]
+	}
+	for len(r) >= 8 {
+		if m := specialMask(binary.LittleEndian.Uint64(r)); m != 0 {
+			return len(b) - len(r) + bits.TrailingZeros64(m)>>3
+		}
+		r = r[8:]
+	}
+	for i, c := range r {
+		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			return len(b) - len(r) + i
+		}
+	}
+	return len(b)
 }
 
 func (s *Scanner) trustedStrSpan() ([]byte, bool, error) {

@@ -2,7 +2,6 @@ package pijson
 
 import (
 	"bytes"
-	"encoding/binary"
 	"strconv"
 	"unicode"
 	"unicode/utf16"
@@ -112,14 +111,7 @@ func Unquote(v []byte) (string, error) {
 // copied as it is.
 func RawString(v Raw) string {
 	span := v[1 : len(v)-1]
-	i := 0
-	for i+8 <= len(span) && !specialWord(binary.LittleEndian.Uint64(span[i:])) {
-		i += 8
-	}
-	for i < len(span) && plain[span[i]] {
-		i++
-	}
-	return unquote(span, i < len(span))
+	return unquote(span, nextSpecial(span, 0) < len(span))
 }
 
 const hexDigits = "0123456789abcdef"
@@ -130,19 +122,14 @@ const hexDigits = "0123456789abcdef"
 // stays valid UTF-8.
 func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
+	// Read only, to scan it as bytes.
+	sb := unsafe.Slice(unsafe.StringData(s), len(s))
 	start := 0
-	for i := 0; i < len(s); {
-		for i+8 <= len(s) && !specialWord(load64(s, i)) {
-			i += 8 // eight bytes that need no escape and are ASCII
-		}
-		if i >= len(s) {
+	for i := 0; ; {
+		if i = nextSpecial(sb, i); i >= len(s) {
 			break
 		}
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
 		if c >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(s[i:])
 			if r != utf8.RuneError || size != 1 {
@@ -164,13 +151,6 @@ func AppendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// load64 reads s[i:i+8] as a little-endian word (one load once compiled).
-func load64(s string, i int) uint64 {
-	s = s[i : i+8]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
-
 func appendEscape(b []byte, c byte) []byte {
 	switch c {
 	case '"', '\\':
@@ -187,4 +167,32 @@ func appendEscape(b []byte, c byte) []byte {
 		return append(b, '\\', 't')
 	}
 	return append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+}
+
+// QuotedLen is the exact length of AppendString's output for s, found
+// without writing it.
+func QuotedLen(s string) int {
+	sb := unsafe.Slice(unsafe.StringData(s), len(s))
+	n := len(s) + 2
+	for i := 0; ; {
+		if i = nextSpecial(sb, i); i >= len(s) {
+			return n
+		}
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				n += len("\ufffd") - 1
+			}
+			i += size
+			continue
+		}
+		switch c {
+		case '"', '\\', '\b', '\f', '\n', '\r', '\t':
+			n++
+		default:
+			n += len(`\u0000`) - 1
+		}
+		i++
+	}
 }

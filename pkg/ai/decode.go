@@ -291,6 +291,101 @@ func blocksAt(s *pijson.Scanner) ([]Content, error) {
 	return out, err
 }
 
+// blocksFast decodes the array of content blocks at the position of an
+// untrusted scanner while it validates it: a block's plain strings (its
+// text) are not scanned a second time. An error leaves the decision to
+// the general path, as in messageAt.
+func blocksFast(s *pijson.Scanner) ([]Content, error) {
+	out := []Content{}
+	err := s.Array(func() error {
+		if s.Peek() != '{' {
+			// null, or an error: as blocksAt reads it.
+			ms, err := s.Members(nil)
+			if err != nil {
+				return fmt.Errorf("content block: %w", err)
+			}
+			c, err := decodeContent(ms)
+			out = append(out, c)
+			return err
+		}
+		start := s.Mark()
+		c, ok, err := blockAt(s)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			ms, _, err := pijson.RawFields(s.Since(start))
+			if err == nil {
+				c, err = decodeContent(ms)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		out = append(out, c)
+		return nil
+	})
+	return out, err
+}
+
+// blockAt decodes the block object at the scanner's position; ok false
+// says the general decoding of its members must decide (a key given twice,
+// a type whose fields go to Extra).
+func blockAt(s *pijson.Scanner) (c Content, ok bool, err error) {
+	var keys [8]string
+	seen, ok := keys[:0], true
+	err = s.Object(func(key []byte, esc bool) error {
+		k := pijson.Key(key, esc)
+		if slices.Contains(seen, k) {
+			ok = false
+		}
+		seen = append(seen, k)
+		v, plain, err := s.Value()
+		if err != nil {
+			return err
+		}
+		if dst := c.stringField(k); plain && dst != nil {
+			*dst = pijson.PlainString(v)
+			return nil
+		}
+		if err := contentField(&c, pijson.Field{Key: k, Value: v}); err != nil {
+			return fmt.Errorf("content block: %w", err)
+		}
+		return nil
+	})
+	switch c.Type {
+	case TypeText, TypeThinking, TypeImage, TypeToolCall:
+	default:
+		ok = false
+	}
+	return c, ok, err
+}
+
+// stringField is the block's string field under key k, nil for others.
+func (c *Content) stringField(k string) *string {
+	switch k {
+	case "type":
+		return &c.Type
+	case "text":
+		return &c.Text
+	case "textSignature":
+		return &c.TextSignature
+	case "thinking":
+		return &c.Thinking
+	case "thinkingSignature":
+		return &c.ThinkingSignature
+	case "data":
+		return &c.Data
+	case "mimeType":
+		return &c.MimeType
+	case "id":
+		return &c.ID
+	case "name":
+		return &c.Name
+	}
+	return nil
+}
+
 // decodeContent decodes a block from its members, as Content.UnmarshalJSON does.
 func decodeContent(ms []pijson.Field) (Content, error) {
 	var c Content

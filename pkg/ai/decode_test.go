@@ -27,6 +27,11 @@ var decodeSeeds = []string{
 	`{"role":"assistant","usage":{"input":1,"cost":{"input":1},"cost":{"output":-0.5e-7}}}`,
 	`{"role":"assistant","usage":{"inp\u0075t":2,"totalTokens":99999999999999999999}}`,
 	`{"role":"assistant","usage":{"cost":[],"extra":true}}`,
+	`{"role":"user","content":[{"type":"text","text":"a plain ascii text of more than sixteen bytes","type":"text"}]}`,
+	`{"role":"user","content":[{"type":"text","text":"0123456789abcde\"0123456789abcdef\n","text":1}]}`,
+	`{"role":"assistant","content":[{"type":"thinking","thinking":"x","thinking":"y"},1,{"type":"text","text":"é 0123456789abcdef"}]}`,
+	`{"role":"assistant","content":[{"type":"text","text":"0123456789abcdef","mimeType":"0123456789abcdef0123","zz":"0123456789abcdef"},{"type":"odd","text":"0123456789abcdef"}]}`,
+	`{"role":"user","content":[{"type":"text","text":"0123456789abcdef\ud83d\ude00 \ud800"},{"type":"text","text":"unterminated 0123456789abcdef}]}`,
 }
 
 // The fast decoder agrees with the reference decoding: same message, or

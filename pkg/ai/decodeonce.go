@@ -65,7 +65,7 @@ func (m *Message) contentAt(s *pijson.Scanner) error {
 	isString := false
 	var err error
 	if s.Peek() == '[' {
-		blocks, err = blocksAt(s)
+		blocks, err = blocksFast(s)
 	} else {
 		var v pijson.Raw
 		if v, err = s.Raw(); err == nil {

@@ -86,13 +86,18 @@ func (a *Assembly) openSession(ss SessionSettings) error {
 // during the read finds nothing to free: a 10,000-entry read ran five of
 // them, about a fifth of a resume's time on two cores (scripts/bench),
 // and the first collection after the read does their work once. What the
-// read leaves as garbage is a few buffers.
+// read leaves as garbage is a few buffers. That collection comes when the
+// heap has doubled since the read (resumeGC), not at once.
 // Overlapping reads (tests run commands in parallel in one process)
 // share one pause: the first saves the setting, the last restores it.
 func GCPaused[T any](read func() (T, error)) (T, error) {
 	gcPause.Lock()
 	if gcPause.n == 0 {
-		gcPause.saved = debug.SetGCPercent(-1)
+		// While resumeGC's setting holds, the saved one stays saved.
+		if cur := debug.SetGCPercent(-1); !gcPause.raised || cur != gcPause.raisedTo {
+			gcPause.saved = cur
+		}
+		gcPause.raised = false
 	}
 	gcPause.n++
 	gcPause.Unlock()
@@ -100,7 +105,7 @@ func GCPaused[T any](read func() (T, error)) (T, error) {
 		gcPause.Lock()
 		defer gcPause.Unlock()
 		if gcPause.n--; gcPause.n == 0 {
-			debug.SetGCPercent(gcPause.saved)
+			resumeGC()
 		}
 	}()
 	return read()
@@ -110,6 +115,10 @@ var gcPause struct {
 	sync.Mutex
 	n     int
 	saved int
+	// raised: the setting is resumeGC's (raisedTo), until the next
+	// collection restores saved.
+	raised   bool
+	raisedTo int
 }
 
 func (a *Assembly) openFileStore(ss SessionSettings) (*session.FileStore, error) {

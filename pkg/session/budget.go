@@ -35,14 +35,20 @@ func EstimateTokens(m ai.Message) int {
 	return (chars + 3) / 4
 }
 
-// runeCount is utf8.RuneCountInString, eight ASCII bytes at a time: the
+// runeCount is utf8.RuneCountInString, 32 ASCII bytes at a time: the
 // estimate reads a long session's every message on every request, and
 // its text is mostly ASCII.
 func runeCount(s string) int {
 	n := 0
 	for len(s) > 0 {
 		i := 0
-		for i+8 <= len(s) && asciiWord(s[i:i+8]) {
+		for ; i+32 <= len(s); i += 32 {
+			t := s[i : i+32]
+			if (load64(t[0:8])|load64(t[8:16])|load64(t[16:24])|load64(t[24:32]))&0x8080808080808080 != 0 {
+				break
+			}
+		}
+		for i+8 <= len(s) && load64(s[i:i+8])&0x8080808080808080 == 0 {
 			i += 8
 		}
 		for i < len(s) && s[i] < utf8.RuneSelf {
@@ -60,11 +66,12 @@ func runeCount(s string) int {
 	return n
 }
 
-// asciiWord reports whether the eight bytes of s are all ASCII.
-func asciiWord(s string) bool {
-	w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+// load64 reads the eight bytes of s as a little-endian word (one load
+// once compiled).
+func load64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-	return w&0x8080808080808080 == 0
 }
 
 // fitting is what fit is asked besides the budget.

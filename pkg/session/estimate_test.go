@@ -16,6 +16,8 @@ var estimateSamples = []string{
 	"é", "aé", "abcdefgé", "abcdefghé", "日本語のテキスト", "mixed ascii and 日本 and emoji 🎉 text",
 	"\xff", "abc\xffdefghijk", "\xe6\x97", "abcdefgh\xe6\x97", "\x80\x80\x80\x80\x80\x80\x80\x80\x80",
 	strings.Repeat("x", 7) + "\U0001F600" + strings.Repeat("y", 15) + "\xc3",
+	strings.Repeat("x", 31) + "é" + strings.Repeat("y", 32) + "\xff" + strings.Repeat("z", 40),
+	strings.Repeat("x", 32) + "日" + strings.Repeat("y", 63) + "\xe6\x97" + strings.Repeat("z", 33),
 }
 
 // EstimateTokens counts characters as Unicode code points, as

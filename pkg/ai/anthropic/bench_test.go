@@ -42,6 +42,18 @@ func BenchmarkBuildBodyAfterGC(b *testing.B) {
 	}
 }
 
+// BenchmarkMeasureBody measures the body of a converted request without
+// writing it, as a streamed body's Content-Length is found.
+func BenchmarkMeasureBody(b *testing.B) {
+	r := newRequest(Config{Info: sonnet}, providertest.BenchRequest(sonnet, 10000, "toolu_"))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := r.measure(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkEncodeBody writes the body of a converted request, by the
 // writer and by encoding/json for comparison.
 func BenchmarkEncodeBody(b *testing.B) {

@@ -206,7 +206,7 @@ func (t *thinkingBlock) appendJSON(b []byte) []byte {
 	b = append(b, `{"type":`...)
 	b = pijson.AppendString(b, t.Type)
 	b = append(b, `,"thinking":`...)
-	b = pijson.AppendString(b, t.Thinking)
+	b = appendText(b, t.Thinking, t.plain)
 	b = append(b, `,"signature":`...)
 	b = pijson.AppendString(b, t.Signature)
 	return append(b, '}')
@@ -255,6 +255,17 @@ func (t *toolUseBlock) appendJSON(b []byte) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
+// appendText writes a block's text; plain says measuring found it needs
+// no escape (bodysize.go).
+func appendText(b []byte, s string, plain bool) []byte {
+	if !plain {
+		return pijson.AppendString(b, s)
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
 func ccSize(cc *cacheControl) int {
 	if cc == nil {
 		return 0
@@ -286,7 +297,7 @@ func (t *textBlock) appendJSON(b []byte) []byte {
 	b = append(b, `{"type":`...)
 	b = pijson.AppendString(b, t.Type)
 	b = append(b, `,"text":`...)
-	b = pijson.AppendString(b, t.Text)
+	b = appendText(b, t.Text, t.plain)
 	b = appendCC(b, t.CacheControl)
 	return append(b, '}')
 }

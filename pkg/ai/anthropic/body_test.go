@@ -16,6 +16,16 @@ import (
 func checkBody(t testing.TB, r *request, requoted bool) {
 	t.Helper()
 	providertest.CheckBody(t, r, r.encode, requoted)
+	// The body's measure is the encoded length, or the same error.
+	want, werr := r.encode()
+	n, err := r.measure()
+	if (err == nil) != (werr == nil) || (err != nil && err.Error() != werr.Error()) || (err == nil && n != len(want)) {
+		t.Fatalf("measure = %d, %v; encode wrote %d bytes, %v", n, err, len(want), werr)
+	}
+	// What measuring recorded (texts that need no escape) changes no byte.
+	if again, err := r.encode(); err == nil && string(again) != string(want) {
+		t.Fatalf("encoded after measuring:\n%s\nbefore:\n%s", again, want)
+	}
 }
 
 var (

@@ -1,8 +1,10 @@
 package anthropic
 
 import (
+	"encoding/json"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 	"testing/iotest"
 
@@ -40,8 +42,8 @@ func TestStreamedBodyIsTheEncodedBody(t *testing.T) {
 			if streamed := b.whole == nil; streamed != c.streamed {
 				t.Fatalf("streamed = %v for a body of %d bytes", streamed, len(want))
 			}
-			if name == "medium" && (len(want) <= keepMin || len(want) > streamMin) {
-				t.Fatalf("the medium body is %d bytes, not between %d and %d", len(want), keepMin, streamMin)
+			if name == "medium" && (len(want) <= 64<<10 || len(want) > streamMin) {
+				t.Fatalf("the medium body is %d bytes, not between %d and %d", len(want), 64<<10, streamMin)
 			}
 			if b.size != int64(len(want)) {
 				t.Errorf("size = %d, encode wrote %d bytes", b.size, len(want))
@@ -105,5 +107,35 @@ func TestLongBodyEncodingErrorSendsNothing(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("%d requests sent", n)
+	}
+}
+
+// A long body's measure fails with the error encode meets first, whichever
+// messages are bad.
+func TestLongBodyMeasureErrorIsTheFirst(t *testing.T) {
+	for name, bad := range map[string][]int{"none": nil, "first half": {10}, "second half": {500}, "both": {10, 500}} {
+		t.Run(name, func(t *testing.T) {
+			r := &request{Model: "m", MaxTokens: 1}
+			for i := range 600 {
+				input := json.RawMessage(`{"i":` + strconv.Itoa(i) + `}`)
+				for j, at := range bad {
+					if i == at {
+						input = json.RawMessage([]string{`{"a":x}`, `[1,]`}[j])
+					}
+				}
+				r.Messages = append(r.Messages, message{Role: "assistant", Content: []any{
+					&textBlock{Type: "text", Text: strings.Repeat("line \"q\"\n", i%7)},
+					&toolUseBlock{Type: "tool_use", ID: "t", Name: "n", Input: input},
+				}})
+			}
+			want, werr := r.encode()
+			n, err := r.measure()
+			if (err == nil) != (werr == nil) || (err != nil && err.Error() != werr.Error()) || (err == nil && n != len(want)) {
+				t.Fatalf("measure = %d, %v; encode wrote %d bytes, %v", n, err, len(want), werr)
+			}
+			if (err != nil) != (len(bad) > 0) {
+				t.Fatalf("error %v with bad inputs at %v", err, bad)
+			}
+		})
 	}
 }

@@ -13,7 +13,7 @@ import (
 // merged), thinking is replayed with its signature, redacted thinking as
 // redacted_thinking, and empty messages are left out.
 func convertMessages(msgs []ai.Message) []message {
-	out := []message{}
+	out := make([]message, 0, len(msgs))
 	for i := 0; i < len(msgs); i++ {
 		m := msgs[i]
 		var content []any

@@ -37,6 +37,9 @@ type textBlock struct {
 	Type         string        `json:"type"`
 	Text         string        `json:"text"`
 	CacheControl *cacheControl `json:"cache_control,omitempty"`
+	// plain: measuring found Text written as it is between quotes
+	// (bodysize.go), so writing it need not scan it again.
+	plain bool
 }
 
 type imageSource struct {
@@ -55,6 +58,7 @@ type thinkingBlock struct {
 	Type      string `json:"type"`
 	Thinking  string `json:"thinking"`
 	Signature string `json:"signature"`
+	plain     bool   // as textBlock's, for Thinking
 }
 
 type redactedBlock struct {
