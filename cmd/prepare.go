@@ -98,6 +98,7 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 		return nil, err
 	}
 	set := s.assembly(o, ms, withSchema(cat.SystemPrompt(), p.schema), schemaJSON(p.schema))
+	sys.waitTrapped() // before MCP servers start and stdin is read
 	set.MoreTools = mcpTools(p.ctx, sys, s)
 	a, err := assemble.New(set, sys.env())
 	if err != nil {

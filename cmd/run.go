@@ -211,6 +211,7 @@ func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, m mode
 	for _, w := range p.rt.Warnings() {
 		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
 	}
+	p.swept = startSweep(p.spill, sys.Now())
 	info := p.sessionInfo()
 	o, werr := mode.Run(ctx, p.rt, p.prompt, out, mode.Options{Mode: m, Session: info, Header: p.header(), Start: start, Now: sys.Now, Then: p.then,
 		Schema: p.schema, OutputRetries: p.outputRetries, Guard: p.guard,
@@ -276,8 +277,10 @@ type prepared struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	done   bool // nothing to run (--print-system-prompt)
-	// spill is the run's spill folder (rundir.go).
+	// spill is the run's spill folder (rundir.go); swept waits for the
+	// sweep of earlier runs' folders execute starts (nil: not started).
 	spill string
+	swept func()
 	// groups are the process groups bash calls left running.
 	groups *tools.Groups
 	// schema is --output-schema's, nil without it; outputRetries how

@@ -43,6 +43,21 @@ func finishRunDir(dir string, keep bool, now time.Time) {
 	sweepRunDirs(filepath.Dir(dir), filepath.Base(dir), now)
 }
 
+// startSweep sweeps the kept folders of earlier runs beside dir in the
+// background, while the run waits for its model (listing a busy temp
+// folder is not for the answer to wait on); wait returns when it is done.
+func startSweep(dir string, now time.Time) (wait func()) {
+	if dir == "" {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sweepRunDirs(filepath.Dir(dir), filepath.Base(dir), now)
+	}()
+	return func() { <-done }
+}
+
 // sweepRunDirs removes this user's gopi-run-* folders in parent last
 // changed more than runDirKeep before now. Symbolic links and other
 // users' folders are left alone.
@@ -75,7 +90,14 @@ func sweepRunDirs(parent, own string, now time.Time) {
 func (p *prepared) finishTools(sys *System) {
 	killGroups(sys, p.groups)
 	p.guard.Close() // the sandbox's helper
-	finishRunDir(p.spill, assemble.MentionsDir(p.store, p.file, p.spill), sys.Now())
+	if p.swept == nil {
+		finishRunDir(p.spill, assemble.MentionsDir(p.store, p.file, p.spill), sys.Now())
+		return
+	}
+	if p.spill != "" && !assemble.MentionsDir(p.store, p.file, p.spill) {
+		_ = os.RemoveAll(p.spill)
+	}
+	p.swept()
 }
 
 // killGroups ends the background processes of bash calls: no child of a

@@ -28,14 +28,34 @@ var abortSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 // context that the first abort signal cancels, and a stdout whose reader
 // going away (EPIPE) cancels it too; a second signal writes the forced
 // exit's result object and exits at once.
+//
+// The signals are registered while the run's settings are read (each
+// signal.Notify waits for the runtime's signal-mask thread: about a
+// millisecond of start-up in all). Until they are, a write to stdout or
+// stderr waits, and sys.trapped, called before stdin is read or anything
+// is started, waits too.
 func trapRun(parent context.Context, sys *System, m mode.Mode) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(parent)
+	ready, stop := startTrap(sys, cancel, func() { sys.forced.write(sys.Now()) })
+	sys.trapped = ready
+	sys.Stdout, sys.Stderr = trappedWriter{sys.Stdout, ready}, trappedWriter{sys.Stderr, ready}
 	sys.forced = newForcedExit(sys, m, cancel)
-	stop := trapSignals(sys, cancel, func() { sys.forced.write(sys.Now()) })
 	return ctx, func() {
 		stop()
 		cancel()
 	}
+}
+
+// trappedWriter writes to w once the signals are trapped: no write
+// reaches a broken pipe before SIGPIPE is caught.
+type trappedWriter struct {
+	w     io.Writer
+	ready func()
+}
+
+func (t trappedWriter) Write(p []byte) (int, error) {
+	t.ready()
+	return t.w.Write(p)
 }
 
 // trapChat is trapRun for gopi chat, whose stdout is a terminal.
@@ -61,13 +81,26 @@ const forceWait = 250 * time.Millisecond
 // hook that ignores its stdin raises it too), so it is only swallowed.
 // On Windows, Ctrl-C and Ctrl-Break come from the console (watchConsole).
 func trapSignals(sys *System, abort, force func()) (stop func()) {
+	ready, stop := startTrap(sys, abort, force)
+	ready()
+	return stop
+}
+
+// startTrap is trapSignals with the signals registered in the
+// background: ready waits until they are; stop waits for that too.
+func startTrap(sys *System, abort, force func()) (ready, stop func()) {
 	if !sys.Signals {
-		return func() {}
+		return func() {}, func() {}
 	}
 	pipe := make(chan os.Signal, 1)
-	signal.Notify(pipe, syscall.SIGPIPE)
 	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, abortSignals...)
+	registered := make(chan struct{})
+	go func() {
+		defer close(registered)
+		signal.Notify(pipe, syscall.SIGPIPE)
+		signal.Notify(ch, abortSignals...)
+	}()
+	ready = func() { <-registered }
 	stopConsole := watchConsole(ch)
 	done := make(chan struct{})
 	go func() {
@@ -83,7 +116,8 @@ func trapSignals(sys *System, abort, force func()) (stop func()) {
 		case <-done:
 		}
 	}()
-	return func() {
+	return ready, func() {
+		ready()
 		stopConsole()
 		signal.Stop(ch)
 		signal.Stop(pipe)

@@ -40,6 +40,9 @@ type System struct {
 	forced *forcedExit   // gopi run's stdout and what a second SIGINT writes; set by trapRun
 	groups *tools.Groups // bash's background process groups, killed by a forced exit too
 	mcp    *mcp.Manager  // the MCP servers started, stopped on the way out (mcp.go)
+
+	// trapped waits until gopi run's signals are trapped; set by trapRun.
+	trapped func()
 }
 
 // OSSystem is the real process.
@@ -66,4 +69,11 @@ func (s *System) getenv(key string) string {
 // env is what assemble takes from the process.
 func (s *System) env() assemble.Env {
 	return assemble.Env{Environ: s.Environ, Now: s.Now, Stderr: s.Stderr}
+}
+
+// waitTrapped returns once gopi run's signals are trapped (trapRun).
+func (sys *System) waitTrapped() {
+	if sys.trapped != nil {
+		sys.trapped()
+	}
 }

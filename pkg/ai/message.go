@@ -146,7 +146,9 @@ func (m Message) MarshalJSON() ([]byte, error) {
 		w.String("api", m.API)
 		w.String("provider", m.Provider)
 		w.String("model", m.Model)
-		w.Value("usage", m.Usage)
+		u, err := m.Usage.AppendJSON(nil)
+		w.Fail("usage", err)
+		w.Raw("usage", u)
 		w.OptString("stopReason", string(m.StopReason)) // empty only in a partial message
 		w.OptString("errorMessage", m.ErrorMessage)
 	case RoleToolResult:

@@ -65,6 +65,10 @@ type loader struct {
 	opts Options
 	fsys fs.FS
 	cat  *Catalog
+	// root is the repository root's index in the cwd's ancestors (-1:
+	// none), once rootKnown (loader.repoRoot).
+	root      int
+	rootKnown bool
 }
 
 func newLoader(opts Options) (*loader, error) {

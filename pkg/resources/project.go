@@ -51,10 +51,20 @@ func repoRoot(fsys fs.FS, dirs []string) int {
 // filesystem root outside a repository.
 func (l *loader) agentsAncestors() []string {
 	all := ancestors(l.opts.Cwd)
-	if i := repoRoot(l.opts.FS, all); i >= 0 {
+	if i := l.repoRoot(all); i >= 0 {
 		return all[:i+1]
 	}
 	return all
+}
+
+// repoRoot is repoRoot(l.opts.FS, dirs) for dirs, the ancestors of the
+// loader's cwd, looked up once per load: skills, prompts, SYSTEM.md and
+// APPEND_SYSTEM.md all ask.
+func (l *loader) repoRoot(dirs []string) int {
+	if !l.rootKnown {
+		l.root, l.rootKnown = repoRoot(l.opts.FS, dirs), true
+	}
+	return l.root
 }
 
 // projectPlaces returns name (a file or folder) inside the project's .gopi
@@ -63,7 +73,13 @@ func (l *loader) agentsAncestors() []string {
 // $GOPI_HOME is left out: it holds the user's resources, read as such.
 func (l *loader) projectPlaces(name string) []string {
 	var gopi, pi []string
-	for _, root := range ProjectRoots(l.opts.FS, l.opts.Cwd) {
+	roots := ancestors(l.opts.Cwd)
+	if i := l.repoRoot(roots); i >= 0 {
+		roots = roots[:i+1]
+	} else {
+		roots = roots[:1]
+	}
+	for _, root := range roots {
 		if d := filepath.Join(root, ProjectDir); d != l.opts.GopiHome {
 			gopi = append(gopi, filepath.Join(d, name))
 		}

@@ -23,31 +23,39 @@ type usage struct {
 	CacheRead    *int64 `json:"cache_read_input_tokens"`
 	CacheWrite   *int64 `json:"cache_creation_input_tokens"`
 	// CacheCreation splits CacheWrite by cache lifetime.
-	CacheCreation *struct {
-		Ephemeral1h *int64 `json:"ephemeral_1h_input_tokens"`
-	} `json:"cache_creation"`
+	CacheCreation *cacheCreation `json:"cache_creation"`
 }
 
+type cacheCreation struct {
+	Ephemeral1h *int64 `json:"ephemeral_1h_input_tokens"`
+}
+
+// streamEvent is any event of the stream; fastEvent reads the same
+// fields (fastevent.go).
 type streamEvent struct {
-	Type    string `json:"type"`
-	Message *struct {
-		ID    string `json:"id"`
-		Model string `json:"model"`
-		Usage usage  `json:"usage"`
-	} `json:"message"`
-	Index        int `json:"index"`
-	ContentBlock *struct {
-		Type      string          `json:"type"`
-		ID        string          `json:"id"`
-		Name      string          `json:"name"`
-		Input     json.RawMessage `json:"input"`
-		Text      string          `json:"text"`
-		Thinking  string          `json:"thinking"`
-		Signature string          `json:"signature"`
-		Data      string          `json:"data"`
-	} `json:"content_block"`
-	Delta *deltaBody `json:"delta"`
-	Usage *usage     `json:"usage"`
+	Type         string        `json:"type"`
+	Message      *eventMessage `json:"message"`
+	Index        int           `json:"index"`
+	ContentBlock *eventBlock   `json:"content_block"`
+	Delta        *deltaBody    `json:"delta"`
+	Usage        *usage        `json:"usage"`
+}
+
+type eventMessage struct {
+	ID    string `json:"id"`
+	Model string `json:"model"`
+	Usage usage  `json:"usage"`
+}
+
+type eventBlock struct {
+	Type      string          `json:"type"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"`
+	Data      string          `json:"data"`
 }
 
 type deltaBody struct {
@@ -127,9 +135,11 @@ func (d *decoder) handle(ev sse.Event) error {
 		e.Delta = &dl
 		return d.blockDelta(&e)
 	}
-	var e streamEvent
-	if err := json.Unmarshal([]byte(ev.Data), &e); err != nil {
-		return &ai.ProviderError{Class: ai.ClassNetwork, Retryable: true, Message: "malformed stream event: " + err.Error(), Err: err}
+	e, ok := fastEvent(ev.Data)
+	if !ok {
+		if err := json.Unmarshal([]byte(ev.Data), &e); err != nil {
+			return &ai.ProviderError{Class: ai.ClassNetwork, Retryable: true, Message: "malformed stream event: " + err.Error(), Err: err}
+		}
 	}
 	if e.Type == "" {
 		e.Type = ev.Name
