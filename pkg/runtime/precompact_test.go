@@ -173,16 +173,9 @@ func (m retryOnce) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Even
 		if !yield(ai.Event{Type: ai.EventRetryStart, Retry: &ai.RetryInfo{Attempt: 1, MaxAttempts: 4, ErrorMessage: "overloaded"}}) {
 			return
 		}
-		b := ai.NewBuilder(faux.Info, 1, yield)
-		if !b.Start() {
-			return
+		if streamText(yield, 1, m.answer) {
+			yield(ai.Event{Type: ai.EventRetryEnd, Retry: &ai.RetryInfo{Attempt: 2, MaxAttempts: 4, Success: true}})
 		}
-		i, ok := b.TextStart()
-		if !ok || !b.TextDelta(i, m.answer) || !b.TextEnd(i, "") {
-			return
-		}
-		b.Done(ai.StopStop)
-		yield(ai.Event{Type: ai.EventRetryEnd, Retry: &ai.RetryInfo{Attempt: 2, MaxAttempts: 4, Success: true}})
 	}
 }
 

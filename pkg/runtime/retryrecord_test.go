@@ -28,16 +28,23 @@ func (m retryingModel) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.
 		if !yield(ai.Event{Type: ai.EventRetryStart, Retry: &ai.RetryInfo{Attempt: 1, MaxAttempts: 4, ErrorMessage: "overloaded (HTTP 529)"}}) {
 			return
 		}
-		b := ai.NewBuilder(faux.Info, 20, yield)
-		if !b.Start() {
-			return
-		}
-		i, ok := b.TextStart()
-		if !ok || !b.TextDelta(i, m.answer) || !b.TextEnd(i, "") {
-			return
-		}
-		b.Done(ai.StopStop)
+		streamText(yield, 20, m.answer)
 	}
+}
+
+// streamText streams one whole text answer; false when the consumer
+// stopped it.
+func streamText(yield func(ai.Event) bool, now int64, text string) bool {
+	b := ai.NewBuilder(faux.Info, now, yield)
+	if !b.Start() {
+		return false
+	}
+	i, ok := b.TextStart()
+	if !ok || !b.TextDelta(i, text) || !b.TextEnd(i, "") {
+		return false
+	}
+	b.Done(ai.StopStop)
+	return true
 }
 
 // A failed attempt that is sent again is written as pi 1.6 writes it:
