@@ -29,6 +29,9 @@ import (
 //     threshold (after agent_end); gopi leaves that compaction to the
 //     next prompt, where it comes before agent_start as pi's check
 //     before a prompt does (pi16_precompact.txtar).
+//   - A request refused as too long is compacted and sent again within
+//     gopi's run (the compaction events inside the answer's message
+//     events); pi ends the run first and writes the refused answer.
 //
 // The keys inside a message (pi 1.6's responseId, durationMs, ...) are
 // the session format's and not compared here.
