@@ -63,6 +63,7 @@ func readGuard(sys *System, flags *pflag.FlagSet, cfg *settings, cwd, spillDir s
 		return nil, err
 	}
 	p.TempDir = filepath.Join(sandbox.RealPath(filepath.Dir(spillDir)), filepath.Base(spillDir), "tmp")
+	p.Cache = cacheDir(cfg, m, cwd)
 	rules, err := readRules(flags, ps, cwd)
 	if err != nil {
 		return nil, err
@@ -79,6 +80,16 @@ func readGuard(sys *System, flags *pflag.FlagSet, cfg *settings, cwd, spillDir s
 		return nil, &classedError{Class: ai.ClassRequired, Err: fmt.Errorf("%s %s cannot be applied: the gopi executable is not found (%v); --sandbox off runs without a sandbox", origin, m, err)}
 	}
 	return sandbox.New(p, rules, self), nil
+}
+
+// cacheDir is the workspace's build cache folder in workspace-write:
+// $GOPI_HOME/cache/<folder>-<hash of its path>, one per working folder;
+// "" in the other modes or without a gopi home.
+func cacheDir(cfg *settings, m sandbox.Mode, cwd string) string {
+	if m != sandbox.WorkspaceWrite || cfg.home == "" {
+		return ""
+	}
+	return sandbox.CacheDir(filepath.Join(sandbox.RealPath(cfg.home), "cache"), cwd)
 }
 
 // readMode reads the sandbox mode: --sandbox over GOPI_SANDBOX over

@@ -152,7 +152,8 @@ func (g *Guard) Permit(tool string, op Op, target string) error {
 // policy (started at the first command, and again for the commands after
 // one ended), which is confined by Landlock and, where a root's .git must
 // stay read-only, has its own user and mount namespace; c inherits that.
-// c's TMPDIR becomes the private temp folder. Start fails, and nothing
+// c's TMPDIR becomes the private temp folder, and its toolchains' cache
+// variables point into the cache folder (CacheEnv). Start fails, and nothing
 // runs, when the helper cannot be started or has ended, or after Close.
 // Only a guard whose Mode is not Off starts commands.
 func (g *Guard) Start(c Command) (*Process, error) {
@@ -166,7 +167,7 @@ func (g *Guard) Start(c Command) (*Process, error) {
 	if !p.AllowGit && p.Mode == WorkspaceWrite {
 		p.ReadOnlyPaths = p.gitEntries()
 	}
-	c.Env = append(withoutVar(c.Env, "TMPDIR"), "TMPDIR="+p.TempDir)
+	c.Env = p.CacheEnv(append(withoutVar(c.Env, "TMPDIR"), "TMPDIR="+p.TempDir))
 	h, err := g.helperFor(p)
 	if err != nil {
 		return nil, err
@@ -223,7 +224,8 @@ func (g *Guard) Close() {
 	}
 }
 
-// makeTemp makes the private temp folder (0700) once.
+// makeTemp makes the private temp folder and the cache folder (0700)
+// once.
 func (g *Guard) makeTemp() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -232,6 +234,11 @@ func (g *Guard) makeTemp() error {
 	}
 	if err := os.MkdirAll(g.policy.TempDir, 0o700); err != nil {
 		return fmt.Errorf("sandbox: private temp folder: %w", err)
+	}
+	if c := g.policy.Cache; c != "" && g.policy.Mode == WorkspaceWrite {
+		if err := os.MkdirAll(c, 0o700); err != nil {
+			return fmt.Errorf("sandbox: cache folder %s: %w", c, err)
+		}
 	}
 	g.madeTmp = true
 	return nil

@@ -53,6 +53,10 @@ type Policy struct {
 	// TempDir is the private temp folder: writable in every mode, and the
 	// commands' TMPDIR.
 	TempDir string `json:"tempDir"`
+	// Cache is the workspace's build cache folder (CacheDir): writable by
+	// workspace-write commands, and where their toolchains' cache
+	// variables point (CacheEnv). "" leaves the variables as they are.
+	Cache string `json:"cache,omitempty"`
 	// AllowGit lets commands write the .git of a writable root; without
 	// it a root's .git is read-only (a read-only bind mount in a private
 	// mount namespace for commands, checked in process for the tools).
@@ -156,6 +160,9 @@ func (p Policy) writeRule(real string) string {
 		return ""
 	}
 	if p.TempDir != "" && within(real, p.TempDir) {
+		return ""
+	}
+	if p.Mode == WorkspaceWrite && p.Cache != "" && within(real, p.Cache) {
 		return ""
 	}
 	if p.Mode == ReadOnly {
