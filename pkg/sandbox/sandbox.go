@@ -177,7 +177,11 @@ func (p Policy) writeRule(real string) string {
 		}
 		return ""
 	}
-	return "sandbox workspace-write: writable are only " + strings.Join(p.Writable, ", ") + " and the private temp folder"
+	cache := ""
+	if p.Cache != "" {
+		cache = ", the build cache " + p.Cache
+	}
+	return "sandbox workspace-write: writable are only " + strings.Join(p.Writable, ", ") + cache + " and the private temp folder"
 }
 
 // writeFlag names what would allow a write the policy refuses.
