@@ -83,7 +83,7 @@ func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions)
 	defer stop()
 	chat := mode.NewChat(term, term.Out(), first, mode.ChatDeps{Open: h.open, Expand: h.cat.Expand, Tree: h.tree},
 		mode.ChatOptions{Color: !o.noColor && sys.getenv("NO_COLOR") == "", Width: term.Width, Thinking: h.a.Thinking(), Now: sys.Now,
-			First: h.words, FirstFiles: h.files, FirstImages: h.images, Sandbox: string(h.s.guard.Mode())})
+			First: h.words, FirstFiles: h.files, FirstImages: h.images, Sandbox: sandboxBanner(h.s.guard.Policy(), sys.getenv("HOME"))})
 	err = chat.Run(ctx)
 	if ctx.Err() != nil {
 		return &reported{code: ExitInterrupted}

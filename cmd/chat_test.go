@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gopi/pkg/sandbox"
 )
 
 func TestChatConversationOfTwoPrompts(t *testing.T) {
@@ -141,7 +143,8 @@ func TestBareGopiOnATerminalChats(t *testing.T) {
 	}
 	p := startPty(t, e) // no arguments
 	p.expect("gopi chat · ")
-	p.expect(" · sandbox workspace-write · ") // the banner says the run's sandbox
+	// the banner says the run's sandbox and where its build caches are
+	p.expect(" · sandbox workspace-write (build caches in " + filepath.Join(sandbox.RealPath(e.gopiHome), "cache") + "/")
 	p.send("\x04")
 	if code := p.wait(); code != 0 {
 		t.Fatalf("exit %d; output:\n%s", code, p.screen())

@@ -29,7 +29,15 @@ func newContextCmd(sys *System) *cobra.Command {
 			if err := printContext(sys.Stdout, s.cfg, cat); err != nil {
 				return err
 			}
-			return printMCPContext(sys.Stdout, s.mcp)
+			if err := printMCPContext(sys.Stdout, s.mcp); err != nil {
+				return err
+			}
+			g, err := readGuard(sys, c.Flags(), s.cfg, s.cwd, s.spillDir)
+			if err != nil {
+				return err
+			}
+			printSandboxContext(sys.Stdout, g.Policy(), sys.Environ)
+			return nil
 		},
 	}
 	f := c.Flags()
@@ -44,6 +52,7 @@ func newContextCmd(sys *System) *cobra.Command {
 	f.BoolVar(&o.noSkills, "no-skills", false, "do not load skills")
 	f.BoolVar(&o.noTempl, "no-prompt-templates", false, "do not load prompt templates")
 	f.BoolVar(&o.noContext, "no-context-files", false, "do not load AGENTS.md or CLAUDE.md files")
+	addSandboxFlags(f)
 	return c
 }
 

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,6 +64,7 @@ func readGuard(sys *System, flags *pflag.FlagSet, cfg *settings, cwd, spillDir s
 		return nil, err
 	}
 	p.TempDir = filepath.Join(sandbox.RealPath(filepath.Dir(spillDir)), filepath.Base(spillDir), "tmp")
+	p.Cache = cacheDir(cfg, m, cwd)
 	rules, err := readRules(flags, ps, cwd)
 	if err != nil {
 		return nil, err
@@ -79,6 +81,74 @@ func readGuard(sys *System, flags *pflag.FlagSet, cfg *settings, cwd, spillDir s
 		return nil, &classedError{Class: ai.ClassRequired, Err: fmt.Errorf("%s %s cannot be applied: the gopi executable is not found (%v); --sandbox off runs without a sandbox", origin, m, err)}
 	}
 	return sandbox.New(p, rules, self), nil
+}
+
+// cacheDir is the workspace's build cache folder in workspace-write:
+// $GOPI_HOME/cache/<folder>-<hash of its path>, one per working folder;
+// "" in the other modes or without a gopi home.
+func cacheDir(cfg *settings, m sandbox.Mode, cwd string) string {
+	if m != sandbox.WorkspaceWrite || cfg.home == "" {
+		return ""
+	}
+	return sandbox.CacheDir(filepath.Join(sandbox.RealPath(cfg.home), "cache"), cwd)
+}
+
+// sandboxBanner is the sandbox as the chat's banner shows it: the mode
+// and, in workspace-write, the build cache folder (~ for the home).
+func sandboxBanner(p sandbox.Policy, home string) string {
+	if !p.Enforced() {
+		return string(sandbox.Off)
+	}
+	if p.Cache == "" {
+		return string(p.Mode)
+	}
+	c := p.Cache
+	if home != "" {
+		if rest, ok := strings.CutPrefix(c, sandbox.RealPath(home)+string(filepath.Separator)); ok {
+			c = filepath.Join("~", rest)
+		}
+	}
+	return string(p.Mode) + " (build caches in " + c + ")"
+}
+
+// printSandboxContext is gopi context's sandbox section: what commands
+// may write, where their build caches are and which variables point
+// there (environ: the process's, a value the user set to a writable
+// folder kept), network and .git.
+func printSandboxContext(w io.Writer, p sandbox.Policy, environ []string) {
+	if !p.Enforced() {
+		fmt.Fprintf(w, "\n# Sandbox: off (commands may write anywhere the user may)\n")
+		return
+	}
+	fmt.Fprintf(w, "\n# Sandbox: %s (--sandbox, GOPI_SANDBOX or settings' \"sandbox.mode\" change it)\n", p.Mode)
+	if p.Mode == sandbox.WorkspaceWrite {
+		fmt.Fprintf(w, "- commands write under: %s\n", strings.Join(p.Writable, ", "))
+	}
+	fmt.Fprintln(w, "- commands write in a private temp folder ($TMPDIR), made for each run and removed after it")
+	if p.Cache != "" {
+		fmt.Fprintf(w, "- build caches of this working folder, kept between runs: %s (delete the folder to clear them)\n", p.Cache)
+	} else {
+		fmt.Fprintln(w, "- build caches: in the private temp folder, gone with the run")
+	}
+	env := p.CacheEnv(environ)
+	for _, v := range sandbox.CacheVars {
+		for _, kv := range env {
+			if val, ok := strings.CutPrefix(kv, v.Name+"="); ok {
+				if rest, in := strings.CutPrefix(val, p.TempDir+string(filepath.Separator)); in && p.TempDir != "" {
+					val = filepath.Join("$TMPDIR", rest)
+				}
+				fmt.Fprintf(w, "  - %s=%s\n", v.Name, val)
+			}
+		}
+	}
+	if p.Network {
+		fmt.Fprintln(w, "- network: allowed")
+	} else {
+		fmt.Fprintln(w, "- network: no TCP connect or bind (--allow-network allows them)")
+	}
+	if p.Mode == sandbox.WorkspaceWrite && !p.AllowGit {
+		fmt.Fprintln(w, `- .git: read-only (settings "sandbox": {"allowGit": true} makes it writable)`)
+	}
 }
 
 // readMode reads the sandbox mode: --sandbox over GOPI_SANDBOX over

@@ -152,7 +152,8 @@ func (g *Guard) Permit(tool string, op Op, target string) error {
 // policy (started at the first command, and again for the commands after
 // one ended), which is confined by Landlock and, where a root's .git must
 // stay read-only, has its own user and mount namespace; c inherits that.
-// c's TMPDIR becomes the private temp folder. Start fails, and nothing
+// c's TMPDIR becomes the private temp folder, and its toolchains' cache
+// variables point into the cache folder (CacheEnv). Start fails, and nothing
 // runs, when the helper cannot be started or has ended, or after Close.
 // Only a guard whose Mode is not Off starts commands.
 func (g *Guard) Start(c Command) (*Process, error) {
@@ -166,7 +167,7 @@ func (g *Guard) Start(c Command) (*Process, error) {
 	if !p.AllowGit && p.Mode == WorkspaceWrite {
 		p.ReadOnlyPaths = p.gitEntries()
 	}
-	c.Env = append(withoutVar(c.Env, "TMPDIR"), "TMPDIR="+p.TempDir)
+	c.Env = p.CacheEnv(append(withoutVar(c.Env, "TMPDIR"), "TMPDIR="+p.TempDir))
 	h, err := g.helperFor(p)
 	if err != nil {
 		return nil, err
@@ -223,7 +224,8 @@ func (g *Guard) Close() {
 	}
 }
 
-// makeTemp makes the private temp folder (0700) once.
+// makeTemp makes the private temp folder and the cache folder (0700)
+// once.
 func (g *Guard) makeTemp() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -232,6 +234,11 @@ func (g *Guard) makeTemp() error {
 	}
 	if err := os.MkdirAll(g.policy.TempDir, 0o700); err != nil {
 		return fmt.Errorf("sandbox: private temp folder: %w", err)
+	}
+	if c := g.policy.Cache; c != "" && g.policy.Mode == WorkspaceWrite {
+		if err := os.MkdirAll(c, 0o700); err != nil {
+			return fmt.Errorf("sandbox: cache folder %s: %w", c, err)
+		}
 	}
 	g.madeTmp = true
 	return nil
@@ -245,49 +252,4 @@ func withoutVar(env []string, name string) []string {
 		}
 	}
 	return out
-}
-
-// refusalMarks are what commands print when the kernel refused them
-// (EACCES, EPERM, EROFS, EXDEV).
-// Landlock refuses a hard link or a move out of a writable folder with
-// EXDEV.
-var refusalMarks = []string{"Permission denied", "Operation not permitted", "Read-only file system", "Invalid cross-device link"}
-
-// Explain looks at a sandboxed command's output: when it shows a refusal
-// the sandbox may have caused, it returns a note naming the policy and the
-// flags that allow more, and records a denial; otherwise "".
-func (g *Guard) Explain(tool, command, output string) string {
-	if g == nil || !g.policy.Enforced() {
-		return ""
-	}
-	hit := false
-	for _, m := range refusalMarks {
-		if strings.Contains(output, m) {
-			hit = true
-			break
-		}
-	}
-	if !hit {
-		return ""
-	}
-	p := g.policy
-	var rule, allow string
-	switch p.Mode {
-	case ReadOnly:
-		rule = "sandbox read-only: writes only to the private temp folder ($TMPDIR)"
-		allow = "--sandbox workspace-write or --sandbox off"
-	default:
-		rule = "sandbox workspace-write: writes only under " + strings.Join(p.Writable, ", ") + " and $TMPDIR"
-		allow = "--add-dir DIR, --sandbox off"
-		if !p.AllowGit && len(p.gitEntries()) > 0 {
-			rule += ", .git read-only"
-			allow += `, settings "sandbox": {"allowGit": true}`
-		}
-	}
-	if !p.Network {
-		rule += "; no TCP connect or bind"
-		allow += ", --allow-network"
-	}
-	g.record(Denial{Tool: tool, Operation: "run", Target: command, Rule: rule, Allow: allow})
-	return fmt.Sprintf("[operation not permitted by the sandbox, probably: %s. If the command needs more, tell the user it is allowed by %s]", rule, allow)
 }

@@ -112,6 +112,9 @@ func apply(p Policy) error {
 	if p.Mode == WorkspaceWrite && len(p.Writable) > 0 {
 		rules = append(rules, landlock.RWDirs(p.Writable...).WithRefer())
 	}
+	if p.Mode == WorkspaceWrite && p.Cache != "" {
+		rules = append(rules, landlock.RWDirs(p.Cache).WithRefer())
+	}
 	return cfg.Restrict(rules...)
 }
 

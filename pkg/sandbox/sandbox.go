@@ -53,6 +53,10 @@ type Policy struct {
 	// TempDir is the private temp folder: writable in every mode, and the
 	// commands' TMPDIR.
 	TempDir string `json:"tempDir"`
+	// Cache is the workspace's build cache folder (CacheDir): writable by
+	// workspace-write commands, and where their toolchains' cache
+	// variables point (CacheEnv). "" leaves the variables as they are.
+	Cache string `json:"cache,omitempty"`
 	// AllowGit lets commands write the .git of a writable root; without
 	// it a root's .git is read-only (a read-only bind mount in a private
 	// mount namespace for commands, checked in process for the tools).
@@ -158,6 +162,9 @@ func (p Policy) writeRule(real string) string {
 	if p.TempDir != "" && within(real, p.TempDir) {
 		return ""
 	}
+	if p.Mode == WorkspaceWrite && p.Cache != "" && within(real, p.Cache) {
+		return ""
+	}
 	if p.Mode == ReadOnly {
 		return "sandbox read-only: nothing but the private temp folder is writable"
 	}
@@ -170,7 +177,11 @@ func (p Policy) writeRule(real string) string {
 		}
 		return ""
 	}
-	return "sandbox workspace-write: writable are only " + strings.Join(p.Writable, ", ") + " and the private temp folder"
+	cache := ""
+	if p.Cache != "" {
+		cache = ", the build cache " + p.Cache
+	}
+	return "sandbox workspace-write: writable are only " + strings.Join(p.Writable, ", ") + cache + " and the private temp folder"
 }
 
 // writeFlag names what would allow a write the policy refuses.

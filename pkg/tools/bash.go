@@ -109,7 +109,7 @@ func (t *BashTool) Run(ctx context.Context, call Call) (Result, error) {
 	before := call.Env.Changes.snapshot(ctx, call.Env)
 	end := p.run(ctx, a.Command, timeout)
 	call.Env.Changes.compare(ctx, call.Env, before)
-	return explainRefusal(call.Env, "bash", a.Command, t.result(sink, end, label)), nil
+	return explainRefusal(call.Env, "bash", a.Command, end.failed(), t.result(sink, end, label)), nil
 }
 
 // throttled returns the reader's progress callback: at most one partial

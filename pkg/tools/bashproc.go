@@ -33,6 +33,12 @@ type ending struct {
 	startErr error
 }
 
+// failed reports whether the command ran and exited with a status other
+// than 0 (not a timeout, an abort or a signal).
+func (e ending) failed() bool {
+	return e.startErr == nil && !e.aborted && !e.timedOut && e.signal == "" && e.code != 0
+}
+
 // process runs one command with its output going to sink.
 type process struct {
 	shell  string

@@ -32,15 +32,16 @@ func permit(t Tool, env *Env, name string, args json.RawMessage) error {
 	return g.Permit(name, sandbox.OpNone, "")
 }
 
-// explainRefusal adds the guard's note to a sandboxed command's result
-// whose output shows a refusal, and makes it an error result: the model
-// learns which flag would allow it instead of retrying blindly.
-func explainRefusal(env *Env, tool, command string, res Result) Result {
+// explainRefusal adds the guard's note to the result of a sandboxed
+// command that failed with a refusal the sandbox may have caused: the
+// model learns which flag would allow it instead of retrying blindly.
+// A command that succeeded was not refused, whatever it printed.
+func explainRefusal(env *Env, tool, command string, failed bool, res Result) Result {
 	if env.Guard == nil || len(res.Content) == 0 {
 		return res
 	}
 	text := res.Content[len(res.Content)-1].Text
-	if note := env.Guard.Explain(tool, command, text); note != "" {
+	if note := env.Guard.Explain(tool, command, env.Cwd, text, failed); note != "" {
 		res.Content[len(res.Content)-1].Text = text + "\n\n" + note
 		res.IsError = true
 	}
