@@ -49,7 +49,7 @@ func addRootRun(root *cobra.Command, sys *System, flags bool) {
 		f.BoolP("version", "v", false, "print gopi's version and exit (as gopi version)")
 		registerAgentCompletions(root, sys)
 	}
-	root.SetUsageTemplate(root.UsageTemplate() + "\n" + exitCodesHelp + "\n")
+	setExitHelp(root)
 	// A flag error of bare gopi is reported in the mode its arguments ask
 	// for, as run's is; a command below keeps the plain usage error.
 	runFlagErr := runFlagError(sys)

@@ -95,7 +95,6 @@ With --json the output is one line, the result object (also the last line of
 			return runRun(c.Context(), sys, c, o)
 		},
 	}
-	c.SetUsageTemplate(c.UsageTemplate() + "\n" + exitCodesHelp + "\n")
 	c.SetFlagErrorFunc(runFlagError(sys))
 	addAgentFlags(c.Flags(), o)
 	addRunFlags(c.Flags(), o)
