@@ -21,8 +21,10 @@ Without a command gopi takes the flags of run and chat. When stdin and stdout
 are terminals it talks (gopi chat), with PROMPT as the first message if given;
 otherwise it runs the prompt, from PROMPT (each argument a prompt of its own,
 as in pi) or stdin, and exits (gopi run). A flag
-only run has (--json, --mode, --timeout, ...) always runs. A lone word is taken
-for a mistyped command, not a prompt: gopi run WORD sends it.`
+only run has (--json, --mode, -p, --timeout, ...) always runs. A lone word is
+taken for a mistyped command, not a prompt, and so is a first word close to a
+command's name followed by more (gopi sesion list): gopi run WORDS, gopi --
+WORDS or -p sends them.`
 
 // addRootRun makes bare gopi a run or a chat, as pi is: it takes the
 // union of their flags and picks by the terminal and the flags given.
