@@ -18,7 +18,7 @@ var exitTables = map[string]string{
   2    usage or input error: no terminal, a bad flag, setting or @FILE (nothing was sent)
   5    the session could not be read or written (locked, changed by another program, disk full)
   10   something the chat requires could not start (a sandbox asked for, a required MCP server), before any request
-  130  interrupted (SIGTERM/SIGHUP, or Ctrl-Break on Windows)`,
+  130  interrupted by a signal (SIGINT/SIGTERM/SIGHUP; Ctrl-Break on Windows)`,
 	"rpc": `Exit codes:
   0    stdin closed (a running run is aborted and what it reached kept)
   1    internal error
