@@ -21,9 +21,15 @@ func outputMode(f *pflag.FlagSet) (mode.Mode, error) {
 	return pickMode(m, f.Changed("mode"), j)
 }
 
+// textMode is pi's name of print mode (--mode text).
+const textMode = "text"
+
 // pickMode is outputMode of --mode m (modeGiven: given explicitly) and
 // --json.
 func pickMode(m string, modeGiven, json bool) (mode.Mode, error) {
+	if m == textMode {
+		m = string(mode.Print)
+	}
 	if !json {
 		return mode.Mode(m), nil
 	}

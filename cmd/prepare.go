@@ -59,7 +59,7 @@ type runSettings struct {
 // (possibly nil) says which session was opened.
 func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions, m mode.Mode) (*prepared, error) {
 	if _, err := mode.Parse(string(m)); err != nil {
-		return nil, usageErr("--mode: %v", err)
+		return nil, usageErr("--mode %q: use print (pi's text), json, events or rpc", m)
 	}
 	s, err := readSettings(sys, c, o)
 	if err != nil {

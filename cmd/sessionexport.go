@@ -31,11 +31,7 @@ when not given) is the main column; the other branches are folded where they lea
 
 Without -o the page is written to gopi-session-<session file name>.html in the current
 folder, as pi --export names it; -o - writes it to stdout. The file is replaced at once
-(a temporary file renamed), and the path written is printed.
-
-Exit codes:
-  0    written
-  2    the session, --leaf or -o is wrong; nothing was written`,
+(a temporary file renamed), and the path written is printed.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Session = args[0]

@@ -146,6 +146,9 @@ type Assembly struct {
 	rt       *runtime.Runtime
 	changes  *tools.Changes
 	kept     bool // a closed session names the spill folder
+	// firstSession: the session was the first in gopi's sessions folder,
+	// which this invocation made.
+	firstSession bool
 	// compaction replaces the settings' (Want.Compaction); nil: theirs.
 	compaction *runtime.Compaction
 	// compactor is the compaction model, once resolved (compactionModel).

@@ -311,6 +311,7 @@ func MergeInfo(base, over ai.Info) ai.Info {
 		base.Prices = over.Prices
 	}
 	base.Reasoning = base.Reasoning || over.Reasoning
+	base.Images = base.Images || over.Images
 	if over.Name != "" {
 		base.Name = over.Name
 	}
