@@ -243,7 +243,7 @@ func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, 
 	case Print:
 		if opts.Schema != nil {
 			if obj.Structured != nil {
-				w.line(append(obj.Structured, '\n'))
+				w.line(obj.Structured)
 			}
 		} else if obj.Text != "" {
 			w.text(obj.Text)
