@@ -261,7 +261,7 @@ func bound(blocks []ai.Content) ([]ai.Content, *tools.Truncation) {
 	if total <= tools.DefaultMaxBytes && lines <= tools.DefaultMaxLines {
 		return blocks, nil
 	}
-	leftBytes, leftLines := tools.DefaultMaxBytes, tools.DefaultMaxLines
+	leftBytes, leftLines, shown := tools.DefaultMaxBytes, tools.DefaultMaxLines, 0
 	var out []ai.Content
 	var last tools.Truncation
 	for _, b := range blocks {
@@ -279,10 +279,10 @@ func bound(blocks []ai.Content) ([]ai.Content, *tools.Truncation) {
 		if tr.Content != "" {
 			out = append(out, ai.TextContent(tr.Content))
 		}
+		shown += len(tr.Content)
 		leftBytes -= tr.OutputBytes + 1
 		leftLines -= tr.OutputLines
 	}
-	shown := tools.DefaultMaxBytes - max(leftBytes, 0)
 	last.TotalBytes, last.MaxBytes, last.MaxLines, last.Truncated = total, tools.DefaultMaxBytes, tools.DefaultMaxLines, true
 	out = append(out, ai.TextContent(fmt.Sprintf("[Output truncated: %s of %s shown (%d lines, %s limit). Ask the tool for less, e.g. a narrower query or a page.]",
 		tools.FormatSize(shown), tools.FormatSize(total), tools.DefaultMaxLines, tools.FormatSize(tools.DefaultMaxBytes))))

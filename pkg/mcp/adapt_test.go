@@ -54,3 +54,27 @@ func TestCyclicInputSchemaNotOffered(t *testing.T) {
 		t.Errorf("tree with bad arguments ran: %s", resultText(r))
 	}
 }
+
+// An MCP text of one line over the byte limit reached the model as
+// nothing under a notice claiming "1B shown": the line's head is kept,
+// and the notice gives the bytes actually shown.
+func TestOneLongLineKeepsItsHead(t *testing.T) {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "gopi-test", Version: "1"}, nil)
+	long := strings.Repeat("x", 60*1024) + "END"
+	srv.AddTool(&sdk.Tool{Name: "long", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return text(long), nil
+	})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	m := start(t, mcp.Options{}, mcp.Server{Name: "s", URL: ts.URL})
+	r := call(t, registry(t, m), "mcp__s__long", `{}`)
+	got := resultText(r)
+	head, notice, _ := strings.Cut(got, "\n[Output truncated: ")
+	if len(head) != 50*1024 || strings.Trim(head, "x") != "" {
+		t.Errorf("kept %d bytes %q…, want the line's first 50 KB", len(head), head[:min(len(head), 20)])
+	}
+	if !strings.HasPrefix(notice, "50.0KB of 60.0KB shown") {
+		t.Errorf("notice %q", notice)
+	}
+}
