@@ -169,7 +169,8 @@ func (p *projector) forward(ctx context.Context, req *ai.Request, catchOverflow 
 }
 
 // recordFailedAttempt writes what pi 1.6 writes for an attempt that is
-// sent again: the failed answer (an error message with no content) and a
+// sent again: the failed answer (an error message with no content, with
+// the usage the stream reported, which the run's usage and budget count) and a
 // context_edit that leaves it out of every context, then reports the
 // edit (entry_appended, with the failed message) before the retry's own
 // event. The transcript does not hold the failed answer; the path does,
@@ -181,7 +182,10 @@ func (r *Runtime) recordFailedAttempt(req *ai.Request, started *ai.Message, retr
 		failed.API, failed.Provider, failed.Model, failed.Timestamp = started.API, started.Provider, started.Model, started.Timestamp
 	}
 	if retry != nil {
-		failed.ErrorMessage = retry.ErrorMessage
+		failed.ErrorMessage, failed.Usage = retry.ErrorMessage, retry.Usage
+		if retry.Usage != (ai.Usage{}) {
+			r.compactions.count(failed.Provider, failed.Model, retry.Usage) // paid for, though not in the transcript
+		}
 	}
 	if elapsed != nil {
 		pijson.AddExtra(&failed.Extra, "durationMs", strconv.AppendInt(nil, elapsed().Milliseconds(), 10))

@@ -76,7 +76,7 @@ func (r Runner) run(ctx context.Context, attempt Attempt, y func(ai.Event) bool,
 			b.Fail(ctx, err)
 			return
 		}
-		info := &ai.RetryInfo{Attempt: n, MaxAttempts: p.MaxAttempts, Delay: delay, ErrorMessage: err.Error()}
+		info := &ai.RetryInfo{Attempt: n, MaxAttempts: p.MaxAttempts, Delay: delay, ErrorMessage: err.Error(), Usage: b.Usage()}
 		if !y(ai.Event{Type: ai.EventRetryStart, Retry: info}) {
 			return
 		}
