@@ -119,6 +119,11 @@ func (p *projector) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Eve
 			return
 		}
 		for retried := false; ; retried = true {
+			if be := r.budgetSpent(req.Messages); be != nil {
+				// a compaction spent what was left: the request is not sent
+				yield(ai.Event{Type: ai.EventError, Err: be})
+				return
+			}
 			out := *req
 			out.Messages = c.Messages
 			overflow, cont := p.forward(ctx, &out, !retried && !r.cfg.Compaction.Disabled, yield)
@@ -137,6 +142,25 @@ func (p *projector) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Eve
 			p.settle(c, loop.TrimAfterCompaction, "")
 		}
 	}
+}
+
+// budgetSpent checks the run's budget before a request, as the loop
+// checks it after each answer: the run's answers in the transcript, and
+// what its compactions and retried attempts spent since.
+func (r *Runtime) budgetSpent(transcript []ai.Message) *loop.BudgetError {
+	if r.limits.Tokens == 0 && r.limits.USD == 0 {
+		return nil
+	}
+	r.mu.Lock()
+	from := min(r.runFrom, len(transcript))
+	r.mu.Unlock()
+	var spent ai.Usage
+	for _, m := range transcript[from:] {
+		if m.Role == ai.RoleAssistant {
+			spent = spent.Add(m.Usage)
+		}
+	}
+	return r.limits.Check(spent)
 }
 
 // forward streams one request. With catchOverflow, a context-overflow
