@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -127,10 +128,26 @@ func notASession(flag, dest string, st fs.FileInfo, sessionPath string) error {
 	if ss, err := os.Stat(sessionPath); err == nil && os.SameFile(ss, st) {
 		return usageErr(flag+" %s is the session file being exported: give another file name", dest)
 	}
-	if _, err := session.ReadHeader(dest); err == nil {
-		return usageErr(flag+" %s is a session file (its first line is a session header): give another file name", dest)
+	if startsLikeSession(dest) {
+		if _, err := session.ReadHeader(dest); err == nil {
+			return usageErr(flag+" %s is a session file (its first line is a session header): give another file name", dest)
+		}
 	}
 	return nil
+}
+
+// startsLikeSession reads at most 64 KiB of path: whether it holds a
+// first line that names a session, worth reading as a header.
+func startsLikeSession(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 64<<10)
+	n, _ := io.ReadFull(f, head)
+	line, _, found := bytes.Cut(head[:n], []byte("\n"))
+	return (found || n < len(head)) && bytes.Contains(line, []byte(`"session"`))
 }
 
 // replaceFile writes path through a temporary file in the same folder,
