@@ -104,6 +104,7 @@ type node struct {
 	base  *url.URL // the base URI references in it are resolved against
 	refs  []ref    // $ref, $dynamicRef, $recursiveRef
 	same  []string // subschemas applied to the same value (allOf, not, if...)
+	parts []string // subschemas applied to a part of it
 	edges []string // same and the references' targets
 }
 
@@ -119,18 +120,33 @@ type ref struct {
 	dynamic bool // may land on any dynamic anchor of its name
 }
 
-// Keywords whose schemas apply to the value itself, and those whose
-// schemas apply to a part of it (a property, an item, a name).
-var (
-	sameOne   = []string{"not", "if", "then", "else"}
-	sameList  = []string{"allOf", "anyOf", "oneOf"}
-	sameMap   = []string{"dependentSchemas", "dependencies"}
-	partOne   = []string{"additionalProperties", "additionalItems", "items", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties"}
-	partList  = []string{"prefixItems", "items"}
-	partMap   = []string{"properties", "patternProperties"}
-	unapplied = []string{"$defs", "definitions"}
-	typeNames = []string{"null", "boolean", "object", "array", "number", "string", "integer"}
-)
+// shape says what a keyword holds: schemas applied to the value itself
+// (same) or to a part of it (a property, an item, a name); one schema,
+// a list of them, or a map of names to them.
+func shape(k string) (same, one, list, byName bool) {
+	switch k {
+	case "not", "if", "then", "else":
+		return true, true, false, false
+	case "allOf", "anyOf", "oneOf":
+		return true, false, true, false
+	case "dependentSchemas", "dependencies":
+		return true, false, false, true
+	case "items": // one schema, or draft-07's list
+		return false, true, true, false
+	case "additionalProperties", "additionalItems", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties":
+		return false, true, false, false
+	case "prefixItems":
+		return false, false, true, false
+	case "properties", "patternProperties", "$defs", "definitions":
+		return false, false, false, true
+	}
+	return false, false, false, false
+}
+
+// typeNames are JSON Schema's types.
+func typeNames() []string {
+	return []string{"null", "boolean", "object", "array", "number", "string", "integer"}
+}
 
 func (g *graph) walk(v any, ptr string, parent *url.URL) error {
 	obj, ok := v.(map[string]any)
@@ -175,23 +191,25 @@ func (g *graph) add(ptr string, n *node) {
 }
 
 func (g *graph) children(obj map[string]any, ptr string, n *node) error {
+	var applied bool // the keyword's schemas apply to the value or a part of it
 	visit := func(v any, p string, same bool) error {
 		if _, isObj := v.(map[string]any); !isObj {
 			if _, isBool := v.(bool); !isBool {
 				return nil
 			}
 		}
-		if same {
+		switch {
+		case same:
 			n.same = append(n.same, p)
+		case applied:
+			n.parts = append(n.parts, p)
 		}
 		return g.walk(v, p, n.base)
 	}
 	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		v, p := obj[k], ptr+"/"+escape(k)
-		same := slices.Contains(sameOne, k) || slices.Contains(sameList, k) || slices.Contains(sameMap, k)
-		one := slices.Contains(sameOne, k) || slices.Contains(partOne, k)
-		list := slices.Contains(sameList, k) || slices.Contains(partList, k)
-		kmap := slices.Contains(sameMap, k) || slices.Contains(partMap, k) || slices.Contains(unapplied, k)
+		same, one, list, kmap := shape(k)
+		applied = k != "$defs" && k != "definitions" // reached only through a $ref
 		switch x := v.(type) {
 		case []any:
 			if list {
@@ -225,10 +243,10 @@ func checkType(t any, ptr string) error {
 	}
 	for _, n := range names {
 		s, isStr := n.(string)
-		if t == nil || (isStr && slices.Contains(typeNames, s)) {
+		if t == nil || (isStr && slices.Contains(typeNames(), s)) {
 			continue
 		}
-		return fmt.Errorf("schema at %s: type %s is not a JSON Schema type (use %s)", where(ptr), show(n), strings.Join(typeNames, ", "))
+		return fmt.Errorf("schema at %s: type %s is not a JSON Schema type (use %s)", where(ptr), show(n), strings.Join(typeNames(), ", "))
 	}
 	return nil
 }
@@ -278,8 +296,29 @@ func (g *graph) target(base *url.URL, r ref) []string {
 	}
 }
 
+// reachable lists the subschemas a value checked against the root may
+// be checked against: a cycle elsewhere (an unused definition) is never
+// followed.
+func (g *graph) reachable() []string {
+	seen := map[string]bool{"": true}
+	queue := []string{""}
+	for i := 0; i < len(queue); i++ {
+		n := g.nodes[queue[i]]
+		if n == nil {
+			continue
+		}
+		for _, q := range slices.Concat(n.edges, n.parts) {
+			if !seen[q] && g.nodes[q] != nil {
+				seen[q] = true
+				queue = append(queue, q)
+			}
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(g.order), func(p string) bool { return !seen[p] })
+}
+
 // findCycle is a depth-first search over the edges that keep to the same
-// value.
+// value, from every subschema a value may reach.
 func (g *graph) findCycle() error {
 	const (
 		unseen = iota
@@ -312,7 +351,7 @@ func (g *graph) findCycle() error {
 		state[p] = done
 		return nil
 	}
-	for _, p := range g.order {
+	for _, p := range g.reachable() {
 		if state[p] == unseen {
 			if err := visit(p); err != nil {
 				return err

@@ -26,8 +26,8 @@ func TestCompileRefusesCycles(t *testing.T) {
 		"root to itself":    `{"$ref":"#"}`,
 		"defs loop":         `{"$ref":"#/$defs/a","$defs":{"a":{"$ref":"#/$defs/b"},"b":{"allOf":[{"$ref":"#/$defs/a"}]}}}`,
 		"definitions":       `{"definitions":{"a":{"not":{"$ref":"#/definitions/a"}}},"properties":{"x":{"$ref":"#/definitions/a"}}}`,
-		"anchor":            `{"$defs":{"a":{"$anchor":"here","anyOf":[{"$ref":"#here"}]}}}`,
-		"by $id":            `{"$id":"https://example.com/root","$defs":{"a":{"$id":"a.json","if":{"$ref":"a.json"}}}}`,
+		"anchor":            `{"items":{"$ref":"#/$defs/a"},"$defs":{"a":{"$anchor":"here","anyOf":[{"$ref":"#here"}]}}}`,
+		"by $id":            `{"$id":"https://example.com/root","allOf":[{"$ref":"a.json"}],"$defs":{"a":{"$id":"a.json","if":{"$ref":"a.json"}}}}`,
 		"dependentSchemas":  `{"dependentSchemas":{"x":{"$ref":"#"}}}`,
 		"draft-07 depends":  `{"$schema":"http://json-schema.org/draft-07/schema#","dependencies":{"x":{"$ref":"#"}}}`,
 		"oneOf then":        `{"oneOf":[{"then":{"$ref":"#"}}]}`,
@@ -42,6 +42,14 @@ func TestCompileRefusesCycles(t *testing.T) {
 				t.Errorf("message %q does not say why", err)
 			}
 		})
+	}
+}
+
+// A cycle no value can reach (an unused definition) cannot loop: the
+// schema compiles.
+func TestCompileTakesUnusedCycles(t *testing.T) {
+	if _, err := compile(t, `{"type":"object","$defs":{"a":{"$ref":"#/$defs/a"}}}`); err != nil {
+		t.Fatal(err)
 	}
 }
 
