@@ -49,12 +49,18 @@ func splitArgs(args []string) (files, messages []string) {
 // out. PATH is absolute, relative paths and ~ being resolved from cwd and
 // the home folder. A missing file, one that is not a regular file, text
 // over the prompt limit and an image over the model's limits are usage
-// errors: nothing is sent.
-func readFileArgs(sys *System, cwd string, paths []string, limit int, c *settings) (string, []ai.Content, error) {
+// errors: nothing is sent. So is a file of /proc or /sys, the kernel's
+// views, which hold process environments (API keys among them); secrets
+// (the keys kept from tool output) are scrubbed from text as from a
+// tool's.
+func readFileArgs(sys *System, cwd string, paths []string, limit int, c *settings, secrets *tools.Secrets) (string, []ai.Content, error) {
 	var text strings.Builder
 	var images []ai.Content
 	for _, p := range paths {
 		abs := resolveAtPath(sys, cwd, p)
+		if err := notKernelView(p, abs); err != nil {
+			return "", nil, err
+		}
 		data, err := resources.ReadFile(nil, abs, int64(max(limit, maxImageBytes)))
 		if err != nil {
 			return "", nil, atFileErr(p, abs, err)
@@ -70,12 +76,30 @@ func readFileArgs(sys *System, cwd string, paths []string, limit int, c *setting
 			fmt.Fprintf(&text, "<file name=%q></file>\n", abs)
 			continue
 		}
-		fmt.Fprintf(&text, "<file name=%q>\n%s\n</file>\n", abs, strings.ToValidUTF8(string(bytes.TrimPrefix(data, []byte("\uFEFF"))), "\uFFFD"))
+		body := secrets.Scrub(strings.ToValidUTF8(string(bytes.TrimPrefix(data, []byte("\uFEFF"))), "\uFFFD"))
+		fmt.Fprintf(&text, "<file name=%q>\n%s\n</file>\n", abs, body)
 		if text.Len() > limit {
 			return "", nil, promptOverLimit(fmt.Sprintf("the @file arguments (with @%s) are larger than %d bytes", p, limit), c)
 		}
 	}
 	return text.String(), images, nil
+}
+
+// notKernelView refuses a path that is, or leads by its links to, a
+// file of /proc or /sys.
+func notKernelView(p, abs string) error {
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		real = abs // a missing file is ReadFile's to report
+	}
+	for _, root := range []string{"/proc", "/sys"} {
+		for _, path := range []string{abs, real} {
+			if path == root || strings.HasPrefix(path, root+"/") {
+				return usageErr("@%s: %s is in %s, the system's view of processes and devices, which holds their environments and keys: gopi does not send it; copy what you need into a file of your own", p, real, root)
+			}
+		}
+	}
+	return nil
 }
 
 func resolveAtPath(sys *System, cwd, p string) string {

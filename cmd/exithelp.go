@@ -57,7 +57,8 @@ var exitTables = map[string]string{
 	"session export": `Exit codes:
   0    written
   1    internal error
-  2    the session, --leaf or -o is wrong; nothing was written`,
+  2    the session, --leaf or -o is wrong (-o naming a session file among
+       them); nothing was written`,
 	"mcp": `Exit codes:
   0    help printed
   2    an unknown subcommand`,

@@ -107,6 +107,7 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 	if s.timeout > 0 { // the deadline covers reading stdin too; runRun cancels it
 		p.ctx, p.cancel = context.WithTimeout(ctx, s.timeout)
 	}
+	p.secrets = a.Secrets()
 	if err := readPromptMessage(sys, s, o, cat, p); err != nil {
 		return p, err
 	}
@@ -136,7 +137,7 @@ func (s *runSettings) assembly(o *runOptions, ms assemble.ModelSettings, systemP
 // --max-prompt-bytes and has a template or skill expanded (bounded too).
 func readPromptMessage(sys *System, s *runSettings, o *runOptions, cat *resources.Catalog, p *prepared) error {
 	files, messages := splitArgs(o.args)
-	head, images, err := readFileArgs(sys, s.cwd, files, s.maxPrompt, s.cfg)
+	head, images, err := readFileArgs(sys, s.cwd, files, s.maxPrompt, s.cfg, p.secrets)
 	if err != nil {
 		return err
 	}

@@ -112,7 +112,7 @@ func (r *rpcHost) Export(store session.Store, file, out string) (string, error) 
 	if file == "" {
 		file = store.Header().ID + ".jsonl"
 	}
-	dest, err := exportDest(r.sys, out, file)
+	dest, err := exportDest(r.sys, "outputPath", out, file)
 	if err != nil {
 		return "", err
 	}

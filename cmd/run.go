@@ -292,6 +292,8 @@ type prepared struct {
 	changes *tools.Changes
 	cwd     string
 	guard   *sandbox.Guard // the result's sandbox and denials
+	// secrets are scrubbed from the @file arguments' text.
+	secrets *tools.Secrets
 }
 
 // sessionInfo names the session file for the result object; nil when no
