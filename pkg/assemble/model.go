@@ -241,6 +241,14 @@ func builtinModel(env Env, m ModelSettings, prov, id string) (Choice, error) {
 		id = p.DefaultModel
 	}
 	info, known := catalog.Resolve(prov, id)
+	// A model declared under the built-in provider's name
+	// (providers.anthropic.models) is described as declared: its fields
+	// win over the catalog's.
+	if decl, ok := DeclaredModel(m.Providers, prov, id); ok {
+		known = true
+		info = MergeInfo(info, decl)
+		info.Provider, info.ID = prov, id
+	}
 	ch := Choice{Info: info, Known: known}
 	if !known {
 		ch.Note = fmt.Sprintf("gopi: model %q is not in the catalog of %s: using a %d-token context, %d output tokens and no prices",
@@ -297,6 +305,16 @@ func customModel(env Env, m ModelSettings, name, id string, cp Provider) (Choice
 	retry.Quirks = mergeQuirks(retry.Quirks, cp.Quirks)
 	ch.Model, ch.Key = adapter(info, cp.API, key, firstNonEmpty(m.BaseURL, cp.BaseURL), retry), key
 	return ch, nil
+}
+
+// DeclaredModel is the model settings declare as id under the provider
+// name, if any.
+func DeclaredModel(providers map[string]Provider, name, id string) (ai.Info, bool) {
+	models := providers[name].Models
+	if i := slices.IndexFunc(models, func(m ai.Info) bool { return m.ID == id }); i >= 0 {
+		return models[i], true
+	}
+	return ai.Info{}, false
 }
 
 // MergeInfo lays a declared model's description over the catalog's.
