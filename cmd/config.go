@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -65,6 +66,9 @@ type settings struct {
 	toolLayers []toolLayer
 	// mcpLayers are the "mcpServers" of the settings files (mcp.go).
 	mcpLayers []mcpLayer
+	// stderr gets a warning for each key of a settings file gopi does
+	// not read.
+	stderr io.Writer
 }
 
 // gopiHome is $GOPI_HOME, or ~/.gopi.
@@ -87,7 +91,7 @@ func loadSettings(sys *System, flags *pflag.FlagSet, cwd string, bare bool) (*se
 		return nil, err
 	}
 	v := newLayers()
-	c := &settings{v: v, home: home, flags: flags, env: map[string]string{}, setBy: map[string][]string{}}
+	c := &settings{v: v, home: home, flags: flags, env: map[string]string{}, setBy: map[string][]string{}, stderr: sys.Stderr}
 	if !bare {
 		for _, f := range settingsFiles(home, cwd) {
 			if err := c.merge(f); err != nil {
@@ -176,6 +180,7 @@ func (c *settings) merge(path string) error {
 	if err := json.Unmarshal(data, &obj); err != nil {
 		return usageErr("settings %s is not valid JSON: %v; fix or remove it", path, err)
 	}
+	warnUnknown(c.stderr, path, unknownKeys(obj))
 	if raw, ok := obj["hooks"]; ok {
 		var h extension.HooksConfig
 		if err := json.Unmarshal(raw, &h); err != nil {
