@@ -178,13 +178,13 @@ func (c *settings) merge(path string) error {
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(data, &obj); err != nil {
-		return usageErr("settings %s is not valid JSON: %v; fix or remove it", path, err)
+		return usageErr("settings %s is %s; fix or remove it", path, jsonProblem(data, err))
 	}
 	warnUnknown(c.stderr, path, unknownKeys(obj))
 	if raw, ok := obj["hooks"]; ok {
 		var h extension.HooksConfig
 		if err := json.Unmarshal(raw, &h); err != nil {
-			return usageErr("settings %s: \"hooks\" has the wrong shape: %v", path, err)
+			return usageErr("settings %s: \"hooks\" has the wrong shape: %s", path, jsonProblem(raw, err))
 		}
 		h.SetDir(hookDir(c.home, path))
 		c.hooks.BeforeTool = append(c.hooks.BeforeTool, h.BeforeTool...)
@@ -411,7 +411,7 @@ func (c *settings) decode(key string, dst any) error {
 		return usageErr("%s: %v", c.origin(key), err)
 	}
 	if err := json.Unmarshal(b, dst); err != nil {
-		return usageErr("%s has the wrong shape: %v", c.origin(key), err)
+		return usageErr("%s has the wrong shape: %s", c.origin(key), jsonProblem(b, err))
 	}
 	return nil
 }

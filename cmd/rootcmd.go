@@ -55,7 +55,7 @@ func addRootRun(root *cobra.Command, sys *System, flags bool) {
 		if c == root {
 			return runFlagErr(c, err)
 		}
-		return usageErr("%v (see %s --help)", err, c.CommandPath())
+		return flagUsageErr(c, err)
 	})
 }
 

@@ -3,6 +3,7 @@ package assemble
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -212,6 +213,24 @@ func CheckKey(key, from string) error {
 	return nil
 }
 
+// CheckBaseURL refuses an API address gopi cannot send a request to (no
+// http:// or https://, no host), naming where it came from: without it,
+// every request failed and was retried ("unsupported protocol scheme").
+func CheckBaseURL(raw, from string) error {
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		return nil
+	}
+	example := "http://localhost:8080/v1"
+	if !strings.Contains(raw, "://") {
+		example = "http://" + strings.TrimPrefix(raw, "//")
+	}
+	return Usagef("%s %q is no API address: give it with http:// or https://, such as %s", from, raw, example)
+}
+
 // keySource names where a key came from: the flag, else the variable.
 func keySource(keyFlag, env string) string {
 	if keyFlag != "" {
@@ -254,7 +273,7 @@ func fauxModel(id string) (Choice, error) {
 		return Choice{Info: info, Model: faux.Demo().WithInfo(info)}, nil
 	}
 	if _, err := os.Stat(id); err != nil {
-		return Choice{}, Usagef("faux model %q: not %q and no such script file (%v)", id, faux.DemoName, err)
+		return Choice{}, Usagef("faux model %q: not %q and no such script file: give the path of a script file, or %s", id, faux.DemoName, faux.DemoName)
 	}
 	m, err := faux.Load(id)
 	if err != nil {
@@ -288,6 +307,11 @@ func builtinModel(env Env, m ModelSettings, prov, id string) (Choice, error) {
 			id, prov, info.ContextWindow, info.MaxOutputTokens)
 	}
 	baseURL := firstNonEmpty(m.BaseURL, env.Getenv(strings.ToUpper(prov)+"_BASE_URL"))
+	if m.BaseURL == "" {
+		if err := CheckBaseURL(baseURL, strings.ToUpper(prov)+"_BASE_URL"); err != nil {
+			return Choice{}, err
+		}
+	}
 	key := firstNonEmpty(m.APIKey, env.Getenv(BuiltinKeyEnv[prov]))
 	local := prov == "openai" && baseURL != "" && !strings.Contains(baseURL, "api.openai.com")
 	if key == "" && !local {
@@ -333,6 +357,11 @@ func customModel(env Env, m ModelSettings, name, id string, cp Provider) (Choice
 	}
 	if err := CheckKey(key, keySource(m.APIKey, cp.APIKeyEnv)); err != nil {
 		return Choice{}, err
+	}
+	if m.BaseURL == "" {
+		if err := CheckBaseURL(cp.BaseURL, fmt.Sprintf("\"providers.%s.baseUrl\" in settings", name)); err != nil {
+			return Choice{}, err
+		}
 	}
 	retry := m.Retry
 	retry.Quirks = mergeQuirks(retry.Quirks, cp.Quirks)
