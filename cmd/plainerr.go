@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
@@ -224,3 +226,20 @@ type cause struct {
 
 func (c *cause) Error() string { return c.msg }
 func (c *cause) Unwrap() error { return c.err }
+
+// checkSessionDir refuses a --session-dir (sessionDir) that names a file:
+// it was found only when the first entry was written ("mkdir ...: not a
+// directory", exit 5).
+func checkSessionDir(c *settings, dir, cwd string) error {
+	if dir == "" {
+		return nil
+	}
+	path := dir
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(cwd, path)
+	}
+	if st, err := os.Stat(path); err == nil && !st.IsDir() {
+		return usageErr("%s %s is a file, not a folder: give a folder for the sessions (it is made when missing)", c.origin("sessionDir"), dir)
+	}
+	return nil
+}
