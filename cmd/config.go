@@ -67,8 +67,9 @@ type settings struct {
 	// mcpLayers are the "mcpServers" of the settings files (mcp.go).
 	mcpLayers []mcpLayer
 	// stderr gets a warning for each key of a settings file gopi does
-	// not read.
+	// not read, the first time said lets it.
 	stderr io.Writer
+	said   *saidOnce
 }
 
 // gopiHome is $GOPI_HOME, or ~/.gopi.
@@ -91,7 +92,11 @@ func loadSettings(sys *System, flags *pflag.FlagSet, cwd string, bare bool) (*se
 		return nil, err
 	}
 	v := newLayers()
-	c := &settings{v: v, home: home, flags: flags, env: map[string]string{}, setBy: map[string][]string{}, stderr: sys.Stderr}
+	if sys.settingsSaid == nil { // the first load, before anything runs beside it
+		sys.settingsSaid = &saidOnce{}
+	}
+	c := &settings{v: v, home: home, flags: flags, env: map[string]string{}, setBy: map[string][]string{},
+		stderr: sys.Stderr, said: sys.settingsSaid}
 	if !bare {
 		for _, f := range settingsFiles(home, cwd) {
 			if err := c.merge(f); err != nil {
@@ -180,7 +185,9 @@ func (c *settings) merge(path string) error {
 	if err := json.Unmarshal(data, &obj); err != nil {
 		return usageErr("settings %s is %s; fix or remove it", path, jsonProblem(data, err))
 	}
-	warnUnknown(c.stderr, path, unknownKeys(obj))
+	if c.said.first(path) {
+		warnUnknown(c.stderr, path, unknownKeys(obj))
+	}
 	if raw, ok := obj["hooks"]; ok {
 		var h extension.HooksConfig
 		if err := json.Unmarshal(raw, &h); err != nil {
