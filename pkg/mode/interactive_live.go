@@ -1,6 +1,9 @@
 package mode
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // LiveWriter is a chat output that keeps one live row below the lines
 // written to it, redrawn in place: the answer's line still arriving, or
@@ -85,11 +88,13 @@ func (r *renderer) waiting(label string) {
 // drawLive shows the answer's line still arriving, else the spinner with
 // its label, else nothing; the caller holds r.mu.
 func (r *renderer) drawLive() {
+	// The row must stay one terminal row: the wrapper keeps the answer's
+	// line narrower than the width (a tab would widen it), the label is cut.
 	switch {
 	case r.text.pending != "":
-		r.scr.setLive(r.text.pending)
+		r.scr.setLive(strings.ReplaceAll(r.text.pending, "\t", " "))
 	case r.label != "":
-		r.scr.setLive(r.pal.dim(spinner[r.frame%len(spinner)] + " " + r.label))
+		r.scr.setLive(r.pal.dim(spinner[r.frame%len(spinner)] + " " + oneLine(r.label, max(r.width()-2, 10))))
 	default:
 		r.scr.setLive("")
 	}
