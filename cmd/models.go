@@ -12,7 +12,6 @@ import (
 
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/catalog"
-	"gopi/pkg/assemble"
 )
 
 // listedModel is one row of gopi models: a catalog model, or one declared
@@ -111,7 +110,7 @@ func addDeclared(out []listedModel, name string, cp customProvider, m ai.Info) [
 		api = name
 	}
 	info, _ := catalog.Resolve(api, m.ID)
-	info = assemble.MergeInfo(info, m)
+	info = cp.Describe(info, m)
 	info.Provider, info.ID = name, m.ID
 	if !builtin {
 		info.API = cp.API

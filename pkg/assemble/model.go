@@ -31,6 +31,20 @@ type Provider struct {
 	APIKeyEnv string    `json:"apiKeyEnv"`
 	Models    []ai.Info `json:"models"`
 	Quirks    Quirks    `json:"quirks"`
+	// notReasoning are the ids of the models declared "reasoning": false,
+	// which says more than leaving it out (Describe).
+	notReasoning map[string]bool
+}
+
+// Describe lays a model this provider declares over base, the catalog's
+// description of its id: the declared fields win, "reasoning": false
+// among them.
+func (p Provider) Describe(base, declared ai.Info) ai.Info {
+	info := MergeInfo(base, declared)
+	if p.notReasoning[declared.ID] {
+		info.Reasoning = false
+	}
+	return info
 }
 
 // UnmarshalJSON reads a declared provider, its models in gopi's shape or
@@ -43,6 +57,7 @@ func (p *Provider) UnmarshalJSON(b []byte) error {
 		ai.Info
 		Cost      *ai.Prices `json:"cost"`
 		MaxTokens int        `json:"maxTokens"`
+		Reasoning *bool      `json:"reasoning"`
 	}
 	var raw struct {
 		plain
@@ -59,6 +74,15 @@ func (p *Provider) UnmarshalJSON(b []byte) error {
 		}
 		if m.MaxOutputTokens == 0 {
 			m.MaxOutputTokens = m.MaxTokens
+		}
+		if m.Reasoning != nil {
+			m.Info.Reasoning = *m.Reasoning
+			if !*m.Reasoning {
+				if p.notReasoning == nil {
+					p.notReasoning = map[string]bool{}
+				}
+				p.notReasoning[m.ID] = true
+			}
 		}
 		p.Models = append(p.Models, m.Info)
 	}
@@ -298,7 +322,7 @@ func builtinModel(env Env, m ModelSettings, prov, id string) (Choice, error) {
 	// win over the catalog's.
 	if decl, ok := DeclaredModel(m.Providers, prov, id); ok {
 		known = true
-		info = MergeInfo(info, decl)
+		info = m.Providers[prov].Describe(info, decl)
 		info.Provider, info.ID = prov, id
 	}
 	ch := Choice{Info: info, Known: known}
@@ -342,7 +366,7 @@ func customModel(env Env, m ModelSettings, name, id string, cp Provider) (Choice
 	info.Provider, info.ID = name, id
 	if i := slices.IndexFunc(cp.Models, func(m ai.Info) bool { return m.ID == id }); i >= 0 {
 		known = true
-		info = MergeInfo(info, cp.Models[i])
+		info = cp.Describe(info, cp.Models[i])
 	}
 	ch := Choice{Info: info, Known: known}
 	if !known {
