@@ -44,7 +44,7 @@ func pickMode(m string, modeGiven, json bool) (mode.Mode, error) {
 // invocation, also one whose flags do not parse.
 func runFlagError(sys *System) func(*cobra.Command, error) error {
 	return func(c *cobra.Command, err error) error {
-		uerr := usageErr("%v (see %s --help)", err, c.CommandPath())
+		uerr := flagUsageErr(c, err)
 		m := lenientMode(c.Flags(), sys.args)
 		if m != mode.JSON && m != mode.Events {
 			return uerr

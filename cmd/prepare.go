@@ -190,6 +190,9 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 		return nil, err
 	}
 	s.sessionDir = s.cfg.str("sessionDir")
+	if err := checkSessionDir(s.cfg, s.sessionDir, s.cwd); err != nil {
+		return nil, err
+	}
 	if s.maxPrompt, err = promptLimit(s.cfg); err != nil {
 		return nil, err
 	}
@@ -279,6 +282,9 @@ func (s *runSettings) readRunValues() error {
 	}
 	if t := cfg.str("timeout"); t != "" && t != "0s" && t != "0" {
 		d, err := time.ParseDuration(t)
+		if _, unitless := time.ParseDuration(t + "s"); err != nil && unitless == nil {
+			return usageErr("%s %q: a duration needs its unit: give %ss (or m, h, ms), such as 90s or 10m", cfg.origin("timeout"), t, t)
+		}
 		if err != nil || d <= 0 {
 			return usageErr("%s %q: give a duration such as 90s or 10m", cfg.origin("timeout"), t)
 		}
@@ -369,7 +375,7 @@ func loadOutputSchema(sys *System, s *runSettings, o *runOptions) (*mode.OutputS
 	}
 	doc, err := resources.ReadFile(nil, path, resources.MaxFileSize)
 	if err != nil {
-		return nil, usageErr("--output-schema %s: %v; give a JSON Schema file of at most 1 MiB", o.outputSchema, err)
+		return nil, usageErr("--output-schema %s: %s; give a JSON Schema file of at most 1 MiB", o.outputSchema, fileProblem(err))
 	}
 	sch, err := mode.NewOutputSchema(doc)
 	if err != nil {

@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -59,7 +58,7 @@ func addRootRun(root *cobra.Command, sys *System, flags bool) {
 		if c == root {
 			return runFlagErr(c, err)
 		}
-		return usageErr("%v (see %s --help)", err, c.CommandPath())
+		return flagUsageErr(c, err)
 	})
 }
 
@@ -131,7 +130,7 @@ func refuseCommandLike(c *cobra.Command, args []string) error {
 			return nil
 		}
 		return usageErr("unknown command %q for gopi; did you mean %s? (gopi --help lists the commands; to send the words as prompts: gopi run -- %s)",
-			args[0], quoteAll(s), strings.Join(args, " "))
+			args[0], strings.Join(quoteAll(s), " or "), strings.Join(args, " "))
 	}
 	hint := ""
 	if len(s) > 0 {
@@ -141,11 +140,4 @@ func refuseCommandLike(c *cobra.Command, args []string) error {
 		args[0], hint, args[0])
 }
 
-// quoteAll is names quoted and joined with " or ".
-func quoteAll(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = strconv.Quote(n)
-	}
-	return strings.Join(q, " or ")
-}
+

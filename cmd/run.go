@@ -328,7 +328,7 @@ func resolveCwd(sys *System, flag string) (string, error) {
 		return "", usageErr("--cwd %s: %v", flag, err)
 	}
 	if err := isDir(abs); err != nil {
-		return "", usageErr("--cwd %s: %v", flag, err)
+		return "", usageErr("--cwd %s: %v: give an existing folder", flag, err)
 	}
 	return abs, nil
 }
