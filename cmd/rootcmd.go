@@ -139,5 +139,3 @@ func refuseCommandLike(c *cobra.Command, args []string) error {
 	return usageErr("unknown command %q for gopi%s (gopi --help lists the commands; to send one word as a prompt: gopi run %s)",
 		args[0], hint, args[0])
 }
-
-
