@@ -18,9 +18,11 @@ import (
 //	waitfile FILE               wait until FILE exists
 //	waitgrep PATTERN FILE       wait until FILE exists and a line of it matches the regexp PATTERN
 //	gone PIDFILE                every pid in PIDFILE (one a line) ends (a zombie counts as ended)
-//	startpipe NAME FILE PROG ARGS...
+//	startpipe [-full] NAME FILE PROG ARGS...
 //	                            start PROG in the background (as start does) with stdout a pipe
-//	                            whose reader reads nothing and goes away once FILE exists
+//	                            whose reader reads nothing and goes away once FILE exists; with
+//	                            -full the reader stays, reading nothing, and creates FILE once the
+//	                            pipe is full (PROG's next write waits)
 
 // pollEvery is how often the signal tests' waits look again.
 const pollEvery = 20 * time.Millisecond
@@ -94,8 +96,12 @@ func poll(ok func() bool) bool {
 
 func cmdStartPipe(ts *testscript.TestScript, neg bool, args []string) {
 	noNeg(ts, neg, "startpipe")
+	full := len(args) > 0 && args[0] == "-full"
+	if full {
+		args = args[1:]
+	}
 	if len(args) < 3 {
-		ts.Fatalf("usage: startpipe NAME FILE PROG ARGS...")
+		ts.Fatalf("usage: startpipe [-full] NAME FILE PROG ARGS...")
 	}
 	name, until := args[0], ts.MkAbs(args[1])
 	if _, dup := procs(ts)[name]; dup {
@@ -116,11 +122,26 @@ func cmdStartPipe(ts *testscript.TestScript, neg bool, args []string) {
 	p.cmd.Stdout, p.cmd.Stderr = w, &p.stderr
 	ts.Check(p.cmd.Start())
 	w.Close()
-	go func() {
-		// The reader gives up as head -c1 does, once it has seen enough.
-		poll(func() bool { _, err := os.Stat(until); return err == nil })
-		r.Close()
-	}()
+	switch {
+	case full:
+		go func() {
+			// The reader stalls: it keeps the pipe and reads nothing.
+			defer r.Close()
+			pid := p.cmd.Process.Pid
+			if poll(func() bool { full, err := stdoutFull(pid); return err != nil || full }) {
+				if full, _ := stdoutFull(pid); full {
+					_ = os.WriteFile(until, nil, 0o644)
+				}
+			}
+			<-p.done
+		}()
+	default:
+		go func() {
+			// The reader gives up as head -c1 does, once it has seen enough.
+			poll(func() bool { _, err := os.Stat(until); return err == nil })
+			r.Close()
+		}()
+	}
 	go func() {
 		p.err = p.cmd.Wait()
 		close(p.done)

@@ -28,10 +28,15 @@ import (
 // the background while further commands are read, so that steer,
 // follow_up and abort reach a running run.
 type RPC struct {
-	host RPCHost
-	w    *lineWriter
-	diag io.Writer
-	now  func() time.Time
+	host   RPCHost
+	w      *lineWriter
+	out    *watchedOut
+	diag   io.Writer
+	now    func() time.Time
+	bounds func(on bool)
+
+	boundMu  sync.Mutex
+	stopping bool // the mode is ending: writes stay bounded
 
 	mu       sync.Mutex // guards the fields below
 	cur      Opened
@@ -96,7 +101,18 @@ type RPCSourceInfo struct {
 type RPCOptions struct {
 	Thinking ai.ThinkingLevel
 	Now      func() time.Time
+	// Bound, when set, is called with true when a run is cancelled (an
+	// abort, stdin's end, ctx's end): from then on a write to out, one
+	// already waiting included, should fail after a bounded wait for a
+	// reader that stopped reading; with false when an abort is answered
+	// and the mode goes on. A failed write ends the mode as a reader gone
+	// away does.
+	Bound func(on bool)
 }
+
+// ErrInputEnded marks Serve's output error when it came after stdin
+// ended: the client was done.
+var ErrInputEnded = errors.New("stdin ended")
 
 // NewRPC returns the rpc mode over the first Runtime; protocol records
 // go to out, diagnostics to diag.
@@ -104,21 +120,28 @@ func NewRPC(out, diag io.Writer, first Opened, host RPCHost, opts RPCOptions) *R
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	r := &RPC{host: host, w: &lineWriter{w: out}, diag: diag, now: opts.Now, thinking: opts.Thinking,
+	wo := &watchedOut{w: out, failed: make(chan struct{})}
+	r := &RPC{host: host, w: &lineWriter{w: wo}, out: wo, diag: diag, now: opts.Now, bounds: opts.Bound, thinking: opts.Thinking,
 		steering: agent.OneAtATime, followUp: agent.OneAtATime}
 	r.swap(first)
 	return r
 }
 
-// Serve reads commands from in until it ends or ctx is cancelled, then
+// Serve reads commands from in until it ends, ctx is cancelled or a
+// write to out fails (its reader went away, or did not read), then
 // aborts what is going on, waits until its messages are in the session,
-// and releases the Runtime. It returns the first output write error.
+// and releases the Runtime. It returns the first output write error
+// (marked ErrInputEnded when stdin had ended).
 func (r *RPC) Serve(ctx context.Context, in io.Reader) error {
 	lines := make(chan []byte)
 	stop := make(chan struct{})
 	defer close(stop)
+	// A command being answered may wait on a write: the end of ctx or
+	// of stdin bounds that wait from here, not from the loop below.
+	defer context.AfterFunc(ctx, r.stop)()
 	go func() {
 		defer close(lines)
+		defer r.stop()
 		br := bufio.NewReaderSize(in, 64<<10)
 		for {
 			b, err := br.ReadBytes('\n')
@@ -142,7 +165,10 @@ func (r *RPC) Serve(ctx context.Context, in io.Reader) error {
 		case b, ok := <-lines:
 			if !ok {
 				r.shutdown()
-				return r.writeErr()
+				if err := r.writeErr(); err != nil {
+					return errors.Join(ErrInputEnded, err)
+				}
+				return nil
 			}
 			b = bytes.TrimSuffix(bytes.TrimSuffix(b, []byte("\n")), []byte("\r"))
 			if len(bytes.TrimSpace(b)) == 0 {
@@ -152,8 +178,49 @@ func (r *RPC) Serve(ctx context.Context, in io.Reader) error {
 		case <-ctx.Done():
 			r.shutdown()
 			return r.writeErr()
+		case <-r.out.failed:
+			// Nobody reads the protocol any more: end as at a signal.
+			r.stop()
+			r.shutdown()
+			return r.writeErr()
 		}
 	}
+}
+
+// stop bounds every write from now on: the mode is ending.
+func (r *RPC) stop() {
+	r.boundMu.Lock()
+	defer r.boundMu.Unlock()
+	r.stopping = true
+	if r.bounds != nil {
+		r.bounds(true)
+	}
+}
+
+// bound bounds the writes while an abort waits for its run (on), or
+// lifts that once it is answered, unless the mode is ending.
+func (r *RPC) bound(on bool) {
+	r.boundMu.Lock()
+	defer r.boundMu.Unlock()
+	if r.bounds != nil && (on || !r.stopping) {
+		r.bounds(on)
+	}
+}
+
+// watchedOut is the protocol's output: failed is closed at the first
+// write that fails.
+type watchedOut struct {
+	w      io.Writer
+	once   sync.Once
+	failed chan struct{}
+}
+
+func (o *watchedOut) Write(p []byte) (int, error) {
+	n, err := o.w.Write(p)
+	if err != nil {
+		o.once.Do(func() { close(o.failed) })
+	}
+	return n, err
 }
 
 func (r *RPC) writeErr() error {

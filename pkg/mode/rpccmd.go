@@ -257,17 +257,24 @@ func (r *RPC) enqueue(m ai.Message, followUp bool) (any, error) {
 
 // cmdAbort ends the run or compaction going on and answers once it has
 // settled (its messages in the session); queued prompts are dropped.
-func (r *RPC) cmdAbort(_ context.Context, _ *rpcCommand) (any, error) {
+// cmdAbort ends the run and answers once it settled. Until then a write
+// waits only a bounded time for a reader (RPCOptions.Bound): a client
+// that stopped reading does not keep the abort from ending the run.
+func (r *RPC) cmdAbort(_ context.Context, c *rpcCommand) (any, error) {
 	r.mu.Lock()
 	op := r.op
 	r.next = nil
 	r.mu.Unlock()
-	if op != nil {
-		op.cancel()
-		op.rt.Control().Abort()
-		<-op.done
+	if op == nil {
+		return nil, nil
 	}
-	return nil, nil
+	r.bound(true)
+	op.cancel()
+	op.rt.Control().Abort()
+	<-op.done
+	r.reply(c.ID, "abort", nil, nil)
+	r.bound(false)
+	return nil, errAnswered
 }
 
 func (r *RPC) cmdClearQueue(_ context.Context, _ *rpcCommand) (any, error) {
