@@ -71,9 +71,15 @@ func runRPC(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
 	}
 	host := &rpcHost{h: h, sys: sys, c: c}
-	err = mode.NewRPC(sys.Stdout, sys.Stderr, first, host, mode.RPCOptions{Thinking: h.a.Thinking(), Now: sys.Now, Bound: bound}).Serve(ctx, sys.Stdin)
+	err = mode.NewRPC(sys.Stdout, sys.Stderr, first, host, mode.RPCOptions{Thinking: h.a.Thinking(), Now: sys.Now, Bound: bound,
+		MaxLine: h.s.maxPrompt + rpcLineRoom}).Serve(ctx, sys.Stdin)
 	return rpcExit(sys, ctx, err)
 }
+
+// rpcLineRoom is what a command line may hold beyond maxPromptBytes:
+// room for images (fourteen at the 4.5 MiB of base64 a model takes) and
+// the text's JSON escapes.
+const rpcLineRoom = 64 << 20
 
 // rpcExit is the exit of an rpc mode that ended with the output error
 // err (nil: none). A stdout whose reader went away, or stopped reading

@@ -34,6 +34,8 @@ type RPC struct {
 	diag   io.Writer
 	now    func() time.Time
 	bounds func(on bool)
+	// maxLine bounds a command line (RPCOptions.MaxLine).
+	maxLine int
 
 	boundMu  sync.Mutex
 	stopping bool // the mode is ending: writes stay bounded
@@ -68,8 +70,14 @@ type RPCHost interface {
 	Open(Want) (Opened, error)
 	// Models are the models set_model and cycle_model choose from.
 	Models() []ai.Info
-	// Expand expands prompt templates and /skill:name.
+	// Expand checks a prompt, steer or follow_up's text as gopi run
+	// checks a prompt (maxPromptBytes) and expands prompt templates and
+	// /skill:name.
 	Expand(text string) (string, error)
+	// CheckImage refuses an image of a prompt, steer or follow_up (what
+	// names it) that gopi run refuses as an @file: one a model would
+	// refuse. data is the image, decoded.
+	CheckImage(what, mime string, data []byte) error
 	// Commands are the prompt templates and skills (get_commands).
 	Commands() []RPCCommand
 	// SetAutoCompaction builds the Runtime w asks for with automatic
@@ -108,7 +116,13 @@ type RPCOptions struct {
 	// and the mode goes on. A failed write ends the mode as a reader gone
 	// away does.
 	Bound func(on bool)
+	// MaxLine bounds a command line in bytes (0: DefaultMaxLine). A
+	// longer one is answered with success false and skipped to its end.
+	MaxLine int
 }
+
+// DefaultMaxLine is a command line's bound when RPCOptions gives none.
+const DefaultMaxLine = 64 << 20
 
 // ErrInputEnded marks Serve's output error when it came after stdin
 // ended: the client was done.
@@ -120,8 +134,11 @@ func NewRPC(out, diag io.Writer, first Opened, host RPCHost, opts RPCOptions) *R
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.MaxLine <= 0 {
+		opts.MaxLine = DefaultMaxLine
+	}
 	wo := &watchedOut{w: out, failed: make(chan struct{})}
-	r := &RPC{host: host, w: &lineWriter{w: wo}, out: wo, diag: diag, now: opts.Now, bounds: opts.Bound, thinking: opts.Thinking,
+	r := &RPC{maxLine: opts.MaxLine, host: host, w: &lineWriter{w: wo}, out: wo, diag: diag, now: opts.Now, bounds: opts.Bound, thinking: opts.Thinking,
 		steering: agent.OneAtATime, followUp: agent.OneAtATime}
 	r.swap(first)
 	return r
@@ -133,7 +150,7 @@ func NewRPC(out, diag io.Writer, first Opened, host RPCHost, opts RPCOptions) *R
 // and releases the Runtime. It returns the first output write error
 // (marked ErrInputEnded when stdin had ended).
 func (r *RPC) Serve(ctx context.Context, in io.Reader) error {
-	lines := make(chan []byte)
+	lines := make(chan inLine)
 	stop := make(chan struct{})
 	defer close(stop)
 	// A command being answered may wait on a write: the end of ctx or
@@ -144,10 +161,10 @@ func (r *RPC) Serve(ctx context.Context, in io.Reader) error {
 		defer r.stop()
 		br := bufio.NewReaderSize(in, 64<<10)
 		for {
-			b, err := br.ReadBytes('\n')
-			if len(b) > 0 {
+			l, err := readLine(br, r.maxLine)
+			if len(l.b) > 0 || l.over {
 				select {
-				case lines <- b:
+				case lines <- l:
 				case <-stop:
 					return
 				}
@@ -162,7 +179,12 @@ func (r *RPC) Serve(ctx context.Context, in io.Reader) error {
 	}()
 	for {
 		select {
-		case b, ok := <-lines:
+		case l, ok := <-lines:
+			b := l.b
+			if l.over {
+				r.reply(nil, "parse", nil, fmt.Errorf("Failed to parse command: the line is longer than %d bytes, the most gopi rpc reads in one command (maxPromptBytes and room for images): it was skipped; send a shorter prompt or smaller images, or raise maxPromptBytes", r.maxLine))
+				continue
+			}
 			if !ok {
 				r.shutdown()
 				if err := r.writeErr(); err != nil {
@@ -183,6 +205,31 @@ func (r *RPC) Serve(ctx context.Context, in io.Reader) error {
 			r.stop()
 			r.shutdown()
 			return r.writeErr()
+		}
+	}
+}
+
+// inLine is a command line read, or one over the bound (over, b nil).
+type inLine struct {
+	b    []byte
+	over bool
+}
+
+// readLine reads up to and with the next LF, holding at most max bytes
+// of it: a longer line is read to its end and dropped.
+func readLine(br *bufio.Reader, max int) (inLine, error) {
+	var l inLine
+	for {
+		frag, err := br.ReadSlice('\n')
+		if !l.over {
+			if len(l.b)+len(frag) > max {
+				l.b, l.over = nil, true
+			} else {
+				l.b = append(l.b, frag...)
+			}
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return l, err
 		}
 	}
 }

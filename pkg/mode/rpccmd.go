@@ -2,6 +2,7 @@ package mode
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"gopi/pkg/agent"
 	"gopi/pkg/ai"
 	"gopi/pkg/session"
+	"gopi/pkg/tools"
 )
 
 // rpcCommand is every field a command may carry; which ones a command
@@ -179,9 +181,32 @@ func (r *RPC) message(c *rpcCommand) (ai.Message, error) {
 		if img.Data == "" || !strings.HasPrefix(img.MimeType, "image/") {
 			return ai.Message{}, fmt.Errorf("images[%d]: give {\"type\":\"image\",\"data\":BASE64,\"mimeType\":\"image/png\"}", i)
 		}
+		if err := r.checkImage(i, img); err != nil {
+			return ai.Message{}, err
+		}
 		m.Content = append(m.Content, ai.ImageContent(img.Data, img.MimeType))
 	}
 	return m, nil
+}
+
+// checkImage refuses an image run would refuse as an @file, before it
+// reaches the session: data that is not base64, is not a png, jpeg, gif
+// or webp image, is not the image mimeType says, or is one a model
+// refuses (the host's check).
+func (r *RPC) checkImage(i int, img rpcImage) error {
+	what := fmt.Sprintf("images[%d]", i)
+	data, err := base64.StdEncoding.DecodeString(img.Data)
+	if err != nil {
+		return fmt.Errorf("%s: data is not base64: give the image's bytes in standard base64 (with padding)", what)
+	}
+	mime := tools.ImageMime(data)
+	switch {
+	case mime == "":
+		return fmt.Errorf("%s: data is not a png, jpeg, gif or webp image: give one of those", what)
+	case mime != img.MimeType:
+		return fmt.Errorf("%s: mimeType is %q but the data is a %s image: give mimeType %q", what, img.MimeType, strings.TrimPrefix(mime, "image/"), mime)
+	}
+	return r.host.CheckImage(what, mime, data)
 }
 
 func (r *RPC) cmdPrompt(_ context.Context, c *rpcCommand) (any, error) {
