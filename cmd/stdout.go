@@ -7,13 +7,17 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"gopi/pkg/loop"
 )
 
 // stopWait is how long one write to stdout may wait for its reader once
 // the run was cancelled (a signal, stdin's end in rpc, an abort): a
 // client that stops reading does not keep gopi from ending its session
-// and exiting. The rest of the output is then dropped.
-const stopWait = 2 * time.Second
+// and exiting. The rest of the output is then dropped. It is well below
+// the time a cancelled run waits for its tools (loop.DefaultToolGrace):
+// a tool whose progress event waits on stdout still stops in time.
+const stopWait = loop.DefaultToolGrace / 2
 
 // boundedOut is stdout when it is a pipe or a socket that takes write
 // deadlines: writes wait for the reader as long as it takes, until
