@@ -282,9 +282,9 @@ func (r *RPC) enqueue(m ai.Message, followUp bool) (any, error) {
 
 // cmdAbort ends the run or compaction going on and answers once it has
 // settled (its messages in the session); queued prompts are dropped.
-// cmdAbort ends the run and answers once it settled. Until then a write
-// waits only a bounded time for a reader (RPCOptions.Bound): a client
-// that stopped reading does not keep the abort from ending the run.
+// Until then a write waits only a bounded time for its reader
+// (RPCOptions.Bound): a client that stopped reading does not keep the
+// abort from ending the run.
 func (r *RPC) cmdAbort(_ context.Context, c *rpcCommand) (any, error) {
 	r.mu.Lock()
 	op := r.op
