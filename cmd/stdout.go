@@ -27,6 +27,10 @@ type boundedOut struct {
 	f       deadlineWriter
 	mu      sync.Mutex
 	bounded bool
+	// stderr is stderr when it shares stdout's pipe (2>&1): bounded with
+	// it, so that a message on the way out does not wait for the reader
+	// either.
+	stderr *boundedOut
 }
 
 type deadlineWriter interface {
@@ -53,6 +57,9 @@ func (b *boundedOut) bound(on bool) {
 		deadline = time.Now().Add(stopWait)
 	}
 	_ = b.f.SetWriteDeadline(deadline)
+	if b.stderr != nil {
+		b.stderr.bound(on)
+	}
 }
 
 // stuckLine says on stderr that stdout's reader stopped reading.
@@ -65,17 +72,22 @@ func isStuck(err error) bool { return errors.Is(err, os.ErrDeadlineExceeded) }
 // boundStdout returns a boundedOut over sys.Stdout when it is the
 // process's stdout and a pipe or a socket (nil otherwise: a file or a
 // terminal, or a platform without write deadlines on it), and what
-// puts stdout back as it was.
+// puts stdout back as it was. A stderr on the same pipe is written
+// through the poller too, and bounded with stdout.
 func boundStdout(sys *System) (*boundedOut, func()) {
 	f, ok := sys.Stdout.(*os.File)
 	if !ok || f != os.Stdout {
 		return nil, func() {}
 	}
-	w, restore := pollableStdout(f)
+	w, errw, restore := pollableStdout(f)
 	if w == nil {
 		return nil, func() {}
 	}
 	b := &boundedOut{f: w}
 	sys.Stdout = b
+	if errw != nil && sys.Stderr == os.Stderr {
+		b.stderr = &boundedOut{f: errw}
+		sys.Stderr = b.stderr
+	}
 	return b, restore
 }

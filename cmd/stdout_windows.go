@@ -4,4 +4,4 @@ import "os"
 
 // pollableStdout: an anonymous pipe on Windows takes no write deadline;
 // stdout stays as it is.
-func pollableStdout(*os.File) (*os.File, func()) { return nil, nil }
+func pollableStdout(*os.File) (out, stderr *os.File, restore func()) { return nil, nil, nil }
