@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -37,6 +39,7 @@ type Guard struct {
 	mu      sync.Mutex
 	denials []Denial
 	madeTmp bool
+	kept    []string // real paths kept read-only (KeepReadOnly)
 
 	hmu     sync.Mutex         // guards helpers and closed
 	helpers map[string]*helper // by policy (JSON)
@@ -75,6 +78,34 @@ func (g *Guard) Denials() []Denial {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return append([]Denial{}, g.denials...)
+}
+
+// KeepReadOnly keeps the run's session file out of the reach of the
+// tools and commands, as .git is: its folder when that lies below a
+// writable root (every session there, and its lock, stay whole), else the
+// file itself. A command that could write it could empty or forge the
+// conversation a later run resumes.
+func (g *Guard) KeepReadOnly(sessionFile string) {
+	if g == nil || sessionFile == "" {
+		return
+	}
+	real := realPath(sessionFile)
+	keep := real
+	if dir := filepath.Dir(real); g.policy.inWritable(dir) && !slices.Contains(g.policy.Writable, dir) {
+		keep = dir
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !slices.Contains(g.kept, keep) {
+		g.kept = append(g.kept, keep)
+	}
+}
+
+// keptPaths are the paths KeepReadOnly keeps.
+func (g *Guard) keptPaths() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.kept)
 }
 
 func (g *Guard) record(d Denial) {
@@ -136,7 +167,7 @@ func (g *Guard) Permit(tool string, op Op, target string) error {
 		return &DeniedError{d}
 	}
 	if op == OpWrite {
-		if rule := g.policy.writeRule(alt); rule != "" {
+		if rule := g.policy.writeRule(alt, g.keptPaths()); rule != "" {
 			d := Denial{Tool: tool, Operation: "write", Target: target, Rule: rule, Allow: g.policy.writeFlag(alt, rule)}
 			if alt != target {
 				d.Target += " (" + alt + ")"
@@ -163,9 +194,7 @@ func (g *Guard) Start(c Command) (*Process, error) {
 		return nil, err
 	}
 	p := g.policy
-	if !p.AllowGit && p.Mode == WorkspaceWrite {
-		p.ReadOnlyPaths = p.gitEntries()
-	}
+	p.ReadOnlyPaths = p.readOnlyEntries(g.keptPaths())
 	c.Env = append(withoutVar(c.Env, "TMPDIR"), "TMPDIR="+p.TempDir)
 	h, err := g.helperFor(p)
 	if err != nil {
@@ -282,6 +311,13 @@ func (g *Guard) Explain(tool, command, output string) string {
 		if !p.AllowGit && len(p.gitEntries()) > 0 {
 			rule += ", .git read-only"
 			allow += `, settings "sandbox": {"allowGit": true}`
+		}
+		if !p.AllowConfig && len(p.rootEntries(ConfigNames)) > 0 {
+			rule += ", the project's configuration (" + strings.Join(ConfigNames, ", ") + ") read-only"
+			allow += `, settings "sandbox": {"allowConfig": true}`
+		}
+		if len(g.keptPaths()) > 0 {
+			rule += ", the run's session read-only"
 		}
 	}
 	if !p.Network {

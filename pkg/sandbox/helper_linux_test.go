@@ -391,3 +391,105 @@ func TestHelperPerPolicy(t *testing.T) {
 		t.Fatalf("workspace-write after read-only: %v %+v: %s", err, exit, got)
 	}
 }
+
+// TestConfigReadOnly: the project's configuration at the top of a
+// writable root (.gopi/, .pi/, mcp.json, .mcp.json) is read-only to
+// commands and refused to the file tools, as .git is, also where it does
+// not exist yet for the tools; allowConfig lets both write it.
+func TestConfigReadOnly(t *testing.T) {
+	g, ws, _, _ := sandboxed(t)
+	for _, d := range []string{".gopi", ".pi"} {
+		if err := os.Mkdir(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{".gopi/settings.json", ".pi/settings.json", "mcp.json", ".mcp.json"} {
+		if err := os.WriteFile(filepath.Join(ws, f), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, exit, err := run(t, g, ws, `for f in .gopi/settings.json .gopi/hooks.sh .pi/settings.json mcp.json .mcp.json; do echo x > $f; done; mv mcp.json moved.json; rm -r .gopi; touch ok`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(got, "Read-only file system") < 6 || !strings.Contains(got, "mcp.json") {
+		t.Fatalf("writes to the configuration: %+v: %s", exit, got)
+	}
+	for _, f := range []string{".gopi/settings.json", ".pi/settings.json", "mcp.json", ".mcp.json"} {
+		if b, err := os.ReadFile(filepath.Join(ws, f)); err != nil || string(b) != "{}" {
+			t.Errorf("%s: %q %v", f, b, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".gopi", "hooks.sh")); err == nil {
+		t.Error(".gopi/hooks.sh was made")
+	}
+	if _, err := os.Stat(filepath.Join(ws, "ok")); err != nil {
+		t.Errorf("the rest of the workspace is not writable: %v", err)
+	}
+	for _, f := range []string{".gopi/settings.json", ".pi/prompts/p.md", "mcp.json", ".mcp.json", ".gopi"} {
+		err := g.Permit("write", sandbox.OpWrite, filepath.Join(ws, f))
+		var d *sandbox.DeniedError
+		if !errors.As(err, &d) || !strings.Contains(d.Denial.Rule, "the project's configuration") || !strings.Contains(d.Denial.Allow, `"allowConfig": true`) {
+			t.Errorf("write %s: %v", f, err)
+		}
+	}
+	if err := g.Permit("write", sandbox.OpWrite, filepath.Join(ws, "sub", ".gopi", "x")); err != nil {
+		t.Errorf("a .gopi below the top: %v", err)
+	}
+
+	self, _ := os.Executable()
+	p := g.Policy()
+	p.AllowConfig = true
+	open := sandbox.New(p, nil, self)
+	t.Cleanup(open.Close)
+	if got, exit, err := run(t, open, ws, `echo y > .gopi/settings.json && echo y > mcp.json`); err != nil || exit.Code != 0 {
+		t.Fatalf("allowConfig: %v %+v: %s", err, exit, got)
+	}
+	if err := open.Permit("write", sandbox.OpWrite, filepath.Join(ws, ".mcp.json")); err != nil {
+		t.Errorf("allowConfig, write tool: %v", err)
+	}
+}
+
+// TestSessionReadOnly: the run's session, kept read-only, cannot be
+// emptied or replaced by a command nor written by the tools; its folder
+// when it lies below the workspace, the file alone when the workspace is
+// its folder.
+func TestSessionReadOnly(t *testing.T) {
+	g, ws, _, _ := sandboxed(t)
+	sessions := filepath.Join(ws, "sessions")
+	if err := os.Mkdir(sessions, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	live, other, top := filepath.Join(sessions, "live.jsonl"), filepath.Join(sessions, "other.jsonl"), filepath.Join(ws, "top.jsonl")
+	for _, f := range []string{live, other, top} {
+		if err := os.WriteFile(f, []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g.KeepReadOnly(live)
+	g.KeepReadOnly(top)
+	got, _, err := run(t, g, ws, `for f in sessions/*.jsonl top.jsonl; do printf "" > $f; done; rm -f top.jsonl sessions/live.jsonl; touch sessions/new; touch ok`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{live, other, top} {
+		if b, err := os.ReadFile(f); err != nil || string(b) != "{}\n" {
+			t.Errorf("%s: %q %v (%s)", f, b, err, got)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(sessions, "new")); err == nil {
+		t.Error("a file was made in the session folder")
+	}
+	if _, err := os.Stat(filepath.Join(ws, "ok")); err != nil {
+		t.Errorf("the workspace is not writable: %v: %s", err, got)
+	}
+	for _, f := range []string{live, filepath.Join(sessions, "x"), top} {
+		var d *sandbox.DeniedError
+		if err := g.Permit("write", sandbox.OpWrite, f); !errors.As(err, &d) || !strings.Contains(d.Denial.Rule, "the run's session") || !strings.Contains(d.Denial.Allow, "--session-dir") {
+			t.Errorf("write %s: %v", f, err)
+		}
+	}
+	if err := g.Permit("write", sandbox.OpWrite, filepath.Join(ws, "top2.jsonl")); err != nil {
+		t.Errorf("a file beside the kept one: %v", err)
+	}
+}
