@@ -159,24 +159,84 @@ func (g *Guard) Permit(tool string, op Op, target string) error {
 		alt = realPath(target)
 	}
 	if rule, denied := g.rules.Check(tool, target, alt); denied {
-		d := Denial{Tool: tool, Operation: opNames[op], Target: target, Rule: rule, Allow: "removing the rule (--deny-tools or \"permissions.deny\" in settings)"}
-		if strings.HasPrefix(rule, "not allowed") {
-			d.Allow = "a matching --allow-tools pattern or \"permissions.allow\" in settings"
-		}
-		g.record(d)
-		return &DeniedError{d}
+		return g.ruleDenial(tool, op, target, rule)
 	}
 	if op == OpWrite {
-		if rule := g.policy.writeRule(alt, g.keptPaths()); rule != "" {
-			d := Denial{Tool: tool, Operation: "write", Target: target, Rule: rule, Allow: g.policy.writeFlag(alt, rule)}
-			if alt != target {
-				d.Target += " (" + alt + ")"
-			}
-			g.record(d)
-			return &DeniedError{d}
-		}
+		return g.permitWrite(tool, target, alt)
 	}
 	return nil
+}
+
+// ruleDenial records and returns a call the permission rules refuse.
+func (g *Guard) ruleDenial(tool string, op Op, target, rule string) error {
+	d := Denial{Tool: tool, Operation: opNames[op], Target: target, Rule: rule, Allow: "removing the rule (--deny-tools or \"permissions.deny\" in settings)"}
+	if strings.HasPrefix(rule, "not allowed") {
+		d.Allow = "a matching --allow-tools pattern or \"permissions.allow\" in settings"
+	}
+	g.record(d)
+	return &DeniedError{d}
+}
+
+// permitWrite checks a write to target, whose real path is real, against
+// the policy.
+func (g *Guard) permitWrite(tool, target, real string) error {
+	rule := g.policy.writeRule(real, g.keptPaths())
+	if rule == "" {
+		return nil
+	}
+	d := Denial{Tool: tool, Operation: "write", Target: target, Rule: rule, Allow: g.policy.writeFlag(real, rule)}
+	if real != target {
+		d.Target += " (" + real + ")"
+	}
+	g.record(d)
+	return &DeniedError{d}
+}
+
+// OpenFolder is how write and edit reach the folder of the file they
+// replace: target is the absolute path asked for (as Permit got it), file
+// the path they resolved from it (its links followed). With
+// the sandbox on, the file's real path is checked again as Permit checks
+// it, and its folder is opened from the writable folder that holds it one
+// name at a time, no step following a symbolic link: the tool creates,
+// writes and renames relative to that folder, so the write lands where
+// the check looked even when a command swaps a folder for a link between
+// the two. It returns the open folder (missing folders made) and the
+// file's name in it; a refusal is a *DeniedError, recorded. With the
+// sandbox off it returns nil and "": the tool opens the folder itself.
+func (g *Guard) OpenFolder(tool, target, file string) (*os.File, string, error) {
+	if g == nil || !g.policy.Enforced() {
+		return nil, "", nil
+	}
+	real := realPath(file)
+	if rule, denied := g.rules.Check(tool, target, real); denied {
+		return nil, "", g.ruleDenial(tool, OpWrite, target, rule)
+	}
+	if err := g.permitWrite(tool, target, real); err != nil {
+		return nil, "", err
+	}
+	dir := filepath.Dir(real)
+	root := ""
+	for _, r := range append([]string{g.policy.TempDir}, g.writableRoots()...) {
+		if r != "" && within(dir, r) && (root == "" || len(r) < len(root)) {
+			root = r
+		}
+	}
+	if root == "" { // writeRule allowed it, so this does not happen
+		return nil, "", fmt.Errorf("%s is in no writable folder", dir)
+	}
+	f, err := openBeneath(root, dir)
+	if err != nil {
+		return nil, "", err
+	}
+	return f, filepath.Base(real), nil
+}
+
+// writableRoots are the writable folders of workspace-write.
+func (g *Guard) writableRoots() []string {
+	if g.policy.Mode != WorkspaceWrite {
+		return nil
+	}
+	return g.policy.Writable
 }
 
 // Start starts c in the sandbox: through the run's helper for the
