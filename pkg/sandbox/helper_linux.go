@@ -37,7 +37,8 @@ var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/
 // the mount namespace it was started in), restricts itself with Landlock,
 // says whether that worked on the socket, and then starts the commands it
 // is sent (serve), which inherit the restriction. It returns when the
-// socket's other end is closed (0) or the policy could not be applied.
+// socket's other end is closed (0: gopi stopped it or died; every process
+// the commands left is killed first) or the policy could not be applied.
 func RunHelper(args, environ []string, stderr io.Writer) int {
 	if len(args) != 1 {
 		fmt.Fprintln(stderr, "gopi: sandbox helper: usage: gopi __sandbox POLICY (started by gopi, with its socket as fd 3)")
@@ -59,10 +60,17 @@ func RunHelper(args, environ []string, stderr io.Writer) int {
 		_, _ = ctl.Write([]byte(err.Error()))
 		return 126
 	}
+	// Every process a command starts and leaves behind comes to the
+	// helper, which ends them all when gopi goes (endChildren).
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		_, _ = ctl.Write([]byte("the sandbox helper could not become its commands' subreaper: " + err.Error()))
+		return 126
+	}
 	if _, err := ctl.Write([]byte(readyMsg)); err != nil {
 		return 1
 	}
 	serve(ctl)
+	endChildren()
 	return 0
 }
 

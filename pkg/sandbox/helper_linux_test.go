@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -219,7 +220,9 @@ func TestHelperExitsOnEOF(t *testing.T) {
 }
 
 // TestHelperDiesWithItsParent: when the process that started the helper
-// is killed, the helper ends too.
+// is killed, the helper ends too, and so does every process its commands
+// left running: in the background, in a new session, a command still
+// running.
 func TestHelperDiesWithItsParent(t *testing.T) {
 	fdcheck.Check(t)
 	self, err := os.Executable()
@@ -240,42 +243,53 @@ func TestHelperDiesWithItsParent(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		t.Fatalf("the parent's helper pid: %v %q", err, line)
+	rd := bufio.NewReader(stdout)
+	var pids []int
+	for range 4 { // the helper, a background sleep, a setsid sleep, the running command
+		line, err := rd.ReadString('\n')
+		if err != nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Fatalf("the parent's pids: %v %q", err, line)
+		}
+		pids = append(pids, atoi(t, strings.TrimSpace(line)))
 	}
-	helper := atoi(t, strings.TrimSpace(line))
-	pidfd, err := unix.PidfdOpen(helper, 0)
-	if err != nil {
-		t.Fatal(err)
+	var pidfds []int
+	for _, pid := range pids {
+		pidfd, err := unix.PidfdOpen(pid, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer unix.Close(pidfd)
+		pidfds = append(pidfds, pidfd)
 	}
-	defer unix.Close(pidfd)
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
-	// The pidfd becomes readable when the helper exits; -1: no time limit
+	// A pidfd becomes readable when its process exits; -1: no time limit
 	// (the test's own deadline is the bound).
-	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
-	for {
-		n, err := unix.Poll(fds, -1)
-		if errors.Is(err, unix.EINTR) {
-			continue
+	for i, pidfd := range pidfds {
+		fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
+		for {
+			n, err := unix.Poll(fds, -1)
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			if err != nil || n != 1 {
+				t.Fatalf("poll %d (%d): %d %v", i, pids[i], n, err)
+			}
+			break
 		}
-		if err != nil || n != 1 {
-			t.Fatalf("poll: %d %v", n, err)
-		}
-		break
 	}
 }
 
 // parentMain is the process TestHelperDiesWithItsParent kills: it starts
-// one sandboxed command, prints its helper's pid and waits on stdin.
+// one sandboxed command, which leaves two sleeps running, and another
+// that runs on; it prints its helper's pid and theirs and waits on stdin.
 func parentMain(dir string) int {
 	self, _ := os.Executable()
 	g := sandbox.New(sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{dir}, TempDir: filepath.Join(dir, "tmp")}, nil, self)
 	r, w, _ := os.Pipe()
-	p, err := g.Start(sandbox.Command{Path: "/bin/sh", Args: []string{"sh", "-c", "echo $PPID"}, Dir: dir, Stdout: w, Stderr: w})
+	p, err := g.Start(sandbox.Command{Path: "/bin/sh", Args: []string{"sh", "-c", `echo $PPID; sleep 300 >/dev/null 2>&1 & echo $!; setsid sleep 300 >/dev/null 2>&1 & echo $!`}, Dir: dir, Stdout: w, Stderr: w})
 	w.Close()
 	if err != nil {
 		return 1
@@ -283,6 +297,11 @@ func parentMain(dir string) int {
 	b, _ := io.ReadAll(r)
 	_, _ = p.Wait()
 	os.Stdout.Write(b)
+	running, err := g.Start(sandbox.Command{Path: "/bin/sleep", Args: []string{"sleep", "300"}, Dir: dir, Stdout: os.Stderr, Stderr: os.Stderr})
+	if err != nil {
+		return 1
+	}
+	fmt.Println(running.Pid)
 	_, _ = io.ReadAll(os.Stdin)
 	return 0
 }
