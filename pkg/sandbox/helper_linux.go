@@ -60,6 +60,10 @@ func RunHelper(args, environ []string, stderr io.Writer) int {
 		_, _ = ctl.Write([]byte(err.Error()))
 		return 126
 	}
+	if err := confine(); err != nil {
+		_, _ = ctl.Write([]byte(err.Error()))
+		return 126
+	}
 	// Every process a command starts and leaves behind comes to the
 	// helper, which ends them all when gopi goes (endChildren).
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {

@@ -512,3 +512,81 @@ func TestSessionReadOnly(t *testing.T) {
 		t.Errorf("a file beside the kept one: %v", err)
 	}
 }
+
+// TestMetadataConfined: Landlock does not cover a file's metadata, so
+// the helper gives its commands no capability (no owner, mode or time of
+// another user's file changed; no chown), refuses setuid and setgid bits
+// and extended attributes everywhere (seccomp), and cannot be traced or
+// read by them (not dumpable). In both modes; chmod +x in the workspace
+// still works.
+func TestMetadataConfined(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Fatal("this test runs as root, as the machine's tests do: it needs files of another owner")
+	}
+	g, ws, out, _ := sandboxed(t)
+	self, _ := os.Executable()
+	ro := sandbox.New(sandbox.Policy{Mode: sandbox.ReadOnly, TempDir: g.Policy().TempDir}, nil, self)
+	t.Cleanup(ro.Close)
+	theirs, mine := filepath.Join(out, "theirs"), filepath.Join(out, "mine")
+	for _, f := range []string{theirs, mine} {
+		if err := os.WriteFile(f, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chown(theirs, 1234, 1234); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "script"), []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := `
+chmod 000 ../out/theirs; echo "chmod theirs $?"
+chown 0:0 ../out/theirs; echo "chown theirs $?"
+chown 1234 ../out/mine; echo "chown mine $?"
+touch -m -d 2001-01-01 ../out/theirs; echo "utime theirs $?"
+chmod 4755 ../out/mine; echo "setuid mine $?"
+chmod g+s ../out/mine; echo "setgid mine $?"
+chmod +x script; echo "chmod+x script $?"
+chmod u+s script; echo "setuid script $?"
+python3 -c 'import os; os.setxattr("../out/mine", "user.x", b"1")' 2>/dev/null; echo "setxattr mine $?"
+python3 -c 'import os; os.close(os.open("suid", os.O_CREAT|os.O_WRONLY, 0o4755))' 2>/dev/null; echo "create suid $?"
+cat /proc/$PPID/environ >/dev/null 2>&1; echo "read helper $?"
+grep -E '^Cap(Eff|Prm|Bnd|Amb)' /proc/self/status
+`
+	for _, c := range []struct {
+		name string
+		g    *sandbox.Guard
+	}{{"workspace-write", g}, {"read-only", ro}} {
+		got, _, err := run(t, c.g, ws, script)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range []string{"chmod theirs 1", "chown theirs 1", "chown mine 1", "utime theirs 1", "setuid mine 1", "setgid mine 1", "setxattr mine 1", "read helper 1",
+			"CapEff:\t0000000000000000", "CapPrm:\t0000000000000000", "CapBnd:\t0000000000000000", "CapAmb:\t0000000000000000"} {
+			if !strings.Contains(got, line+"\n") {
+				t.Errorf("%s: no %q in\n%s", c.name, line, got)
+			}
+		}
+		if c.name == "workspace-write" {
+			for _, line := range []string{"chmod+x script 0", "setuid script 1", "create suid 1"} {
+				if !strings.Contains(got, line+"\n") {
+					t.Errorf("%s: no %q in\n%s", c.name, line, got)
+				}
+			}
+		}
+	}
+	st, _ := os.Stat(theirs)
+	if sys := st.Sys().(*syscall.Stat_t); st.Mode() != 0o755 || sys.Uid != 1234 || st.ModTime().Year() == 2001 {
+		t.Errorf("theirs: %v owner %d, %v", st.Mode(), sys.Uid, st.ModTime())
+	}
+	st, _ = os.Stat(mine)
+	if sys := st.Sys().(*syscall.Stat_t); st.Mode() != 0o755 || sys.Uid != 0 {
+		t.Errorf("mine: %v owner %d", st.Mode(), sys.Uid)
+	}
+	if st, _ := os.Stat(filepath.Join(ws, "script")); st.Mode() != 0o755 {
+		t.Errorf("script: %v, want 0755 (chmod +x)", st.Mode())
+	}
+	if st, err := os.Stat(filepath.Join(ws, "suid")); err == nil && st.Mode()&os.ModeSetuid != 0 {
+		t.Errorf("a setuid file was made: %v", st.Mode())
+	}
+}
