@@ -65,6 +65,11 @@ type Policy struct {
 	AllowConfig bool `json:"allowConfig,omitempty"`
 	// Network lets commands connect and bind TCP sockets.
 	Network bool `json:"network,omitempty"`
+	// ReadOnlyOutside has the helper, in its own user and mount
+	// namespace, mount everything but the writable folders read-only
+	// (set by the helper's starter: off only where the kernel refuses
+	// the namespace and nothing else needs it).
+	ReadOnlyOutside bool `json:"readOnlyOutside,omitempty"`
 	// ReadOnlyPaths are the entries a command's helper mounts read-only
 	// (filled in for each command: .git, the project's configuration and
 	// the run's session folder, each when it exists in a writable root).
@@ -191,6 +196,18 @@ func (p Policy) readOnlyEntries(kept []string) []string {
 				out = append(out, k)
 			}
 		}
+	}
+	return out
+}
+
+// writablePaths are the folders commands may write under, every one
+// that the helper's Landlock rules grant writes to (apply): the private
+// temp folder and, in workspace-write, the writable roots. With
+// ReadOnlyOutside they alone stay writable mounts.
+func (p Policy) writablePaths() []string {
+	out := []string{p.TempDir}
+	if p.Mode == WorkspaceWrite {
+		out = append(out, p.Writable...)
 	}
 	return out
 }
