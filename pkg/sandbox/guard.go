@@ -83,21 +83,24 @@ func (g *Guard) Denials() []Denial {
 // KeepReadOnly keeps the run's session file out of the reach of the
 // tools and commands, as .git is: its folder when that lies below a
 // writable root (every session there, and its lock, stay whole), else the
-// file itself. A command that could write it could empty or forge the
-// conversation a later run resumes.
+// file itself and its lock's sidecar (<file>.lock). A command that could
+// write them could empty or forge the conversation a later run resumes,
+// or let a second run write the session at the same time.
 func (g *Guard) KeepReadOnly(sessionFile string) {
 	if g == nil || sessionFile == "" {
 		return
 	}
 	real := realPath(sessionFile)
-	keep := real
+	keep := []string{real, real + ".lock"}
 	if dir := filepath.Dir(real); g.policy.inWritable(dir) && !slices.Contains(g.policy.Writable, dir) {
-		keep = dir
+		keep = []string{dir}
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if !slices.Contains(g.kept, keep) {
-		g.kept = append(g.kept, keep)
+	for _, k := range keep {
+		if !slices.Contains(g.kept, k) {
+			g.kept = append(g.kept, k)
+		}
 	}
 }
 

@@ -487,18 +487,18 @@ func TestSessionReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	live, other, top := filepath.Join(sessions, "live.jsonl"), filepath.Join(sessions, "other.jsonl"), filepath.Join(ws, "top.jsonl")
-	for _, f := range []string{live, other, top} {
+	for _, f := range []string{live, other, top, top + ".lock"} {
 		if err := os.WriteFile(f, []byte("{}\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	g.KeepReadOnly(live)
 	g.KeepReadOnly(top)
-	got, _, err := run(t, g, ws, `for f in sessions/*.jsonl top.jsonl; do printf "" > $f; done; rm -f top.jsonl sessions/live.jsonl; touch sessions/new; touch ok`)
+	got, _, err := run(t, g, ws, `for f in sessions/*.jsonl top.jsonl top.jsonl.lock; do printf "" > $f; done; rm -f top.jsonl top.jsonl.lock sessions/live.jsonl; touch sessions/new; touch ok`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{live, other, top} {
+	for _, f := range []string{live, other, top, top + ".lock"} {
 		if b, err := os.ReadFile(f); err != nil || string(b) != "{}\n" {
 			t.Errorf("%s: %q %v (%s)", f, b, err, got)
 		}
@@ -509,7 +509,7 @@ func TestSessionReadOnly(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, "ok")); err != nil {
 		t.Errorf("the workspace is not writable: %v: %s", err, got)
 	}
-	for _, f := range []string{live, filepath.Join(sessions, "x"), top} {
+	for _, f := range []string{live, filepath.Join(sessions, "x"), top, top + ".lock"} {
 		var d *sandbox.DeniedError
 		if err := g.Permit("write", sandbox.OpWrite, f); !errors.As(err, &d) || !strings.Contains(d.Denial.Rule, "the run's session") || !strings.Contains(d.Denial.Allow, "--session-dir") {
 			t.Errorf("write %s: %v", f, err)
