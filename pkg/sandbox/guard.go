@@ -300,8 +300,8 @@ func (g *Guard) helperFor(p Policy) (*helper, error) {
 }
 
 // Close stops the run's helpers (they exit when told, or are killed
-// after a bounded wait) and makes later Starts fail. Commands still
-// running keep their confinement.
+// after a bounded wait), each of which first kills every process its
+// commands left running, and makes later Starts fail.
 func (g *Guard) Close() {
 	if g == nil {
 		return
