@@ -100,8 +100,10 @@ func onlyStdio() {
 	}
 }
 
-// noMountPrefix starts the helper's answer when it could not mount in
-// its namespace: the kernel refused it what namespaces give.
+// noMountPrefix starts the helper's answer when it could not mount at
+// all in its namespace: the kernel refused it what a namespace gives
+// (AppArmor's restrict_unprivileged_userns, for one). Any later failure
+// is the sandbox's and fails it.
 const noMountPrefix = "no mounts: "
 
 func apply(p Policy) error {
@@ -151,7 +153,7 @@ func readOnlyOutside(rw []string) error {
 	}
 	for _, w := range rw {
 		if err := unix.Mount(w, w, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-			return fmt.Errorf("%skeeping %s writable: %w", noMountPrefix, w, err)
+			return fmt.Errorf("keeping %s writable: %w", w, err)
 		}
 	}
 	points, err := mountPoints()
