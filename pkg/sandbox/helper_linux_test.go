@@ -609,3 +609,36 @@ grep -E '^Cap(Eff|Prm|Bnd|Amb)' /proc/self/status
 		t.Errorf("a setuid file was made: %v", st.Mode())
 	}
 }
+
+// TestHelperWithoutNamespace: where the kernel lets the helper have no
+// mounts in its namespace, it starts again without one, still confined by
+// Landlock, unless an entry must be kept read-only: then the command
+// fails and does not run.
+func TestHelperWithoutNamespace(t *testing.T) {
+	g, ws, out, _ := sandboxed(t)
+	self, _ := os.Executable()
+	// A helper refused the mounts: it says so, as the real one does.
+	exe := filepath.Join(filepath.Dir(g.Policy().TempDir), "helper.sh")
+	script := "#!/bin/sh\ncase \"$2\" in *readOnlyOutside*) printf 'no mounts: private mounts: operation not permitted' >&3; exit 126;; esac\nexec " + self + " \"$@\"\n"
+	if err := os.WriteFile(exe, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	refusing := sandbox.New(g.Policy(), nil, exe)
+	t.Cleanup(refusing.Close)
+	got, exit, err := run(t, refusing, ws, `touch in; touch ../out/x; echo ran`)
+	if err != nil || !strings.Contains(got, "ran") || !refused(got) || exit.Code != 0 {
+		t.Fatalf("without a namespace: %v %+v: %s", err, exit, got)
+	}
+	if _, err := os.Stat(filepath.Join(out, "x")); err == nil {
+		t.Error("a command without the namespace wrote outside the workspace")
+	}
+	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := run(t, refusing, ws, `touch .git/x`); err == nil || !strings.Contains(err.Error(), "no mounts") {
+		t.Errorf("with a .git to keep: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".git", "x")); err == nil {
+		t.Error("the command ran without its .git kept read-only")
+	}
+}
