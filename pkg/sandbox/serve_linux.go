@@ -192,9 +192,9 @@ const endWait = time.Second
 // endChildren kills what the commands left running when the helper
 // stops: the helper is the subreaper of every process a command starts,
 // so each one whose parent ended (a `server &`, a double fork, a setsid)
-// is its child. Each live child's process group is killed, then the
-// child, again until no child runs (a process killed while forking may
-// leave an orphan, which comes to the helper), for at most endWait.
+// is its child. Each live child is killed, with its process group when
+// it leads one, again until no child runs (the children of a killed
+// process come to the helper in turn), for at most endWait.
 func endChildren() {
 	self := os.Getpid()
 	own, _ := unix.Getpgid(0)
@@ -205,7 +205,10 @@ func endChildren() {
 			return
 		}
 		for _, k := range kids {
-			if k.pgid != own && k.pgid > 1 {
+			// A group is killed whole only when the child leads it (a
+			// command, a setsid): a command may have joined another group
+			// of gopi's session, gopi's own among them.
+			if k.pgid == k.pid && k.pgid != own {
 				_ = unix.Kill(-k.pgid, unix.SIGKILL)
 			}
 			_ = unix.Kill(k.pid, unix.SIGKILL)
