@@ -26,7 +26,8 @@ import (
 //   - a seccomp filter refuses (EPERM) setting a setuid or setgid bit by
 //     chmod or at creation, and every change of an extended attribute,
 //     where the file's path cannot be looked at; openat2, whose mode it
-//     cannot read, answers ENOSYS (callers fall back to openat);
+//     cannot read, and io_uring, whose operations it does not see, answer
+//     ENOSYS (callers fall back to openat and plain calls);
 //   - the helper becomes not dumpable, so no command can trace it or read
 //     its memory.
 //

@@ -562,6 +562,7 @@ chmod u+s script; echo "setuid script $?"
 python3 -c 'import os; os.setxattr("../out/mine", "user.x", b"1")' 2>/dev/null; echo "setxattr mine $?"
 python3 -c 'import os; os.close(os.open("suid", os.O_CREAT|os.O_WRONLY, 0o4755))' 2>/dev/null; echo "create suid $?"
 cat /proc/$PPID/environ >/dev/null 2>&1; echo "read helper $?"
+python3 -c 'import ctypes; libc = ctypes.CDLL(None, use_errno=True); print("io_uring", libc.syscall(425, 1, ctypes.create_string_buffer(128)), ctypes.get_errno())'
 python3 -c '
 import ctypes, os, sys
 libc, helper = ctypes.CDLL(None), int(sys.argv[1])
@@ -580,7 +581,7 @@ grep -E '^Cap(Eff|Prm|Bnd|Amb)' /proc/self/status
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, line := range []string{"chmod theirs 1", "chown theirs 1", "chown mine 1", "utime theirs 1", "chmod mine 1", "utime mine 1", "setuid mine 1", "setgid mine 1", "setxattr mine 1", "read helper 1", "ptrace helper -1",
+		for _, line := range []string{"chmod theirs 1", "chown theirs 1", "chown mine 1", "utime theirs 1", "chmod mine 1", "utime mine 1", "setuid mine 1", "setgid mine 1", "setxattr mine 1", "read helper 1", "ptrace helper -1", "io_uring -1 38",
 			"CapEff:\t0000000000000000", "CapPrm:\t0000000000000000", "CapBnd:\t0000000000000000", "CapAmb:\t0000000000000000"} {
 			if !strings.Contains(got, line+"\n") {
 				t.Errorf("%s: no %q in\n%s", c.name, line, got)

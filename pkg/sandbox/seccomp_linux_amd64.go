@@ -19,5 +19,6 @@ var sysRules = append([]sysRule{
 	{unix.SYS_MKNOD, 1, unix.EPERM},
 	{unix.SYS_MKNODAT, 2, unix.EPERM},
 	{unix.SYS_OPENAT2, -1, unix.ENOSYS},
+	{unix.SYS_IO_URING_SETUP, -1, unix.ENOSYS},
 }, xattrRules(unix.SYS_SETXATTR, unix.SYS_LSETXATTR, unix.SYS_FSETXATTR, unix.SYS_SETXATTRAT,
 	unix.SYS_REMOVEXATTR, unix.SYS_LREMOVEXATTR, unix.SYS_FREMOVEXATTR, unix.SYS_REMOVEXATTRAT)...)
