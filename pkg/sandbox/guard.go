@@ -199,8 +199,8 @@ func (g *Guard) permitWrite(tool, target, real string) error {
 // replace: target is the absolute path asked for (as Permit got it), file
 // the path they resolved from it (its links followed). With
 // the sandbox on, the file's real path is checked again as Permit checks
-// it, and its folder is opened from the writable folder that holds it one
-// name at a time, no step following a symbolic link: the tool creates,
+// it, and its folder is opened from the writable folder that holds it
+// without following a symbolic link at any step (openBeneath): the tool creates,
 // writes and renames relative to that folder, so the write lands where
 // the check looked even when a command swaps a folder for a link between
 // the two. It returns the open folder (missing folders made) and the
@@ -219,7 +219,7 @@ func (g *Guard) OpenFolder(tool, target, file string) (*os.File, string, error) 
 	}
 	dir := filepath.Dir(real)
 	root := ""
-	for _, r := range append([]string{g.policy.TempDir}, g.writableRoots()...) {
+	for _, r := range g.policy.writablePaths() {
 		if r != "" && within(dir, r) && (root == "" || len(r) < len(root)) {
 			root = r
 		}
@@ -234,18 +234,11 @@ func (g *Guard) OpenFolder(tool, target, file string) (*os.File, string, error) 
 	return f, filepath.Base(real), nil
 }
 
-// writableRoots are the writable folders of workspace-write.
-func (g *Guard) writableRoots() []string {
-	if g.policy.Mode != WorkspaceWrite {
-		return nil
-	}
-	return g.policy.Writable
-}
-
 // Start starts c in the sandbox: through the run's helper for the
 // policy (started at the first command, and again for the commands after
-// one ended), which is confined by Landlock and, where a root's .git must
-// stay read-only, has its own user and mount namespace; c inherits that.
+// one ended), which is confined by Landlock, read-only mounts outside the
+// writable folders in its own user and mount namespace, no capabilities
+// and a seccomp filter; c inherits that.
 // c's TMPDIR becomes the private temp folder. Start fails, and nothing
 // runs, when the helper cannot be started or has ended, or after Close.
 // Only a guard whose Mode is not Off starts commands.
