@@ -238,13 +238,41 @@ func (c *conn) start(ctx context.Context) {
 		if ctx.Err() == context.DeadlineExceeded {
 			err = fmt.Errorf("no answer within the start timeout of %s (set \"startTimeout\" in seconds on the server to wait longer)", timeout)
 		}
+		closed := c.closeSession()
 		c.fail(StateFailed, err.Error())
+		<-closed
 		return
 	}
 	c.mu.Lock()
 	c.state = StateStarted
+	c.done = make(chan struct{})
 	c.mu.Unlock()
 	go c.watch()
+}
+
+// closeSession ends the session of a server that failed after it
+// connected (its tools could not be listed): nothing watches it, so
+// nothing else would. It gives the session a bounded grace to end
+// politely (an HTTP server is told), then returns a channel closed when
+// it has ended, which fail's ending of the server's side makes sure of.
+func (c *conn) closeSession() <-chan struct{} {
+	c.mu.Lock()
+	s := c.session
+	c.session = nil
+	c.mu.Unlock()
+	closed := make(chan struct{})
+	if s == nil {
+		close(closed)
+		return closed
+	}
+	go func() { _ = s.Close(); close(closed) }()
+	t := time.NewTimer(stopGrace)
+	defer t.Stop()
+	select {
+	case <-closed:
+	case <-t.C:
+	}
+	return closed
 }
 
 func (c *conn) connect(ctx context.Context) error {
@@ -307,7 +335,6 @@ func (c *conn) connect(ctx context.Context) error {
 	}
 	c.mu.Lock()
 	c.session = r.s
-	c.done = make(chan struct{})
 	c.mu.Unlock()
 	return nil
 }
@@ -455,8 +482,11 @@ func (c *conn) stop() bool {
 	if s != nil {
 		_ = s.Close()
 	}
-	if done != nil {
-		<-done
+	if done != nil { // closed once watch has seen the session end
+		select {
+		case <-done:
+		case <-time.After(2 * stopGrace):
+		}
 	}
 	c.mu.Lock()
 	if c.cancelHTTP != nil {

@@ -357,3 +357,40 @@ func httpServer(t testing.TB, check func(*http.Request) bool) *httptest.Server {
 	t.Cleanup(ts.Close)
 	return ts
 }
+
+// A server whose tools/list fails (an error answer, no answer, a schema
+// nested 5,000 deep) is a failed start that Close ends: Close once waited
+// for a connection watcher that never started.
+func TestFailedToolListCloses(t *testing.T) {
+	fdcheck.Check(t)
+	for _, mode := range []string{"listerror", "listhang", "listdeep", "http listerror", "http listhang"} {
+		t.Run(mode, func(t *testing.T) {
+			server := stdioServer(t, "l", mode)
+			if m, ok := strings.CutPrefix(mode, "http "); ok {
+				srv := testServer()
+				failList(srv, m)
+				h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+				ts := httptest.NewServer(h)
+				defer ts.Close()
+				server = mcp.Server{Name: "l", URL: ts.URL}
+			}
+			m := mcp.Start(context.Background(), []mcp.Server{server},
+				mcp.Options{Environ: []string{"PATH=" + os.Getenv("PATH")}, StartTimeout: 2 * time.Second})
+			st := m.Statuses()[0]
+			closed := make(chan []string)
+			go func() { closed <- m.Close() }()
+			select {
+			case left := <-closed:
+				if len(left) > 0 {
+					t.Errorf("still running: %v", left)
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("Close did not return")
+			}
+			t.Log(st.Reason)
+			if !strings.HasSuffix(mode, "listdeep") && (st.State != mcp.StateFailed || !strings.Contains(st.Reason, "tools")) && !strings.Contains(st.Reason, "start timeout") {
+				t.Errorf("%s %q", st.State, st.Reason)
+			}
+		})
+	}
+}

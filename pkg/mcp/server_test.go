@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -94,6 +95,33 @@ func testServer() *sdk.Server {
 	return s
 }
 
+// failList makes the server's tools/list fail as mode says: "listerror"
+// answers with an error, "listhang" never answers, "listdeep" lists a
+// tool whose schema is nested 5,000 deep.
+func failList(s *sdk.Server, mode string) {
+	s.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			if method != "tools/list" {
+				return next(ctx, method, req)
+			}
+			switch mode {
+			case "listerror":
+				return nil, errors.New("the tool index is corrupt")
+			case "listhang":
+				<-ctx.Done()
+				return nil, ctx.Err()
+			case "listdeep":
+				schema := map[string]any{"type": "object"}
+				for range 5000 {
+					schema = map[string]any{"type": "object", "properties": map[string]any{"a": schema}}
+				}
+				return &sdk.ListToolsResult{Tools: []*sdk.Tool{{Name: "deep", InputSchema: schema}}}, nil
+			}
+			return next(ctx, method, req)
+		}
+	})
+}
+
 func text(s string) *sdk.CallToolResult {
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
 }
@@ -116,7 +144,9 @@ func serveStdio(mode string) {
 	if mode == "stubborn" {
 		signal.Ignore(syscall.SIGTERM)
 	}
-	err := testServer().Run(context.Background(), &sdk.StdioTransport{})
+	srv := testServer()
+	failList(srv, mode)
+	err := srv.Run(context.Background(), &sdk.StdioTransport{})
 	if mode == "stubborn" {
 		select {}
 	}
