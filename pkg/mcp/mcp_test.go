@@ -394,3 +394,36 @@ func TestFailedToolListCloses(t *testing.T) {
 		})
 	}
 }
+
+// A server that redirects to another origin gets neither the bearer
+// token nor the configured headers there: they once went along with
+// every request the client made, wherever it was sent.
+func TestHTTPRedirectKeepsCredentials(t *testing.T) {
+	fdcheck.Check(t)
+	var mu sync.Mutex
+	var leaked []string
+	other := httpServer(t, func(r *http.Request) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if a, x := r.Header.Get("Authorization"), r.Header.Get("X-Team"); a != "" || x != "" {
+			leaked = append(leaked, a+"|"+x)
+		}
+		return true
+	})
+	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer redirect.Close()
+	env := map[string]string{"DOCS_TOKEN": "tok-123"}
+	s := mcp.Server{Name: "docs", URL: redirect.URL + "/mcp", BearerTokenEnv: "DOCS_TOKEN", Headers: map[string]string{"X-Team": "blue"}}
+	m := start(t, mcp.Options{Getenv: func(k string) string { return env[k] }}, s)
+	if st := m.Statuses()[0]; st.State == mcp.StateStarted {
+		call(t, registry(t, m), "mcp__docs__echo", `{"text":"x"}`)
+	}
+	m.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(leaked) > 0 {
+		t.Errorf("another origin received the credentials: %q", leaked)
+	}
+}
