@@ -380,7 +380,7 @@ func (c *conn) currentTools() []*Tool {
 		cancel()
 		if err != nil && c.m.opts.Report != nil {
 			st := c.status()
-			st.Reason = fmt.Sprintf("its tools changed, and reading them again failed: %v; the old list stays", err)
+			st.Reason = c.server.Redact(fmt.Sprintf("its tools changed, and reading them again failed: %v; the old list stays", err))
 			c.m.opts.Report(st)
 		}
 		c.mu.Lock()
@@ -456,7 +456,7 @@ func (c *conn) deadReason() string {
 
 func (c *conn) status() Status {
 	c.mu.Lock()
-	st := Status{Server: c.server, State: c.state, Reason: c.reason, Tools: slices.Clone(c.infos)}
+	st := Status{Server: c.server, State: c.state, Reason: c.server.Redact(c.reason), Tools: slices.Clone(c.infos)}
 	p := c.proc
 	c.mu.Unlock()
 	if p != nil && st.State != StateStarted {

@@ -126,7 +126,7 @@ func (t *Tool) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
 	if why := t.c.waitDead(); why != "" {
 		return tools.ErrorResult(why), nil
 	}
-	return tools.ErrorResult(fmt.Sprintf("MCP server %s: %v", t.c.server.Name, err)), nil
+	return tools.ErrorResult(t.c.server.Redact(fmt.Sprintf("MCP server %s: %v", t.c.server.Name, err))), nil
 }
 
 // waitDead gives a connection that just failed a call a moment to be
