@@ -33,7 +33,8 @@ func newMCPListCmd(sys *System) *cobra.Command {
 		Long: `Start every configured MCP server as a run would (settings' "mcpServers",
 mcp.json, --mcp-config), list each with whether it started (and why not,
 with the tail of its stderr) and its tools, then stop them. A tool that
---tools or --exclude-tools would not offer is marked "(not offered)".
+--tools or --exclude-tools would not offer is marked "(not offered)", and
+so is one whose name an earlier server's tool already has, saying which.
 Exits 10 when an enabled server did not start.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -91,7 +92,10 @@ func writeMCPList(w io.Writer, sts []mcp.Status) error {
 		}
 		for _, t := range st.Tools {
 			mark := ""
-			if !t.Selected {
+			switch {
+			case t.Note != "":
+				mark = " (not offered: " + t.Note + ")"
+			case !t.Selected:
 				mark = " (not offered)"
 			}
 			desc, _, _ := strings.Cut(strings.TrimSpace(t.Description), "\n")

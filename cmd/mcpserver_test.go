@@ -20,8 +20,8 @@ import (
 //
 //	gopi-mcp-server [-list error|hang] [-tools NAME,...] [-pidfile FILE]
 //
-// -list makes tools/list answer with an error or never; -tools adds echo
-// tools of those names; -pidfile writes its pid. Its tools:
+// -list makes tools/list answer with an error or never; -tools adds tools
+// of those names that answer "NAME: ARGUMENTS"; -pidfile writes its pid. Its tools:
 //
 //	echo {text}        "echo: TEXT"
 //	noise              writes a line that is not JSON on stdout, then answers "after the noise"
@@ -48,7 +48,9 @@ func mcpServerMain() {
 	s.AddTool(&sdk.Tool{Name: "echo", Description: "Echo the arguments", InputSchema: obj}, echo)
 	for _, n := range strings.Split(*names, ",") {
 		if n != "" {
-			s.AddTool(&sdk.Tool{Name: n, Description: "Echo the arguments", InputSchema: obj}, echo)
+			s.AddTool(&sdk.Tool{Name: n, Description: "Echo the arguments", InputSchema: obj}, func(_ context.Context, r *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				return scriptText(n + ": " + string(r.Params.Arguments)), nil
+			})
 		}
 	}
 	s.AddTool(&sdk.Tool{Name: "noise", Description: "Writes noise", InputSchema: obj}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {

@@ -68,7 +68,10 @@ type ToolInfo struct {
 	Name        string `json:"name"`   // as the model sees it: mcp__<server>__<tool>
 	Remote      string `json:"remote"` // as the server calls it
 	Description string `json:"description,omitempty"`
-	Selected    bool   `json:"offered"` // offered to the model (Options.Select)
+	Selected    bool   `json:"offered"` // offered to the model (Options.Select, and its name its own)
+	// Note says why a tool is not offered although selected.
+	Note   string `json:"note,omitempty"`
+	server string
 }
 
 // Summary says in one line that a server failed or died, and why.
@@ -99,6 +102,7 @@ type Manager struct {
 
 	mu     sync.Mutex
 	closed bool
+	warned map[string]bool // tools reported as not offered
 }
 
 // Start starts the enabled servers in parallel and returns when each has
@@ -130,10 +134,22 @@ func Start(ctx context.Context, servers []Server, opts Options) *Manager {
 }
 
 // Statuses returns every configured server's status, in configured order.
+// A tool whose name an earlier tool holds is marked not offered, with a
+// note that says so.
 func (m *Manager) Statuses() []Status {
 	out := make([]Status, len(m.conns))
+	owner := map[string]ToolInfo{}
 	for i, c := range m.conns {
 		out[i] = c.status()
+		for j, ti := range out[i].Tools {
+			first, taken := owner[ti.Name]
+			if !taken {
+				owner[ti.Name] = ti
+				continue
+			}
+			out[i].Tools[j].Selected = false
+			out[i].Tools[j].Note = fmt.Sprintf("its name is already that of server %s's tool %q", first.server, first.Remote)
+		}
 	}
 	return out
 }
@@ -142,16 +158,49 @@ func (m *Manager) Statuses() []Status {
 // takes. A server that announced a changed list is asked for it again
 // first, so the list changes between model requests only (the registry
 // asks before each). It implements tools.Source.
+//
+// A name is one tool's over the whole manager: a tool whose name an
+// earlier one holds (server a's tool b__c and server a__b's tool c are
+// both mcp__a__b__c) is not offered, and Options.Report hears of it once.
 func (m *Manager) Tools() []tools.Tool {
 	var out []tools.Tool
+	owner := map[string]*Tool{}
 	for _, c := range m.conns {
 		for _, t := range c.currentTools() {
+			if first, taken := owner[t.spec.Name]; taken {
+				m.reportTaken(t, first)
+				continue
+			}
+			owner[t.spec.Name] = t
 			if m.opts.Select == nil || m.opts.Select(t.spec.Name) {
 				out = append(out, t)
 			}
 		}
 	}
 	return out
+}
+
+// takenNote says why t is not offered: first has its name.
+func takenNote(t, first *Tool) string {
+	return fmt.Sprintf("its tool %q is not offered: its name %s is already that of server %s's tool %q; rename one of the servers", t.remote, t.spec.Name, first.c.server.Name, first.remote)
+}
+
+// reportTaken tells Options.Report, once per tool, that t is not offered
+// because first has its name.
+func (m *Manager) reportTaken(t, first *Tool) {
+	key := t.c.server.Name + "\x00" + t.remote
+	m.mu.Lock()
+	if m.warned == nil {
+		m.warned = map[string]bool{}
+	}
+	seen := m.warned[key]
+	m.warned[key] = true
+	m.mu.Unlock()
+	if !seen && m.opts.Report != nil {
+		st := t.c.status()
+		st.Reason = takenNote(t, first)
+		m.opts.Report(st)
+	}
 }
 
 // Close stops every server: a stdio server's stdin is closed, then its
@@ -359,7 +408,7 @@ func (c *conn) listTools(ctx context.Context) error {
 	c.tools, c.stale = ts, false
 	c.infos = make([]ToolInfo, len(ts))
 	for i, t := range ts {
-		c.infos[i] = ToolInfo{Name: t.spec.Name, Remote: t.remote, Description: t.spec.Description}
+		c.infos[i] = ToolInfo{Name: t.spec.Name, Remote: t.remote, Description: t.spec.Description, server: c.server.Name}
 	}
 	c.mu.Unlock()
 	return nil
