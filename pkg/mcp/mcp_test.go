@@ -427,3 +427,27 @@ func TestHTTPRedirectKeepsCredentials(t *testing.T) {
 		t.Errorf("another origin received the credentials: %q", leaked)
 	}
 }
+
+// Structured content is bounded like text: a result's details once held
+// all of it, however large, and the session file kept it whole although
+// the model saw only the bounded text.
+func TestStructuredContentBounded(t *testing.T) {
+	fdcheck.Check(t)
+	m := start(t, mcp.Options{}, stdioServer(t, "s", ""))
+	reg := registry(t, m)
+	r := call(t, reg, "mcp__s__bigstruct", `{"lines":100000}`)
+	d, _ := r.Details.(*mcp.Details)
+	if r.IsError || d == nil {
+		t.Fatalf("bigstruct: %+v", r)
+	}
+	if len(d.Structured) > tools.DefaultMaxBytes || d.StructuredBytes < 100000*len(`"line 1",`) {
+		t.Errorf("structured content kept: %d bytes, omitted %d", len(d.Structured), d.StructuredBytes)
+	}
+	if text := resultText(r); !strings.Contains(text, "[Output truncated") {
+		t.Errorf("text: %.200q", text)
+	}
+	r = call(t, reg, "mcp__s__bigstruct", `{"lines":2}`)
+	if d, _ := r.Details.(*mcp.Details); d == nil || string(d.Structured) != `{"lines":["line 1","line 2"]}` || d.StructuredBytes != 0 {
+		t.Errorf("small structured content: %+v", d)
+	}
+}

@@ -23,6 +23,7 @@ import (
 //	add {a, b}         the sum, as text and structured content
 //	image              a 1x1 png
 //	big {lines}        that many numbered lines
+//	bigstruct {lines}  that many numbered lines as structured content only
 //	fail               an error result (isError)
 //	wait               answers only when the call is cancelled
 //	grow               adds the tool "grown" (tools/list_changed)
@@ -63,6 +64,13 @@ func testServer() *sdk.Server {
 			fmt.Fprintf(&b, "line %d\n", i+1)
 		}
 		return text(b.String()), nil, nil
+	})
+	sdk.AddTool(s, &sdk.Tool{Name: "bigstruct", Description: "Large structured content"}, func(_ context.Context, _ *sdk.CallToolRequest, in bigIn) (*sdk.CallToolResult, any, error) {
+		lines := make([]string, in.Lines)
+		for i := range lines {
+			lines[i] = fmt.Sprintf("line %d", i+1)
+		}
+		return nil, map[string]any{"lines": lines}, nil
 	})
 	none("fail", "Always fails", func(context.Context) *sdk.CallToolResult {
 		r := text("the widget is broken")

@@ -36,8 +36,12 @@ type Tool struct {
 type Details struct {
 	Server string `json:"server"`
 	Tool   string `json:"tool"`
-	// Structured is the result's structuredContent, as the server sent it.
+	// Structured is the result's structuredContent, as the server sent
+	// it, when it fits the tools' output limit (tools.DefaultMaxBytes).
 	Structured json.RawMessage `json:"structuredContent,omitempty"`
+	// StructuredBytes is the size of a structuredContent too large to
+	// keep; 0 when it was kept or there was none.
+	StructuredBytes int `json:"structuredContentOmittedBytes,omitempty"`
 	// Truncated is set when text was cut to the output limits.
 	Truncated *tools.Truncation `json:"truncation,omitempty"`
 }
@@ -175,10 +179,16 @@ const maxImageBytes = 10 << 20
 // as the built-in tools' output is.
 func (t *Tool) result(r *sdk.CallToolResult) tools.Result {
 	d := &Details{Server: t.c.server.Name, Tool: t.remote}
+	var structured []byte
 	if r.StructuredContent != nil {
 		if b, err := pijson.Marshal(r.StructuredContent); err == nil {
-			d.Structured = b
+			structured = b
 		}
+	}
+	if len(structured) > tools.DefaultMaxBytes {
+		d.StructuredBytes = len(structured) // the session keeps no more than the model sees
+	} else {
+		d.Structured = structured
 	}
 	var blocks []ai.Content
 	hasText := false
@@ -216,8 +226,8 @@ func (t *Tool) result(r *sdk.CallToolResult) tools.Result {
 			}
 		}
 	}
-	if !hasText && d.Structured != nil {
-		blocks = append(blocks, ai.TextContent(string(d.Structured)))
+	if !hasText && structured != nil {
+		blocks = append(blocks, ai.TextContent(string(structured)))
 	}
 	blocks, d.Truncated = bound(blocks)
 	if len(blocks) == 0 {
