@@ -97,8 +97,9 @@ func (s Status) Message() string { return s.Summary() + s.StderrBlock() }
 
 // Manager holds the started servers of one run.
 type Manager struct {
-	opts  Options
-	conns []*conn
+	opts   Options
+	conns  []*conn
+	forker *forker // starts stdio servers; closed by Close
 
 	mu     sync.Mutex
 	closed bool
@@ -115,7 +116,7 @@ func Start(ctx context.Context, servers []Server, opts Options) *Manager {
 	if opts.HTTPClient == nil {
 		opts.HTTPClient = &http.Client{}
 	}
-	m := &Manager{opts: opts}
+	m := &Manager{opts: opts, forker: newForker()}
 	var wg sync.WaitGroup
 	for _, s := range servers {
 		c := &conn{m: m, server: s, state: StateDisabled}
@@ -232,6 +233,7 @@ func (m *Manager) Close() []string {
 		}()
 	}
 	wg.Wait()
+	m.forker.close()
 	slices.Sort(left)
 	return left
 }
@@ -341,7 +343,7 @@ func (c *conn) connect(ctx context.Context) error {
 		}
 		transport = t
 	} else {
-		p, err := startProc(c.server, c.m.opts.Environ, c.m.opts.Getenv)
+		p, err := startProc(c.m.forker, c.server, c.m.opts.Environ, c.m.opts.Getenv)
 		if err != nil {
 			return err
 		}

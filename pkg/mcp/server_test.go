@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,9 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"gopi/pkg/mcp"
+	"gopi/pkg/tools"
 )
 
 // testServer is an MCP server made with the SDK's server side: the test
@@ -28,6 +32,7 @@ import (
 //	wait               answers only when the call is cancelled
 //	grow               adds the tool "grown" (tools/list_changed)
 //	crash              the server exits with code 7 in the middle of the call
+//	pid                its process id
 //	spawn              starts a child that sleeps (this binary); answers with its pid
 func testServer() *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "gopi-test", Version: "1"}, nil)
@@ -92,6 +97,9 @@ func testServer() *sdk.Server {
 		os.Exit(7)
 		return nil
 	})
+	none("pid", "Its process id", func(context.Context) *sdk.CallToolResult {
+		return text(strconv.Itoa(os.Getpid()))
+	})
 	none("spawn", "Starts a child", func(context.Context) *sdk.CallToolResult {
 		c := exec.Command(os.Args[0])
 		c.Env = append(os.Environ(), "GOPI_MCP_TEST_SERVER=sleep")
@@ -101,6 +109,27 @@ func testServer() *sdk.Server {
 		return text(strconv.Itoa(c.Process.Pid))
 	})
 	return s
+}
+
+// host is gopi in small: a manager with one stubborn server, busy in a
+// call; it prints the server's pid and waits to be killed.
+func host() {
+	exe, _ := os.Executable()
+	s := mcp.Server{Name: "h", Command: exe, Env: map[string]string{"GOPI_MCP_TEST_SERVER": "stubborn"}}
+	m := mcp.Start(context.Background(), []mcp.Server{s}, mcp.Options{Environ: os.Environ()})
+	ts := m.Tools()
+	byName := map[string]tools.Tool{}
+	for _, t := range ts {
+		byName[t.Spec().Name] = t
+	}
+	r, err := byName["mcp__h__pid"].Run(context.Background(), tools.Call{Args: json.RawMessage(`{}`)})
+	if err != nil || len(r.Content) == 0 {
+		fmt.Fprintln(os.Stderr, "host: no pid", err, m.Statuses()[0].Message())
+		os.Exit(1)
+	}
+	fmt.Println(r.Content[0].Text)
+	go func() { _, _ = byName["mcp__h__wait"].Run(context.Background(), tools.Call{Args: json.RawMessage(`{}`)}) }()
+	select {}
 }
 
 // failList makes the server's tools/list fail as mode says: "listerror"
@@ -148,6 +177,9 @@ func serveStdio(mode string) {
 	if mode == "sleep" { // a server's child
 		time.Sleep(time.Hour)
 		os.Exit(0)
+	}
+	if mode == "host" {
+		host()
 	}
 	if mode == "stubborn" {
 		signal.Ignore(syscall.SIGTERM)
