@@ -128,7 +128,9 @@ func host() {
 		os.Exit(1)
 	}
 	fmt.Println(r.Content[0].Text)
-	go func() { _, _ = byName["mcp__h__wait"].Run(context.Background(), tools.Call{Args: json.RawMessage(`{}`)}) }()
+	go func() {
+		_, _ = byName["mcp__h__wait"].Run(context.Background(), tools.Call{Args: json.RawMessage(`{}`)})
+	}()
 	select {}
 }
 
