@@ -350,7 +350,9 @@ func (c *conn) connect(ctx context.Context) error {
 		c.mu.Lock()
 		c.proc = p
 		c.mu.Unlock()
-		transport = &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}
+		// The SDK's own line limit is off: frameReader bounds lines, and
+		// drops a bad one without ending the connection.
+		transport = &sdk.IOTransport{Reader: newFrameReader(p.stdout, maxFrame, c.note), Writer: p.stdin, MaxLineLength: -1}
 	}
 	type result struct {
 		s   *sdk.ClientSession
@@ -480,6 +482,16 @@ func (c *conn) watch() {
 	_ = s.Close()
 	<-ended
 	close(done)
+}
+
+// note tells Options.Report something the server did that gopi let
+// pass (a line on stdout that is not a message).
+func (c *conn) note(what string) {
+	if r := c.m.opts.Report; r != nil {
+		st := c.status()
+		st.Reason = what
+		r(st)
+	}
 }
 
 // fail records why the server is not running and ends what is left of it.
