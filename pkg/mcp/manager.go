@@ -264,6 +264,7 @@ type conn struct {
 	tools   []*Tool
 	infos   []ToolInfo
 	stale   bool // the server announced a changed tool list
+	noted   map[string]bool
 	// cancelHTTP ends an HTTP server's requests still going.
 	cancelHTTP context.CancelFunc
 	// closeIdle closes an HTTP server's idle connections (nil: the
@@ -491,6 +492,20 @@ func (c *conn) note(what string) {
 		st := c.status()
 		st.Reason = what
 		r(st)
+	}
+}
+
+// noteOnce is note, once per key for the connection.
+func (c *conn) noteOnce(key, what string) {
+	c.mu.Lock()
+	if c.noted == nil {
+		c.noted = map[string]bool{}
+	}
+	seen := c.noted[key]
+	c.noted[key] = true
+	c.mu.Unlock()
+	if !seen {
+		c.note(what)
 	}
 }
 

@@ -451,3 +451,41 @@ func TestStructuredContentBounded(t *testing.T) {
 		t.Errorf("small structured content: %+v", d)
 	}
 }
+
+// What a tool adds to every request is bounded, and a schema that is not
+// an object is not sent: a 2 MB description is cut, a tool with a huge
+// enum or an array for a schema is not offered, and Report says so.
+// They were once sent as the server gave them.
+func TestToolListBounds(t *testing.T) {
+	fdcheck.Check(t)
+	var rep reports
+	m := start(t, mcp.Options{Report: rep.add}, stdioServer(t, "o", "odd"))
+	if st := m.Statuses()[0]; st.State != mcp.StateStarted {
+		t.Fatalf("%s", st.Message())
+	}
+	reg := registry(t, m)
+	specs := map[string]ai.ToolSpec{}
+	for _, s := range reg.Specs() {
+		specs[s.Name] = s
+	}
+	if _, ok := specs["mcp__o__plain"]; !ok || len(specs) != 2 {
+		t.Errorf("offered %v", specNames(reg))
+	}
+	if d := specs["mcp__o__wordy"].Description; len(d) == 0 || len(d) > 5<<10 || !strings.HasPrefix(d, "many words") {
+		t.Errorf("wordy's description: %d bytes", len(d))
+	}
+	var notes []string
+	for _, st := range rep.all() {
+		notes = append(notes, st.Reason)
+	}
+	all := strings.Join(notes, "\n")
+	for _, want := range []string{
+		`its tool "listy" is not offered: its inputSchema is not a JSON object schema`,
+		`the description of its tool "wordy" is 2.1MB: only its first 4.0KB is sent`,
+		`its tool "choosy" is not offered: its inputSchema is 1.4MB, over the 64.0KB`,
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no note %q in\n%s", want, all)
+		}
+	}
+}

@@ -136,7 +136,9 @@ func host() {
 
 // failList makes the server's tools/list fail as mode says: "listerror"
 // answers with an error, "listhang" never answers, "listdeep" lists a
-// tool whose schema is nested 5,000 deep.
+// tool whose schema is nested 5,000 deep, "odd" lists tools with a schema
+// that is an array, a 2 MB description and a schema with a 100,000-value
+// enum.
 func failList(s *sdk.Server, mode string) {
 	s.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
 		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
@@ -155,6 +157,18 @@ func failList(s *sdk.Server, mode string) {
 					schema = map[string]any{"type": "object", "properties": map[string]any{"a": schema}}
 				}
 				return &sdk.ListToolsResult{Tools: []*sdk.Tool{{Name: "deep", InputSchema: schema}}}, nil
+			case "odd":
+				obj := map[string]any{"type": "object"}
+				enum := make([]any, 100000)
+				for i := range enum {
+					enum[i] = fmt.Sprintf("choice-%d", i)
+				}
+				return &sdk.ListToolsResult{Tools: []*sdk.Tool{
+					{Name: "plain", Description: "Fine", InputSchema: obj},
+					{Name: "listy", InputSchema: []any{"not", "a", "schema"}},
+					{Name: "wordy", Description: strings.Repeat("many words ", 200000), InputSchema: obj},
+					{Name: "choosy", InputSchema: map[string]any{"type": "object", "properties": map[string]any{"c": map[string]any{"enum": enum}}}},
+				}}, nil
 			}
 			return next(ctx, method, req)
 		}

@@ -51,10 +51,20 @@ var unsafeChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompi
 // maxToolName is the longest tool name the model APIs take.
 const maxToolName = 64
 
+// Bounds of what one tool adds to every request: its description is cut
+// to maxDescription bytes, and a tool whose input schema is larger than
+// maxSchema is not offered.
+const (
+	maxDescription = 4 << 10
+	maxSchema      = 64 << 10
+)
+
 // adapt names the server's tools: mcp__<server>__<tool> with every
 // character other than a letter, digit or _ made _; names that then
 // collide, or are longer than 64 characters, end in a hash of the
-// server's own name instead.
+// server's own name instead. A tool whose input schema is not an object,
+// or too large, is left out, and a long description cut: Report hears
+// of each, once.
 func (c *conn) adapt(remote []*sdk.Tool) ([]*Tool, error) {
 	prefix := "mcp__" + unsafeChars().ReplaceAllString(c.server.Name, "_") + "__"
 	count := map[string]int{}
@@ -73,7 +83,20 @@ func (c *conn) adapt(remote []*sdk.Tool) ([]*Tool, error) {
 		if err != nil || string(params) == "null" {
 			params = []byte(`{"type":"object"}`)
 		}
-		out = append(out, &Tool{c: c, remote: t.Name, spec: ai.ToolSpec{Name: name, Description: t.Description, Parameters: params}})
+		switch {
+		case !bytes.HasPrefix(bytes.TrimSpace(params), []byte("{")):
+			c.noteOnce(t.Name+"\x00schema", fmt.Sprintf("its tool %q is not offered: its inputSchema is not a JSON object schema (%s)", t.Name, preview(params)))
+			continue
+		case len(params) > maxSchema:
+			c.noteOnce(t.Name+"\x00schema", fmt.Sprintf("its tool %q is not offered: its inputSchema is %s, over the %s a tool's schema may take in every request", t.Name, tools.FormatSize(len(params)), tools.FormatSize(maxSchema)))
+			continue
+		}
+		desc := t.Description
+		if len(desc) > maxDescription {
+			c.noteOnce(t.Name+"\x00desc", fmt.Sprintf("the description of its tool %q is %s: only its first %s is sent", t.Name, tools.FormatSize(len(desc)), tools.FormatSize(maxDescription)))
+			desc = strings.ToValidUTF8(desc[:maxDescription], "") + "…"
+		}
+		out = append(out, &Tool{c: c, remote: t.Name, spec: ai.ToolSpec{Name: name, Description: desc, Parameters: params}})
 	}
 	return out, nil
 }
