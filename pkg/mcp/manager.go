@@ -3,7 +3,9 @@ package mcp
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -285,6 +287,9 @@ func (c *conn) start(ctx context.Context) {
 	err := c.connect(ctx)
 	if err == nil {
 		err = c.listTools(ctx)
+		if p := c.proc; errors.Is(err, io.EOF) && p != nil && p.waitExit(stopGrace) {
+			err = fmt.Errorf("the server %s while listing its tools", p.status)
+		}
 	}
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
