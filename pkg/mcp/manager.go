@@ -453,6 +453,10 @@ func (c *conn) watch() {
 			select {
 			case <-p.exited:
 				reason = "the server " + p.status
+				select { // its last words, for the report's stderr tail
+				case <-p.errEOF:
+				case <-time.After(stopGrace):
+				}
 			case <-time.After(stopGrace):
 				reason = "its output closed"
 			}

@@ -368,10 +368,12 @@ func TestFailedToolListCloses(t *testing.T) {
 			server := stdioServer(t, "l", mode)
 			if m, ok := strings.CutPrefix(mode, "http "); ok {
 				srv := testServer()
-				failList(srv, m)
+				release := make(chan struct{})
+				failList(srv, m, release)
 				h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
 				ts := httptest.NewServer(h)
 				defer ts.Close()
+				defer close(release) // before Close, which waits for the handler
 				server = mcp.Server{Name: "l", URL: ts.URL}
 			}
 			m := mcp.Start(context.Background(), []mcp.Server{server},

@@ -139,7 +139,10 @@ func host() {
 // tool whose schema is nested 5,000 deep, "odd" lists tools with a schema
 // that is an array, a 2 MB description and a schema with a 100,000-value
 // enum.
-func failList(s *sdk.Server, mode string) {
+//
+// A "listhang" answer waits for release too (nil: never): a server in
+// process ends its session only once its handlers have returned.
+func failList(s *sdk.Server, mode string, release <-chan struct{}) {
 	s.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
 		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 			if method != "tools/list" {
@@ -149,8 +152,11 @@ func failList(s *sdk.Server, mode string) {
 			case "listerror":
 				return nil, errors.New("the tool index is corrupt")
 			case "listhang":
-				<-ctx.Done()
-				return nil, ctx.Err()
+				select {
+				case <-ctx.Done():
+				case <-release:
+				}
+				return nil, errors.New("no tools today")
 			case "listdeep":
 				schema := map[string]any{"type": "object"}
 				for range 5000 {
@@ -201,7 +207,7 @@ func serveStdio(mode string) {
 		signal.Ignore(syscall.SIGTERM)
 	}
 	srv := testServer()
-	failList(srv, mode)
+	failList(srv, mode, nil)
 	err := srv.Run(context.Background(), &sdk.StdioTransport{})
 	if mode == "stubborn" {
 		select {}
