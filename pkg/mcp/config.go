@@ -9,8 +9,13 @@
 // A server that fails or dies is reported with its reason and the tail of
 // its stderr; its tools are withdrawn. A server's changed tool list
 // (notifications/tools/list_changed) is read again before the next model
-// request. Nothing here reads the process's environment: the caller gives
-// it.
+// request. A tool name is one tool's over all servers (one that is taken
+// is not offered, and reported); what a tool adds to every request is
+// bounded. A stdio server's line that is not a message is dropped without
+// ending the connection; on Linux a stdio server dies with gopi. Headers
+// and the bearer token go to the server's own origin only, and a URL's
+// credentials are shown as ***. Nothing here reads the process's
+// environment: the caller gives it.
 package mcp
 
 import (
