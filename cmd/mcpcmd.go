@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -35,7 +36,7 @@ mcp.json, --mcp-config), list each with whether it started (and why not,
 with the tail of its stderr) and its tools, then stop them. A tool that
 --tools or --exclude-tools would not offer is marked "(not offered)", and
 so is one whose name an earlier server's tool already has, saying which.
-Exits 10 when an enabled server did not start.`,
+Exits 10 when an enabled server did not start, 130 when interrupted.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			s, err := readSettings(sys, c, o)
@@ -47,10 +48,17 @@ Exits 10 when an enabled server did not start.`,
 				return err
 			}
 			env := assemble.ScrubEnv(sys.Environ, assemble.SecretNames(ms.Providers), "")
-			m := startServers(c.Context(), sys, s, s.mcp, env)
+			// SIGINT, SIGTERM and SIGHUP end the servers' start; they are
+			// stopped, and gopi exits 130.
+			ctx, stop := trapChat(c.Context(), sys)
+			defer stop()
+			m := startServers(ctx, sys, s, s.mcp, env)
 			sts := m.Statuses()
 			if left := m.Close(); len(left) > 0 {
 				fmt.Fprintf(sys.Stderr, "gopi: warning: MCP server(s) %s did not end within the wait after SIGKILL\n", strings.Join(left, ", "))
+			}
+			if ctx.Err() != nil {
+				return fmt.Errorf("interrupted: the MCP servers were stopped: %w", context.Canceled)
 			}
 			if asJSON {
 				err = writeMCPJSON(sys.Stdout, sts)
