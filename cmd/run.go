@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -252,12 +253,13 @@ func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, m mode
 func reportFailure(sys *System, out mode.IO, m mode.Mode, p *prepared, err error, start time.Time) error {
 	var info *mode.SessionInfo
 	var header *mode.Header
-	if p != nil {
+	if p != nil && p.store != nil && p.file != "" && fileExists(p.file) {
+		// A failure before the first entry (a required MCP server that
+		// did not start) names no file it never wrote, like the failures
+		// before the store was opened.
 		info = p.sessionInfo()
-		if p.store != nil && p.file != "" {
-			h := p.header()
-			header = &h
-		}
+		h := p.header()
+		header = &h
 	}
 	class := classOf(err)
 	werr := mode.WriteFailure(out, m, class, err, info, header, sys.Now().Sub(start).Milliseconds())
@@ -265,6 +267,12 @@ func reportFailure(sys *System, out mode.IO, m mode.Mode, p *prepared, err error
 		return werr
 	}
 	return &reported{code: exitCode(class, err)}
+}
+
+// fileExists says whether path names something on disk.
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // prepared is everything a run needs, built before anything is sent.
