@@ -1,6 +1,7 @@
 package cmd_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -21,6 +22,7 @@ import (
 //	$GOPI_SRC      the repository's root
 //	$ACTION        scripts/action.sh
 //	$FLEET_TOOLS   where scripts/fleet-deps puts actionlint
+//	$GOPI_IMAGE_CACHE, GOCACHE, GOMODCACHE...  scripts/image's cache and Go's, this machine's
 //	fleetready TOOL...          the tools are installed (else: fails naming scripts/fleet-deps)
 //	ghoutput [-env VAR] FILE NAME [WANT]
 //	                            a step output in FILE ($GITHUB_OUTPUT's format) equals WANT, or is stored in $VAR
@@ -28,6 +30,21 @@ func TestFleet(t *testing.T) {
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
+	}
+	// scripts/image builds gopi with this machine's Go caches, not in the
+	// scripts' own $HOME.
+	out, err := exec.Command("go", "env", "-json", "GOCACHE", "GOMODCACHE", "GOPATH", "GOFLAGS", "GOPROXY", "GOTOOLCHAIN").Output()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
+	var goEnv map[string]string
+	if err := json.Unmarshal(out, &goEnv); err != nil {
+		t.Fatal(err)
+	}
+	home, _ := os.UserHomeDir()
+	imageCache := os.Getenv("GOPI_IMAGE_CACHE")
+	if imageCache == "" {
+		imageCache = filepath.Join(home, ".cache", "gopi-ci", "image")
 	}
 	cmds := maps.Clone(scriptCmds)
 	cmds["fleetready"] = cmdFleetReady
@@ -41,6 +58,10 @@ func TestFleet(t *testing.T) {
 			env.Setenv("GOPI_SRC", root)
 			env.Setenv("ACTION", filepath.Join(root, "scripts", "action.sh"))
 			env.Setenv("FLEET_TOOLS", fleetToolsDir())
+			env.Setenv("GOPI_IMAGE_CACHE", imageCache)
+			for k, v := range goEnv {
+				env.Setenv(k, v)
+			}
 			return nil
 		},
 		Cmds:                cmds,
