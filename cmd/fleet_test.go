@@ -81,15 +81,16 @@ func fleetToolsDir() string {
 }
 
 // cmdFleetReady fails, saying what to run, when a tool the fleet tests
-// need is missing: usage "fleetready TOOL...". actionlint is looked for
-// in $FLEET_TOOLS, the others in $PATH.
+// need is missing: usage "fleetready TOOL...". actionlint and k8scheck
+// (built there with its modules cached) are looked for in $FLEET_TOOLS,
+// the others in $PATH.
 func cmdFleetReady(ts *testscript.TestScript, neg bool, args []string) {
 	noNeg(ts, neg, "fleetready")
 	var missing []string
 	for _, tool := range args {
-		if tool == "actionlint" {
-			if _, err := os.Stat(filepath.Join(ts.Getenv("FLEET_TOOLS"), "actionlint")); err != nil {
-				missing = append(missing, filepath.Join(ts.Getenv("FLEET_TOOLS"), "actionlint"))
+		if tool == "actionlint" || tool == "k8scheck" {
+			if _, err := os.Stat(filepath.Join(ts.Getenv("FLEET_TOOLS"), tool)); err != nil {
+				missing = append(missing, filepath.Join(ts.Getenv("FLEET_TOOLS"), tool))
 			}
 			continue
 		}
@@ -98,7 +99,7 @@ func cmdFleetReady(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	if len(missing) > 0 {
-		ts.Fatalf("%s missing: run scripts/fleet-deps (as root: apt-get installs jq, podman, buildah, runc and mmdebstrap; actionlint is built into %s)",
+		ts.Fatalf("%s missing: run scripts/fleet-deps (as root: apt-get installs jq, podman, buildah, runc and mmdebstrap; actionlint and k8scheck are built into %s)",
 			strings.Join(missing, ", "), ts.Getenv("FLEET_TOOLS"))
 	}
 }
