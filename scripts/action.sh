@@ -18,7 +18,8 @@
 #   INPUT_LEAF                         the entry to continue from (default: the newest)
 #   INPUT_UPLOAD_SESSION               prepare the session for upload under this artifact name
 #   INPUT_OK_EXIT_CODES                gopi exit codes that do not fail the step (default "0")
-#   INPUT_WORKING_DIRECTORY            where gopi works (default $GITHUB_WORKSPACE)
+#   INPUT_WORKING_DIRECTORY            where gopi works (default $GITHUB_WORKSPACE); the
+#                                      paths above stay relative to where the step runs
 #   INPUT_VERSION                      a release to download; empty: build from this repository
 # Other variables:
 #   GOPI_BIN                           a gopi binary to use instead (no build, no download)
@@ -95,12 +96,15 @@ find_gopi() {
   echo "$RUNNER_TEMP/gopi-src/gopi"
 }
 
+# paths are relative to where the step runs, also with working-directory
+abs() { case $1 in /* | "") echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+
 args=(run --json)
 add() { [ -n "$2" ] && args+=("$1" "$2"); return 0; }
 add --provider "${INPUT_PROVIDER:-}"
 add --model "${INPUT_MODEL:-}"
 add --base-url "${INPUT_BASE_URL:-}"
-add --output-schema "${INPUT_OUTPUT_SCHEMA:-}"
+add --output-schema "$(abs "${INPUT_OUTPUT_SCHEMA:-}")"
 add --max-budget-usd "${INPUT_MAX_BUDGET_USD:-}"
 add --max-budget-tokens "${INPUT_MAX_BUDGET_TOKENS:-}"
 add --timeout "${INPUT_TIMEOUT:-}"
@@ -125,6 +129,7 @@ if [ -n "$session" ] && [[ $session != */* && $session != *.jsonl ]]; then
   fi
 fi
 if [ -n "$session" ]; then
+  session=$(abs "$session")
   args+=(--session "$session")
   if [ -n "$leaf" ]; then
     args+=(--leaf "$leaf")
@@ -142,7 +147,7 @@ elif [ -n "${INPUT_PROMPT:-}" ]; then
   args+=(--no-stdin "${extra[@]}" -- "$INPUT_PROMPT")
 elif [ -n "${INPUT_PROMPT_FILE:-}" ]; then
   [ -f "$INPUT_PROMPT_FILE" ] || die "prompt-file: $INPUT_PROMPT_FILE does not exist"
-  stdin=$INPUT_PROMPT_FILE
+  stdin=$(abs "$INPUT_PROMPT_FILE")
   args+=("${extra[@]}")
 else
   die "give a prompt (prompt) or a file holding it (prompt-file)"
