@@ -44,7 +44,8 @@ die() { # a usage error of the action itself: exit 2, as gopi's own
 
 # Keys never show in the log: the runner masks every value announced with
 # ::add-mask::, one line at a time. The names are those gopi keeps from
-# tools (pkg/assemble/secrets.go), plus an --api-key given in args.
+# tools (pkg/assemble/secrets.go), plus an --api-key (or the content of an
+# --api-key-file) given in args.
 mask() {
   local line
   while IFS= read -r line; do
@@ -64,6 +65,8 @@ if [ -n "${INPUT_ARGS:-}" ]; then
     case ${extra[$i]} in
       --api-key) if [ $((i + 1)) -lt ${#extra[@]} ]; then mask "${extra[$((i + 1))]}"; fi ;;
       --api-key=*) mask "${extra[$i]#--api-key=}" ;;
+      --api-key-file) if [ -f "${extra[$((i + 1))]:-}" ]; then mask "$(< "${extra[$((i + 1))]}")"; fi ;;
+      --api-key-file=*) if [ -f "${extra[$i]#--api-key-file=}" ]; then mask "$(< "${extra[$i]#--api-key-file=}")"; fi ;;
     esac
   done
 fi
