@@ -83,7 +83,7 @@ func fleetToolsDir() string {
 // cmdFleetReady fails, saying what to run, when a tool the fleet tests
 // need is missing: usage "fleetready TOOL...". actionlint and k8scheck
 // (built there with its modules cached) are looked for in $FLEET_TOOLS,
-// the others in $PATH.
+// qemu-aarch64 must be registered with binfmt_misc, the others in $PATH.
 func cmdFleetReady(ts *testscript.TestScript, neg bool, args []string) {
 	noNeg(ts, neg, "fleetready")
 	var missing []string
@@ -94,12 +94,19 @@ func cmdFleetReady(ts *testscript.TestScript, neg bool, args []string) {
 			}
 			continue
 		}
+		if tool == "qemu-aarch64" {
+			// arm64 programs run through qemu-user, registered with binfmt_misc
+			if _, err := os.Stat("/proc/sys/fs/binfmt_misc/qemu-aarch64"); err != nil {
+				missing = append(missing, "qemu-aarch64 in binfmt_misc")
+			}
+			continue
+		}
 		if _, err := exec.LookPath(tool); err != nil {
 			missing = append(missing, tool)
 		}
 	}
 	if len(missing) > 0 {
-		ts.Fatalf("%s missing: run scripts/fleet-deps (as root: apt-get installs jq, podman, buildah, runc and mmdebstrap; actionlint and k8scheck are built into %s)",
+		ts.Fatalf("%s missing: run scripts/fleet-deps (as root: apt-get installs jq, podman, buildah, runc, mmdebstrap and qemu-user-static, and registers it with binfmt_misc; actionlint and k8scheck are built into %s)",
 			strings.Join(missing, ", "), ts.Getenv("FLEET_TOOLS"))
 	}
 }
