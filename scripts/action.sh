@@ -193,7 +193,7 @@ output exit-code "$code"
 output reason "$(field .reason)"
 output session-file "$(field .session.file)"
 output leaf-id "$(field .session.leafId)"
-output cost-usd "$(jq -r '.usage.cost.total // 0' <<< "$line")"
+output cost-usd "$(jq -r '.usage.cost.total // 0 | . * 1e6 | round / 1e6' <<< "$line")"
 output files "$(jq -c '[.files[]?.path]' <<< "$line")"
 
 # the session and its leaf, ready for actions/upload-artifact
@@ -208,17 +208,18 @@ fi
 # the job summary
 jq -r --argjson code "$code" '
   def cell: tostring | gsub("\\|"; "\\|") | gsub("\n"; " ");
+  def usd: . * 1e6 | round / 1e6;
   "### gopi: \(.reason // "error") (exit \($code))", "",
   (if (.text // "") != "" then .text, "" else empty end),
   (if .error then "**Error** (\(.error.class)): \(.error.message | cell)", "" else empty end),
   "| steps | input tokens | output tokens | cost (USD) | sandbox |",
   "| ---: | ---: | ---: | ---: | --- |",
-  "| \(.steps // 0) | \(.usage.input // 0) | \(.usage.output // 0) | \(.usage.cost.total // 0) | \(.sandbox // "") |", "",
+  "| \(.steps // 0) | \(.usage.input // 0) | \(.usage.output // 0) | \(.usage.cost.total // 0 | usd) | \(.sandbox // "") |", "",
   "**Files changed** (\(.files // [] | length))",
   (.files // [] | if length == 0 then "- none" else .[] | "- `\(.path | cell)` (\(.change))" end), "",
   "**Sandbox denials** (\(.denials // [] | length))",
   (.denials // [] | if length == 0 then "- none" else .[] | "- \(.tool) \(.operation) `\(.target | cell)`: \(.rule | cell)" end), "",
-  (if .session then "Session `\(.session.id)`, leaf `\(.session.leafId)`", "" else empty end)
+  (if .session then "Session `\(.session.id)`, leaf `\(.session.leafId)`" else empty end), ""
 ' <<< "$line" >> "$GITHUB_STEP_SUMMARY"
 
 for ok in ${INPUT_OK_EXIT_CODES:-0}; do
