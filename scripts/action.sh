@@ -24,7 +24,8 @@
 # Other variables:
 #   GOPI_BIN                           a gopi binary to use instead (no build, no download)
 #   GOPI_SESSION_DOWNLOAD              the folder an artifact named by INPUT_SESSION was downloaded to
-#   GOPI_RELEASE_URL                   where releases are (default the action's repository on GitHub)
+#   GOPI_RELEASE_URL                   where releases are (default: the releases of the action's
+#                                      repository, GOPI_ACTION_REPOSITORY, on GitHub)
 # Outputs: result, result-file, text, structured, exit-code, reason,
 # session-file, leaf-id, cost-usd, files (a JSON array of paths),
 # upload-dir (with INPUT_UPLOAD_SESSION).
@@ -82,7 +83,14 @@ find_gopi() {
   case $(uname -m) in x86_64 | amd64) arch=amd64 ;; aarch64 | arm64) arch=arm64 ;; *) die "no gopi build for $(uname -m)" ;; esac
   if [ -n "${INPUT_VERSION:-}" ]; then
     local v=$INPUT_VERSION dir="$RUNNER_TEMP/gopi-$INPUT_VERSION"
-    local url=${GOPI_RELEASE_URL:-https://github.com/${GITHUB_ACTION_REPOSITORY:-gopi/gopi}/releases/download}
+    local repo=${GOPI_ACTION_REPOSITORY:-${GITHUB_ACTION_REPOSITORY:-}}
+    # a runner keeps the action in .../_actions/OWNER/REPO/REF
+    if [ -z "$repo" ] && [[ ${GITHUB_ACTION_PATH:-} =~ /_actions/([^/]+/[^/]+)/[^/]+/?$ ]]; then
+      repo=${BASH_REMATCH[1]}
+    fi
+    [ -n "${GOPI_RELEASE_URL:-}" ] || [ -n "$repo" ] ||
+      die "version: the action's repository is unknown here: set GOPI_RELEASE_URL to where releases are"
+    local url=${GOPI_RELEASE_URL:-https://github.com/$repo/releases/download}
     local name="gopi-$v-$os-$arch"
     mkdir -p "$dir"
     if [ ! -x "$dir/gopi" ]; then
