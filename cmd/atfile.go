@@ -49,12 +49,18 @@ func splitArgs(args []string) (files, messages []string) {
 // out. PATH is absolute, relative paths and ~ being resolved from cwd and
 // the home folder. A missing file, one that is not a regular file, text
 // over the prompt limit and an image over the model's limits are usage
-// errors: nothing is sent.
-func readFileArgs(sys *System, cwd string, paths []string, limit int, c *settings) (string, []ai.Content, error) {
+// errors: nothing is sent. So is a file of /proc or /sys, the kernel's
+// views, which hold process environments (API keys among them); secrets
+// (the keys kept from tool output) are scrubbed from text as from a
+// tool's.
+func readFileArgs(sys *System, cwd string, paths []string, limit int, c *settings, secrets *tools.Secrets) (string, []ai.Content, error) {
 	var text strings.Builder
 	var images []ai.Content
 	for _, p := range paths {
 		abs := resolveAtPath(sys, cwd, p)
+		if err := notKernelView(p, abs); err != nil {
+			return "", nil, err
+		}
 		data, err := resources.ReadFile(nil, abs, int64(max(limit, maxImageBytes)))
 		if err != nil {
 			return "", nil, atFileErr(p, abs, err)
@@ -63,19 +69,37 @@ func readFileArgs(sys *System, cwd string, paths []string, limit int, c *setting
 			continue
 		}
 		if mime := tools.ImageMime(data); mime != "" {
-			if err := checkImage(p, mime, data); err != nil {
+			if err := checkImage("@"+p, mime, data); err != nil {
 				return "", nil, err
 			}
 			images = append(images, ai.ImageContent(base64.StdEncoding.EncodeToString(data), mime))
 			fmt.Fprintf(&text, "<file name=%q></file>\n", abs)
 			continue
 		}
-		fmt.Fprintf(&text, "<file name=%q>\n%s\n</file>\n", abs, strings.ToValidUTF8(string(bytes.TrimPrefix(data, []byte("\uFEFF"))), "\uFFFD"))
+		body := secrets.Scrub(strings.ToValidUTF8(string(bytes.TrimPrefix(data, []byte("\uFEFF"))), "\uFFFD"))
+		fmt.Fprintf(&text, "<file name=%q>\n%s\n</file>\n", abs, body)
 		if text.Len() > limit {
 			return "", nil, promptOverLimit(fmt.Sprintf("the @file arguments (with @%s) are larger than %d bytes", p, limit), c)
 		}
 	}
 	return text.String(), images, nil
+}
+
+// notKernelView refuses a path that is, or leads by its links to, a
+// file of /proc or /sys.
+func notKernelView(p, abs string) error {
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		real = abs // a missing file is ReadFile's to report
+	}
+	for _, root := range []string{"/proc", "/sys"} {
+		for _, path := range []string{abs, real} {
+			if path == root || strings.HasPrefix(path, root+"/") {
+				return usageErr("@%s: %s is in %s, the system's view of processes and devices, which holds their environments and keys: gopi does not send it; copy what you need into a file of your own", p, real, root)
+			}
+		}
+	}
+	return nil
 }
 
 func resolveAtPath(sys *System, cwd, p string) string {
@@ -104,22 +128,23 @@ func atFileErr(p, abs string, err error) error {
 	return usageErr("@%s: cannot read %s: %v", p, abs, err)
 }
 
-// checkImage refuses an image the model would refuse. Sizes of png, jpeg
-// and gif are read from their headers; webp goes as it is (Go's standard
-// library does not read it), bounded by its bytes.
-func checkImage(p, mime string, data []byte) error {
+// checkImage refuses an image the model would refuse (what names it:
+// @PATH, an rpc command's images[N]). Sizes of png, jpeg and gif are read
+// from their headers; webp goes as it is (Go's standard library does not
+// read it), bounded by its bytes.
+func checkImage(what, mime string, data []byte) error {
 	if len(data) > maxImageBytes {
-		return usageErr("@%s: the image is %d bytes, over the %d bytes (4.5 MiB as base64) a model takes: shrink it (e.g. to 2000x2000 pixels) and try again", p, len(data), maxImageBytes)
+		return usageErr("%s: the image is %d bytes, over the %d bytes (4.5 MiB as base64) a model takes: shrink it (e.g. to 2000x2000 pixels) and try again", what, len(data), maxImageBytes)
 	}
 	if mime == "image/webp" {
 		return nil
 	}
 	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
-		return usageErr("@%s: the file starts as %s but is not a readable image: %v", p, mime, err)
+		return usageErr("%s starts as %s but is not a readable image: %v", what, mime, err)
 	}
 	if cfg.Width > maxImageSide || cfg.Height > maxImageSide {
-		return usageErr("@%s: the image is %dx%d pixels, over the %d pixels a side a model takes: shrink it (e.g. to 2000x2000) and try again", p, cfg.Width, cfg.Height, maxImageSide)
+		return usageErr("%s: the image is %dx%d pixels, over the %d pixels a side a model takes: shrink it (e.g. to 2000x2000) and try again", what, cfg.Width, cfg.Height, maxImageSide)
 	}
 	return nil
 }

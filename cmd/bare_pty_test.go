@@ -67,6 +67,23 @@ func TestBareGopiWithJSONRunsOnATerminal(t *testing.T) {
 	}
 }
 
+// pi's -p (--print) runs the prompt and exits, also on a terminal.
+func TestBareGopiWithPrintRunsOnATerminal(t *testing.T) {
+	t.Parallel()
+	for _, flag := range []string{"-p", "--print"} {
+		e := newChatEnv(t)
+		sc := e.script(t, `[{"text": "printed, not chatted"}]`)
+		p := startPty(t, e, flag, "--provider", "faux", "--model", sc, "a prompt")
+		p.expect("printed, not chatted")
+		if code := p.wait(); code != 0 {
+			t.Fatalf("%s: exit %d; output:\n%s", flag, code, p.screen())
+		}
+		if strings.Contains(p.screen(), "gopi chat ·") {
+			t.Fatalf("%s: a chat, not a run:\n%s", flag, p.screen())
+		}
+	}
+}
+
 // A provider's error is said once, with its class (the answer's own
 // error line and the run's report both said it).
 func TestChatSaysAProviderErrorOnce(t *testing.T) {

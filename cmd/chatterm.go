@@ -24,6 +24,7 @@ const (
 // with Alt-Enter and pasted line breaks recognised by keyFilter.
 type chatTerminal struct {
 	rl       *readline.Instance
+	live     *liveOut  // the chat's output, above the prompt
 	stdin    io.Closer // what readline reads; its Close does not reach it
 	out      *os.File
 	altEnter atomic.Bool
@@ -69,6 +70,7 @@ func openTerminal(sys *System, historyFile string) (*chatTerminal, error) {
 		return nil, err
 	}
 	t.rl = rl
+	t.live = &liveOut{w: rl.Stdout()}
 	io.WriteString(out, bracketedPasteOn)
 	opened = true
 	return t, nil
@@ -81,6 +83,12 @@ func (t *chatTerminal) filterRune(r rune) (rune, bool) {
 		t.altEnter.Store(true)
 		return r, false
 	}
+	switch r {
+	case '\r', '\n', readline.CharInterrupt, readline.CharDelete:
+		// The key may end the line, and the editor then writes a line
+		// break below the prompt: remove the live row above it first.
+		t.live.SetLive("")
+	}
 	return r, true
 }
 
@@ -88,6 +96,7 @@ func (t *chatTerminal) filterRune(r rune) (rune, bool) {
 // empty line io.EOF; pasted line breaks come back as "\n".
 func (t *chatTerminal) ReadLine() (mode.Line, error) {
 	s, err := t.rl.Readline()
+	t.live.leave()
 	followUp := t.altEnter.Swap(false)
 	switch {
 	case errors.Is(err, readline.ErrInterrupt):
@@ -105,8 +114,9 @@ func (t *chatTerminal) SetPrompt(p string) {
 	t.rl.Refresh()
 }
 
-// Out writes above the prompt line and redraws it.
-func (t *chatTerminal) Out() io.Writer { return t.rl.Stdout() }
+// Out writes above the prompt line and redraws it; it keeps the chat's
+// live row (mode.LiveWriter) between the two.
+func (t *chatTerminal) Out() io.Writer { return t.live }
 
 // Width is the terminal's width in columns.
 func (t *chatTerminal) Width() int { return termWidth(t.out) }

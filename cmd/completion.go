@@ -143,10 +143,13 @@ func completeModels(sys *System, c *cobra.Command) ([]cobra.Completion, cobra.Sh
 	if prov == "faux" {
 		return nil, cobra.ShellCompDirectiveDefault
 	}
-	models := catalog.All()
+	models := slices.Clone(catalog.All())
 	for name, p := range declaredProviders(completionSettings(sys, c)) {
 		for _, m := range p.Models {
 			m.Provider = name
+			// one declared under a built-in provider's name takes the
+			// catalog's place
+			models = slices.DeleteFunc(models, func(o ai.Info) bool { return o.Provider == name && o.ID == m.ID })
 			models = append(models, m)
 		}
 	}

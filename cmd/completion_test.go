@@ -156,6 +156,27 @@ func TestCompleteModels(t *testing.T) {
 	}
 }
 
+// A model declared under a built-in provider's name is offered once,
+// described as declared, in place of the catalog's of the same id.
+func TestCompleteModelsDeclaredUnderABuiltinProvider(t *testing.T) {
+	sys, _, _ := sysFor(t, t.TempDir())
+	home := sys.getenv("GOPI_HOME")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	settings := `{"providers": {"anthropic": {"models": [{"id": "claude-sonnet-4-6", "contextWindow": 100000}, {"id": "house"}]}}}`
+	if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := complete(t, sys, "run", "--provider", "anthropic", "--model", "")
+	if n := strings.Count(strings.Join(c.values, " ")+" ", "claude-sonnet-4-6 "); n != 1 || !slices.Contains(c.values, "house") {
+		t.Fatalf("--provider anthropic --model: %q", c.values)
+	}
+	if d := c.desc(t, "claude-sonnet-4-6"); !strings.Contains(d, "100k context") {
+		t.Errorf("claude-sonnet-4-6 is described as %q", d)
+	}
+}
+
 // newSessions runs gopi with the faux model once per prompt, each run a
 // new session of cwd, and returns their ids, oldest first.
 func newSessions(t *testing.T, sys *System, prompts ...string) []string {

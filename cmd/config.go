@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -65,6 +66,10 @@ type settings struct {
 	toolLayers []toolLayer
 	// mcpLayers are the "mcpServers" of the settings files (mcp.go).
 	mcpLayers []mcpLayer
+	// stderr gets a warning for each key of a settings file gopi does
+	// not read, the first time said lets it.
+	stderr io.Writer
+	said   *saidOnce
 }
 
 // gopiHome is $GOPI_HOME, or ~/.gopi.
@@ -87,7 +92,11 @@ func loadSettings(sys *System, flags *pflag.FlagSet, cwd string, bare bool) (*se
 		return nil, err
 	}
 	v := newLayers()
-	c := &settings{v: v, home: home, flags: flags, env: map[string]string{}, setBy: map[string][]string{}}
+	if sys.settingsSaid == nil { // the first load, before anything runs beside it
+		sys.settingsSaid = &saidOnce{}
+	}
+	c := &settings{v: v, home: home, flags: flags, env: map[string]string{}, setBy: map[string][]string{},
+		stderr: sys.Stderr, said: sys.settingsSaid}
 	if !bare {
 		for _, f := range settingsFiles(home, cwd) {
 			if err := c.merge(f); err != nil {
@@ -174,12 +183,15 @@ func (c *settings) merge(path string) error {
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(data, &obj); err != nil {
-		return usageErr("settings %s is not valid JSON: %v; fix or remove it", path, err)
+		return usageErr("settings %s is %s; fix or remove it", path, jsonProblem(data, err))
+	}
+	if c.said.first(path) {
+		warnUnknown(c.stderr, path, unknownKeys(obj))
 	}
 	if raw, ok := obj["hooks"]; ok {
 		var h extension.HooksConfig
 		if err := json.Unmarshal(raw, &h); err != nil {
-			return usageErr("settings %s: \"hooks\" has the wrong shape: %v", path, err)
+			return usageErr("settings %s: \"hooks\" has the wrong shape: %s", path, jsonProblem(raw, err))
 		}
 		h.SetDir(hookDir(c.home, path))
 		c.hooks.BeforeTool = append(c.hooks.BeforeTool, h.BeforeTool...)
@@ -406,7 +418,7 @@ func (c *settings) decode(key string, dst any) error {
 		return usageErr("%s: %v", c.origin(key), err)
 	}
 	if err := json.Unmarshal(b, dst); err != nil {
-		return usageErr("%s has the wrong shape: %v", c.origin(key), err)
+		return usageErr("%s has the wrong shape: %s", c.origin(key), jsonProblem(b, err))
 	}
 	return nil
 }

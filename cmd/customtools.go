@@ -31,8 +31,8 @@ func (c *settings) mergeCustomTools(path string, raw json.RawMessage) error {
 	dec.DisallowUnknownFields()
 	var list []customTool
 	if err := dec.Decode(&list); err != nil {
-		return usageErr("settings %s: \"customTools\" has the wrong shape: %v; give a list of "+
-			`{"name", "description", "parameters", "command", "timeout"}`, path, err)
+		return usageErr("settings %s: \"customTools\" has the wrong shape: %s; give a list of "+
+			`{"name", "description", "parameters", "command", "timeout"}`, path, jsonProblem(raw, err))
 	}
 	for _, t := range list {
 		t.dir, t.file = hookDir(c.home, path), path

@@ -105,7 +105,7 @@ func usageArgs(c *cobra.Command) {
 	if check := c.Args; check != nil {
 		c.Args = func(c *cobra.Command, args []string) error {
 			if err := check(c, args); err != nil {
-				return usageErr("%v (see %s --help)", err, c.CommandPath())
+				return argsUsageErr(c, args, err)
 			}
 			return nil
 		}

@@ -28,6 +28,7 @@ import (
 //	tool NAME JSON         one tool call with JSON arguments
 //	status CODE            an error status with the vendor's error body
 //	slow WORDS...          starts an answer, then sends nothing until the client goes away
+//	hold                   answers nothing, not even headers, until the client goes away
 //	midstream WORDS...     starts an answer, then an error event (overloaded)
 //	ollamatools NAME ARGS ;; NAME ARGS...   parallel calls as Ollama sends them (fakeollama_test.go)
 //	replay FILE            the bytes of a recorded stream, FILE relative to the
@@ -62,7 +63,7 @@ func (p *fakeProvider) load(data string) error {
 		}
 		kind, _, _ := strings.Cut(line, " ")
 		switch kind {
-		case "text", "tool", "status", "slow", "midstream", "ollamatools", "replay":
+		case "text", "tool", "status", "slow", "hold", "midstream", "ollamatools", "replay":
 		default:
 			return fmt.Errorf("reply line %d: unknown kind %q", i+1, kind)
 		}
@@ -173,6 +174,14 @@ func (p *fakeProvider) reply(w http.ResponseWriter, r *http.Request, wire wireFo
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
 		_, _ = w.Write(raw)
+		return
+	}
+	if kind == "hold" { // the model has not begun: no headers, no byte
+		answered()
+		select { // the client aborts; the cap keeps a broken client from hanging the server
+		case <-r.Context().Done():
+		case <-time.After(30 * time.Second):
+		}
 		return
 	}
 	if kind == "status" {

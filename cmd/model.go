@@ -38,6 +38,9 @@ func modelSettings(c *settings, apiKey string) (assemble.ModelSettings, error) {
 	if err := c.decode("providers", &customs); err != nil {
 		return assemble.ModelSettings{}, err
 	}
+	if err := assemble.CheckBaseURL(c.str("baseUrl"), c.origin("baseUrl")); err != nil {
+		return assemble.ModelSettings{}, err
+	}
 	prov, id := splitModel(c, customs)
 	id, level, err := cutThinking(c, id, customs)
 	if err != nil {

@@ -3,6 +3,7 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -11,7 +12,6 @@ import (
 
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/catalog"
-	"gopi/pkg/assemble"
 )
 
 // listedModel is one row of gopi models: a catalog model, or one declared
@@ -80,10 +80,7 @@ func listModels(sys *System, c *cobra.Command, prov string) ([]listedModel, erro
 	for _, name := range names {
 		cp := customs[name]
 		for _, m := range cp.Models {
-			info, _ := catalog.Resolve(strings.TrimSuffix(cp.API, "-responses"), m.ID)
-			info = assemble.MergeInfo(info, m)
-			info.Provider, info.ID, info.API = name, m.ID, cp.API
-			out = append(out, listedModel{Info: info, Declared: true})
+			out = addDeclared(out, name, cp, m)
 		}
 	}
 	if prov == "" {
@@ -100,4 +97,28 @@ func listModels(sys *System, c *cobra.Command, prov string) ([]listedModel, erro
 		return nil, usageErr("--provider %q: no models; the providers are %s", prov, strings.Join(known, ", "))
 	}
 	return only, nil
+}
+
+// addDeclared adds a model settings declare, with what the catalog knows
+// of its id filled in, as a run uses it. One declared under a built-in
+// provider's name (and no "api" of its own) takes the catalog's row of
+// the same id, its own fields winning.
+func addDeclared(out []listedModel, name string, cp customProvider, m ai.Info) []listedModel {
+	builtin := cp.API == "" && (name == "anthropic" || name == "openai")
+	api := strings.TrimSuffix(cp.API, "-responses")
+	if builtin {
+		api = name
+	}
+	info, _ := catalog.Resolve(api, m.ID)
+	info = cp.Describe(info, m)
+	info.Provider, info.ID = name, m.ID
+	if !builtin {
+		info.API = cp.API
+	}
+	row := listedModel{Info: info, Declared: true}
+	if i := slices.IndexFunc(out, func(l listedModel) bool { return !l.Declared && l.Provider == name && l.ID == m.ID }); i >= 0 {
+		out[i] = row
+		return out
+	}
+	return append(out, row)
 }

@@ -21,9 +21,15 @@ func outputMode(f *pflag.FlagSet) (mode.Mode, error) {
 	return pickMode(m, f.Changed("mode"), j)
 }
 
+// textMode is pi's name of print mode (--mode text).
+const textMode = "text"
+
 // pickMode is outputMode of --mode m (modeGiven: given explicitly) and
 // --json.
 func pickMode(m string, modeGiven, json bool) (mode.Mode, error) {
+	if m == textMode {
+		m = string(mode.Print)
+	}
 	if !json {
 		return mode.Mode(m), nil
 	}
@@ -38,7 +44,7 @@ func pickMode(m string, modeGiven, json bool) (mode.Mode, error) {
 // invocation, also one whose flags do not parse.
 func runFlagError(sys *System) func(*cobra.Command, error) error {
 	return func(c *cobra.Command, err error) error {
-		uerr := usageErr("%v (see %s --help)", err, c.CommandPath())
+		uerr := flagUsageErr(c, err)
 		m := lenientMode(c.Flags(), sys.args)
 		if m != mode.JSON && m != mode.Events {
 			return uerr

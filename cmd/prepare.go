@@ -59,7 +59,7 @@ type runSettings struct {
 // (possibly nil) says which session was opened.
 func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions, m mode.Mode) (*prepared, error) {
 	if _, err := mode.Parse(string(m)); err != nil {
-		return nil, usageErr("--mode: %v", err)
+		return nil, usageErr("--mode %q: use print (pi's text), json, events or rpc", m)
 	}
 	s, err := readSettings(sys, c, o)
 	if err != nil {
@@ -107,6 +107,7 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 	if s.timeout > 0 { // the deadline covers reading stdin too; runRun cancels it
 		p.ctx, p.cancel = context.WithTimeout(ctx, s.timeout)
 	}
+	p.secrets = a.Secrets()
 	if err := readPromptMessage(sys, s, o, cat, p); err != nil {
 		return p, err
 	}
@@ -136,7 +137,7 @@ func (s *runSettings) assembly(o *runOptions, ms assemble.ModelSettings, systemP
 // --max-prompt-bytes and has a template or skill expanded (bounded too).
 func readPromptMessage(sys *System, s *runSettings, o *runOptions, cat *resources.Catalog, p *prepared) error {
 	files, messages := splitArgs(o.args)
-	head, images, err := readFileArgs(sys, s.cwd, files, s.maxPrompt, s.cfg)
+	head, images, err := readFileArgs(sys, s.cwd, files, s.maxPrompt, s.cfg, p.secrets)
 	if err != nil {
 		return err
 	}
@@ -189,6 +190,9 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 		return nil, err
 	}
 	s.sessionDir = s.cfg.str("sessionDir")
+	if err := checkSessionDir(s.cfg, s.sessionDir, s.cwd); err != nil {
+		return nil, err
+	}
 	if s.maxPrompt, err = promptLimit(s.cfg); err != nil {
 		return nil, err
 	}
@@ -278,6 +282,9 @@ func (s *runSettings) readRunValues() error {
 	}
 	if t := cfg.str("timeout"); t != "" && t != "0s" && t != "0" {
 		d, err := time.ParseDuration(t)
+		if _, unitless := time.ParseDuration(t + "s"); err != nil && unitless == nil {
+			return usageErr("%s %q: a duration needs its unit: give %ss (or m, h, ms), such as 90s or 10m", cfg.origin("timeout"), t, t)
+		}
 		if err != nil || d <= 0 {
 			return usageErr("%s %q: give a duration such as 90s or 10m", cfg.origin("timeout"), t)
 		}
@@ -368,7 +375,7 @@ func loadOutputSchema(sys *System, s *runSettings, o *runOptions) (*mode.OutputS
 	}
 	doc, err := resources.ReadFile(nil, path, resources.MaxFileSize)
 	if err != nil {
-		return nil, usageErr("--output-schema %s: %v; give a JSON Schema file of at most 1 MiB", o.outputSchema, err)
+		return nil, usageErr("--output-schema %s: %s; give a JSON Schema file of at most 1 MiB", o.outputSchema, fileProblem(err))
 	}
 	sch, err := mode.NewOutputSchema(doc)
 	if err != nil {

@@ -84,6 +84,9 @@ func TestStdinFailures(t *testing.T) {
 	if code != ExitTimeout || !strings.Contains(errOut, "did not end before the deadline (--timeout)") || !strings.Contains(out, `"class":"timeout"`) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
+	if strings.Contains(out+errOut, "context deadline exceeded") { // Go's words, not the user's
+		t.Fatalf("stdout %q, stderr %q", out, errOut)
+	}
 	if _, err := os.Stat(filepath.Join(sys.getenv("GOPI_HOME"), "sessions")); !os.IsNotExist(err) {
 		t.Fatalf("a session folder was made: %v", err)
 	}

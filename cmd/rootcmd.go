@@ -20,8 +20,10 @@ Without a command gopi takes the flags of run and chat. When stdin and stdout
 are terminals it talks (gopi chat), with PROMPT as the first message if given;
 otherwise it runs the prompt, from PROMPT (each argument a prompt of its own,
 as in pi) or stdin, and exits (gopi run). A flag
-only run has (--json, --mode, --timeout, ...) always runs. A lone word is taken
-for a mistyped command, not a prompt: gopi run WORD sends it.`
+only run has (--json, --mode, -p, --timeout, ...) always runs. A lone word is
+taken for a mistyped command, not a prompt, and so is a first word close to a
+command's name followed by more (gopi sesion list): gopi run WORDS, gopi --
+WORDS or -p sends them.`
 
 // addRootRun makes bare gopi a run or a chat, as pi is: it takes the
 // union of their flags and picks by the terminal and the flags given.
@@ -45,9 +47,10 @@ func addRootRun(root *cobra.Command, sys *System, flags bool) {
 		addAgentFlags(f, &o.runOptions)
 		addRunFlags(f, &o.runOptions)
 		f.BoolVar(&o.noColor, "no-color", false, "no colours in a chat (also when NO_COLOR is set)")
+		f.BoolP("version", "v", false, "print gopi's version and exit (as gopi version)")
 		registerAgentCompletions(root, sys)
 	}
-	root.SetUsageTemplate(root.UsageTemplate() + "\n" + exitCodesHelp + "\n")
+	setExitHelp(root)
 	// A flag error of bare gopi is reported in the mode its arguments ask
 	// for, as run's is; a command below keeps the plain usage error.
 	runFlagErr := runFlagError(sys)
@@ -55,13 +58,16 @@ func addRootRun(root *cobra.Command, sys *System, flags bool) {
 		if c == root {
 			return runFlagErr(c, err)
 		}
-		return usageErr("%v (see %s --help)", err, c.CommandPath())
+		return flagUsageErr(c, err)
 	})
 }
 
 // runRoot is bare gopi with flags or words (Main turns bare gopi without
 // either into chat or run itself).
 func runRoot(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions, args []string) error {
+	if v, _ := c.Flags().GetBool("version"); v { // pi's --version
+		return printVersion(sys, false)
+	}
 	if len(args) == 0 && c.Flags().NFlag() == 0 {
 		return c.Help() // stdout is not a terminal and nothing asked for
 	}
@@ -106,15 +112,28 @@ func anyChanged(c *cobra.Command, names []string) bool {
 // commandLike is a word that could be a command's name.
 var commandLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`) })
 
-// refuseCommandLike refuses a lone word as a prompt: "gopi sesion" or
-// "gopi frobnicate" is far more often a mistyped command than a question
-// for the model, and a prompt is never sent by mistake.
+// refuseCommandLike refuses words that look like a mistyped command as
+// prompts: a lone word ("gopi sesion", "gopi frobnicate"), or a first word
+// close to a command's name followed by more ("gopi sesion list", which
+// would send two prompts). Words after "--", or with pi's -p, are prompts;
+// "gopi run WORDS" sends them too.
 func refuseCommandLike(c *cobra.Command, args []string) error {
-	if len(args) != 1 || !commandLike().MatchString(args[0]) {
+	if len(args) == 0 || !commandLike().MatchString(args[0]) || c.ArgsLenAtDash() == 0 {
 		return nil
 	}
+	if p, _ := c.Flags().GetBool("print"); p {
+		return nil
+	}
+	s := c.SuggestionsFor(args[0])
+	if len(args) > 1 {
+		if len(s) == 0 {
+			return nil
+		}
+		return usageErr("unknown command %q for gopi; did you mean %s? (gopi --help lists the commands; to send the words as prompts: gopi run -- %s)",
+			args[0], strings.Join(quoteAll(s), " or "), strings.Join(args, " "))
+	}
 	hint := ""
-	if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+	if len(s) > 0 {
 		hint = "; did you mean " + strings.Join(s, " or ") + "?"
 	}
 	return usageErr("unknown command %q for gopi%s (gopi --help lists the commands; to send one word as a prompt: gopi run %s)",

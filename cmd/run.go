@@ -95,7 +95,6 @@ With --json the output is one line, the result object (also the last line of
 			return runRun(c.Context(), sys, c, o)
 		},
 	}
-	c.SetUsageTemplate(c.UsageTemplate() + "\n" + exitCodesHelp + "\n")
 	c.SetFlagErrorFunc(runFlagError(sys))
 	addAgentFlags(c.Flags(), o)
 	addRunFlags(c.Flags(), o)
@@ -115,13 +114,14 @@ func (s *setString) Type() string       { return "string" }
 
 // runOnlyFlags are the flags of gopi run that gopi chat has not: given
 // to bare gopi, they ask for a run (rootcmd.go).
-var runOnlyFlags = []string{"mode", "json", "timeout", "no-stdin", "print-system-prompt", "max-prompt-bytes"}
+var runOnlyFlags = []string{"mode", "json", "print", "timeout", "no-stdin", "print-system-prompt", "max-prompt-bytes"}
 
 // addRunFlags adds runOnlyFlags.
 func addRunFlags(f *pflag.FlagSet, o *runOptions) {
 	o.mode.v = string(mode.Print)
-	f.Var(&o.mode, "mode", "output: print (the answer), json (one result object), events (a JSON line per event) or rpc (pi's RPC protocol on stdin and stdout, as gopi rpc)")
+	f.Var(&o.mode, "mode", "output: print (the answer; pi's text), json (one result object), events (a JSON line per event, pi's --mode json) or rpc (pi's RPC protocol on stdin and stdout, as gopi rpc)")
 	f.BoolVar(&o.json, "json", false, "same as --mode json")
+	f.BoolP("print", "p", false, "run the prompt and exit, also on a terminal (pi's -p; what gopi run always does)")
 	f.Duration("timeout", 0, "deadline for the whole run, e.g. 10m (exit 7 when it expires)")
 	f.BoolVar(&o.noStdin, "no-stdin", false, "do not read stdin")
 	f.BoolVar(&o.printSP, "print-system-prompt", false, "print the assembled system prompt and exit")
@@ -165,6 +165,7 @@ func addAgentFlags(f *pflag.FlagSet, o *runOptions) {
 	f.BoolVar(&o.noTempl, "no-prompt-templates", false, "do not expand prompt templates")
 	f.BoolVar(&o.noContext, "no-context-files", false, "do not load AGENTS.md or CLAUDE.md files")
 	addSandboxFlags(f)
+	f.Bool("no-themes", false, "accepted for pi's command lines: gopi has no themes")
 }
 
 // runRun is gopi run: every failure is reported here, in the mode asked
@@ -226,6 +227,11 @@ func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, m mode
 		fmt.Fprintf(sys.Stderr, "gopi: stdout was closed by its reader: %s; the session keeps what was done\n", what)
 		return &reported{code: ExitInterrupted}
 	}
+	if sys.forced.stdoutStuck() {
+		// Only a cancelled run bounds its writes: it ends as interrupted.
+		fmt.Fprintln(sys.Stderr, stuckLine)
+		return &reported{code: ExitInterrupted}
+	}
 	if werr != nil {
 		// stdout failed (a full disk): say so on stderr; the session keeps the run.
 		fmt.Fprintf(sys.Stderr, "gopi: writing the output failed: %v\n", werr)
@@ -255,7 +261,7 @@ func reportFailure(sys *System, out mode.IO, m mode.Mode, p *prepared, err error
 	}
 	class := classOf(err)
 	werr := mode.WriteFailure(out, m, class, err, info, header, sys.Now().Sub(start).Milliseconds())
-	if werr != nil && !sys.forced.stdoutGone() {
+	if werr != nil && !sys.forced.stdoutGone() && !sys.forced.stdoutStuck() {
 		return werr
 	}
 	return &reported{code: exitCode(class, err)}
@@ -291,6 +297,8 @@ type prepared struct {
 	changes *tools.Changes
 	cwd     string
 	guard   *sandbox.Guard // the result's sandbox and denials
+	// secrets are scrubbed from the @file arguments' text.
+	secrets *tools.Secrets
 }
 
 // sessionInfo names the session file for the result object; nil when no
@@ -325,7 +333,7 @@ func resolveCwd(sys *System, flag string) (string, error) {
 		return "", usageErr("--cwd %s: %v", flag, err)
 	}
 	if err := isDir(abs); err != nil {
-		return "", usageErr("--cwd %s: %v", flag, err)
+		return "", usageErr("--cwd %s: %v: give an existing folder", flag, err)
 	}
 	return abs, nil
 }

@@ -28,6 +28,9 @@ type sandboxSettings struct {
 	Mode     string `json:"mode"`
 	Network  *bool  `json:"network"`
 	AllowGit *bool  `json:"allowGit"`
+	// AllowConfig lets commands and tools change the project's .gopi/,
+	// .pi/, mcp.json and .mcp.json (read-only by default).
+	AllowConfig *bool `json:"allowConfig"`
 }
 
 // permissionSettings is settings' "permissions" object.
@@ -57,7 +60,7 @@ func readGuard(sys *System, flags *pflag.FlagSet, cfg *settings, cwd, spillDir s
 	if err != nil {
 		return nil, err
 	}
-	p := sandbox.Policy{Mode: m, AllowGit: ss.AllowGit != nil && *ss.AllowGit}
+	p := sandbox.Policy{Mode: m, AllowGit: ss.AllowGit != nil && *ss.AllowGit, AllowConfig: ss.AllowConfig != nil && *ss.AllowConfig}
 	p.Network, _ = flags.GetBool("allow-network")
 	p.Network = p.Network || (ss.Network != nil && *ss.Network)
 	if p.Writable, err = writableRoots(flags, m, origin, cwd); err != nil {

@@ -52,7 +52,7 @@ func readSession(sys *System, ref, cwdFlag string) (*session.File, error) {
 		if looksLikePath(ref) {
 			st, serr := os.Stat(ref)
 			if serr != nil {
-				return nil, usageErr("session %s: %v", ref, serr)
+				return nil, usageErr("session %s: %s: give a session file or id (gopi session list shows the sessions of this folder)", ref, fileProblem(serr))
 			}
 			if !st.Mode().IsRegular() {
 				return nil, usageErr("session %s is not a file (a folder?): give a session file or id", ref)
@@ -72,6 +72,7 @@ func readSession(sys *System, ref, cwdFlag string) (*session.File, error) {
 
 type sessionSummary struct {
 	ID          string `json:"id"`
+	ShortID     string `json:"shortId"` // the shortest prefix --session takes for this session alone
 	File        string `json:"file"`
 	Cwd         string `json:"cwd"`
 	Modified    string `json:"modified"`
@@ -97,13 +98,15 @@ func newSessionListCmd(sys *System) *cobra.Command {
 			if err != nil {
 				return sessionErr(err)
 			}
+			scope := sessionIDsIn(root)
 			var rows []sessionSummary
 			for _, info := range infos {
 				if s, ok := summarize(info); ok {
+					s.ShortID = shortID(fileSessionID(info.Path, s.ID), scope)
 					rows = append(rows, s)
 				}
 			}
-			return printSummaries(sys.Stdout, rows, asJSON)
+			return printSummaries(sys.Stdout, rows, asJSON, all)
 		},
 	}
 	c.Flags().BoolVar(&all, "all", false, "sessions of every folder")
@@ -160,7 +163,55 @@ func summarize(info session.Info) (sessionSummary, bool) {
 	return s, true
 }
 
-func printSummaries(w io.Writer, rows []sessionSummary, asJSON bool) error {
+// minShortID is the fewest characters gopi session list shows of an id:
+// a UUIDv7's first 8 are its start time in units of about 65 seconds.
+const minShortID = 8
+
+// sessionIDsIn lists the ids of every session file under root, as
+// --session (session.Resolve) matches them: from the file names, in every
+// folder.
+func sessionIDsIn(root string) []string {
+	files, _ := filepath.Glob(filepath.Join(root, "*", "*.jsonl"))
+	ids := make([]string, 0, len(files))
+	for _, f := range files {
+		ids = append(ids, fileSessionID(f, ""))
+	}
+	return ids
+}
+
+// fileSessionID is the id in a session file's name (<time>_<id>.jsonl),
+// or else fallback.
+func fileSessionID(path, fallback string) string {
+	base := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	if _, id, ok := strings.Cut(base, "_"); ok && id != "" {
+		return id
+	}
+	return fallback
+}
+
+// shortID is the shortest prefix of id, of at least minShortID characters,
+// that no other id in scope starts with (a prefix never ends at a '-'); the
+// whole id when another session has the same one.
+func shortID(id string, scope []string) string {
+	n, self := minShortID, false
+	for _, other := range scope {
+		if other == id && !self {
+			self = true // the session's own file
+			continue
+		}
+		common := 0
+		for common < len(id) && common < len(other) && id[common] == other[common] {
+			common++
+		}
+		n = max(n, common+1)
+	}
+	for n < len(id) && id[n-1] == '-' {
+		n++
+	}
+	return id[:min(n, len(id))]
+}
+
+func printSummaries(w io.Writer, rows []sessionSummary, asJSON, folders bool) error {
 	if asJSON {
 		if rows == nil {
 			rows = []sessionSummary{}
@@ -172,9 +223,21 @@ func printSummaries(w io.Writer, rows []sessionSummary, asJSON bool) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tMODIFIED\tENTRIES\tNEWEST LEAF\tFIRST PROMPT")
+	head := "ID\tMODIFIED\tENTRIES\tNEWEST LEAF\tNAME\t"
+	if folders {
+		head += "FOLDER\t"
+	}
+	fmt.Fprintln(tw, head+"FIRST PROMPT")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", r.ID[:min(8, len(r.ID))], r.Modified, r.Entries, r.NewestLeaf, r.FirstPrompt)
+		name := r.Name
+		if name == "" {
+			name = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t", r.ShortID, r.Modified, r.Entries, r.NewestLeaf, oneLine(name, 30))
+		if folders {
+			fmt.Fprintf(tw, "%s\t", r.Cwd)
+		}
+		fmt.Fprintln(tw, r.FirstPrompt)
 	}
 	return tw.Flush()
 }

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -31,11 +32,7 @@ when not given) is the main column; the other branches are folded where they lea
 
 Without -o the page is written to gopi-session-<session file name>.html in the current
 folder, as pi --export names it; -o - writes it to stdout. The file is replaced at once
-(a temporary file renamed), and the path written is printed.
-
-Exit codes:
-  0    written
-  2    the session, --leaf or -o is wrong; nothing was written`,
+(a temporary file renamed), and the path written is printed.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Session = args[0]
@@ -53,7 +50,7 @@ func runSessionExport(sys *System, opts exportOptions) error {
 	if err != nil {
 		return err
 	}
-	dest, err := exportDest(sys, opts.Output, f.Path)
+	dest, err := exportDest(sys, "-o", opts.Output, f.Path)
 	if err != nil {
 		return err
 	}
@@ -82,8 +79,9 @@ func runSessionExport(sys *System, opts exportOptions) error {
 }
 
 // exportDest is the file to write, "" for stdout: -o, or else pi's name
-// for an export of the session file, in the working directory.
-func exportDest(sys *System, output, sessionPath string) (string, error) {
+// for an export of the session file, in the working directory. flag names
+// the output in messages (-o, rpc's outputPath).
+func exportDest(sys *System, flag, output, sessionPath string) (string, error) {
 	if output == "-" {
 		return "", nil
 	}
@@ -99,19 +97,52 @@ func exportDest(sys *System, output, sessionPath string) (string, error) {
 		dest = filepath.Join(wd, dest)
 	}
 	if st, err := os.Stat(filepath.Dir(dest)); err != nil || !st.IsDir() {
-		return "", usageErr("-o %s: folder %s does not exist", dest, filepath.Dir(dest))
+		return "", usageErr(flag+" %s: folder %s does not exist", dest, filepath.Dir(dest))
 	}
 	st, err := os.Stat(dest)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return "", usageErr("-o %s: %v", dest, err)
+		return "", usageErr(flag+" %s: %v", dest, err)
 	case st.IsDir():
-		return "", usageErr("-o %s is a folder: give a file name", dest)
+		return "", usageErr(flag+" %s is a folder: give a file name", dest)
 	case !st.Mode().IsRegular():
-		return "", usageErr("-o %s is not a regular file (use -o - for stdout)", dest)
+		return "", usageErr(flag+" %s is not a regular file (use -o - for stdout)", dest)
+	default:
+		if err := notASession(flag, dest, st, sessionPath); err != nil {
+			return "", err
+		}
 	}
 	return dest, nil
+}
+
+// notASession refuses to replace a session with its page: dest is the
+// session file under any name (a link, another path to it), or any file
+// whose first line is a session header.
+func notASession(flag, dest string, st fs.FileInfo, sessionPath string) error {
+	if ss, err := os.Stat(sessionPath); err == nil && os.SameFile(ss, st) {
+		return usageErr(flag+" %s is the session file being exported: give another file name", dest)
+	}
+	if startsLikeSession(dest) {
+		if _, err := session.ReadHeader(dest); err == nil {
+			return usageErr(flag+" %s is a session file (its first line is a session header): give another file name", dest)
+		}
+	}
+	return nil
+}
+
+// startsLikeSession reads at most 64 KiB of path: whether it holds a
+// first line that names a session, worth reading as a header.
+func startsLikeSession(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 64<<10)
+	n, _ := io.ReadFull(f, head)
+	line, _, found := bytes.Cut(head[:n], []byte("\n"))
+	return (found || n < len(head)) && bytes.Contains(line, []byte(`"session"`))
 }
 
 // replaceFile writes path through a temporary file in the same folder,

@@ -43,6 +43,10 @@ type System struct {
 
 	// trapped waits until gopi run's signals are trapped; set by trapRun.
 	trapped func()
+	// settingsSaid are the settings files whose unknown keys were named
+	// (once per file and invocation: rpc reads the settings again for
+	// get_available_models); set by loadSettings.
+	settingsSaid *saidOnce
 }
 
 // OSSystem is the real process.

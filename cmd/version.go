@@ -38,17 +38,23 @@ func newVersionCmd(sys *System) *cobra.Command {
 ("+dirty" when the checkout had uncommitted changes), and the Go version.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			info, ok := debug.ReadBuildInfo()
-			v := readBuildVersion(info, ok)
-			if asJSON {
-				return json.NewEncoder(sys.Stdout).Encode(v)
-			}
-			_, err := fmt.Fprintln(sys.Stdout, v)
-			return err
+			return printVersion(sys, asJSON)
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON: version, revision, time, modified, go")
 	return c
+}
+
+// printVersion is gopi version (and gopi --version): one line, or one
+// JSON object.
+func printVersion(sys *System, asJSON bool) error {
+	info, ok := debug.ReadBuildInfo()
+	v := readBuildVersion(info, ok)
+	if asJSON {
+		return json.NewEncoder(sys.Stdout).Encode(v)
+	}
+	_, err := fmt.Fprintln(sys.Stdout, v)
+	return err
 }
 
 // readBuildVersion reads the build info (ok false: none was recorded).

@@ -98,6 +98,9 @@ type RetryInfo struct {
 	Delay        time.Duration // wait before the next attempt (retry_start)
 	ErrorMessage string        // why the attempt failed
 	Success      bool          // retry_end: the request finally succeeded
+	// Usage is what the failed attempt spent as its stream reported it
+	// (retry_start): a retried attempt is paid for too.
+	Usage Usage
 }
 
 // Event is one step of a streamed response.

@@ -162,6 +162,9 @@ func (b *Builder) SetUsage(u Usage) {
 	b.usage = &u
 }
 
+// Usage is the usage recorded so far (SetUsage).
+func (b *Builder) Usage() Usage { return b.msg.Usage }
+
 // closeOpen finishes blocks left open (a stream cut mid-block).
 func (b *Builder) closeOpen() {
 	for idx, sb := range b.open {

@@ -146,6 +146,9 @@ type Assembly struct {
 	rt       *runtime.Runtime
 	changes  *tools.Changes
 	kept     bool // a closed session names the spill folder
+	// firstSession: the session was the first in gopi's sessions folder,
+	// which this invocation made.
+	firstSession bool
 	// compaction replaces the settings' (Want.Compaction); nil: theirs.
 	compaction *runtime.Compaction
 	// compactor is the compaction model, once resolved (compactionModel).
@@ -370,12 +373,21 @@ func (a *Assembly) settle() {
 			fmt.Fprintln(a.env.Stderr, ch.Note)
 		}
 	}
-	if a.thinking != "" && a.thinking != ai.ThinkingOff && ch.Known && !ch.Info.Reasoning {
-		from := "--thinking " + string(a.thinking)
-		if ch.Thinking != "" && a.thinking == ch.Thinking {
-			from = "the :" + string(a.thinking) + " of --model"
-		}
+	if a.thinking == "" || a.thinking == ai.ThinkingOff || ch.Info.Reasoning {
+		return
+	}
+	from := "--thinking " + string(a.thinking)
+	if ch.Thinking != "" && a.thinking == ch.Thinking {
+		from = "the :" + string(a.thinking) + " of --model"
+	}
+	switch {
+	case ch.Known:
 		fmt.Fprintf(a.env.Stderr, "gopi: model %s does not support thinking; %s is ignored\n", ch.Info.ID, from)
+	case ch.Info.Provider != "faux":
+		// A model gopi does not know gets no thinking sent: say so, and
+		// how to declare that it thinks.
+		fmt.Fprintf(a.env.Stderr, "gopi: model %s is unknown, so %s is not sent: declare it with \"reasoning\": true under providers.%s.models in settings to send it\n",
+			ch.Info.ID, from, ch.Info.Provider)
 	}
 }
 

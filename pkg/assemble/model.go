@@ -1,7 +1,9 @@
 package assemble
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,6 +31,62 @@ type Provider struct {
 	APIKeyEnv string    `json:"apiKeyEnv"`
 	Models    []ai.Info `json:"models"`
 	Quirks    Quirks    `json:"quirks"`
+	// notReasoning are the ids of the models declared "reasoning": false,
+	// which says more than leaving it out (Describe).
+	notReasoning map[string]bool
+}
+
+// Describe lays a model this provider declares over base, the catalog's
+// description of its id: the declared fields win, "reasoning": false
+// among them.
+func (p Provider) Describe(base, declared ai.Info) ai.Info {
+	info := MergeInfo(base, declared)
+	if p.notReasoning[declared.ID] {
+		info.Reasoning = false
+	}
+	return info
+}
+
+// UnmarshalJSON reads a declared provider, its models in gopi's shape or
+// in pi's models.json shape: "cost" (dollars per million tokens, as
+// gopi's "prices") and "maxTokens" (the output limit, gopi's
+// "maxOutputTokens"); gopi's own field wins when both are given.
+func (p *Provider) UnmarshalJSON(b []byte) error {
+	type plain Provider
+	type piModel struct {
+		ai.Info
+		Cost      *ai.Prices `json:"cost"`
+		MaxTokens int        `json:"maxTokens"`
+		Reasoning *bool      `json:"reasoning"`
+	}
+	var raw struct {
+		plain
+		Models []piModel `json:"models"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*p = Provider(raw.plain)
+	p.Models = nil
+	for _, m := range raw.Models {
+		if m.Prices == (ai.Prices{}) && m.Cost != nil {
+			m.Prices = *m.Cost
+		}
+		if m.MaxOutputTokens == 0 {
+			m.MaxOutputTokens = m.MaxTokens
+		}
+		if m.Reasoning != nil {
+			m.Info.Reasoning = *m.Reasoning
+			if !*m.Reasoning {
+				if p.notReasoning == nil {
+					p.notReasoning = map[string]bool{}
+				}
+				p.notReasoning[m.ID] = true
+			}
+		}
+		p.Models = append(p.Models, m.Info)
+	}
+	return nil
 }
 
 // Quirks override, field by field, the quirks an OpenAI-compatible
@@ -179,6 +237,24 @@ func CheckKey(key, from string) error {
 	return nil
 }
 
+// CheckBaseURL refuses an API address gopi cannot send a request to (no
+// http:// or https://, no host), naming where it came from: without it,
+// every request failed and was retried ("unsupported protocol scheme").
+func CheckBaseURL(raw, from string) error {
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		return nil
+	}
+	example := "http://localhost:8080/v1"
+	if !strings.Contains(raw, "://") {
+		example = "http://" + strings.TrimPrefix(raw, "//")
+	}
+	return Usagef("%s %q is no API address: give it with http:// or https://, such as %s", from, raw, example)
+}
+
 // keySource names where a key came from: the flag, else the variable.
 func keySource(keyFlag, env string) string {
 	if keyFlag != "" {
@@ -221,7 +297,7 @@ func fauxModel(id string) (Choice, error) {
 		return Choice{Info: info, Model: faux.Demo().WithInfo(info)}, nil
 	}
 	if _, err := os.Stat(id); err != nil {
-		return Choice{}, Usagef("faux model %q: not %q and no such script file (%v)", id, faux.DemoName, err)
+		return Choice{}, Usagef("faux model %q: not %q and no such script file: give the path of a script file, or %s", id, faux.DemoName, faux.DemoName)
 	}
 	m, err := faux.Load(id)
 	if err != nil {
@@ -241,12 +317,25 @@ func builtinModel(env Env, m ModelSettings, prov, id string) (Choice, error) {
 		id = p.DefaultModel
 	}
 	info, known := catalog.Resolve(prov, id)
+	// A model declared under the built-in provider's name
+	// (providers.anthropic.models) is described as declared: its fields
+	// win over the catalog's.
+	if decl, ok := DeclaredModel(m.Providers, prov, id); ok {
+		known = true
+		info = m.Providers[prov].Describe(info, decl)
+		info.Provider, info.ID = prov, id
+	}
 	ch := Choice{Info: info, Known: known}
 	if !known {
 		ch.Note = fmt.Sprintf("gopi: model %q is not in the catalog of %s: using a %d-token context, %d output tokens and no prices",
 			id, prov, info.ContextWindow, info.MaxOutputTokens)
 	}
 	baseURL := firstNonEmpty(m.BaseURL, env.Getenv(strings.ToUpper(prov)+"_BASE_URL"))
+	if m.BaseURL == "" {
+		if err := CheckBaseURL(baseURL, strings.ToUpper(prov)+"_BASE_URL"); err != nil {
+			return Choice{}, err
+		}
+	}
 	key := firstNonEmpty(m.APIKey, env.Getenv(BuiltinKeyEnv[prov]))
 	local := prov == "openai" && baseURL != "" && !strings.Contains(baseURL, "api.openai.com")
 	if key == "" && !local {
@@ -277,7 +366,7 @@ func customModel(env Env, m ModelSettings, name, id string, cp Provider) (Choice
 	info.Provider, info.ID = name, id
 	if i := slices.IndexFunc(cp.Models, func(m ai.Info) bool { return m.ID == id }); i >= 0 {
 		known = true
-		info = MergeInfo(info, cp.Models[i])
+		info = cp.Describe(info, cp.Models[i])
 	}
 	ch := Choice{Info: info, Known: known}
 	if !known {
@@ -293,10 +382,25 @@ func customModel(env Env, m ModelSettings, name, id string, cp Provider) (Choice
 	if err := CheckKey(key, keySource(m.APIKey, cp.APIKeyEnv)); err != nil {
 		return Choice{}, err
 	}
+	if m.BaseURL == "" {
+		if err := CheckBaseURL(cp.BaseURL, fmt.Sprintf("\"providers.%s.baseUrl\" in settings", name)); err != nil {
+			return Choice{}, err
+		}
+	}
 	retry := m.Retry
 	retry.Quirks = mergeQuirks(retry.Quirks, cp.Quirks)
 	ch.Model, ch.Key = adapter(info, cp.API, key, firstNonEmpty(m.BaseURL, cp.BaseURL), retry), key
 	return ch, nil
+}
+
+// DeclaredModel is the model settings declare as id under the provider
+// name, if any.
+func DeclaredModel(providers map[string]Provider, name, id string) (ai.Info, bool) {
+	models := providers[name].Models
+	if i := slices.IndexFunc(models, func(m ai.Info) bool { return m.ID == id }); i >= 0 {
+		return models[i], true
+	}
+	return ai.Info{}, false
 }
 
 // MergeInfo lays a declared model's description over the catalog's.
@@ -311,6 +415,7 @@ func MergeInfo(base, over ai.Info) ai.Info {
 		base.Prices = over.Prices
 	}
 	base.Reasoning = base.Reasoning || over.Reasoning
+	base.Images = base.Images || over.Images
 	if over.Name != "" {
 		base.Name = over.Name
 	}

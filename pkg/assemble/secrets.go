@@ -16,6 +16,16 @@ import (
 // is not enough. Values shorter than tools.MinSecretLen are not scrubbed;
 // a declared one gets a warning.
 func toolSecrets(env Env, s *Settings, key string) *tools.Secrets {
+	for _, name := range s.Secrets {
+		if v := env.Getenv(name); v != "" && len(v) < tools.MinSecretLen {
+			fmt.Fprintf(env.Stderr, "gopi: warning: secret %s is shorter than %d bytes and is not scrubbed from tool output\n", name, tools.MinSecretLen)
+		}
+	}
+	return secretsOf(env, s, key)
+}
+
+// secretsOf is toolSecrets without its warnings.
+func secretsOf(env Env, s *Settings, key string) *tools.Secrets {
 	var list []tools.Secret
 	declared := append(SecretNames(s.Model.Providers), s.Secrets...)
 	for _, kv := range env.Environ {
@@ -27,12 +37,18 @@ func toolSecrets(env Env, s *Settings, key string) *tools.Secrets {
 	if key != "" { // from --api-key or --api-key-file; a variable's name wins
 		list = append(list, tools.Secret{Name: "API_KEY", Value: key})
 	}
-	for _, name := range s.Secrets {
-		if v := env.Getenv(name); v != "" && len(v) < tools.MinSecretLen {
-			fmt.Fprintf(env.Stderr, "gopi: warning: secret %s is shorter than %d bytes and is not scrubbed from tool output\n", name, tools.MinSecretLen)
-		}
-	}
 	return tools.NewSecrets(list...)
+}
+
+// Secrets are the values kept out of tool output (toolSecrets), for
+// other text read on the model's behalf (@file arguments): the key in use
+// once the model is chosen, else the one the settings give.
+func (a *Assembly) Secrets() *tools.Secrets {
+	key := a.s.Model.APIKey
+	if a.chosen {
+		key = a.choice.Key
+	}
+	return secretsOf(a.env, &a.s, key)
 }
 
 // ScrubEnv removes credentials from the environment tools and hooks see:

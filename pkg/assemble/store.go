@@ -74,10 +74,16 @@ func (a *Assembly) openSession(ss SessionSettings) error {
 		return err
 	}
 	a.store, a.file = fs, fs.Path()
+	a.s.Guard.KeepReadOnly(a.file) // no command may empty or forge it
 	for _, w := range fs.Warnings() {
 		fmt.Fprintf(a.env.Stderr, "gopi: warning: %s\n", w)
 	}
 	a.leaf, err = chooseLeaf(fs, ss)
+	if err == nil && a.firstSession {
+		// The first session gopi keeps (its sessions folder is new): say
+		// once that runs are recorded, and how not to.
+		fmt.Fprintf(a.env.Stderr, "gopi: session saved to %s (gopi session list shows it; --no-session keeps none)\n", fs.Path())
+	}
 	return err
 }
 
@@ -134,10 +140,17 @@ func (a *Assembly) openFileStore(ss SessionSettings) (*session.FileStore, error)
 		fs, err = s.openNamed(root, ss, opts)
 	case ss.Continue:
 		info, lerr := s.latestSession(root, ss)
-		if lerr != nil {
+		switch {
+		case errors.Is(lerr, session.ErrNotFound) && ss.Leaf == "":
+			// As pi does: -c with nothing to continue starts a session,
+			// so that a script can say "continue or start" with it.
+			fmt.Fprintf(a.env.Stderr, "gopi: -c: no session of %s to continue; starting a new one\n", s.Cwd)
+			fs, err = a.newSession(root, ss, opts)
+		case lerr != nil:
 			return nil, Usagef("-c: no session to continue for %s: %v", s.Cwd, lerr)
+		default:
+			fs, err = session.Open(info.Path, opts)
 		}
-		fs, err = session.Open(info.Path, opts)
 	case ss.ID != "":
 		info, ferr := session.FindID(s.newSessionDir(ss), ss.ID)
 		switch {
@@ -145,17 +158,31 @@ func (a *Assembly) openFileStore(ss SessionSettings) (*session.FileStore, error)
 			fs, err = session.Open(info.Path, opts)
 		case errors.Is(ferr, session.ErrNotFound):
 			opts.ID = ss.ID
-			fs, err = session.NewSessionIn(s.newSessionDir(ss), s.Cwd, opts)
+			fs, err = a.newSession(root, ss, opts)
 		default:
 			return nil, SessionErr(ferr)
 		}
 	default:
-		fs, err = session.NewSessionIn(s.newSessionDir(ss), s.Cwd, opts)
+		fs, err = a.newSession(root, ss, opts)
 	}
 	if err != nil {
 		return nil, classifyOpen(err)
 	}
 	return fs, nil
+}
+
+// newSession starts a session where ss says. When it is the first in gopi's
+// sessions folder (root does not exist yet), the Assembly notes it, and
+// openSession tells the user once where runs are recorded.
+// With --session-dir the user chose the folder, and nothing is said.
+func (a *Assembly) newSession(root string, ss SessionSettings, opts session.Options) (*session.FileStore, error) {
+	_, err := os.Lstat(root)
+	first := errors.Is(err, os.ErrNotExist) && a.s.sessionDir(ss) == ""
+	st, err := session.NewSessionIn(a.s.newSessionDir(ss), a.s.Cwd, opts)
+	if err == nil && first {
+		a.firstSession = true
+	}
+	return st, err
 }
 
 // latestSession is the newest session of the working directory.

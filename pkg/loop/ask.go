@@ -63,6 +63,9 @@ func (r *run) ask() (msg ai.Message, err error) {
 		case ai.EventRetryEnd:
 			r.emitRetry(e)
 		case ai.EventDone, ai.EventError:
+			if be := (*BudgetError)(nil); !started && errors.As(e.Err, &be) {
+				return ai.Message{}, be // the request was not sent
+			}
 			// The transcript owns its copy: the model may reuse or change
 			// the message it returned (one message, cheap to copy).
 			err, ended = e.Err, e.Message != nil

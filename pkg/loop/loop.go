@@ -111,18 +111,38 @@ type Limits struct {
 
 // over returns the limit spent passes, with what was spent, or "".
 func (l Limits) over(spent ai.Usage) (Reason, error) {
+	if err := l.Check(spent); err != nil {
+		return err.Reason, err.Err
+	}
+	return "", nil
+}
+
+// Check reports the limit the run passed, having spent spent on its own
+// answers (Extra is added), or nil. A model that finds the budget spent
+// before it sends a request (a compaction spent it) ends the stream with
+// this error, and the run ends with its Reason, the request not sent.
+func (l Limits) Check(spent ai.Usage) *BudgetError {
 	if l.Extra != nil {
 		spent = spent.Add(l.Extra())
 	}
 	tokens := spent.Input + spent.Output + spent.CacheRead + spent.CacheWrite
 	switch {
 	case l.Tokens > 0 && tokens >= l.Tokens:
-		return ReasonBudgetTokens, fmt.Errorf("the run spent %d tokens, its budget is %d (--max-budget-tokens)", tokens, l.Tokens)
+		return &BudgetError{ReasonBudgetTokens, fmt.Errorf("the run spent %d tokens, its budget is %d (--max-budget-tokens)", tokens, l.Tokens)}
 	case l.USD > 0 && spent.Cost.Total >= l.USD:
-		return ReasonBudgetUSD, fmt.Errorf("the run spent $%.4f, its budget is $%.4f (--max-budget-usd)", spent.Cost.Total, l.USD)
+		return &BudgetError{ReasonBudgetUSD, fmt.Errorf("the run spent $%.4f, its budget is $%.4f (--max-budget-usd)", spent.Cost.Total, l.USD)}
 	}
-	return "", nil
+	return nil
 }
+
+// BudgetError is a spent budget (Limits.Check).
+type BudgetError struct {
+	Reason Reason // ReasonBudgetTokens or ReasonBudgetUSD
+	Err    error  // what was spent, and the budget
+}
+
+func (e *BudgetError) Error() string { return e.Err.Error() }
+func (e *BudgetError) Unwrap() error { return e.Err }
 
 // Result is the outcome of a run.
 type Result struct {

@@ -62,7 +62,8 @@ func describe(e Event) string {
 		}
 		s += fmt.Sprintf(" %q", parts)
 	case RetryStart, RetryEnd:
-		s += fmt.Sprintf(" %+v", *e.Retry)
+		ri := e.Retry
+		s += fmt.Sprintf(" {Attempt:%d MaxAttempts:%d Delay:%v ErrorMessage:%s Success:%v}", ri.Attempt, ri.MaxAttempts, ri.Delay, ri.ErrorMessage, ri.Success)
 	case CompactionStart, CompactionEnd:
 		s += fmt.Sprintf(" %+v", *e.Compaction)
 	case ContextTrimmed:

@@ -143,6 +143,10 @@ func (r *run) turn() (more, done bool) {
 		return false, true
 	}
 	msg, err := r.ask()
+	if be := (*BudgetError)(nil); msg.Role == "" && errors.As(err, &be) {
+		r.budgetBeforeRequest(be)
+		return false, true
+	}
 	r.res.Messages = append(r.res.Messages, msg)
 	r.emit(Event{Type: MessageEnd, Message: &msg})
 	calls := msg.ToolCalls()
@@ -201,6 +205,19 @@ func (r *run) abortBeforeRequest(err error) {
 	r.add(msg)
 	r.emit(Event{Type: TurnEnd, Message: &msg})
 	r.res.Reason, r.res.Err = ReasonAborted, err
+}
+
+// budgetBeforeRequest ends a run whose budget was found spent before a
+// request was sent (a compaction spent it), as a cancellation before a
+// request ends it: an assistant message with no content says why.
+func (r *run) budgetBeforeRequest(be *BudgetError) {
+	r.res.Steps-- // no request was made
+	msg := ai.Message{Role: ai.RoleAssistant, StopReason: ai.StopError,
+		ErrorMessage: be.Error() + "; the next request was not sent", Timestamp: r.now(), Content: []ai.Content{}}
+	r.setThinkingLevel(&msg)
+	r.add(msg)
+	r.emit(Event{Type: TurnEnd, Message: &msg})
+	r.res.Reason, r.res.Err = be.Reason, be.Err
 }
 
 // spent sums the usage of the run's answers so far.

@@ -31,8 +31,8 @@ type Options struct {
 	// offers all.
 	Select func(name string) bool
 	// Report receives the status of a server that died after it started,
-	// and a note when a changed tool list could not be read; nil drops
-	// them.
+	// and a note when a changed tool list could not be read or a tool is
+	// not offered; nil drops them.
 	Report func(Status)
 	// HTTPClient carries HTTP servers' requests; nil makes one.
 	HTTPClient *http.Client

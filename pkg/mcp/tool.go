@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"gopi/internal/pijson"
+	"gopi/internal/schemaguard"
 	"gopi/pkg/ai"
 	"gopi/pkg/tools"
 )
@@ -29,7 +31,7 @@ type Tool struct {
 	spec   ai.ToolSpec
 
 	once     sync.Once
-	resolved *jsonschema.Resolved // nil when the schema does not compile
+	resolved *schemaguard.Schema // nil when the schema does not compile
 }
 
 // Details are what an MCP tool's result records beside its content.
@@ -50,7 +52,8 @@ const maxToolName = 64
 // adapt names the server's tools: mcp__<server>__<tool> with every
 // character other than a letter, digit or _ made _; names that then
 // collide, or are longer than 64 characters, end in a hash of the
-// server's own name instead.
+// server's own name instead. A tool whose input schema could never be
+// checked (a $ref cycle that reads no input) is not offered, and said so.
 func (c *conn) adapt(remote []*sdk.Tool) ([]*Tool, error) {
 	prefix := "mcp__" + unsafeChars().ReplaceAllString(c.server.Name, "_") + "__"
 	count := map[string]int{}
@@ -69,9 +72,20 @@ func (c *conn) adapt(remote []*sdk.Tool) ([]*Tool, error) {
 		if err != nil || string(params) == "null" {
 			params = []byte(`{"type":"object"}`)
 		}
+		if err := schemaguard.Check(params); errors.Is(err, schemaguard.ErrCycle) {
+			c.warn(fmt.Sprintf("tool %s is not offered: its input schema cannot be used: %v", t.Name, err))
+			continue
+		}
 		out = append(out, &Tool{c: c, remote: t.Name, spec: ai.ToolSpec{Name: name, Description: t.Description, Parameters: params}})
 	}
 	return out, nil
+}
+
+// warn reports a note on the server's tools through Options.Report.
+func (c *conn) warn(msg string) {
+	if c.m != nil && c.m.opts.Report != nil {
+		c.m.opts.Report(Status{Server: c.server, State: StateStarted, Reason: msg})
+	}
 }
 
 // Spec describes the tool as the server does.
@@ -86,7 +100,7 @@ func (t *Tool) Validate(args json.RawMessage) error {
 		if json.Unmarshal(t.spec.Parameters, &s) != nil {
 			return
 		}
-		if r, err := s.Resolve(nil); err == nil {
+		if r, err := schemaguard.Compile(t.spec.Parameters, &s); err == nil {
 			t.resolved = r
 		}
 	})
@@ -247,7 +261,7 @@ func bound(blocks []ai.Content) ([]ai.Content, *tools.Truncation) {
 	if total <= tools.DefaultMaxBytes && lines <= tools.DefaultMaxLines {
 		return blocks, nil
 	}
-	leftBytes, leftLines := tools.DefaultMaxBytes, tools.DefaultMaxLines
+	leftBytes, leftLines, shown := tools.DefaultMaxBytes, tools.DefaultMaxLines, 0
 	var out []ai.Content
 	var last tools.Truncation
 	for _, b := range blocks {
@@ -265,10 +279,10 @@ func bound(blocks []ai.Content) ([]ai.Content, *tools.Truncation) {
 		if tr.Content != "" {
 			out = append(out, ai.TextContent(tr.Content))
 		}
+		shown += len(tr.Content)
 		leftBytes -= tr.OutputBytes + 1
 		leftLines -= tr.OutputLines
 	}
-	shown := tools.DefaultMaxBytes - max(leftBytes, 0)
 	last.TotalBytes, last.MaxBytes, last.MaxLines, last.Truncated = total, tools.DefaultMaxBytes, tools.DefaultMaxLines, true
 	out = append(out, ai.TextContent(fmt.Sprintf("[Output truncated: %s of %s shown (%d lines, %s limit). Ask the tool for less, e.g. a narrower query or a page.]",
 		tools.FormatSize(shown), tools.FormatSize(total), tools.DefaultMaxLines, tools.FormatSize(tools.DefaultMaxBytes))))

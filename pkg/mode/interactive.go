@@ -131,7 +131,8 @@ type queuedInput struct {
 }
 
 // NewChat returns a chat over the first Runtime; output goes to out,
-// whole lines at a time.
+// whole lines at a time, and, when out is a LiveWriter, the answer's line
+// still arriving and a spinner while the chat waits in its live row.
 func NewChat(in LineReader, out io.Writer, first Opened, deps ChatDeps, opts ChatOptions) *Chat {
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -139,7 +140,8 @@ func NewChat(in LineReader, out io.Writer, first Opened, deps ChatDeps, opts Cha
 	if opts.Width == nil {
 		opts.Width = func() int { return 80 }
 	}
-	c := &Chat{in: in, scr: &screen{w: out}, pal: palette{on: opts.Color}, deps: deps, opts: opts, thinking: opts.Thinking}
+	live, _ := out.(LiveWriter)
+	c := &Chat{in: in, scr: &screen{w: out, live: live}, pal: palette{on: opts.Color}, deps: deps, opts: opts, thinking: opts.Thinking}
 	c.rend = &renderer{scr: c.scr, pal: c.pal, now: opts.Now, width: c.width, took: c.took, activity: c.setActivity}
 	c.swap(first)
 	return c
@@ -300,6 +302,7 @@ func (c *Chat) shutdown() {
 	cur, unsub := c.cur, c.unsub
 	c.mu.Unlock()
 	unsub()
+	c.rend.stopSpinner()
 	_ = cur.Runtime.Dispose(context.Background())
 }
 

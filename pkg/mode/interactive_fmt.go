@@ -33,6 +33,7 @@ func (p palette) bold(s string) string  { return p.wrap("1", s) }
 type screen struct {
 	mu      sync.Mutex
 	w       io.Writer
+	live    LiveWriter // w's live row; nil when it has none
 	err     error
 	stopped bool
 }
@@ -49,6 +50,9 @@ func (s *screen) line(text string) {
 func (s *screen) stop() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.live != nil && !s.stopped && s.err == nil {
+		s.live.SetLive("")
+	}
 	s.stopped = true
 }
 

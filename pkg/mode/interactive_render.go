@@ -30,6 +30,11 @@ type renderer struct {
 	thinking strings.Builder
 	started  map[string]toolCall
 	users    int // user messages started in this run (the first is the prompt)
+	// label is what the live row's spinner says while the chat waits
+	// ("" when it does not), frame its turn, spin its goroutine.
+	label string
+	frame int
+	spin  *liveSpinner
 }
 
 // toolCall is a running tool call: when it started and its key argument.
@@ -45,6 +50,8 @@ func (r *renderer) event(e agent.Event) {
 	case loop.AgentStart:
 		r.users, r.started = 0, map[string]toolCall{}
 		r.text = wrapper{width: r.width()}
+		r.startSpinner()
+		r.waiting(waitingForModel)
 	case loop.MessageStart:
 		if e.Message != nil && e.Message.Role == ai.RoleUser {
 			r.users++
@@ -56,13 +63,21 @@ func (r *renderer) event(e agent.Event) {
 		r.stream(e.Stream)
 	case loop.MessageEnd:
 		r.messageEnd()
+		if e.Message != nil && e.Message.Role == ai.RoleAssistant {
+			r.waiting("")
+		}
 	case loop.ToolStart:
 		r.started[e.ToolCallID] = toolCall{at: r.now(), arg: keyArgument(e.Args)}
 		r.activity(e.ToolName + keyArgument(e.Args))
+		r.waiting(e.ToolName + keyArgument(e.Args))
 	case loop.ToolEnd:
 		r.toolEnd(e)
+		if len(r.started) == 0 {
+			r.waiting(waitingForModel) // the model is asked again
+		}
 	case loop.AgentEnd:
 		r.flushText() // an answer that never ended (its write failed) still shows
+		r.waiting("")
 	default:
 		r.notice(e)
 	}
@@ -82,6 +97,7 @@ func (r *renderer) stream(s *ai.Event) {
 		for _, l := range r.text.add(s.Delta) {
 			r.scr.line(l)
 		}
+		r.waiting("") // the line still arriving shows in the live row
 	case ai.EventTextEnd:
 		r.flushText()
 	}
@@ -172,10 +188,13 @@ func (r *renderer) notice(e agent.Event) {
 	}
 }
 
-// finish writes what is still buffered when a run ends.
+// finish writes what is still buffered when a run ends, and removes the
+// live row.
 func (r *renderer) finish() {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.flushText()
 	r.thinking.Reset()
+	r.waiting("")
+	r.mu.Unlock()
+	r.stopSpinner()
 }

@@ -190,7 +190,8 @@ func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, 
 		}
 	}
 	// Every retry and every cut of the context is one stderr line, in
-	// every mode (a terminal's progress line prints its own).
+	// every mode (a terminal's progress line prints its own); so is a
+	// compaction, but in events mode, whose events tell it.
 	var unsubRetry func()
 	if !(opts.Mode == Print && out.ErrTerminal) {
 		unsubRetry = rt.Control().Subscribe(func(e agent.Event) {
@@ -199,10 +200,14 @@ func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, 
 				fmt.Fprintln(out.Err, trimLine(e.Trim))
 			case loop.SummaryRetryScheduled:
 				fmt.Fprintln(out.Err, summaryRetryLine(e.Retry))
+			case loop.CompactionEnd:
+				if line := compactionLine(e.Compaction); line != "" && opts.Mode != Events {
+					fmt.Fprintln(out.Err, line)
+				}
 			default:
 				fmt.Fprintln(out.Err, retryLine(e.Retry))
 			}
-		}, agent.Only(loop.RetryStart, loop.SummaryRetryScheduled, loop.ContextTrimmed))
+		}, agent.Only(loop.RetryStart, loop.SummaryRetryScheduled, loop.ContextTrimmed, loop.CompactionEnd))
 	}
 	res, err := rt.Prompt(ctx, prompt...)
 	stream.settled(res.Reason)
@@ -243,7 +248,7 @@ func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, 
 	case Print:
 		if opts.Schema != nil {
 			if obj.Structured != nil {
-				w.line(append(obj.Structured, '\n'))
+				w.line(obj.Structured)
 			}
 		} else if obj.Text != "" {
 			w.text(obj.Text)

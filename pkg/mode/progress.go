@@ -99,6 +99,11 @@ func (p *progress) event(e agent.Event) {
 		p.set("compacting the context")
 	case loop.CompactionEnd:
 		p.set("")
+		if line := compactionLine(e.Compaction); line != "" {
+			p.mu.Lock()
+			fmt.Fprintln(p.w, line)
+			p.mu.Unlock()
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"gopi/internal/schemaguard"
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
 	"gopi/pkg/runtime"
@@ -23,12 +24,13 @@ const DefaultOutputRetries = 2
 // answer of a run must satisfy (--output-schema).
 type OutputSchema struct {
 	raw      json.RawMessage // compact
-	resolved *jsonschema.Resolved
+	resolved *schemaguard.Schema
 }
 
 // NewOutputSchema reads a schema document; an error says what is wrong
 // with it. References outside the document are refused: a run never
-// fetches anything to check its answer.
+// fetches anything to check its answer; so are unknown type names and a
+// $ref cycle that reads none of the answer (schemaguard).
 func NewOutputSchema(doc []byte) (*OutputSchema, error) {
 	var s jsonschema.Schema
 	dec := json.NewDecoder(bytes.NewReader(doc))
@@ -43,7 +45,7 @@ func NewOutputSchema(doc []byte) (*OutputSchema, error) {
 	default:
 		return nil, fmt.Errorf("$schema %q: use draft 2020-12 (https://json-schema.org/draft/2020-12/schema) or draft-07", s.Schema)
 	}
-	resolved, err := s.Resolve(nil)
+	resolved, err := schemaguard.Compile(doc, &s)
 	if err != nil {
 		return nil, err
 	}

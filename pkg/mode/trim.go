@@ -3,6 +3,7 @@ package mode
 import (
 	"fmt"
 
+	"gopi/pkg/ai"
 	"gopi/pkg/loop"
 )
 
@@ -29,4 +30,24 @@ func trimText(t *loop.TrimInfo) string {
 	}
 	return fmt.Sprintf("the conversation does not fit the model's %d-token window; left out the oldest %s (%d %s) %s",
 		t.ContextWindow, turns, t.Messages, messages, why)
+}
+
+// compactionLine says a compaction summarised the conversation: how many
+// tokens it replaced, about how many are left, and what the summary cost
+// (the run's usage counts it too); "" for one that failed or was
+// cancelled, which the trimmed-context line or the run's end reports.
+func compactionLine(c *loop.CompactionInfo) string {
+	if c == nil || c.Summary == "" || c.ErrorMessage != "" || c.Aborted {
+		return ""
+	}
+	var spent ai.Usage
+	if c.Usage != nil {
+		spent = *c.Usage
+	}
+	why := "it passed the compaction threshold"
+	if c.Reason == "overflow" {
+		why = "the model said it was too long"
+	}
+	return fmt.Sprintf("gopi: compacted the conversation (%s): %d tokens summarised, about %d left; the summary took %d tokens, $%.4f",
+		why, c.TokensBefore, c.EstimatedTokensAfter, spent.Input+spent.Output+spent.CacheRead+spent.CacheWrite, spent.Cost.Total)
 }

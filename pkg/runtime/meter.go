@@ -27,9 +27,10 @@ func AddUsage(list []ModelUsage, provider, model string, u ai.Usage) []ModelUsag
 	return append(list, ModelUsage{Provider: provider, Model: model, Usage: ai.Usage{}.Add(u)})
 }
 
-// meter counts what the summary requests of compactions spend, which a
-// run's budget (Config.Limits) and its Result include beside the run's
-// own answers.
+// meter counts what a run spends beside its transcript's answers: the
+// summary requests of compactions and the attempts that failed and were
+// sent again (count), which a run's budget (Config.Limits) and its Result
+// include beside the run's own answers.
 type meter struct {
 	inner ai.Model
 	retry func(ai.Event) // retry_start and retry_end, when set
@@ -40,21 +41,32 @@ type meter struct {
 
 func (m *meter) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Event] {
 	return func(yield func(ai.Event) bool) {
+		var attempt ai.Message // the attempt's start: its provider and model
 		for e := range m.inner.Stream(ctx, req) {
 			if m.retry != nil && (e.Type == ai.EventRetryStart || e.Type == ai.EventRetryEnd) {
 				m.retry(e)
 			}
-			if e.Terminal() && e.Message != nil {
-				m.mu.Lock()
-				m.spent = m.spent.Add(e.Message.Usage)
-				m.by = AddUsage(m.by, e.Message.Provider, e.Message.Model, e.Message.Usage)
-				m.mu.Unlock()
+			switch {
+			case e.Type == ai.EventStart && e.Message != nil:
+				attempt = *e.Message
+			case e.Type == ai.EventRetryStart && e.Retry != nil && e.Retry.Usage != (ai.Usage{}):
+				m.count(attempt.Provider, attempt.Model, e.Retry.Usage)
+			case e.Terminal() && e.Message != nil:
+				m.count(e.Message.Provider, e.Message.Model, e.Message.Usage)
 			}
 			if !yield(e) {
 				return
 			}
 		}
 	}
+}
+
+// count adds what provider/model spent.
+func (m *meter) count(provider, model string, u ai.Usage) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.spent = m.spent.Add(u)
+	m.by = AddUsage(m.by, provider, model, u)
 }
 
 // reset starts counting again from nothing (a new run).

@@ -119,6 +119,11 @@ func (p *projector) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Eve
 			return
 		}
 		for retried := false; ; retried = true {
+			if be := r.budgetSpent(req.Messages); be != nil {
+				// a compaction spent what was left: the request is not sent
+				yield(ai.Event{Type: ai.EventError, Err: be})
+				return
+			}
 			out := *req
 			out.Messages = c.Messages
 			overflow, cont := p.forward(ctx, &out, !retried && !r.cfg.Compaction.Disabled, yield)
@@ -137,6 +142,25 @@ func (p *projector) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Eve
 			p.settle(c, loop.TrimAfterCompaction, "")
 		}
 	}
+}
+
+// budgetSpent checks the run's budget before a request, as the loop
+// checks it after each answer: the run's answers in the transcript, and
+// what its compactions and retried attempts spent since.
+func (r *Runtime) budgetSpent(transcript []ai.Message) *loop.BudgetError {
+	if r.limits.Tokens == 0 && r.limits.USD == 0 {
+		return nil
+	}
+	r.mu.Lock()
+	from := min(r.runFrom, len(transcript))
+	r.mu.Unlock()
+	var spent ai.Usage
+	for _, m := range transcript[from:] {
+		if m.Role == ai.RoleAssistant {
+			spent = spent.Add(m.Usage)
+		}
+	}
+	return r.limits.Check(spent)
 }
 
 // forward streams one request. With catchOverflow, a context-overflow
@@ -169,7 +193,8 @@ func (p *projector) forward(ctx context.Context, req *ai.Request, catchOverflow 
 }
 
 // recordFailedAttempt writes what pi 1.6 writes for an attempt that is
-// sent again: the failed answer (an error message with no content) and a
+// sent again: the failed answer (an error message with no content, with
+// the usage the stream reported, which the run's usage and budget count) and a
 // context_edit that leaves it out of every context, then reports the
 // edit (entry_appended, with the failed message) before the retry's own
 // event. The transcript does not hold the failed answer; the path does,
@@ -181,7 +206,10 @@ func (r *Runtime) recordFailedAttempt(req *ai.Request, started *ai.Message, retr
 		failed.API, failed.Provider, failed.Model, failed.Timestamp = started.API, started.Provider, started.Model, started.Timestamp
 	}
 	if retry != nil {
-		failed.ErrorMessage = retry.ErrorMessage
+		failed.ErrorMessage, failed.Usage = retry.ErrorMessage, retry.Usage
+		if retry.Usage != (ai.Usage{}) {
+			r.compactions.count(failed.Provider, failed.Model, retry.Usage) // paid for, though not in the transcript
+		}
 	}
 	if elapsed != nil {
 		pijson.AddExtra(&failed.Extra, "durationMs", strconv.AppendInt(nil, elapsed().Milliseconds(), 10))

@@ -53,6 +53,9 @@ func (r *Runtime) Prompt(ctx context.Context, msgs ...ai.Message) (Result, error
 		return Result{Leaf: r.Leaf()}, err
 	}
 	r.compactions.reset() // a run's budget counts the compactions of that run
+	r.mu.Lock()
+	r.runFrom = r.persisted
+	r.mu.Unlock()
 	res, err := r.agent.Prompt(ctx, msgs...)
 	out := Result{Result: res, Leaf: r.Leaf()}
 	out.Usage, out.ByModel = spentBy(res, r.compactions.byModel())

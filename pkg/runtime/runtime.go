@@ -115,6 +115,9 @@ type Runtime struct {
 	// compactions is deps.Model as compaction uses it, counting what its
 	// summaries spend for the run's budget.
 	compactions *meter
+	// limits are the run's budget as the loop checks it (Extra counts
+	// the compactions); the projector checks them before each request.
+	limits loop.Limits
 	// notifyMu makes the reports of a split turn's two summary requests,
 	// which run at once while the run waits, one at a time.
 	notifyMu sync.Mutex
@@ -123,6 +126,7 @@ type Runtime struct {
 	path      []session.Entry
 	leaf      string
 	persisted int // message entries on path = the persisted transcript prefix
+	runFrom   int // the transcript's length when the current run started
 	warnings  []session.Warning
 	poison    error
 	tail      chan struct{} // closed when the last accepted operation ends
@@ -176,6 +180,7 @@ func New(cfg Config, deps Deps) (*Runtime, error) {
 	}
 	limits := cfg.Limits
 	limits.Extra = r.compactions.total
+	r.limits = limits
 	proj := &projector{r: r, inner: deps.Model}
 	r.agent = agent.New(agent.Options{
 		Model: proj, BeforeStart: proj.beforeStart, SystemPrompt: r.systemPrompt(), Tools: exec,

@@ -3,9 +3,11 @@ package sandbox
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -37,7 +39,8 @@ var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/
 // the mount namespace it was started in), restricts itself with Landlock,
 // says whether that worked on the socket, and then starts the commands it
 // is sent (serve), which inherit the restriction. It returns when the
-// socket's other end is closed (0) or the policy could not be applied.
+// socket's other end is closed (0: gopi stopped it or died; every process
+// the commands left is killed first) or the policy could not be applied.
 func RunHelper(args, environ []string, stderr io.Writer) int {
 	if len(args) != 1 {
 		fmt.Fprintln(stderr, "gopi: sandbox helper: usage: gopi __sandbox POLICY (started by gopi, with its socket as fd 3)")
@@ -59,10 +62,21 @@ func RunHelper(args, environ []string, stderr io.Writer) int {
 		_, _ = ctl.Write([]byte(err.Error()))
 		return 126
 	}
+	if err := confine(); err != nil {
+		_, _ = ctl.Write([]byte(err.Error()))
+		return 126
+	}
+	// Every process a command starts and leaves behind comes to the
+	// helper, which ends them all when gopi goes (endChildren).
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		_, _ = ctl.Write([]byte("the sandbox helper could not become its commands' subreaper: " + err.Error()))
+		return 126
+	}
 	if _, err := ctl.Write([]byte(readyMsg)); err != nil {
 		return 1
 	}
 	serve(ctl)
+	endChildren()
 	return 0
 }
 
@@ -86,7 +100,18 @@ func onlyStdio() {
 	}
 }
 
+// noMountPrefix starts the helper's answer when it could not mount at
+// all in its namespace: the kernel refused it what a namespace gives
+// (AppArmor's restrict_unprivileged_userns, for one). Any later failure
+// is the sandbox's and fails it.
+const noMountPrefix = "no mounts: "
+
 func apply(p Policy) error {
+	if p.ReadOnlyOutside {
+		if err := readOnlyOutside(p.writablePaths()); err != nil {
+			return err
+		}
+	}
 	for _, path := range p.ReadOnlyPaths {
 		if err := mountReadOnly(path); err != nil {
 			return fmt.Errorf("making %s read-only: %w", path, err)
@@ -118,6 +143,78 @@ func apply(p Policy) error {
 	return cfg.Restrict(rules...)
 }
 
+// readOnlyOutside makes every mount of the helper's namespace read-only
+// but the writable folders rw (bound onto themselves first, so they stay
+// writable mounts of their own): Landlock does not cover a file's mode,
+// owner, times or extended attributes, a read-only mount refuses them all
+// (EROFS), whatever the command's user owns. Mount points a path does not
+// reach (hidden under another mount, or in a folder this user cannot
+// enter) are left: no command reaches them either.
+func readOnlyOutside(rw []string) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("%sprivate mounts: %w", noMountPrefix, err)
+	}
+	for _, w := range rw {
+		if err := unix.Mount(w, w, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("keeping %s writable: %w", w, err)
+		}
+	}
+	points, err := mountPoints()
+	if err != nil {
+		return fmt.Errorf("reading the mounts: %w", err)
+	}
+	for _, m := range points {
+		if slices.ContainsFunc(rw, func(w string) bool { return within(m, w) }) {
+			continue
+		}
+		err := remountReadOnly(m)
+		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ESTALE) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("making the mount %s read-only: %w", m, err)
+		}
+	}
+	return nil
+}
+
+// mountPoints are the mount points of the helper's namespace, from
+// /proc/self/mountinfo (its fifth field, octal escapes undone), each once.
+func mountPoints() ([]string, error) {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 5 {
+			continue
+		}
+		if m := unescapeMount(f[4]); !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// unescapeMount undoes mountinfo's \ooo escapes (space, tab, newline,
+// backslash).
+func unescapeMount(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
 // mountReadOnly bind-mounts path onto itself read-only, keeping the
 // flags of the mount it is on (a user namespace may not clear them).
 func mountReadOnly(path string) error {
@@ -127,6 +224,12 @@ func mountReadOnly(path string) error {
 	if err := unix.Mount(path, path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 		return err
 	}
+	return remountReadOnly(path)
+}
+
+// remountReadOnly makes the mount at path read-only, keeping its other
+// flags (a user namespace may not clear them).
+func remountReadOnly(path string) error {
 	var st unix.Statfs_t
 	if err := unix.Statfs(path, &st); err != nil {
 		return err

@@ -42,7 +42,9 @@ func TestTruncateHeadEdges(t *testing.T) {
 		{"bytes over", "ab\ncd", 10, 4, Truncation{Content: "ab", Truncated: true, TruncatedBy: "bytes", TotalLines: 2, TotalBytes: 5, OutputLines: 1, OutputBytes: 2}},
 		{"next line fits exactly", "ab\ncd\ne", 10, 5, Truncation{Content: "ab\ncd", Truncated: true, TruncatedBy: "bytes", TotalLines: 3, TotalBytes: 7, OutputLines: 2, OutputBytes: 5}},
 		{"first line at the byte limit", "abcd\ne", 10, 4, Truncation{Content: "abcd", Truncated: true, TruncatedBy: "bytes", TotalLines: 2, TotalBytes: 6, OutputLines: 1, OutputBytes: 4}},
-		{"first line over the byte limit", "abcde\ne", 10, 4, Truncation{Truncated: true, TruncatedBy: "bytes", TotalLines: 2, TotalBytes: 7, FirstLineExceedsLimit: true}},
+		// a first line over the limit keeps its head (it was cut to nothing)
+		{"first line over the byte limit", "abcde\ne", 10, 4, Truncation{Content: "abcd", Truncated: true, TruncatedBy: "bytes", TotalLines: 2, TotalBytes: 7, OutputLines: 1, OutputBytes: 4, FirstLineExceedsLimit: true}},
+		{"first line over the limit, cut on a rune", "aé\ne", 10, 2, Truncation{Content: "a", Truncated: true, TruncatedBy: "bytes", TotalLines: 2, TotalBytes: 5, OutputLines: 1, OutputBytes: 1, FirstLineExceedsLimit: true}},
 		{"both limits at once", "a\nb\nc", 2, 3, Truncation{Content: "a\nb", Truncated: true, TruncatedBy: "lines", TotalLines: 3, TotalBytes: 5, OutputLines: 2, OutputBytes: 3}},
 	}
 	for _, tc := range tests {
@@ -71,6 +73,11 @@ func TestTruncateTailEdges(t *testing.T) {
 		{"last line at the byte limit", "e\nabcd", 10, 4, Truncation{Content: "abcd", Truncated: true, TruncatedBy: "bytes", TotalLines: 2, TotalBytes: 6, OutputLines: 1, OutputBytes: 4}},
 		{"last line over the byte limit", "e\nabcde", 10, 4, Truncation{Content: "bcde", Truncated: true, TruncatedBy: "bytes", TotalLines: 2, TotalBytes: 7, OutputLines: 1, OutputBytes: 4, LastLinePartial: true}},
 		{"both limits at once", "a\nb\nc", 2, 3, Truncation{Content: "b\nc", Truncated: true, TruncatedBy: "lines", TotalLines: 3, TotalBytes: 5, OutputLines: 2, OutputBytes: 3}},
+		// a long line ending in a newline reached the model as "(no
+		// output)": the kept lines were only the empty one after it
+		{"long line then a newline", "e\nabcdef\n", 10, 4, Truncation{Content: "def\n", Truncated: true, TruncatedBy: "bytes", TotalLines: 3, TotalBytes: 9, OutputLines: 2, OutputBytes: 4, LastLinePartial: true}},
+		{"long line then blank lines", "abcdef\n\n", 10, 4, Truncation{Content: "ef\n\n", Truncated: true, TruncatedBy: "bytes", TotalLines: 3, TotalBytes: 8, OutputLines: 3, OutputBytes: 4, LastLinePartial: true}},
+		{"blank lines alone fill the limit", "abcdef\n\n\n\n\n", 10, 4, Truncation{Content: "\n\n\n\n", Truncated: true, TruncatedBy: "bytes", TotalLines: 6, TotalBytes: 11, OutputLines: 5, OutputBytes: 4}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package tools
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Change is what happened to a file during a run.
@@ -24,10 +26,21 @@ const (
 )
 
 // FileChange is one file a run's tools changed; Path is relative to the
-// working directory when the file is inside it.
+// working directory when the file is inside it. A path that is not UTF-8
+// (a name JSON cannot carry as it is) has its bad bytes shown as U+FFFD
+// in Path, and its exact bytes in PathBase64.
 type FileChange struct {
-	Path   string `json:"path"`
-	Change Change `json:"change"`
+	Path       string `json:"path"`
+	PathBase64 string `json:"pathBase64,omitempty"`
+	Change     Change `json:"change"`
+}
+
+// listed is the entry for path p.
+func listed(p string, ch Change) FileChange {
+	if utf8.ValidString(p) {
+		return FileChange{Path: p, Change: ch}
+	}
+	return FileChange{Path: strings.ToValidUTF8(p, "\uFFFD"), PathBase64: base64.StdEncoding.EncodeToString([]byte(p)), Change: ch}
 }
 
 // Changes records the files a run's tools changed: write and edit say so
@@ -94,7 +107,7 @@ func (c *Changes) List(cwd string) []FileChange {
 		case first == Deleted && last != Deleted:
 			ch = Modified
 		}
-		out = append(out, FileChange{Path: shownPath(cwd, p), Change: ch})
+		out = append(out, listed(shownPath(cwd, p), ch))
 	}
 	return out
 }

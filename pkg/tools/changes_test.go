@@ -42,7 +42,7 @@ func TestChangesFromWriteAndEdit(t *testing.T) {
 		runTool(t, env, NewEdit(), map[string]any{"path": "old.txt", "oldText": "nothing", "newText": "y"}) // fails: no change
 		runTool(t, env, NewWrite(), map[string]any{"path": "sub/dir/deep.txt", "content": "d"})
 	})
-	wantChanges(t, got, FileChange{"new.txt", Created}, FileChange{"old.txt", Modified}, FileChange{"sub/dir/deep.txt", Created})
+	wantChanges(t, got, FileChange{Path: "new.txt", Change: Created}, FileChange{Path: "old.txt", Change: Modified}, FileChange{Path: "sub/dir/deep.txt", Change: Created})
 }
 
 // Without git, bash's changes are seen by comparing sizes and times.
@@ -60,7 +60,7 @@ func TestChangesFromBashWithoutGit(t *testing.T) {
 			t.Fatal(text(res))
 		}
 	})
-	wantChanges(t, got, FileChange{"d/made.txt", Created}, FileChange{"edit.txt", Modified}, FileChange{"gone.txt", Deleted})
+	wantChanges(t, got, FileChange{Path: "d/made.txt", Change: Created}, FileChange{Path: "edit.txt", Change: Modified}, FileChange{Path: "gone.txt", Change: Deleted})
 	if env.Changes.Inexact() {
 		t.Error("a small tree was not compared whole")
 	}
@@ -88,8 +88,8 @@ func TestChangesFromBashInGit(t *testing.T) {
 			t.Fatal(text(res))
 		}
 	})
-	wantChanges(t, got, FileChange{"a.txt", Modified}, FileChange{"b.txt", Deleted}, FileChange{"back.txt", Modified},
-		FileChange{"dirty.txt", Modified}, FileChange{"new.txt", Created}, FileChange{"untracked.txt", Deleted})
+	wantChanges(t, got, FileChange{Path: "a.txt", Change: Modified}, FileChange{Path: "b.txt", Change: Deleted}, FileChange{Path: "back.txt", Change: Modified},
+		FileChange{Path: "dirty.txt", Change: Modified}, FileChange{Path: "new.txt", Change: Created}, FileChange{Path: "untracked.txt", Change: Deleted})
 	if env.Changes.Inexact() {
 		t.Error("git's view was taken as incomplete")
 	}
@@ -144,7 +144,7 @@ func TestChangesOverARun(t *testing.T) {
 		bash("touch -d 2001-01-01T00:00:00Z touched.txt")
 		runTool(t, env, NewWrite(), map[string]any{"path": outside, "content": "o\n"})
 	})
-	wantChanges(t, got, FileChange{"again.txt", Modified}, FileChange{"touched.txt", Modified}, FileChange{filepath.ToSlash(outside), Created})
+	wantChanges(t, got, FileChange{Path: "again.txt", Change: Modified}, FileChange{Path: "touched.txt", Change: Modified}, FileChange{Path: filepath.ToSlash(outside), Change: Created})
 
 	var none *Changes
 	none.record("x", Created)
@@ -176,5 +176,5 @@ func TestChangesFromBashInGitIndex(t *testing.T) {
 			t.Fatal(text(res))
 		}
 	})
-	wantChanges(t, got, FileChange{"b.txt", Deleted}, FileChange{"new.txt", Created})
+	wantChanges(t, got, FileChange{Path: "b.txt", Change: Deleted}, FileChange{Path: "new.txt", Change: Created})
 }

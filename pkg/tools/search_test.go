@@ -184,7 +184,7 @@ func TestTruncate(t *testing.T) {
 		{"head fits", true, "a\nb", 5, 10, "a\nb", ""},
 		{"head lines", true, "a\nb\nc", 2, 100, "a\nb", "lines"},
 		{"head bytes", true, "aaa\nbbb\nccc", 10, 7, "aaa\nbbb", "bytes"},
-		{"head first too long", true, "aaaaaaaa\nb", 10, 5, "", "bytes"},
+		{"head first too long", true, "aaaaaaaa\nb", 10, 5, "aaaaa", "bytes"},
 		{"tail lines", false, "a\nb\nc", 2, 100, "b\nc", "lines"},
 		{"tail bytes", false, "aaa\nbbb\nccc", 10, 7, "bbb\nccc", "bytes"},
 		{"tail partial rune", false, "ééé", 10, 3, "é", "bytes"},

@@ -119,9 +119,12 @@ func (s *outputSink) notice(tr Truncation) string {
 	}
 	end := tr.TotalLines
 	switch {
-	case tr.LastLinePartial:
+	case tr.LastLinePartial && tr.OutputLines == 1:
 		return fmt.Sprintf("[Showing last %s of line %d (line is %s). %s]",
 			formatSize(tr.OutputBytes), end, formatSize(s.lastLine), full)
+	case tr.LastLinePartial:
+		return fmt.Sprintf("[Showing the last %s of the output: the end of line %d, longer than the %s limit. %s]",
+			formatSize(tr.OutputBytes), end-tr.OutputLines+1, formatSize(DefaultMaxBytes), full)
 	case tr.TruncatedBy == "lines":
 		return fmt.Sprintf("[Showing lines %d-%d of %d. %s]", end-tr.OutputLines+1, end, end, full)
 	}

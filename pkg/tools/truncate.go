@@ -45,8 +45,9 @@ func formatSize(n int) string {
 }
 
 // truncateHead keeps the first whole lines of s within maxLines and
-// maxBytes. A first line longer than maxBytes yields empty content with
-// FirstLineExceedsLimit set.
+// maxBytes. A first line longer than maxBytes is kept cut to its first
+// maxBytes (on a rune boundary), with FirstLineExceedsLimit set: a result
+// is never empty because its one line is long.
 func truncateHead(s string, maxLines, maxBytes int) Truncation {
 	lines := strings.Split(s, "\n")
 	t := Truncation{TotalLines: len(lines), TotalBytes: len(s), MaxLines: maxLines, MaxBytes: maxBytes}
@@ -58,6 +59,8 @@ func truncateHead(s string, maxLines, maxBytes int) Truncation {
 	t.TruncatedBy = "bytes"
 	if len(lines[0]) > maxBytes {
 		t.FirstLineExceedsLimit = true
+		t.Content = headBytes(lines[0], maxBytes)
+		t.OutputLines, t.OutputBytes = 1, len(t.Content)
 		return t
 	}
 	n, size := 0, 0
@@ -81,8 +84,11 @@ func truncateHead(s string, maxLines, maxBytes int) Truncation {
 }
 
 // truncateTail keeps the last whole lines of s within maxLines and
-// maxBytes; when the last line alone is too long its end is kept and
-// LastLinePartial is set.
+// maxBytes. When the lines that fit hold nothing but line ends (the last
+// line alone is too long, or a too long line ends in a newline), the end
+// of that long line is kept too, within maxBytes, and LastLinePartial is
+// set: a result is never empty because its one line is long.
+// (LastLinePartial then means the first line shown is a part.)
 func truncateTail(s string, maxLines, maxBytes int) Truncation {
 	lines := strings.Split(s, "\n")
 	t := Truncation{TotalLines: len(lines), TotalBytes: len(s), MaxLines: maxLines, MaxBytes: maxBytes}
@@ -105,13 +111,18 @@ func truncateTail(s string, maxLines, maxBytes int) Truncation {
 		size += add
 		first--
 	}
-	if first == len(lines) {
-		t.Content = tailBytes(lines[len(lines)-1], maxBytes)
-		t.LastLinePartial = true
-		t.OutputLines, t.OutputBytes = 1, len(t.Content)
+	kept := strings.Join(lines[first:], "\n")
+	if t.TruncatedBy == "bytes" && first > 0 && strings.Trim(kept, "\n") == "" {
+		cut := lines[first-1]
+		if first < len(lines) {
+			cut += "\n"
+		}
+		t.Content = tailBytes(cut+kept, maxBytes)
+		t.LastLinePartial = len(t.Content) > len(kept)+1 || first == len(lines) && t.Content != ""
+		t.OutputLines, t.OutputBytes = strings.Count(t.Content, "\n")+1, len(t.Content)
 		return t
 	}
-	t.Content = strings.Join(lines[first:], "\n")
+	t.Content = kept
 	t.OutputLines, t.OutputBytes = len(lines)-first, len(t.Content)
 	return t
 }
@@ -127,6 +138,19 @@ func tailBytes(s string, max int) string {
 		start++
 	}
 	return s[start:]
+}
+
+// headBytes returns at most max bytes from the start of s, ending on a
+// rune boundary.
+func headBytes(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	end := max
+	for end > 0 && !utf8.RuneStart(s[end]) {
+		end--
+	}
+	return s[:end]
 }
 
 // truncateLine cuts one line to maxChars characters, as pi's grep does.

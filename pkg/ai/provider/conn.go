@@ -66,7 +66,8 @@ func (c *Conn) Close() {
 // Err classifies a failure of this exchange: the caller's cancellation is
 // returned as the context's error, a stall as a retryable timeout (a stuck
 // connection is not a stuck provider), anything else as a retryable
-// network failure.
+// network failure (one that could not connect says so in plain words:
+// UnreachableError).
 func (c *Conn) Err(err error) error {
 	if err == nil {
 		return nil
@@ -85,6 +86,9 @@ func (c *Conn) Err(err error) error {
 	}
 	if cerr := c.parentErr(); cerr != nil {
 		return cerr
+	}
+	if ue := unreachable(err); ue != nil {
+		return &ai.ProviderError{Class: ai.ClassNetwork, Retryable: true, Message: ue.Error(), Err: ue}
 	}
 	return &ai.ProviderError{Class: ai.ClassNetwork, Retryable: true, Message: err.Error(), Err: err}
 }

@@ -46,7 +46,8 @@ func (r Runner) Stream(ctx context.Context, attempt Attempt) iter.Seq[ai.Event] 
 
 func (r Runner) run(ctx context.Context, attempt Attempt, y func(ai.Event) bool, stopped *bool) {
 	p := r.Policy.WithDefaults()
-	var began time.Time // the first attempt's start: the retry budget runs from it
+	var began time.Time    // the first attempt's start: the retry budget runs from it
+	limit := p.MaxAttempts // the attempts the last failure allows (attempts)
 	for n := 1; ; n++ {
 		at := r.now()
 		if n == 1 {
@@ -61,7 +62,7 @@ func (r Runner) run(ctx context.Context, attempt Attempt, y func(ai.Event) bool,
 			return
 		}
 		if err == nil {
-			if n > 1 && !y(retryEnd(n, p, true, "")) {
+			if n > 1 && !y(retryEnd(n, limit, true, "")) {
 				return
 			}
 			b.Done(reason)
@@ -69,20 +70,21 @@ func (r Runner) run(ctx context.Context, attempt Attempt, y func(ai.Event) bool,
 		}
 		err = r.settle(ctx, err)
 		delay, retry := next(p, n, r.now().Sub(began), err)
+		limit = attempts(p, err)
 		if !retry {
-			if n > 1 && !y(retryEnd(n, p, false, err.Error())) {
+			if n > 1 && !y(retryEnd(n, limit, false, err.Error())) {
 				return
 			}
 			b.Fail(ctx, err)
 			return
 		}
-		info := &ai.RetryInfo{Attempt: n, MaxAttempts: p.MaxAttempts, Delay: delay, ErrorMessage: err.Error()}
+		info := &ai.RetryInfo{Attempt: n, MaxAttempts: limit, Delay: delay, ErrorMessage: err.Error(), Usage: b.Usage()}
 		if !y(ai.Event{Type: ai.EventRetryStart, Retry: info}) {
 			return
 		}
 		if serr := r.sleep(ctx, delay); serr != nil {
 			cerr := r.settle(ctx, serr)
-			if !y(retryEnd(n, p, false, cerr.Error())) {
+			if !y(retryEnd(n, limit, false, cerr.Error())) {
 				return
 			}
 			fb := ai.NewBuilder(r.Info, r.now().UnixMilli(), y)
@@ -94,9 +96,24 @@ func (r Runner) run(ctx context.Context, attempt Attempt, y func(ai.Event) bool,
 	}
 }
 
-func retryEnd(n int, p Policy, ok bool, msg string) ai.Event {
+// attempts is how many attempts a request failing with err gets: the
+// policy's, and no more than UnreachableAttempts when the server could
+// not be reached.
+func attempts(p Policy, err error) int {
+	if isUnreachable(err) {
+		return min(p.MaxAttempts, UnreachableAttempts)
+	}
+	return p.MaxAttempts
+}
+
+func isUnreachable(err error) bool {
+	var ue *UnreachableError
+	return errors.As(err, &ue)
+}
+
+func retryEnd(n, limit int, ok bool, msg string) ai.Event {
 	return ai.Event{Type: ai.EventRetryEnd, Retry: &ai.RetryInfo{
-		Attempt: n, MaxAttempts: p.MaxAttempts, Success: ok, ErrorMessage: msg,
+		Attempt: n, MaxAttempts: limit, Success: ok, ErrorMessage: msg,
 	}}
 }
 
@@ -109,7 +126,7 @@ func next(p Policy, n int, elapsed time.Duration, err error) (time.Duration, boo
 	if !errors.As(err, &pe) || !pe.Retryable {
 		return 0, false
 	}
-	if n >= p.MaxAttempts {
+	if n >= attempts(p, err) {
 		if n > 1 {
 			pe.Message += fmt.Sprintf(" (gave up after %d attempts)", n)
 		}
@@ -123,6 +140,9 @@ func next(p Policy, n int, elapsed time.Duration, err error) (time.Duration, boo
 	delay := p.Backoff(n)
 	if pe.RetryAfter > 0 || pe.RetryNow {
 		delay = pe.RetryAfter
+	}
+	if isUnreachable(err) {
+		delay = min(delay, UnreachableDelay)
 	}
 	if elapsed+delay > p.MaxTotal {
 		pe.Message += fmt.Sprintf(" (gave up after %d attempts in %s: a retry in %s would pass the %s limit)",

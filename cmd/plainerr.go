@@ -1,0 +1,245 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// The messages of this file say in the user's words what Go's and the
+// libraries' errors say in theirs ("strconv.ParseInt: parsing", "stat
+// x: no such file or directory", "json: unknown field", cobra's "accepts
+// 1 arg(s)"): each names the input and what to give instead.
+
+// flagUsageErr is a flag the parser refused (pflag's error), as a usage
+// error naming the flag and what it takes.
+func flagUsageErr(c *cobra.Command, err error) error {
+	help := fmt.Sprintf("see %s --help", c.CommandPath())
+	var bad *pflag.InvalidValueError
+	if errors.As(err, &bad) {
+		f := bad.GetFlag()
+		return usageErr("--%s %q: %s (%s)", f.Name, bad.GetValue(), flagWants(f, bad.GetValue(), errors.Unwrap(bad)), help)
+	}
+	var none *pflag.ValueRequiredError
+	if errors.As(err, &none) {
+		return usageErr("--%s needs a value, as in --%s %s (%s)", none.GetFlag().Name, none.GetFlag().Name, flagExample(none.GetFlag()), help)
+	}
+	return usageErr("%v (%s)", err, help)
+}
+
+// flagWants says what a flag of f's type takes, given the value refused.
+func flagWants(f *pflag.Flag, value string, cause error) string {
+	switch t := f.Value.Type(); {
+	case strings.HasPrefix(t, "int") || strings.HasPrefix(t, "uint"):
+		return "give a whole number, such as " + flagExample(f)
+	case strings.HasPrefix(t, "float"):
+		return "give a number, such as " + flagExample(f)
+	case t == "bool":
+		return fmt.Sprintf("give true or false (or --%s alone for true)", f.Name)
+	case t == "duration":
+		if _, err := time.ParseDuration(value + "s"); err == nil {
+			return fmt.Sprintf("a duration needs its unit: give %ss (or m, h, ms), such as 90s or 10m", value)
+		}
+		return "give a duration with its unit, such as 90s or 10m"
+	}
+	if cause != nil {
+		return cause.Error() // a value of gopi's own, whose message is its own
+	}
+	return "not a value this flag takes"
+}
+
+// flagExample is a value f takes: its default when it has one.
+func flagExample(f *pflag.Flag) string {
+	switch t := f.Value.Type(); {
+	case t == "duration":
+		return "90s"
+	case strings.HasPrefix(t, "int") || strings.HasPrefix(t, "uint"):
+		if f.DefValue != "" && f.DefValue != "0" {
+			return f.DefValue
+		}
+		return "10"
+	case strings.HasPrefix(t, "float"):
+		return "0.50"
+	}
+	return "VALUE"
+}
+
+var cobraArgCount = regexp.MustCompile(`^accepts (\d+) arg\(s\), received (\d+)$`)
+
+// argsUsageErr is an argument count cobra's Args validator refused, as a
+// usage error naming the command and the arguments it takes.
+func argsUsageErr(c *cobra.Command, args []string, err error) error {
+	_, want, _ := strings.Cut(c.Use, " ")
+	want = strings.TrimSpace(want)
+	if m := cobraArgCount.FindStringSubmatch(err.Error()); m != nil && want != "" {
+		if len(args) == 0 {
+			return usageErr("%s needs its argument: %s %s (see %s --help)", c.CommandPath(), c.CommandPath(), want, c.CommandPath())
+		}
+		return usageErr("%s takes %s argument(s), %s, not %s (%s): quote a value holding spaces (see %s --help)",
+			c.CommandPath(), m[1], want, m[2], strings.Join(quoteAll(args), " "), c.CommandPath())
+	}
+	return usageErr("%v (see %s --help)", err, c.CommandPath())
+}
+
+func quoteAll(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = fmt.Sprintf("%q", a)
+	}
+	return out
+}
+
+// fileProblem says what is wrong with a path an input names, without the
+// system call: "no such file or folder", "not readable (permission
+// denied)".
+func fileProblem(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "no such file or folder"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied"
+	case errors.Is(err, syscall.ENOTDIR):
+		return "a part of the path is a file, not a folder"
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// jsonProblem says what is wrong with a JSON document in the user's
+// words, with the line and column of a syntax error in data.
+func jsonProblem(data []byte, err error) string {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		line, col := lineCol(data, syn.Offset)
+		what := strings.TrimPrefix(syn.Error(), "invalid character ")
+		switch {
+		case strings.Contains(what, "looking for beginning of object key string"):
+			what = "a key must be a quoted string (\"key\": value) and no comma may end an object"
+		case strings.Contains(what, "after object key:value pair"), strings.Contains(what, "after array element"):
+			what = "a comma or closing bracket is missing before this point"
+		case strings.HasPrefix(syn.Error(), "unexpected end"):
+			what = "the file ends before the JSON does (a closing bracket missing?)"
+		default:
+			what = "unexpected " + strings.TrimPrefix(what, "unexpected ")
+		}
+		return fmt.Sprintf("not valid JSON at line %d, column %d: %s", line, col, what)
+	}
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		field := jsonPath(typ.Field)
+		if field == "" {
+			return fmt.Sprintf("a value is %s: give %s", jsonKind(typ.Value), goKindWords(typ.Type))
+		}
+		return fmt.Sprintf("%q is %s: give %s", field, jsonKind(typ.Value), goKindWords(typ.Type))
+	}
+	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return "unknown field " + f
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// jsonPath is an UnmarshalTypeError's field path without the names of
+// Go types it passed through (they begin with a capital; settings keys,
+// as gopi reads them, do not).
+func jsonPath(field string) string {
+	parts := strings.Split(field, ".")
+	kept := parts[:0]
+	for _, p := range parts {
+		if p != "" && !(p[0] >= 'A' && p[0] <= 'Z') {
+			kept = append(kept, p)
+		}
+	}
+	return strings.Join(kept, ".")
+}
+
+// lineCol is the line and column (from 1) of byte offset off in data;
+// json.SyntaxError's Offset is just past the byte refused.
+func lineCol(data []byte, off int64) (int, int) {
+	off = max(0, min(off-1, int64(len(data))))
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := len([]rune(string(before[bytes.LastIndexByte(before, '\n')+1:]))) + 1
+	return line, col
+}
+
+func jsonKind(v string) string {
+	switch v {
+	case "string":
+		return "a string"
+	case "number", "number int", "number float":
+		return "a number"
+	case "bool":
+		return "true or false"
+	case "array":
+		return "a list"
+	case "object":
+		return "an object"
+	}
+	if strings.HasPrefix(v, "number") {
+		return "a number (" + strings.TrimPrefix(v, "number ") + ")"
+	}
+	return v
+}
+
+func goKindWords(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	}
+	return "an object"
+}
+
+// cause is an error that reads as its words alone while errors.Is still
+// finds what it wraps (context.Canceled: exit 130), so "context
+// canceled" never reaches the user.
+type cause struct {
+	msg string
+	err error
+}
+
+func (c *cause) Error() string { return c.msg }
+func (c *cause) Unwrap() error { return c.err }
+
+// checkSessionDir refuses a --session-dir (sessionDir) that names a file:
+// it was found only when the first entry was written ("mkdir ...: not a
+// directory", exit 5).
+func checkSessionDir(c *settings, dir, cwd string) error {
+	if dir == "" {
+		return nil
+	}
+	path := dir
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(cwd, path)
+	}
+	if st, err := os.Stat(path); err == nil && !st.IsDir() {
+		return usageErr("%s %s is a file, not a folder: give a folder for the sessions (it is made when missing)", c.origin("sessionDir"), dir)
+	}
+	return nil
+}

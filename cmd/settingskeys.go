@@ -1,0 +1,188 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// otherSettingsKeys are the top-level keys of settings.json read apart
+// from settingTypes and settingsKeys: "$schema" names the file's JSON
+// Schema (docs/schema/settings.schema.json) for editors.
+var otherSettingsKeys = []string{"$schema", "hooks", "customTools", "mcpServers"}
+
+// providerKeys are the keys of a provider declared under "providers";
+// declaredModelKeys those of one of its "models" (cost and maxTokens are
+// pi's models.json names of prices and maxOutputTokens).
+var (
+	providerKeys      = []string{"api", "baseUrl", "apiKeyEnv", "models", "quirks"}
+	declaredModelKeys = []string{"id", "name", "contextWindow", "maxOutputTokens", "prices", "reasoning", "images", "cost", "maxTokens"}
+)
+
+// knownSettingsKeys are the top-level keys the settings reader takes,
+// sorted.
+func knownSettingsKeys() []string {
+	seen := map[string]bool{}
+	for k := range settingTypes {
+		seen[k] = true
+	}
+	for k := range settingsKeys {
+		seen[k] = true
+	}
+	for _, k := range otherSettingsKeys {
+		seen[k] = true
+	}
+	keys := make([]string, 0, len(seen))
+	for k := range seen {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// unknownKeys names the keys of one settings file that gopi does not read
+// (at the top level and in declared providers and their models), each with
+// a "did you mean" when a known key is close. Keys are matched without
+// regard to case, as settings are read.
+func unknownKeys(obj map[string]json.RawMessage) []string {
+	var out []string
+	for _, k := range sortedKeys(obj) {
+		if !containsFold(knownSettingsKeys(), k) {
+			out = append(out, unknownKey(k, k, knownSettingsKeys()))
+			continue
+		}
+		if strings.EqualFold(k, "providers") {
+			out = append(out, unknownProviderKeys(obj[k])...)
+		}
+	}
+	return out
+}
+
+func unknownProviderKeys(raw json.RawMessage) []string {
+	var providers map[string]map[string]json.RawMessage
+	if json.Unmarshal(raw, &providers) != nil {
+		return nil // a wrong shape is said when the providers are read
+	}
+	var out []string
+	for _, name := range sortedKeys(providers) {
+		p := providers[name]
+		for _, k := range sortedKeys(p) {
+			path := fmt.Sprintf("providers.%s.%s", name, k)
+			if !containsFold(providerKeys, k) {
+				out = append(out, unknownKey(path, k, providerKeys))
+				continue
+			}
+			if !strings.EqualFold(k, "models") {
+				continue
+			}
+			var models []map[string]json.RawMessage
+			if json.Unmarshal(p[k], &models) != nil {
+				continue
+			}
+			for i, m := range models {
+				for _, mk := range sortedKeys(m) {
+					if !containsFold(declaredModelKeys, mk) {
+						out = append(out, unknownKey(fmt.Sprintf("%s[%d].%s", path, i, mk), mk, declaredModelKeys))
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// unknownKey says that the key at path is not read, with the closest
+// known key when one is near.
+func unknownKey(path, key string, known []string) string {
+	msg := fmt.Sprintf("unknown key %q", path)
+	if near := closest(key, known); near != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", near)
+	}
+	return msg
+}
+
+// closest is the known key nearest to key by edit distance (ignoring
+// case), when it is near enough to be a slip of the keyboard, or else one
+// that key begins.
+func closest(key string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := editDistance(strings.ToLower(key), strings.ToLower(k)); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	if bestD <= max(1, len(key)/4) {
+		return best
+	}
+	for _, k := range known { // a key cut short: pi's "apiKey" for "apiKeyEnv"
+		if len(key) >= 4 && strings.HasPrefix(strings.ToLower(k), strings.ToLower(key)) {
+			return k
+		}
+	}
+	return ""
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func containsFold(list []string, s string) bool {
+	return slices.ContainsFunc(list, func(k string) bool { return strings.EqualFold(k, s) })
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// saidOnce remembers what was said, so that it is said once.
+type saidOnce struct {
+	mu   sync.Mutex
+	said map[string]bool
+}
+
+// first reports whether key is new, and remembers it.
+func (s *saidOnce) first(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.said[key] {
+		return false
+	}
+	if s.said == nil {
+		s.said = map[string]bool{}
+	}
+	s.said[key] = true
+	return true
+}
+
+// warnUnknown writes one line per unknown key of a settings file.
+func warnUnknown(w io.Writer, path string, unknown []string) {
+	for _, u := range unknown {
+		fmt.Fprintf(w, "gopi: warning: settings %s: %s is not a gopi setting and is ignored\n", path, u)
+	}
+}
