@@ -1,0 +1,119 @@
+package telemetry
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+
+	"go.opentelemetry.io/otel/propagation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
+	"gopi/pkg/loop"
+)
+
+// Recorder records one run: the loop's events as they are dispatched,
+// then its end, after which its spans are sent (once, within the
+// configured bound). Off is the Recorder of a run without telemetry.
+type Recorder interface {
+	Event(runID int, e loop.Event)
+	End(End)
+}
+
+// Off records nothing.
+var Off Recorder = off{}
+
+type off struct{}
+
+func (off) Event(int, loop.Event) {}
+func (off) End(End)               {}
+
+// Options are what the caller knows beyond the configuration.
+type Options struct {
+	// Version is service.version.
+	Version string
+	// Scrub removes secrets from every string exported (tools.Secrets'
+	// Scrub); nil exports strings as they are.
+	Scrub func(string) string
+	// Stderr gets one line when an export fails.
+	Stderr io.Writer
+}
+
+// Telemetry holds the tracer and the spans not yet sent. It is safe for
+// concurrent use.
+type Telemetry struct {
+	cfg    Config
+	tp     *sdktrace.TracerProvider
+	tracer trace.Tracer
+	col    *collector
+	exp    *exporter
+	parent context.Context // the caller's span from TRACEPARENT, if any
+	stderr io.Writer
+
+	mu     sync.Mutex
+	warned bool
+}
+
+// New returns the Telemetry cfg asks for, nil when it is off.
+func New(cfg Config, opts Options) *Telemetry {
+	if !cfg.Enabled {
+		return nil
+	}
+	if opts.Scrub == nil {
+		opts.Scrub = func(s string) string { return s }
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = io.Discard
+	}
+	if cfg.FlushTimeout <= 0 {
+		cfg.FlushTimeout = DefaultFlushTimeout
+	}
+	col := &collector{}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sampler(cfg)), sdktrace.WithSpanProcessor(col))
+	parent := context.Background()
+	if cfg.TraceParent != "" {
+		parent = propagation.TraceContext{}.Extract(parent, propagation.MapCarrier{"traceparent": cfg.TraceParent, "tracestate": cfg.TraceState})
+	}
+	return &Telemetry{cfg: cfg, tp: tp, tracer: tp.Tracer("gopi", trace.WithInstrumentationVersion(opts.Version)), col: col,
+		exp: newExporter(cfg, opts.Version, opts.Scrub), parent: parent, stderr: opts.Stderr}
+}
+
+func sampler(cfg Config) sdktrace.Sampler {
+	switch cfg.Sampler {
+	case "always_on":
+		return sdktrace.AlwaysSample()
+	case "always_off":
+		return sdktrace.NeverSample()
+	case "traceidratio":
+		return sdktrace.TraceIDRatioBased(cfg.SamplerArg)
+	case "parentbased_always_off":
+		return sdktrace.ParentBased(sdktrace.NeverSample())
+	case "parentbased_traceidratio":
+		return sdktrace.ParentBased(sdktrace.TraceIDRatioBased(cfg.SamplerArg))
+	}
+	return sdktrace.ParentBased(sdktrace.AlwaysSample())
+}
+
+// Flush sends the spans ended so far in one request, within the
+// configured bound. A failure is written to Stderr once per Telemetry
+// and otherwise ignored: export never changes a run.
+func (t *Telemetry) Flush() {
+	if t == nil {
+		return
+	}
+	spans := t.col.take()
+	if len(spans) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), t.cfg.FlushTimeout)
+	defer cancel()
+	if err := t.exp.export(ctx, spans); err != nil {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if !t.warned {
+			t.warned = true
+			fmt.Fprintf(t.stderr, "gopi: telemetry: %d spans not sent to %s: %s; the run is not affected\n", len(spans), redacted(t.cfg.Endpoint), describe(err, t.cfg))
+		}
+	}
+}
