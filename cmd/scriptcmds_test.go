@@ -86,6 +86,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"rpcwait":      cmdRPCWait,
 	"rpcpi":        cmdRPCPi,
 	"bashdeltas":   cmdBashDeltas,
+	"otlp":         cmdOTLP, // otlp_test.go
 }
 
 func provider(ts *testscript.TestScript) *fakeProvider {

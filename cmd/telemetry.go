@@ -1,0 +1,59 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+
+	"gopi/pkg/agent"
+	"gopi/pkg/mode"
+	"gopi/pkg/telemetry"
+)
+
+// traceRun starts the run's telemetry (pkg/telemetry: off unless the
+// OTEL_* variables ask for traces) and returns what ends it, given the
+// run's outcome and execute's error: the run's spans are sent then,
+// within a bound. A setting telemetry cannot use is said on stderr and
+// the run goes on without it.
+func traceRun(sys *System, p *prepared) func(o *mode.Outcome, err *error) {
+	cfg, err := telemetry.Load(sys.lookupEnv)
+	if err != nil {
+		fmt.Fprintf(sys.Stderr, "gopi: telemetry off: %v\n", err)
+	}
+	tel := telemetry.New(cfg, telemetry.Options{Version: version, Scrub: p.rt.Secrets().Scrub, Stderr: sys.Stderr})
+	if tel == nil {
+		return func(*mode.Outcome, *error) {}
+	}
+	info := telemetry.Info{Provider: p.model.Provider, Model: p.model.ID, Prompt: p.prompt, Denials: p.guard.Denials}
+	if p.store != nil {
+		info.SessionID = p.store.Header().ID
+	}
+	rec := tel.Start(info)
+	unsub := p.rt.Control().Subscribe(func(e agent.Event) { rec.Event(e.RunID, e.Event) }, agent.Except(agent.RunEnd))
+	return func(o *mode.Outcome, err *error) {
+		unsub()
+		code := ExitOK
+		var rep *reported
+		if errors.As(*err, &rep) {
+			code = rep.code
+		} else if *err != nil {
+			code = ExitInternal
+		}
+		cause := o.Err
+		if cause == nil {
+			cause = o.Result.Err
+		}
+		rec.End(telemetry.End{Reason: string(o.Result.Reason), ExitCode: code, Steps: o.Result.Steps, Usage: o.Result.Usage,
+			SessionFile: p.file, LeafID: p.rt.Leaf(), Class: string(o.Class), Err: cause})
+	}
+}
+
+// lookupEnv is os.LookupEnv on the injected environment.
+func (s *System) lookupEnv(key string) (string, bool) {
+	for i := len(s.Environ) - 1; i >= 0; i-- {
+		kv := s.Environ[i]
+		if len(kv) > len(key) && kv[len(key)] == '=' && kv[:len(key)] == key {
+			return kv[len(key)+1:], true
+		}
+	}
+	return "", false
+}
