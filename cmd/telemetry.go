@@ -3,9 +3,12 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"gopi/pkg/agent"
+	"gopi/pkg/assemble"
 	"gopi/pkg/mode"
+	"gopi/pkg/runtime"
 	"gopi/pkg/telemetry"
 )
 
@@ -57,3 +60,29 @@ func (s *System) lookupEnv(key string) (string, bool) {
 	}
 	return "", false
 }
+
+// tracePrompts records each prompt rt runs as a trace of its own (chat
+// and rpc, on every Runtime they open); the session id ties them.
+func tracePrompts(sys *System, a *assemble.Assembly, rt *runtime.Runtime) {
+	cfg, err := telemetry.Load(sys.lookupEnv)
+	if err != nil {
+		if _, said := telemetryWarned.LoadOrStore(sys, true); !said {
+			fmt.Fprintf(sys.Stderr, "gopi: telemetry off: %v\n", err)
+		}
+		return
+	}
+	tel := telemetry.New(cfg, telemetry.Options{Version: version, Scrub: rt.Secrets().Scrub, Stderr: sys.Stderr})
+	if tel == nil {
+		return
+	}
+	info := telemetry.Info{Provider: a.Model().Info.Provider, Model: a.Model().Info.ID, SessionFile: a.File(), Leaf: rt.Leaf}
+	if st := a.Store(); st != nil {
+		info.SessionID = st.Header().ID
+	}
+	rec := tel.Prompts(info)
+	rt.Control().Subscribe(func(e agent.Event) { rec(e.RunID, e.Event) }, agent.Except(agent.RunEnd))
+}
+
+// telemetryWarned holds the Systems told their telemetry settings are
+// unusable: chat and rpc open many Runtimes, the warning is said once.
+var telemetryWarned sync.Map

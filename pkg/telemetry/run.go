@@ -21,8 +21,13 @@ type Info struct {
 	Provider, Model string
 	// SessionID is gen_ai.conversation.id ("" without a session).
 	SessionID string
-	// Prompt is the run's input, exported only with CaptureContent.
+	// Prompt is the run's input, exported only with CaptureContent; nil
+	// takes the user messages the run's events carry.
 	Prompt []ai.Message
+	// SessionFile and Leaf name where a prompt is kept (Prompts: each
+	// prompt's end).
+	SessionFile string
+	Leaf        func() string
 	// Denials, when set, lists what the sandbox refused so far; each
 	// tool's span gets the refusals made while it ran.
 	Denials func() []sandbox.Denial
@@ -79,6 +84,7 @@ type run struct {
 	compact  trace.Span
 	denials  int
 	ended    bool
+	input    []ai.Message // the user messages seen (CaptureContent without Info.Prompt)
 }
 
 // Start opens a run's invoke_agent span; t nil gives Off.
@@ -122,8 +128,12 @@ func (r *run) Event(_ int, e loop.Event) {
 	case loop.MessageEnd:
 		if e.Message != nil && e.Message.Role == ai.RoleAssistant {
 			r.endChat(*e.Message, now)
-		} else {
-			r.reqStart = now
+			break
+		}
+		r.reqStart = now
+		if e.Message != nil && e.Message.Role == ai.RoleUser && r.t.cfg.CaptureContent && r.info.Prompt == nil {
+			r.input = append(r.input, *e.Message)
+			r.root.SetAttributes(attribute.String(attrInput, messagesJSON(r.input)))
 		}
 	case loop.MessageStart:
 		if e.Message != nil && e.Message.Role == ai.RoleAssistant {
