@@ -160,9 +160,11 @@ func (r *run) Event(_ int, e loop.Event) {
 		}
 	case loop.ToolStart:
 		attrs := []attribute.KeyValue{attribute.String(attrOp, "execute_tool"), attribute.String(attrToolName, e.ToolName),
-			attribute.String(attrToolCallID, e.ToolCallID), attribute.String(attrToolType, "function")}
+			attribute.String(attrToolCallID, e.ToolCallID)}
 		if server, ok := mcpServer(e.ToolName); ok {
 			attrs = append(attrs, attribute.String("gopi.mcp.server", server), attribute.String(attrToolType, "extension"))
+		} else {
+			attrs = append(attrs, attribute.String(attrToolType, "function"))
 		}
 		if r.t.cfg.CaptureContent {
 			attrs = append(attrs, attribute.String(attrToolArgs, string(e.Args)))

@@ -7,6 +7,7 @@ import (
 	"iter"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -17,17 +18,20 @@ import (
 	"gopi/pkg/extension"
 	"gopi/pkg/loop"
 	"gopi/pkg/runtime"
+	"gopi/pkg/sandbox"
 	"gopi/pkg/session"
 	"gopi/pkg/tools"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// echoTools is one tool, echo, answering its arguments.
+// echoTools is one tool, echo, answering its arguments, and an MCP
+// server's tool of the same kind.
 type echoTools struct{}
 
 func (echoTools) Specs() []ai.ToolSpec {
-	return []ai.ToolSpec{{Name: "echo", Description: "echo", Parameters: json.RawMessage(`{"type":"object"}`)}}
+	return []ai.ToolSpec{{Name: "echo", Description: "echo", Parameters: json.RawMessage(`{"type":"object"}`)},
+		{Name: "mcp__files__echo", Description: "echo", Parameters: json.RawMessage(`{"type":"object"}`)}}
 }
 
 func (echoTools) Execute(_ context.Context, c ai.Content, _ func(tools.Result)) tools.Result {
@@ -66,6 +70,7 @@ type scenario struct {
 	prompt   string
 	ctx      context.Context
 	telCfg   func(*Config)
+	denials  func() []sandbox.Denial
 	scrub    func(string) string
 	endClass string
 }
@@ -102,7 +107,7 @@ func record(t *testing.T, sc scenario) ([]gotRequest, string) {
 		prompt = "look around"
 	}
 	msg := ai.UserText(prompt, 1)
-	rec := tel.Start(Info{Provider: "faux", Model: "faux", SessionID: sc.store.Header().ID, Prompt: []ai.Message{msg}})
+	rec := tel.Start(Info{Provider: "faux", Model: "faux", SessionID: sc.store.Header().ID, Prompt: []ai.Message{msg}, Denials: sc.denials})
 	unsub := r.Control().Subscribe(func(e agent.Event) { rec.Event(e.RunID, e.Event) }, agent.Except(agent.RunEnd))
 	ctx := sc.ctx
 	if ctx == nil {
@@ -384,5 +389,33 @@ func TestSamplerOffSendsNothing(t *testing.T) {
 	reqs, _ := record(t, scenario{model: faux.New(faux.Text("hi")), telCfg: func(c *Config) { c.Sampler = "always_off" }})
 	if len(reqs) != 0 {
 		t.Errorf("%d requests with always_off", len(reqs))
+	}
+}
+
+// The sandbox's refusals made while a tool ran are events of its span;
+// an MCP tool's span names its server.
+func TestSandboxDenialAndMCPServerOnToolSpans(t *testing.T) {
+	var mu sync.Mutex
+	var denials []sandbox.Denial
+	host := extension.NewHost(extension.Options{})
+	host.BeforeTool("recorder", func(_ context.Context, c extension.Call) extension.Decision {
+		if c.Name == "echo" {
+			mu.Lock()
+			denials = append(denials, sandbox.Denial{Tool: "echo", Operation: "write", Target: "/etc/passwd", Rule: "workspace-write"})
+			mu.Unlock()
+		}
+		return extension.Allow()
+	})
+	list := func() []sandbox.Denial { mu.Lock(); defer mu.Unlock(); return slices.Clone(denials) }
+	spans := only(t, first(record(t, scenario{model: faux.New(faux.Call("echo", `{}`), faux.Call("mcp__files__echo", `{}`), faux.Text("ok")),
+		host: host, denials: list})))
+	echo := named(spans, "execute_tool echo")
+	if len(echo) != 1 || len(echo[0].Events) != 1 || echo[0].Events[0].Name != "gopi.sandbox.denied" ||
+		echo[0].Events[0].Attrs["gopi.sandbox.target"] != "/etc/passwd" || echo[0].Events[0].Attrs["gopi.sandbox.operation"] != "write" {
+		t.Errorf("echo spans %+v", echo)
+	}
+	mcp := named(spans, "execute_tool mcp__files__echo")
+	if len(mcp) != 1 || mcp[0].Attrs["gopi.mcp.server"] != "files" || mcp[0].Attrs["gen_ai.tool.type"] != "extension" || len(mcp[0].Events) != 0 {
+		t.Errorf("MCP tool spans %+v", mcp)
 	}
 }
