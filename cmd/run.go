@@ -15,6 +15,7 @@ import (
 	"gopi/pkg/runtime"
 	"gopi/pkg/sandbox"
 	"gopi/pkg/session"
+	"gopi/pkg/telemetry"
 	"gopi/pkg/tools"
 )
 
@@ -294,6 +295,9 @@ type prepared struct {
 	changes *tools.Changes
 	cwd     string
 	guard   *sandbox.Guard // the result's sandbox and denials
+
+	// otel is settings' "telemetry" key (telemetry.go).
+	otel telemetry.Settings
 }
 
 // sessionInfo names the session file for the result object; nil when no

@@ -18,7 +18,7 @@ import (
 // within a bound. A setting telemetry cannot use is said on stderr and
 // the run goes on without it.
 func traceRun(sys *System, p *prepared) func(o *mode.Outcome, err *error) {
-	cfg, err := telemetry.Load(sys.lookupEnv)
+	cfg, err := telemetry.LoadWith(sys.lookupEnv, p.otel)
 	if err != nil {
 		fmt.Fprintf(sys.Stderr, "gopi: telemetry off: %v\n", err)
 	}
@@ -63,8 +63,8 @@ func (s *System) lookupEnv(key string) (string, bool) {
 
 // tracePrompts records each prompt rt runs as a trace of its own (chat
 // and rpc, on every Runtime they open); the session id ties them.
-func tracePrompts(sys *System, a *assemble.Assembly, rt *runtime.Runtime) {
-	cfg, err := telemetry.Load(sys.lookupEnv)
+func tracePrompts(sys *System, s telemetry.Settings, a *assemble.Assembly, rt *runtime.Runtime) {
+	cfg, err := telemetry.LoadWith(sys.lookupEnv, s)
 	if err != nil {
 		if _, said := telemetryWarned.LoadOrStore(sys, true); !said {
 			fmt.Fprintf(sys.Stderr, "gopi: telemetry off: %v\n", err)

@@ -117,3 +117,28 @@ func TestCollectorFailureCostsOneLine(t *testing.T) {
 		})
 	}
 }
+
+// The "telemetry" settings key means what the variables mean; a variable
+// the environment sets wins.
+func TestSettingsUnderTheEnvironment(t *testing.T) {
+	yes, ratio := true, 0.5
+	s := Settings{Endpoint: "http://collector:4318", Headers: map[string]string{"x-key": "a b,c"}, Protocol: "http/json",
+		ServiceName: "from-settings", ResourceAttributes: map[string]string{"team": "ci"}, Sampler: "traceidratio", SamplerArg: &ratio,
+		CaptureContent: &yes}
+	c, err := Load(s.Under(lookup(map[string]string{"OTEL_SERVICE_NAME": "from-env", "OTEL_EXPORTER_OTLP_PROTOCOL": ""})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Enabled || c.Endpoint != "http://collector:4318/v1/traces" || c.Headers["x-key"] != "a b,c" || c.Protocol != ProtoJSON ||
+		c.ServiceName != "from-env" || len(c.Resource) != 1 || c.Resource[0] != (KeyValue{"team", "ci"}) || c.SamplerArg != 0.5 || !c.CaptureContent {
+		t.Errorf("config %+v", c)
+	}
+	c, err = Load(Settings{Endpoint: "http://collector:4318", Disabled: &yes}.Under(lookup(nil)))
+	if err != nil || c.Enabled {
+		t.Errorf("disabled in settings: %+v %v", c, err)
+	}
+	c, err = Load(Settings{}.Under(lookup(nil)))
+	if err != nil || c.Enabled {
+		t.Errorf("empty settings: %+v %v", c, err)
+	}
+}
