@@ -216,7 +216,7 @@ func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, m mode
 	p.swept = startSweep(p.spill, sys.Now())
 	info := p.sessionInfo()
 	var o mode.Outcome
-	defer traceRun(sys, p)(&o, &rerr) // telemetry.go: the run's spans, sent as it returns
+	defer traceRun(sys, p, start)(&o, &rerr) // telemetry.go: the run's spans, sent as it returns
 	o, werr := mode.Run(ctx, p.rt, p.prompt, out, mode.Options{Mode: m, Session: info, Header: p.header(), Start: start, Now: sys.Now, Then: p.then,
 		Schema: p.schema, OutputRetries: p.outputRetries, Guard: p.guard,
 		Files: func() ([]tools.FileChange, bool) { return p.changes.List(p.cwd), p.changes.Inexact() }})

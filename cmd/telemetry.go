@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"gopi/pkg/agent"
 	"gopi/pkg/assemble"
@@ -17,7 +18,7 @@ import (
 // run's outcome and execute's error: the run's spans are sent then,
 // within a bound. A setting telemetry cannot use is said on stderr and
 // the run goes on without it.
-func traceRun(sys *System, p *prepared) func(o *mode.Outcome, err *error) {
+func traceRun(sys *System, p *prepared, start time.Time) func(o *mode.Outcome, err *error) {
 	cfg, err := telemetry.LoadWith(sys.lookupEnv, p.otel)
 	if err != nil {
 		fmt.Fprintf(sys.Stderr, "gopi: telemetry off: %v\n", err)
@@ -26,7 +27,7 @@ func traceRun(sys *System, p *prepared) func(o *mode.Outcome, err *error) {
 	if tel == nil {
 		return func(*mode.Outcome, *error) {}
 	}
-	info := telemetry.Info{Provider: p.model.Provider, Model: p.model.ID, Prompt: p.prompt, Denials: p.guard.Denials}
+	info := telemetry.Info{Provider: p.model.Provider, Model: p.model.ID, Prompt: p.prompt, Denials: p.guard.Denials, Start: start}
 	if p.store != nil {
 		info.SessionID = p.store.Header().ID
 	}

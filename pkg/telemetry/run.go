@@ -28,6 +28,10 @@ type Info struct {
 	// prompt's end).
 	SessionFile string
 	Leaf        func() string
+	// Start is when the run began (the process's start, for gopi run):
+	// the root span starts there and its gopi.run.time_to_first_request
+	// counts from there. Zero is now.
+	Start time.Time
 	// Denials, when set, lists what the sandbox refused so far; each
 	// tool's span gets the refusals made while it ran.
 	Denials func() []sandbox.Denial
@@ -85,6 +89,7 @@ type run struct {
 	denials  int
 	ended    bool
 	input    []ai.Message // the user messages seen (CaptureContent without Info.Prompt)
+	asked    bool         // a model request was made
 }
 
 // Start opens a run's invoke_agent span; t nil gives Off.
@@ -99,9 +104,13 @@ func (t *Telemetry) Start(info Info) Recorder {
 		attrs = append(attrs, attribute.String(attrConversation, info.SessionID))
 	}
 	if t.cfg.CaptureContent && len(info.Prompt) > 0 {
-		attrs = append(attrs, attribute.String(attrInput, messagesJSON(info.Prompt)))
+		attrs = append(attrs, attribute.String(attrInput, t.scrub(messagesJSON(info.Prompt))))
 	}
-	_, r.root = t.tracer.Start(t.parent, "invoke_agent gopi", trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+	if info.Start.IsZero() || info.Start.After(r.reqStart) {
+		r.info.Start = r.reqStart
+	}
+	_, r.root = t.tracer.Start(t.parent, "invoke_agent gopi", trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...),
+		trace.WithTimestamp(r.info.Start))
 	if info.Denials != nil {
 		r.denials = len(info.Denials())
 	}
@@ -133,7 +142,7 @@ func (r *run) Event(_ int, e loop.Event) {
 		r.reqStart = now
 		if e.Message != nil && e.Message.Role == ai.RoleUser && r.t.cfg.CaptureContent && r.info.Prompt == nil {
 			r.input = append(r.input, *e.Message)
-			r.root.SetAttributes(attribute.String(attrInput, messagesJSON(r.input)))
+			r.root.SetAttributes(attribute.String(attrInput, r.t.scrub(messagesJSON(r.input))))
 		}
 	case loop.MessageStart:
 		if e.Message != nil && e.Message.Role == ai.RoleAssistant {
@@ -167,7 +176,7 @@ func (r *run) Event(_ int, e loop.Event) {
 			attrs = append(attrs, attribute.String(attrToolType, "function"))
 		}
 		if r.t.cfg.CaptureContent {
-			attrs = append(attrs, attribute.String(attrToolArgs, string(e.Args)))
+			attrs = append(attrs, attribute.String(attrToolArgs, r.t.scrub(string(e.Args))))
 		}
 		r.tools[e.ToolCallID] = r.child("execute_tool "+e.ToolName, trace.SpanKindInternal, now, attrs...)
 	case loop.ToolEnd:
@@ -197,6 +206,10 @@ func (r *run) openChat(now time.Time) {
 		start = now
 	}
 	r.chatAt = start
+	if !r.asked {
+		r.asked = true
+		r.root.SetAttributes(attribute.Float64("gopi.run.time_to_first_request", start.Sub(r.info.Start).Seconds()))
+	}
 	attrs := []attribute.KeyValue{attribute.String(attrOp, "chat"), attribute.String(attrProvider, providerName(r.info.Provider)),
 		attribute.String(attrReqModel, r.info.Model)}
 	if r.info.SessionID != "" {
@@ -225,7 +238,7 @@ func (r *run) endChat(m ai.Message, now time.Time) {
 		attrs = append(attrs, attribute.Float64("gopi.cost_usd", m.Usage.Cost.Total))
 	}
 	if r.t.cfg.CaptureContent {
-		attrs = append(attrs, attribute.String(attrOutput, messagesJSON([]ai.Message{m})))
+		attrs = append(attrs, attribute.String(attrOutput, r.t.scrub(messagesJSON([]ai.Message{m}))))
 	}
 	s.SetAttributes(attrs...)
 	switch m.StopReason {
@@ -255,7 +268,7 @@ func (r *run) endTool(e loop.Event, now time.Time) {
 			s.AddEvent("gopi.hook.denied", trace.WithTimestamp(now), trace.WithAttributes(attribute.String("gopi.hook.name", d.Hook), attribute.String("gopi.hook.reason", d.Reason)))
 		}
 		if r.t.cfg.CaptureContent {
-			s.SetAttributes(attribute.String(attrToolResult, resultText(e.Result)))
+			s.SetAttributes(attribute.String(attrToolResult, r.t.scrub(resultText(e.Result))))
 		}
 	}
 	if r.info.Denials != nil {

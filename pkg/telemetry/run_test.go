@@ -218,6 +218,9 @@ func TestSpanTreeOfTwoRequestsAndATool(t *testing.T) {
 			if _, ok := chats[0].Attrs["gen_ai.usage.input_tokens"].(int64); !ok {
 				t.Errorf("chat has no input tokens: %v", chats[0].Attrs)
 			}
+			if v, ok := rt.Attrs["gopi.run.time_to_first_request"].(float64); !ok || v < 0 {
+				t.Errorf("root has no time to the first request: %v", rt.Attrs)
+			}
 			if _, ok := chats[1].Attrs["gopi.response.time_to_first_token"]; !ok {
 				t.Errorf("chat has no time to first token: %v", chats[1].Attrs)
 			}
@@ -417,5 +420,23 @@ func TestSandboxDenialAndMCPServerOnToolSpans(t *testing.T) {
 	mcp := named(spans, "execute_tool mcp__files__echo")
 	if len(mcp) != 1 || mcp[0].Attrs["gopi.mcp.server"] != "files" || mcp[0].Attrs["gen_ai.tool.type"] != "extension" || len(mcp[0].Events) != 0 {
 		t.Errorf("MCP tool spans %+v", mcp)
+	}
+}
+
+// Captured content is cut at maxValue after it is scrubbed: a secret
+// across the cut leaves no part of itself.
+func TestLongContentIsScrubbedBeforeTheCut(t *testing.T) {
+	const secret = "ZQXJ0123456789abcdef"
+	secrets := tools.NewSecrets(tools.Secret{Name: "API_KEY", Value: secret})
+	prefix := len(`[{"role":"user","parts":[{"type":"text","content":"`)
+	prompt := strings.Repeat("x", maxValue-prefix-8) + secret + " and more"
+	spans := only(t, first(record(t, scenario{model: faux.New(faux.Text("ok")), prompt: prompt, scrub: secrets.Scrub,
+		telCfg: func(c *Config) { c.CaptureContent = true }})))
+	in, _ := root(t, spans).Attrs["gen_ai.input.messages"].(string)
+	if len(in) == 0 || len(in) > maxValue {
+		t.Fatalf("input messages of %d bytes, want 1 to %d", len(in), maxValue)
+	}
+	if strings.Contains(in, secret[:8]) {
+		t.Errorf("the start of a secret was exported: %q", in[len(in)-40:])
 	}
 }

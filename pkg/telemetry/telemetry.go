@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
@@ -29,6 +30,9 @@ type off struct{}
 func (off) Event(int, loop.Event) {}
 func (off) End(End)               {}
 
+// maxValue bounds an attribute's value in bytes (captured content).
+const maxValue = 64 << 10
+
 // Options are what the caller knows beyond the configuration.
 type Options struct {
 	// Version is service.version.
@@ -50,6 +54,7 @@ type Telemetry struct {
 	exp    *exporter
 	parent context.Context // the caller's span from TRACEPARENT, if any
 	stderr io.Writer
+	scrub  func(string) string
 
 	mu     sync.Mutex
 	warned bool
@@ -70,13 +75,19 @@ func New(cfg Config, opts Options) *Telemetry {
 		cfg.FlushTimeout = DefaultFlushTimeout
 	}
 	col := &collector{}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sampler(cfg)), sdktrace.WithSpanProcessor(col))
+	// The resource is the exporter's own; the limits are set here, not
+	// from the environment. A long captured content is cut at 64 KiB,
+	// after the secrets are scrubbed from it.
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sampler(cfg)), sdktrace.WithSpanProcessor(col),
+		sdktrace.WithResource(resource.Empty()), sdktrace.WithRawSpanLimits(sdktrace.SpanLimits{
+			AttributeValueLengthLimit: maxValue, AttributeCountLimit: 128, EventCountLimit: 256, LinkCountLimit: 16,
+			AttributePerEventCountLimit: 32, AttributePerLinkCountLimit: 32}))
 	parent := context.Background()
 	if cfg.TraceParent != "" {
 		parent = propagation.TraceContext{}.Extract(parent, propagation.MapCarrier{"traceparent": cfg.TraceParent, "tracestate": cfg.TraceState})
 	}
 	return &Telemetry{cfg: cfg, tp: tp, tracer: tp.Tracer("gopi", trace.WithInstrumentationVersion(opts.Version)), col: col,
-		exp: newExporter(cfg, opts.Version, opts.Scrub), parent: parent, stderr: opts.Stderr}
+		exp: newExporter(cfg, opts.Version, opts.Scrub), parent: parent, stderr: opts.Stderr, scrub: opts.Scrub}
 }
 
 func sampler(cfg Config) sdktrace.Sampler {
