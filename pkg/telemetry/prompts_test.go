@@ -54,3 +54,33 @@ func TestPromptsAreOneTraceEach(t *testing.T) {
 		t.Errorf("stderr %q", stderr.String())
 	}
 }
+
+// A collector that fails costs a chat one bounded wait and one line, not
+// one at every prompt.
+func TestPromptsStopSendingAfterAFailure(t *testing.T) {
+	rcv := newReceiver(t)
+	rcv.status = 500
+	var stderr strings.Builder
+	tel := New(Config{Enabled: true, Endpoint: rcv.srv.URL + "/v1/traces", Protocol: ProtoProtobuf, ServiceName: "gopi",
+		Sampler: "parentbased_always_on"}, Options{Stderr: &stderr})
+	r, err := runtime.New(runtime.Config{Model: faux.Info}, runtime.Deps{Model: faux.New(faux.Text("one"), faux.Text("two")),
+		Session: session.NewMemoryStore("/proj", session.Options{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Dispose(t.Context())
+	rec := tel.Prompts(Info{Provider: "faux", Model: "faux"})
+	unsub := r.Control().Subscribe(func(e agent.Event) { rec(e.RunID, e.Event) }, agent.Except(agent.RunEnd))
+	defer unsub()
+	for _, text := range []string{"first", "second"} {
+		if _, err := r.Prompt(t.Context(), ai.UserText(text, 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(rcv.requests(t)); n != 1 {
+		t.Errorf("%d exports to a failing collector, want 1", n)
+	}
+	if strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), "answered 500") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+}

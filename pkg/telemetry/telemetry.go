@@ -57,7 +57,7 @@ type Telemetry struct {
 	scrub  func(string) string
 
 	mu     sync.Mutex
-	warned bool
+	failed bool // an export failed: later spans are dropped
 }
 
 // New returns the Telemetry cfg asks for, nil when it is off.
@@ -107,14 +107,19 @@ func sampler(cfg Config) sdktrace.Sampler {
 }
 
 // Flush sends the spans ended so far in one request, within the
-// configured bound. A failure is written to Stderr once per Telemetry
-// and otherwise ignored: export never changes a run.
+// configured bound. A failure is written to Stderr and otherwise
+// ignored: export never changes a run. After a failure nothing more is
+// sent, so a chat whose collector is gone waits for it once, not at
+// every prompt.
 func (t *Telemetry) Flush() {
 	if t == nil {
 		return
 	}
 	spans := t.col.take()
-	if len(spans) == 0 {
+	t.mu.Lock()
+	failed := t.failed
+	t.mu.Unlock()
+	if len(spans) == 0 || failed {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), t.cfg.FlushTimeout)
@@ -122,8 +127,8 @@ func (t *Telemetry) Flush() {
 	if err := t.exp.export(ctx, spans); err != nil {
 		t.mu.Lock()
 		defer t.mu.Unlock()
-		if !t.warned {
-			t.warned = true
+		if !t.failed {
+			t.failed = true
 			fmt.Fprintf(t.stderr, "gopi: telemetry: %d spans not sent to %s: %s; the run is not affected\n", len(spans), redacted(t.cfg.Endpoint), describe(err, t.cfg))
 		}
 	}
