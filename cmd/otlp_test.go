@@ -22,8 +22,8 @@ type otlpReceiver struct {
 }
 
 type otlpBody struct {
-	ctype, auth string
-	body        []byte
+	path, ctype, auth string
+	body              []byte
 }
 
 var otlpReceivers sync.Map // *testscript.TestScript → *otlpReceiver
@@ -32,10 +32,12 @@ var otlpReceivers sync.Map // *testscript.TestScript → *otlpReceiver
 //
 //	otlp start        start it and set $OTLP_URL (its address)
 //	otlp status CODE  answer later exports with CODE
-//	otlp spans        print each span received since the last call, one JSON line each:
-//	                  name, parent's name ("" for a root), trace and parent ids,
-//	                  attributes, event names, status; plus the request's content type
-//	                  and Authorization header
+//	otlp spans        print what was received since the last call, one JSON line each:
+//	                  for a span (/v1/traces) its name, parent's name ("" for a root),
+//	                  trace and parent ids, attributes, event names, status, plus the
+//	                  request's content type and Authorization header; for a metric's
+//	                  point (/v1/metrics) its name, unit, count and attributes; for a
+//	                  protobuf request its path, content type and size
 func cmdOTLP(ts *testscript.TestScript, neg bool, args []string) {
 	noNeg(ts, neg, "otlp")
 	if len(args) == 0 {
@@ -46,7 +48,7 @@ func cmdOTLP(ts *testscript.TestScript, neg bool, args []string) {
 		r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 			body, _ := io.ReadAll(req.Body)
 			r.mu.Lock()
-			r.bodies = append(r.bodies, otlpBody{req.Header.Get("Content-Type"), req.Header.Get("Authorization"), body})
+			r.bodies = append(r.bodies, otlpBody{req.URL.Path, req.Header.Get("Content-Type"), req.Header.Get("Authorization"), body})
 			status := r.status
 			r.mu.Unlock()
 			w.WriteHeader(status)
@@ -71,11 +73,14 @@ func cmdOTLP(ts *testscript.TestScript, neg bool, args []string) {
 	case "spans":
 		w := ts.Stdout() // replaced even when nothing was received
 		for _, b := range r.bodies {
-			if b.ctype != "application/json" {
-				fmt.Fprintf(w, "{\"contentType\":%q,\"bytes\":%d}\n", b.ctype, len(b.body))
-				continue
+			switch {
+			case b.ctype != "application/json":
+				fmt.Fprintf(w, "{\"path\":%q,\"contentType\":%q,\"bytes\":%d}\n", b.path, b.ctype, len(b.body))
+			case b.path == "/v1/metrics":
+				ts.Check(dumpOTLPMetrics(w, b))
+			default:
+				ts.Check(dumpOTLPJSON(w, b))
 			}
-			ts.Check(dumpOTLPJSON(w, b))
 		}
 		r.bodies = nil
 	default:
@@ -142,6 +147,54 @@ func dumpOTLPJSON(w io.Writer, b otlpBody) error {
 					return err
 				}
 				fmt.Fprintf(w, "%s\n", line)
+			}
+		}
+	}
+	return nil
+}
+
+func dumpOTLPMetrics(w io.Writer, b otlpBody) error {
+	type kv struct {
+		Key   string         `json:"key"`
+		Value map[string]any `json:"value"`
+	}
+	var req struct {
+		ResourceMetrics []struct {
+			ScopeMetrics []struct {
+				Metrics []struct {
+					Name      string `json:"name"`
+					Unit      string `json:"unit"`
+					Histogram struct {
+						AggregationTemporality int `json:"aggregationTemporality"`
+						DataPoints             []struct {
+							Attributes []kv   `json:"attributes"`
+							Count      string `json:"count"`
+						} `json:"dataPoints"`
+					} `json:"histogram"`
+				} `json:"metrics"`
+			} `json:"scopeMetrics"`
+		} `json:"resourceMetrics"`
+	}
+	if err := json.Unmarshal(b.body, &req); err != nil {
+		return fmt.Errorf("otlp: the export is not OTLP JSON metrics: %v", err)
+	}
+	for _, rm := range req.ResourceMetrics {
+		for _, sm := range rm.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				for _, dp := range m.Histogram.DataPoints {
+					attrs := map[string]any{}
+					for _, a := range dp.Attributes {
+						for _, v := range a.Value {
+							attrs[a.Key] = v
+						}
+					}
+					line, err := json.Marshal(map[string]any{"metric": m.Name, "unit": m.Unit, "temporality": m.Histogram.AggregationTemporality,
+						"count": dp.Count, "attributes": attrs})
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(w, "%s\n", line)
+				}
 			}
 		}
 	}

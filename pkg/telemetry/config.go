@@ -32,6 +32,9 @@ type Config struct {
 	Enabled bool
 	// Endpoint is the traces URL the spans are posted to.
 	Endpoint string
+	// MetricsEndpoint is the metrics URL ("" sends no metrics): the base
+	// endpoint's /v1/metrics or OTEL_EXPORTER_OTLP_METRICS_ENDPOINT.
+	MetricsEndpoint string
 	// Protocol is ProtoProtobuf or ProtoJSON.
 	Protocol string
 	// Headers are sent with every export (OTEL_EXPORTER_OTLP_HEADERS, then
@@ -85,6 +88,12 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 	}
 	if u, err := url.Parse(c.Endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return Config{}, fmt.Errorf("%s %q is not an http:// or https:// address; set it to the collector's, e.g. http://localhost:4318", name, c.Endpoint)
+	}
+	if !strings.EqualFold(get("OTEL_METRICS_EXPORTER"), "none") {
+		c.MetricsEndpoint = metricsEndpoint(base, get("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"))
+		if u, err := url.Parse(c.MetricsEndpoint); c.MetricsEndpoint != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+			return Config{}, fmt.Errorf("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT %q is not an http:// or https:// address; set it to the collector's, e.g. http://localhost:4318/v1/metrics", c.MetricsEndpoint)
+		}
 	}
 	for _, k := range []string{"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"} {
 		switch v := get(k); v {

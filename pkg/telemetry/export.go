@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -78,13 +79,29 @@ func newExporter(cfg Config, version string, scrub func(string) string) *exporte
 
 // export sends spans in one request within ctx.
 func (e *exporter) export(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
-	defer e.client.CloseIdleConnections()
 	r := &request{resource: e.resource, scope: "gopi", version: e.version, spans: spans, scrub: e.scrub}
-	body, ctype := r.protobuf(), "application/x-protobuf"
 	if e.cfg.Protocol == ProtoJSON {
-		body, ctype = r.json(), "application/json"
+		return e.post(ctx, e.cfg.Endpoint, r.json())
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.cfg.Endpoint, bytes.NewReader(body))
+	return e.post(ctx, e.cfg.Endpoint, r.protobuf())
+}
+
+// exportMetrics sends the metrics' points in one request within ctx.
+func (e *exporter) exportMetrics(ctx context.Context, start, now time.Time, points []metricPoint) error {
+	r := &metricsRequest{resource: e.resource, scope: "gopi", version: e.version, start: start, now: now, points: points, scrubString: e.scrub}
+	if e.cfg.Protocol == ProtoJSON {
+		return e.post(ctx, e.cfg.MetricsEndpoint, r.json())
+	}
+	return e.post(ctx, e.cfg.MetricsEndpoint, r.protobuf())
+}
+
+func (e *exporter) post(ctx context.Context, url string, body []byte) error {
+	defer e.client.CloseIdleConnections()
+	ctype := "application/x-protobuf"
+	if e.cfg.Protocol == ProtoJSON {
+		ctype = "application/json"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}

@@ -32,7 +32,20 @@ type gotEvent struct {
 	Attrs map[string]any
 }
 
+// gotMetric is one histogram point as the receiver decoded it.
+type gotMetric struct {
+	Name, Unit  string
+	Temporality int
+	Attrs       map[string]any
+	Count       uint64
+	Sum         float64
+	Buckets     []uint64
+	Bounds      []float64
+}
+
 type gotRequest struct {
+	Path     string
+	Metrics  []gotMetric
 	Header   http.Header
 	Resource map[string]any
 	Scope    string
@@ -55,6 +68,10 @@ func newReceiver(t *testing.T) *receiver {
 		var got gotRequest
 		var err error
 		switch {
+		case req.URL.Path == "/v1/metrics" && req.Header.Get("Content-Type") == "application/x-protobuf":
+			got, err = decodeMetricsProtobuf(body)
+		case req.URL.Path == "/v1/metrics" && req.Header.Get("Content-Type") == "application/json":
+			got, err = decodeMetricsJSON(body)
 		case req.URL.Path != "/v1/traces":
 			err = fmt.Errorf("path %s", req.URL.Path)
 		case req.Header.Get("Content-Type") == "application/x-protobuf":
@@ -64,7 +81,7 @@ func newReceiver(t *testing.T) *receiver {
 		default:
 			err = fmt.Errorf("content type %q", req.Header.Get("Content-Type"))
 		}
-		got.Header = req.Header.Clone()
+		got.Header, got.Path = req.Header.Clone(), req.URL.Path
 		r.mu.Lock()
 		r.reqs = append(r.reqs, got)
 		if err != nil {
@@ -376,6 +393,123 @@ func decodeJSON(body []byte) (got gotRequest, err error) {
 					g.Events = append(g.Events, gotEvent{e.Name, jAttrs(e.Attributes)})
 				}
 				got.Spans = append(got.Spans, g)
+			}
+		}
+	}
+	return got, nil
+}
+
+func decodeMetricsProtobuf(body []byte) (got gotRequest, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("protobuf metrics: %v", p)
+		}
+	}()
+	for _, rm := range mustFields(body) {
+		for _, f := range mustFields(rm.b) {
+			if f.num != 2 {
+				continue
+			}
+			for _, sm := range mustFields(f.b) {
+				if sm.num != 2 {
+					continue
+				}
+				var name, unit string
+				var hist []byte
+				for _, mf := range mustFields(sm.b) {
+					switch mf.num {
+					case 1:
+						name = string(mf.b)
+					case 3:
+						unit = string(mf.b)
+					case 9:
+						hist = mf.b
+					}
+				}
+				var points [][]byte
+				temporality := 0
+				for _, hf := range mustFields(hist) {
+					switch hf.num {
+					case 1:
+						points = append(points, hf.b)
+					case 2:
+						temporality = int(hf.u)
+					}
+				}
+				for _, pt := range points {
+					m := gotMetric{Name: name, Unit: unit, Temporality: temporality, Attrs: map[string]any{}}
+					for _, pf := range mustFields(pt) {
+						switch pf.num {
+						case 9:
+							pbAttrs(m.Attrs, pf.b)
+						case 4:
+							if pf.wire != 1 {
+								panic("count is not fixed64")
+							}
+							m.Count = pf.u
+						case 5:
+							m.Sum = math.Float64frombits(pf.u)
+						case 6:
+							for b := pf.b; len(b) >= 8; b = b[8:] {
+								m.Buckets = append(m.Buckets, binary.LittleEndian.Uint64(b))
+							}
+						case 7:
+							for b := pf.b; len(b) >= 8; b = b[8:] {
+								m.Bounds = append(m.Bounds, math.Float64frombits(binary.LittleEndian.Uint64(b)))
+							}
+						}
+					}
+					got.Metrics = append(got.Metrics, m)
+				}
+			}
+		}
+	}
+	return got, nil
+}
+
+func decodeMetricsJSON(body []byte) (got gotRequest, err error) {
+	var req struct {
+		ResourceMetrics []struct {
+			ScopeMetrics []struct {
+				Metrics []struct {
+					Name      string `json:"name"`
+					Unit      string `json:"unit"`
+					Histogram struct {
+						AggregationTemporality int `json:"aggregationTemporality"`
+						DataPoints             []struct {
+							Attributes     []jKV     `json:"attributes"`
+							Count          string    `json:"count"`
+							Sum            float64   `json:"sum"`
+							BucketCounts   []string  `json:"bucketCounts"`
+							ExplicitBounds []float64 `json:"explicitBounds"`
+						} `json:"dataPoints"`
+					} `json:"histogram"`
+				} `json:"metrics"`
+			} `json:"scopeMetrics"`
+		} `json:"resourceMetrics"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return got, err
+	}
+	for _, rm := range req.ResourceMetrics {
+		for _, sm := range rm.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				for _, dp := range m.Histogram.DataPoints {
+					count, err := strconv.ParseUint(dp.Count, 10, 64)
+					if err != nil {
+						return got, fmt.Errorf("count %q is not a decimal string", dp.Count)
+					}
+					g := gotMetric{Name: m.Name, Unit: m.Unit, Temporality: m.Histogram.AggregationTemporality, Attrs: jAttrs(dp.Attributes),
+						Count: count, Sum: dp.Sum, Bounds: dp.ExplicitBounds}
+					for _, c := range dp.BucketCounts {
+						n, err := strconv.ParseUint(c, 10, 64)
+						if err != nil {
+							return got, fmt.Errorf("bucket count %q is not a decimal string", c)
+						}
+						g.Buckets = append(g.Buckets, n)
+					}
+					got.Metrics = append(got.Metrics, g)
+				}
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -241,6 +242,7 @@ func (r *run) endChat(m ai.Message, now time.Time) {
 		attrs = append(attrs, attribute.String(attrOutput, r.t.scrub(messagesJSON([]ai.Message{m}))))
 	}
 	s.SetAttributes(attrs...)
+	r.measure(m, now)
 	switch m.StopReason {
 	case ai.StopError:
 		s.SetAttributes(attribute.String(attrErrType, "error"))
@@ -439,4 +441,29 @@ func resultText(o *loop.ToolOutput) string {
 		}
 	}
 	return b.String()
+}
+
+// measure records a model request in the GenAI client metrics.
+func (r *run) measure(m ai.Message, now time.Time) {
+	if r.t.meter == nil {
+		return
+	}
+	attrs := []attribute.KeyValue{attribute.String(attrOp, "chat"), attribute.String(attrProvider, providerName(r.info.Provider)),
+		attribute.String(attrReqModel, r.info.Model)}
+	if m.Model != "" {
+		attrs = append(attrs, attribute.String(attrRespModel, m.Model))
+	}
+	dur := attrs
+	switch m.StopReason {
+	case ai.StopError:
+		dur = append(slices.Clone(attrs), attribute.String(attrErrType, "error"))
+	case ai.StopAborted:
+		dur = append(slices.Clone(attrs), attribute.String(attrErrType, string(ai.ClassAborted)))
+	}
+	r.t.meter.record(metricDuration, now.Sub(r.chatAt).Seconds(), dur...)
+	if m.StopReason == ai.StopError || m.StopReason == ai.StopAborted {
+		return
+	}
+	r.t.meter.record(metricTokens, float64(m.Usage.Input), append(slices.Clone(attrs), attribute.String("gen_ai.token.type", "input"))...)
+	r.t.meter.record(metricTokens, float64(m.Usage.Output), append(slices.Clone(attrs), attribute.String("gen_ai.token.type", "output"))...)
 }

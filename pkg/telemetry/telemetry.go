@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -52,6 +53,7 @@ type Telemetry struct {
 	tracer trace.Tracer
 	col    *collector
 	exp    *exporter
+	meter  *meter          // nil: no metrics endpoint
 	parent context.Context // the caller's span from TRACEPARENT, if any
 	stderr io.Writer
 	scrub  func(string) string
@@ -86,7 +88,11 @@ func New(cfg Config, opts Options) *Telemetry {
 	if cfg.TraceParent != "" {
 		parent = propagation.TraceContext{}.Extract(parent, propagation.MapCarrier{"traceparent": cfg.TraceParent, "tracestate": cfg.TraceState})
 	}
-	return &Telemetry{cfg: cfg, tp: tp, tracer: tp.Tracer("gopi", trace.WithInstrumentationVersion(opts.Version)), col: col,
+	var m *meter
+	if cfg.MetricsEndpoint != "" {
+		m = newMeter(time.Now())
+	}
+	return &Telemetry{meter: m, cfg: cfg, tp: tp, tracer: tp.Tracer("gopi", trace.WithInstrumentationVersion(opts.Version)), col: col,
 		exp: newExporter(cfg, opts.Version, opts.Scrub), parent: parent, stderr: opts.Stderr, scrub: opts.Scrub}
 }
 
@@ -122,9 +128,16 @@ func (t *Telemetry) Flush() {
 	if len(spans) == 0 || failed {
 		return
 	}
+	// Spans, then the metrics, within one bound.
 	ctx, cancel := context.WithTimeout(context.Background(), t.cfg.FlushTimeout)
 	defer cancel()
-	if err := t.exp.export(ctx, spans); err != nil {
+	err := t.exp.export(ctx, spans)
+	if err == nil && t.meter != nil {
+		if points := t.meter.snapshot(); len(points) > 0 {
+			err = t.exp.exportMetrics(ctx, t.meter.start, time.Now(), points)
+		}
+	}
+	if err != nil {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		if !t.failed {
