@@ -44,6 +44,7 @@ type gotMetric struct {
 }
 
 type gotRequest struct {
+	Body     []byte // as received
 	Path     string
 	Metrics  []gotMetric
 	Header   http.Header
@@ -81,7 +82,7 @@ func newReceiver(t *testing.T) *receiver {
 		default:
 			err = fmt.Errorf("content type %q", req.Header.Get("Content-Type"))
 		}
-		got.Header, got.Path = req.Header.Clone(), req.URL.Path
+		got.Header, got.Path, got.Body = req.Header.Clone(), req.URL.Path, body
 		r.mu.Lock()
 		r.reqs = append(r.reqs, got)
 		if err != nil {
