@@ -135,6 +135,7 @@ func newChatHost(ctx context.Context, sys *System, c *cobra.Command, o *chatOpti
 		h.close()
 		return nil, err
 	}
+	tracePrompts(sys, s.telemetry, a, a.Runtime()) // telemetry.go
 	return h, nil
 }
 
@@ -161,6 +162,7 @@ func (h *chatHost) open(w mode.Want) (mode.Opened, error) {
 	if err != nil {
 		return mode.Opened{}, err
 	}
+	tracePrompts(h.sys, h.s.telemetry, h.a, rt) // telemetry.go
 	return mode.Opened{Runtime: rt, Model: h.a.Model().Info, File: h.a.File()}, nil
 }
 

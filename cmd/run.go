@@ -16,6 +16,7 @@ import (
 	"gopi/pkg/runtime"
 	"gopi/pkg/sandbox"
 	"gopi/pkg/session"
+	"gopi/pkg/telemetry"
 	"gopi/pkg/tools"
 )
 
@@ -209,12 +210,14 @@ func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 }
 
 // execute runs the prepared prompt and maps the outcome to the exit code.
-func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, m mode.Mode, start time.Time) error {
+func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, m mode.Mode, start time.Time) (rerr error) {
 	for _, w := range p.rt.Warnings() {
 		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
 	}
 	p.swept = startSweep(p.spill, sys.Now())
 	info := p.sessionInfo()
+	var o mode.Outcome
+	defer traceRun(sys, p, start)(&o, &rerr) // telemetry.go: the run's spans, sent as it returns
 	o, werr := mode.Run(ctx, p.rt, p.prompt, out, mode.Options{Mode: m, Session: info, Header: p.header(), Start: start, Now: sys.Now, Then: p.then,
 		Schema: p.schema, OutputRetries: p.outputRetries, Guard: p.guard,
 		Files: func() ([]tools.FileChange, bool) { return p.changes.List(p.cwd), p.changes.Inexact() }})
@@ -307,6 +310,9 @@ type prepared struct {
 	guard   *sandbox.Guard // the result's sandbox and denials
 	// secrets are scrubbed from the @file arguments' text.
 	secrets *tools.Secrets
+
+	// otel is settings' "telemetry" key (telemetry.go).
+	otel telemetry.Settings
 }
 
 // sessionInfo names the session file for the result object; nil when no
