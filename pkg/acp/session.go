@@ -21,7 +21,7 @@ type sess struct {
 	mu      sync.Mutex // guards the fields below
 	running context.CancelFunc
 	done    chan struct{}
-	name    string // the name last told the client
+	name    string  // the name last told the client
 	cost    float64 // US dollars spent on this connection
 }
 
