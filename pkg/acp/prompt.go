@@ -143,9 +143,11 @@ func (s *Server) prompt(decode func(any) error) (any, error) {
 	return nil, errors.New("the run failed")
 }
 
-// isRefusal reports a model's refusal to answer.
+// isRefusal reports a model's refusal to answer, as the adapters word it
+// (Anthropic's stop_reason refusal).
 func isRefusal(err error) bool {
-	return strings.Contains(strings.ToLower(err.Error()), "refus")
+	var pe *ai.ProviderError
+	return errors.As(err, &pe) && strings.HasPrefix(pe.Message, "the model declined to answer")
 }
 
 // turn maps one prompt's events to session/update notifications.
