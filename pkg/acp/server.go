@@ -152,12 +152,14 @@ func (s *Server) shutdown() {
 
 // send writes one message as one line.
 func (s *Server) send(v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil { // one line, ending in LF
 		fmt.Fprintf(s.opts.Diag, "gopi: encoding a message failed: %v\n", err)
 		return
 	}
-	b = append(b, '\n')
+	b := buf.Bytes()
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if s.werr != nil {
