@@ -132,7 +132,7 @@ func (a *acpHost) open(ctx context.Context, o *runOptions, servers []acp.MCPServ
 	more := make([]mcp.Server, 0, len(servers))
 	for _, s := range servers {
 		more = append(more, mcp.Server{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL,
-			Headers: s.Headers, Source: "the editor's session"})
+			Headers: s.Headers, Cwd: o.cwd, Source: "the editor's session"})
 	}
 	h, err := newChatHost(ctx, a.sys, a.c, &chatOptions{runOptions: *o, moreMCP: more})
 	if err != nil {
