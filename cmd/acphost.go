@@ -175,8 +175,9 @@ type acpSession struct {
 	o    runOptions
 	rpc  *rpcHost
 
-	mu sync.Mutex
-	rt *runtime.Runtime
+	mu  sync.Mutex
+	rt  *runtime.Runtime
+	ask func(acp.Permission) bool
 }
 
 func (s *acpSession) runtime() *runtime.Runtime {
@@ -290,6 +291,28 @@ func (s *acpSession) adopt(n *acpSession) {
 	s.mu.Lock()
 	s.h, s.rpc, s.rt = n.h, n.rpc, n.rt
 	s.mu.Unlock()
+	s.applyAsk()
+}
+
+// SetAsk asks ask about every call the permission rules refuse.
+func (s *acpSession) SetAsk(ask func(acp.Permission) bool) {
+	s.mu.Lock()
+	s.ask = ask
+	s.mu.Unlock()
+	s.applyAsk()
+}
+
+func (s *acpSession) applyAsk() {
+	s.mu.Lock()
+	ask, g := s.ask, s.h.s.guard
+	s.mu.Unlock()
+	if ask == nil {
+		g.SetAsk(nil)
+		return
+	}
+	g.SetAsk(func(d sandbox.Denial) bool {
+		return ask(acp.Permission{Tool: d.Tool, Operation: d.Operation, Target: d.Target, Rule: d.Rule})
+	})
 }
 
 func (s *acpSession) Commands() []acp.Command {

@@ -66,8 +66,19 @@ type Session interface {
 	// prompt that names one (/name, /skill:name).
 	Commands() []Command
 	Expand(text string) (string, error)
+	// SetAsk makes every tool call the permission rules refuse a
+	// question: ask returns true to let it run. Nil asks nothing.
+	SetAsk(ask func(Permission) bool)
 	// Close releases the session: its MCP servers, its lock.
 	Close()
+}
+
+// Permission is a tool call the permission rules refuse.
+type Permission struct {
+	Tool      string
+	Operation string // read, write, run or call
+	Target    string // the absolute path or the command; "" for a call
+	Rule      string // the rule that refuses it
 }
 
 // Listed is one session of List.

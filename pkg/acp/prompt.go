@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
@@ -99,8 +100,9 @@ func (s *Server) prompt(decode func(any) error) (any, error) {
 	closing := s.closed
 	ss.mu.Lock()
 	busy := ss.running != nil
+	tr := &turn{s: s, ss: ss, calls: map[string]*call{}}
 	if !busy && !closing {
-		ss.running, ss.done = stop, done
+		ss.running, ss.done, ss.ctx, ss.turn = stop, done, ctx, tr
 	}
 	ss.mu.Unlock()
 	s.mu.Unlock()
@@ -112,10 +114,9 @@ func (s *Server) prompt(decode func(any) error) (any, error) {
 	}
 	defer func() {
 		ss.mu.Lock()
-		ss.running, ss.done = nil, nil
+		ss.running, ss.done, ss.ctx, ss.turn = nil, nil, nil, nil
 		ss.mu.Unlock()
 	}()
-	tr := &turn{s: s, ss: ss, ctx: ctx, calls: map[string]*call{}}
 	res, err := ss.s.Prompt(ctx, []ai.Message{msg}, tr.event)
 	s.nameChanged(ss)
 	if err != nil && res.Reason != loop.ReasonAborted {
@@ -152,17 +153,20 @@ func isRefusal(err error) bool {
 
 // turn maps one prompt's events to session/update notifications.
 type turn struct {
-	s     *Server
-	ss    *sess
-	ctx   context.Context
-	calls map[string]*call // by tool call id; events arrive on one goroutine at a time
+	s  *Server
+	ss *sess
+
+	mu    sync.Mutex       // guards calls: a permission is asked from a tool's goroutine
+	calls map[string]*call // by tool call id
 }
 
 // call is a tool call going on.
 type call struct {
-	name string
-	path string // the file a file tool touches, absolute
-	old  *string
+	name   string
+	path   string // the file a file tool touches, absolute
+	target string // the path or the command, as the permission rules see it
+	old    *string
+	update map[string]any // the tool_call notification's fields
 }
 
 func (t *turn) update(u map[string]any) { t.s.update(t.ss.id, u) }
@@ -189,7 +193,6 @@ func (t *turn) event(e loop.Event) {
 		}
 	case loop.ToolStart:
 		c := &call{name: e.ToolName}
-		t.calls[e.ToolCallID] = c
 		u := toolCall(t.ss.cwd, e.ToolName, e.Args)
 		u["sessionUpdate"] = "tool_call"
 		u["toolCallId"] = e.ToolCallID
@@ -201,7 +204,13 @@ func (t *turn) event(e loop.Event) {
 				c.old = readSmall(p)
 			}
 		}
+		c.target, _ = u["_target"].(string)
 		delete(u, "_path")
+		delete(u, "_target")
+		c.update = u
+		t.mu.Lock()
+		t.calls[e.ToolCallID] = c
+		t.mu.Unlock()
 		t.update(u)
 	case loop.ToolUpdate:
 		if e.Result == nil || len(e.Result.Content) == 0 || e.Result.Content[0].Type == ai.TypeText && e.Result.Content[0].Text == "" {
@@ -210,8 +219,10 @@ func (t *turn) event(e loop.Event) {
 		t.update(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": e.ToolCallID,
 			"content": outputContent(e.Result.Content)})
 	case loop.ToolEnd:
+		t.mu.Lock()
 		c := t.calls[e.ToolCallID]
 		delete(t.calls, e.ToolCallID)
+		t.mu.Unlock()
 		status := "completed"
 		if e.IsError {
 			status = "failed"
@@ -295,6 +306,12 @@ func toolCall(cwd, name string, args json.RawMessage) map[string]any {
 		return filepath.Clean(p)
 	}
 	u := map[string]any{"kind": "other", "title": name}
+	switch name {
+	case "bash":
+		u["_target"] = a.Command
+	case "read", "write", "edit", "grep", "find", "ls":
+		u["_target"] = abs(a.Path)
+	}
 	loc := func(p string) {
 		l := map[string]any{"path": p}
 		if a.Offset != nil && *a.Offset >= 1 {
@@ -369,6 +386,7 @@ func (s *Server) replay(ss *sess) {
 				case ai.TypeToolCall:
 					u := toolCall(ss.cwd, c.Name, c.Arguments)
 					delete(u, "_path")
+					delete(u, "_target")
 					u["sessionUpdate"], u["toolCallId"], u["status"] = "tool_call", c.ID, "pending"
 					u["rawInput"] = json.RawMessage(orEmpty(c.Arguments))
 					s.update(ss.id, u)

@@ -21,8 +21,11 @@ type sess struct {
 	mu      sync.Mutex // guards the fields below
 	running context.CancelFunc
 	done    chan struct{}
-	name    string  // the name last told the client
-	cost    float64 // US dollars spent on this connection
+	name    string          // the name last told the client
+	cost    float64         // US dollars spent on this connection
+	ctx     context.Context // the running prompt's
+	turn    *turn
+	always  map[string]bool // the client's "always" answers, by permissionKey
 }
 
 // cancel aborts the prompt going on, if any, and waits for it to end.
@@ -191,6 +194,7 @@ func (s *Server) add(gs Session, cwd string) (*sess, error) {
 		return nil, paramsErr(fmt.Sprintf("session %q is already open on this connection", ss.id))
 	}
 	s.sessions[ss.id] = ss
+	gs.SetAsk(func(p Permission) bool { return s.askPermission(ss, p) })
 	return ss, nil
 }
 

@@ -37,6 +37,7 @@ type Guard struct {
 	mu      sync.Mutex
 	denials []Denial
 	madeTmp bool
+	ask     func(Denial) bool // asks whether a call the rules refuse may run; nil: never
 
 	hmu     sync.Mutex         // guards helpers and closed
 	helpers map[string]*helper // by policy (JSON)
@@ -49,6 +50,20 @@ type Guard struct {
 // helpers when the run ends.
 func New(policy Policy, rules *Rules, helper string) *Guard {
 	return &Guard{policy: policy, rules: rules, helper: helper}
+}
+
+// SetAsk makes every call the permission rules refuse a question to ask
+// (an editor asks its user): ask returns true to let the call run, false
+// to refuse it as the rule does. It must return within a bounded time.
+// The sandbox policy is not asked about: a write it refuses stays
+// refused. Nil asks nothing.
+func (g *Guard) SetAsk(ask func(Denial) bool) {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.ask = ask
 }
 
 // Mode is the sandbox mode the run has.
@@ -132,8 +147,13 @@ func (g *Guard) Permit(tool string, op Op, target string) error {
 		if strings.HasPrefix(rule, "not allowed") {
 			d.Allow = "a matching --allow-tools pattern or \"permissions.allow\" in settings"
 		}
-		g.record(d)
-		return &DeniedError{d}
+		g.mu.Lock()
+		ask := g.ask
+		g.mu.Unlock()
+		if ask == nil || !ask(d) {
+			g.record(d)
+			return &DeniedError{d}
+		}
 	}
 	if op == OpWrite {
 		if rule := g.policy.writeRule(alt); rule != "" {
