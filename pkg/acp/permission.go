@@ -5,12 +5,15 @@ import (
 	"fmt"
 )
 
-// permissionOptions are the answers offered for a refused call.
-var permissionOptions = []map[string]string{
-	{"optionId": "allow-once", "name": "Allow once", "kind": "allow_once"},
-	{"optionId": "allow-always", "name": "Always allow", "kind": "allow_always"},
-	{"optionId": "reject-once", "name": "Reject", "kind": "reject_once"},
-	{"optionId": "reject-always", "name": "Always reject", "kind": "reject_always"},
+// permissionOptions are the answers offered for a refused call (built
+// when asked: nothing of ACP is made in a run that does not use it).
+func permissionOptions() []map[string]string {
+	return []map[string]string{
+		{"optionId": "allow-once", "name": "Allow once", "kind": "allow_once"},
+		{"optionId": "allow-always", "name": "Always allow", "kind": "allow_always"},
+		{"optionId": "reject-once", "name": "Reject", "kind": "reject_once"},
+		{"optionId": "reject-always", "name": "Always reject", "kind": "reject_always"},
+	}
 }
 
 func permissionKey(p Permission) string { return p.Tool + "\x00" + p.Operation + "\x00" + p.Target }
@@ -49,7 +52,7 @@ func (s *Server) askPermission(ss *sess, p Permission) bool {
 		tr.mu.Unlock()
 	}
 	resp, err := s.request(ctx, "session/request_permission", map[string]any{
-		"sessionId": ss.id, "toolCall": tc, "options": permissionOptions})
+		"sessionId": ss.id, "toolCall": tc, "options": permissionOptions()})
 	if err != nil || resp == nil || resp.err != nil {
 		if resp != nil && resp.err != nil {
 			fmt.Fprintf(s.opts.Diag, "gopi: the editor could not ask about %s (%s): the rule decides\n", p.Tool, resp.err.Message)

@@ -302,18 +302,20 @@ func configOptions(gs Session) []map[string]any {
 	}
 }
 
-// modeNames describe the sandbox modes.
-var modeNames = map[string][2]string{
-	"read-only":       {"Read only", "Commands and tools may read, not write (sandbox read-only)"},
-	"workspace-write": {"Workspace write", "Writes inside the project's folder only (sandbox workspace-write)"},
-	"off":             {"No sandbox", "Commands run without a sandbox"},
+// modeName describes a sandbox mode: its name and description.
+func modeName(m string) [2]string {
+	return map[string][2]string{
+		"read-only":       {"Read only", "Commands and tools may read, not write (sandbox read-only)"},
+		"workspace-write": {"Workspace write", "Writes inside the project's folder only (sandbox workspace-write)"},
+		"off":             {"No sandbox", "Commands run without a sandbox"},
+	}[m]
 }
 
 // modes are the sandbox modes.
 func modes(gs Session) map[string]any {
 	var avail []map[string]any
 	for _, m := range gs.Sandboxes() {
-		n := modeNames[m]
+		n := modeName(m)
 		if n[0] == "" {
 			n = [2]string{m, ""}
 		}
