@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -88,7 +87,8 @@ type acpHost struct {
 	c   *cobra.Command
 	o   *runOptions
 
-	mu sync.Mutex
+	mu   sync.Mutex
+	live map[*mcp.Manager]bool // the MCP servers of the open sessions
 }
 
 func (a *acpHost) New(ctx context.Context, cwd string, servers []acp.MCPServer) (acp.Session, error) {
@@ -141,7 +141,13 @@ func (a *acpHost) open(ctx context.Context, o *runOptions, servers []acp.MCPServ
 	for _, w := range h.a.Runtime().Warnings() {
 		fmt.Fprintf(a.sys.Stderr, "gopi: warning: %s\n", w)
 	}
-	return &acpSession{host: a, h: h, o: *o, rpc: &rpcHost{h: h, sys: a.sys, c: a.c}, rt: h.a.Runtime()}, nil
+	if plan := h.s.mcp; plan != nil && plan.m != nil {
+		if a.live == nil {
+			a.live = map[*mcp.Manager]bool{}
+		}
+		a.live[plan.m] = true
+	}
+	return &acpSession{host: a, h: h, o: *o, servers: servers, rpc: &rpcHost{h: h, sys: a.sys, c: a.c}, rt: h.a.Runtime()}, nil
 }
 
 func (a *acpHost) List(cwd string) ([]acp.Listed, error) {
@@ -170,10 +176,11 @@ func (a *acpHost) List(cwd string) ([]acp.Listed, error) {
 
 // acpSession is one ACP session: a chat host and its current Runtime.
 type acpSession struct {
-	host *acpHost
-	h    *chatHost
-	o    runOptions
-	rpc  *rpcHost
+	host    *acpHost
+	h       *chatHost
+	o       runOptions
+	servers []acp.MCPServer // the client's
+	rpc     *rpcHost
 
 	mu  sync.Mutex
 	rt  *runtime.Runtime
@@ -265,13 +272,15 @@ func (s *acpSession) SetSandbox(m string) error {
 	old := s.h
 	rt := s.runtime()
 	_ = rt.Dispose(context.Background())
-	old.close()
+	s.host.mu.Lock()
+	s.host.releaseLocked(old)
+	s.host.mu.Unlock()
 	o := s.o
 	o.session, o.cont = file, true
-	ns, err := s.host.open(context.Background(), &o, nil, m)
+	ns, err := s.host.open(context.Background(), &o, s.servers, m)
 	if err != nil {
 		// The session was released: open it again as it was.
-		back, berr := s.host.open(context.Background(), &o, nil, "")
+		back, berr := s.host.open(context.Background(), &o, s.servers, "")
 		if berr == nil {
 			s.adopt(back)
 		}
@@ -330,13 +339,24 @@ func (s *acpSession) Close() {
 	_ = s.runtime().Dispose(context.Background())
 	s.host.mu.Lock()
 	defer s.host.mu.Unlock()
-	if plan := s.h.s.mcp; plan != nil && plan.m != nil {
-		if left := plan.m.Close(); len(left) > 0 {
-			fmt.Fprintf(s.host.sys.Stderr, "gopi: warning: MCP server(s) %s did not end within the wait after SIGKILL\n", strings.Join(left, ", "))
-		}
-		if s.host.sys.mcp == plan.m {
-			s.host.sys.mcp = nil
-		}
+	s.host.releaseLocked(s.h)
+}
+
+// releaseLocked closes a session's chat host; a.mu is held. The
+// process's MCP manager (sys.mcp, which the chat host's close stops and a
+// later Runtime's build checks) is this host's while it closes, then
+// another open session's.
+func (a *acpHost) releaseLocked(h *chatHost) {
+	var own *mcp.Manager
+	if plan := h.s.mcp; plan != nil {
+		own = plan.m
 	}
-	s.h.close()
+	delete(a.live, own)
+	a.sys.mcp = own
+	h.close()
+	a.sys.mcp = nil
+	for m := range a.live {
+		a.sys.mcp = m
+		break
+	}
 }
