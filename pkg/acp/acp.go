@@ -114,6 +114,9 @@ type Options struct {
 	// PermissionTimeout bounds the wait for a client's answer to
 	// session/request_permission; zero is five minutes.
 	PermissionTimeout time.Duration
+	// MaxLine bounds one message; a longer line is answered with an
+	// error and skipped. Zero is 64 MiB.
+	MaxLine int
 }
 
 // JSON-RPC error codes.

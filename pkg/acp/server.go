@@ -42,6 +42,9 @@ func NewServer(out io.Writer, host Host, opts Options) *Server {
 	if opts.PermissionTimeout <= 0 {
 		opts.PermissionTimeout = 5 * time.Minute
 	}
+	if opts.MaxLine <= 0 {
+		opts.MaxLine = 64 << 20
+	}
 	return &Server{host: host, opts: opts, out: out, sessions: map[string]*sess{}, pending: map[string]chan *response{}}
 }
 
@@ -77,7 +80,11 @@ func (s *Server) Serve(ctx context.Context, in io.Reader) error {
 		defer close(lines)
 		br := bufio.NewReaderSize(in, 64<<10)
 		for {
-			b, err := br.ReadBytes('\n')
+			b, err := readLine(br, s.opts.MaxLine)
+			if errors.Is(err, errLong) {
+				s.send(outError{"2.0", json.RawMessage("null"), wireError{codeInvalidRequest, fmt.Sprintf("a message longer than %d MiB was skipped: send smaller messages", s.opts.MaxLine>>20)}})
+				continue
+			}
 			if len(b) > 0 {
 				select {
 				case lines <- b:
@@ -108,6 +115,30 @@ func (s *Server) Serve(ctx context.Context, in io.Reader) error {
 		case <-ctx.Done():
 			s.shutdown()
 			return s.writeErr()
+		}
+	}
+}
+
+var errLong = errors.New("line too long")
+
+// readLine reads one line of at most max bytes; a longer one is read to
+// its end, dropped, and errLong returned.
+func readLine(br *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		part, err := br.ReadSlice('\n')
+		if len(line)+len(part) > max {
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			if err != nil && !errors.Is(err, io.EOF) {
+				return nil, err
+			}
+			return nil, errLong
+		}
+		line = append(line, part...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
 		}
 	}
 }

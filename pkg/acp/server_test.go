@@ -188,3 +188,26 @@ func TestAlwaysIsRemembered(t *testing.T) {
 	}
 	<-c.done
 }
+
+// A line over the limit is answered with an error and skipped; the next
+// is served.
+func TestLongLineSkipped(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	srv := NewServer(outW, fakeHost{&fakeSession{}}, Options{MaxLine: 1 << 20})
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(context.Background(), inR); outW.Close() }()
+	go func() {
+		_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"x":"`+strings.Repeat("a", 3<<20)+`"}}`+"\n")
+		_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":1}}`+"\n")
+		inW.Close()
+	}()
+	out, _ := io.ReadAll(outR)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	got := string(out)
+	if !strings.Contains(got, `"message":"a message longer than 1 MiB was skipped: send smaller messages"`) || !strings.Contains(got, `"id":2,"result"`) || strings.Contains(got, `"id":1,"result"`) {
+		t.Errorf("output:\n%s", got)
+	}
+}
