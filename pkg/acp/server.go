@@ -357,7 +357,7 @@ func (s *Server) notice(m message) {
 		return
 	}
 	if ss, err := s.session(p.SessionID); err == nil {
-		ss.cancel()
+		ss.abort() // the reading goes on meanwhile
 	}
 }
 

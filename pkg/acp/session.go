@@ -28,6 +28,17 @@ type sess struct {
 	always  map[string]bool // the client's "always" answers, by permissionKey
 }
 
+// abort aborts the prompt going on, if any, without waiting: its
+// response says when it ended.
+func (ss *sess) abort() {
+	ss.mu.Lock()
+	stop := ss.running
+	ss.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
 // cancel aborts the prompt going on, if any, and waits for it to end.
 func (ss *sess) cancel() {
 	ss.mu.Lock()
