@@ -154,6 +154,16 @@ func (g *Guard) Permit(tool string, op Op, target string) error {
 			g.record(d)
 			return &DeniedError{d}
 		}
+	} else if rule, asks := g.rules.Asks(tool, target, alt); asks {
+		d := Denial{Tool: tool, Operation: opNames[op], Target: target, Rule: rule,
+			Allow: "an answer where gopi asks (gopi acp asks the editor), or removing the rule (\"permissions.ask\" in settings)"}
+		g.mu.Lock()
+		ask := g.ask
+		g.mu.Unlock()
+		if ask == nil || !ask(d) {
+			g.record(d)
+			return &DeniedError{d}
+		}
 	}
 	if op == OpWrite {
 		if rule := g.policy.writeRule(alt); rule != "" {
