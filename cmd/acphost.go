@@ -332,7 +332,11 @@ func (s *acpSession) Commands() []acp.Command {
 	return out
 }
 
-func (s *acpSession) Expand(text string) (string, error) { return s.h.cat.Expand(text) }
+// Expand expands a template or skill within the prompt size limit
+// (--max-prompt-bytes, as gopi run).
+func (s *acpSession) Expand(text string) (string, error) {
+	return s.h.cat.ExpandWithin(text, s.h.s.maxPrompt)
+}
 
 // Close releases the Runtime, the session's MCP servers and its store.
 func (s *acpSession) Close() {
