@@ -91,13 +91,28 @@ type acpHost struct {
 	live map[*mcp.Manager]bool // the MCP servers of the open sessions
 }
 
+// checkFolder refuses a session folder that is not one, in the
+// protocol's words (gopi run's would name --cwd).
+func checkFolder(cwd string) error {
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return fmt.Errorf("cwd %s: no such folder: give the project's folder", cwd)
+	}
+	return nil
+}
+
 func (a *acpHost) New(ctx context.Context, cwd string, servers []acp.MCPServer) (acp.Session, error) {
+	if err := checkFolder(cwd); err != nil {
+		return nil, err
+	}
 	o := *a.o
 	o.cwd = cwd
 	return a.open(ctx, &o, servers, "")
 }
 
 func (a *acpHost) Load(ctx context.Context, cwd, id string, servers []acp.MCPServer) (acp.Session, error) {
+	if err := checkFolder(cwd); err != nil {
+		return nil, err
+	}
 	root, _, err := sessionEnv(a.sys, cwd)
 	if err != nil {
 		return nil, err
