@@ -11,6 +11,7 @@ import (
 
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
+	"gopi/pkg/mcp"
 	"gopi/pkg/mode"
 	"gopi/pkg/resources"
 	"gopi/pkg/session"
@@ -21,6 +22,9 @@ import (
 type chatOptions struct {
 	runOptions
 	noColor bool
+	// moreMCP are MCP servers started beside the settings' (an ACP
+	// client's, given with its session).
+	moreMCP []mcp.Server
 }
 
 func newChatCmd(sys *System) *cobra.Command {
@@ -110,6 +114,7 @@ func newChatHost(ctx context.Context, sys *System, c *cobra.Command, o *chatOpti
 	if err != nil {
 		return nil, err
 	}
+	s.mcp.servers = append(s.mcp.servers, o.moreMCP...)
 	ms, err := modelSettings(s.cfg, o.apiKey)
 	if err != nil {
 		return nil, err

@@ -121,7 +121,7 @@ var runOnlyFlags = []string{"mode", "json", "print", "timeout", "no-stdin", "pri
 // addRunFlags adds runOnlyFlags.
 func addRunFlags(f *pflag.FlagSet, o *runOptions) {
 	o.mode.v = string(mode.Print)
-	f.Var(&o.mode, "mode", "output: print (the answer; pi's text), json (one result object), events (a JSON line per event, pi's --mode json) or rpc (pi's RPC protocol on stdin and stdout, as gopi rpc)")
+	f.Var(&o.mode, "mode", "output: print (the answer; pi's text), json (one result object), events (a JSON line per event, pi's --mode json) rpc (pi's RPC protocol on stdin and stdout, as gopi rpc) or acp (the Agent Client Protocol, as gopi acp)")
 	f.BoolVar(&o.json, "json", false, "same as --mode json")
 	f.BoolP("print", "p", false, "run the prompt and exit, also on a terminal (pi's -p; what gopi run always does)")
 	f.Duration("timeout", 0, "deadline for the whole run, e.g. 10m (exit 7 when it expires)")
@@ -174,8 +174,11 @@ func addAgentFlags(f *pflag.FlagSet, o *runOptions) {
 // for, and returned as an exit code. Signals are trapped from here on:
 // the first aborts the run, and so does stdout's reader going away.
 func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) error {
-	if o.mode.v == "rpc" {
+	switch o.mode.v {
+	case "rpc":
 		return runRPC(ctx, sys, c, o)
+	case "acp":
+		return runACP(ctx, sys, c, o)
 	}
 	start := sys.Now()
 	m, err := pickMode(o.mode.v, o.mode.set, o.json)

@@ -37,6 +37,7 @@ type sandboxSettings struct {
 type permissionSettings struct {
 	Allow []string `json:"allow"`
 	Deny  []string `json:"deny"`
+	Ask   []string `json:"ask"` // asked about where gopi asks (gopi acp), refused elsewhere
 }
 
 // readGuard builds the run's sandbox and permission rules from flags and
@@ -199,6 +200,9 @@ func readRules(flags *pflag.FlagSet, ps permissionSettings, cwd string) (*sandbo
 	allow, _ := flags.GetStringArray("allow-tools")
 	deny, _ := flags.GetStringArray("deny-tools")
 	rules, err := sandbox.ParseRules(append(ps.Allow, splitPatterns(allow)...), append(ps.Deny, splitPatterns(deny)...), cwd)
+	if err == nil {
+		err = rules.AddAsk(ps.Ask, cwd)
+	}
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}

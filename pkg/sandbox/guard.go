@@ -39,7 +39,11 @@ type Guard struct {
 	mu      sync.Mutex
 	denials []Denial
 	madeTmp bool
-	kept    []string // real paths kept read-only (KeepReadOnly)
+	kept    []string          // real paths kept read-only (KeepReadOnly)
+	ask     func(Denial) bool // asks whether a call the rules refuse may run; nil: never
+	// asked are the writes a person allowed through ask, by tool and
+	// target, until OpenFolder checks the rules again for them.
+	asked map[string]bool
 
 	hmu     sync.Mutex         // guards helpers and closed
 	helpers map[string]*helper // by policy (JSON)
@@ -52,6 +56,20 @@ type Guard struct {
 // helpers when the run ends.
 func New(policy Policy, rules *Rules, helper string) *Guard {
 	return &Guard{policy: policy, rules: rules, helper: helper}
+}
+
+// SetAsk makes every call the permission rules refuse a question to ask
+// (an editor asks its user): ask returns true to let the call run, false
+// to refuse it as the rule does. It must return within a bounded time.
+// The sandbox policy is not asked about: a write it refuses stays
+// refused. Nil asks nothing.
+func (g *Guard) SetAsk(ask func(Denial) bool) {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.ask = ask
 }
 
 // Mode is the sandbox mode the run has.
@@ -162,7 +180,15 @@ func (g *Guard) Permit(tool string, op Op, target string) error {
 		alt = realPath(target)
 	}
 	if rule, denied := g.rules.Check(tool, target, alt); denied {
-		return g.ruleDenial(tool, op, target, rule)
+		if err := g.askOrDeny(op, g.ruleDenialOf(tool, op, target, rule)); err != nil {
+			return err
+		}
+	} else if rule, asks := g.rules.Asks(tool, target, alt); asks {
+		d := Denial{Tool: tool, Operation: opNames[op], Target: target, Rule: rule,
+			Allow: "an answer where gopi asks (gopi acp asks the editor), or removing the rule (\"permissions.ask\" in settings)"}
+		if err := g.askOrDeny(op, d); err != nil {
+			return err
+		}
 	}
 	if op == OpWrite {
 		return g.permitWrite(tool, target, alt)
@@ -170,14 +196,46 @@ func (g *Guard) Permit(tool string, op Op, target string) error {
 	return nil
 }
 
-// ruleDenial records and returns a call the permission rules refuse.
-func (g *Guard) ruleDenial(tool string, op Op, target, rule string) error {
+// ruleDenialOf is a call the permission rules refuse, as a denial.
+func (g *Guard) ruleDenialOf(tool string, op Op, target, rule string) Denial {
 	d := Denial{Tool: tool, Operation: opNames[op], Target: target, Rule: rule, Allow: "removing the rule (--deny-tools or \"permissions.deny\" in settings)"}
 	if strings.HasPrefix(rule, "not allowed") {
 		d.Allow = "a matching --allow-tools pattern or \"permissions.allow\" in settings"
 	}
+	return d
+}
+
+// askOrDeny asks (SetAsk) whether the call d refuses may run; without a
+// yes it records d and returns it as a *DeniedError. An allowed write is
+// remembered for OpenFolder, which checks the rules again.
+func (g *Guard) askOrDeny(op Op, d Denial) error {
+	g.mu.Lock()
+	ask := g.ask
+	g.mu.Unlock()
+	if ask != nil && ask(d) {
+		if op == OpWrite {
+			g.mu.Lock()
+			if g.asked == nil {
+				g.asked = map[string]bool{}
+			}
+			g.asked[d.Tool+"\x00"+d.Target] = true
+			g.mu.Unlock()
+		}
+		return nil
+	}
 	g.record(d)
 	return &DeniedError{d}
+}
+
+// allowedByAsk reports, once, whether a person allowed the write of
+// target by tool through ask.
+func (g *Guard) allowedByAsk(tool, target string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	key := tool + "\x00" + target
+	ok := g.asked[key]
+	delete(g.asked, key)
+	return ok
 }
 
 // permitWrite checks a write to target, whose real path is real, against
@@ -211,8 +269,11 @@ func (g *Guard) OpenFolder(tool, target, file string) (*os.File, string, error) 
 		return nil, "", nil
 	}
 	real := realPath(file)
-	if rule, denied := g.rules.Check(tool, target, real); denied {
-		return nil, "", g.ruleDenial(tool, OpWrite, target, rule)
+	allowed := g.allowedByAsk(tool, target)
+	if rule, denied := g.rules.Check(tool, target, real); denied && !allowed {
+		d := g.ruleDenialOf(tool, OpWrite, target, rule)
+		g.record(d)
+		return nil, "", &DeniedError{d}
 	}
 	if err := g.permitWrite(tool, target, real); err != nil {
 		return nil, "", err
