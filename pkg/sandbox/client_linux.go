@@ -74,6 +74,11 @@ func startHelperIn(exe string, p Policy, ns bool) (*helper, error) {
 		return nil, fmt.Errorf("the sandbox helper's socket: %w", err)
 	}
 	theirs := os.NewFile(uintptr(fds[1]), "sandbox-helper")
+	attr := &syscall.SysProcAttr{Setpgid: true}
+	p.CommandIDs = nil
+	if ns {
+		p.CommandIDs = namespaces(attr)
+	}
 	doc, err := json.Marshal(p)
 	if err != nil {
 		theirs.Close()
@@ -81,11 +86,7 @@ func startHelperIn(exe string, p Policy, ns bool) (*helper, error) {
 		return nil, err
 	}
 	cmd := &exec.Cmd{Path: exe, Args: []string{"gopi", HelperArg, string(doc)}, Env: []string{}, Dir: "/",
-		ExtraFiles:  []*os.File{theirs},
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
-	if ns {
-		namespaces(cmd.SysProcAttr)
-	}
+		ExtraFiles: []*os.File{theirs}, SysProcAttr: attr}
 	err = cmd.Start()
 	theirs.Close()
 	if err != nil {
