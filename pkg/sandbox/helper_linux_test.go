@@ -636,8 +636,12 @@ func TestHelperWithoutNamespace(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := run(t, refusing, ws, `touch .git/x`); err == nil || !strings.Contains(err.Error(), "no mounts") {
-		t.Errorf("with a .git to keep: %v", err)
+	// The refusal names what to change.
+	_, _, err = run(t, refusing, ws, `touch .git/x`)
+	for _, want := range []string{"no mounts", filepath.Join(ws, ".git"), "kernel.apparmor_restrict_unprivileged_userns=0", "kernel.unprivileged_userns_clone=1", "user.max_user_namespaces", "--sandbox off"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("with a .git to keep: no %q in %v", want, err)
+		}
 	}
 	if _, err := os.Stat(filepath.Join(ws, ".git", "x")); err == nil {
 		t.Error("the command ran without its .git kept read-only")
