@@ -44,6 +44,8 @@ var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/
 // is sent (serve), which inherit the restriction. It returns when the
 // socket's other end is closed (0: gopi stopped it or died; every process
 // the commands left is killed first) or the policy could not be applied.
+// A helper started for a user other than root (Policy.CommandIDs) is two
+// processes: see runOuter.
 func RunHelper(args, environ []string, stderr io.Writer) int {
 	if len(args) == 2 && args[1] == awaitArg {
 		if n, _ := os.Stdin.Read(make([]byte, 1)); n != 1 {
@@ -178,7 +180,7 @@ func runOuter(p Policy, ctl *net.UnixConn) int {
 	runtime.LockOSThread()
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{"gopi", HelperArg, string(doc), awaitArg}, Env: []string{}, Dir: "/",
 		Stdin: goR, Stdout: os.Stdout, Stderr: os.Stderr, ExtraFiles: []*os.File{f},
-		SysProcAttr: &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER, Pdeathsig: syscall.SIGKILL,
+		SysProcAttr: &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER, Pdeathsig: syscall.SIGKILL, Setpgid: true,
 			UidMappings: []syscall.SysProcIDMap{{ContainerID: ids.UID, HostID: 0, Size: 1}},
 			GidMappings: []syscall.SysProcIDMap{{ContainerID: ids.GID, HostID: 0, Size: 1}}}}
 	err = cmd.Start()

@@ -653,8 +653,8 @@ func TestHelperWithoutNamespace(t *testing.T) {
 // user (their own uid and gid), with .git and everything outside the
 // workspace read-only mounts (not even the mode of the user's own file
 // outside changes), the workspace writable and a write outside refused.
-// Run as root, it runs this test again as nobody (65534); as another
-// user, as that user.
+// Run as root, it runs this test and the other helper tests again as
+// nobody (65534); as another user, as that user.
 func TestHelperAsUser(t *testing.T) {
 	if os.Getuid() == 0 {
 		asNobody(t)
@@ -717,9 +717,12 @@ grep -E '^CapEff' /proc/self/status`)
 	}
 }
 
-// asNobody runs TestHelperAsUser again in a copy of this test binary as
-// the user nobody (65534), in a folder that user owns.
+// asNobody runs TestHelperAsUser and the helper's other tests again in
+// a copy of this test binary as the user nobody (65534), in a folder that
+// user owns.
 func asNobody(t *testing.T) {
+	tests := []string{"TestHelperAsUser", "TestHelper", "TestOneHelperPerRun", "TestHelperDiesFailsClosed", "TestHelperExitsOnEOF",
+		"TestHelperDiesWithItsParent", "TestHelperPerPolicy", "TestConfigReadOnly", "TestSessionReadOnly", "TestHelperWithoutNamespace"}
 	const nobody = 65534
 	dir := t.TempDir()
 	for d := dir; d != filepath.Dir(d) && strings.HasPrefix(d, os.TempDir()+"/"); d = filepath.Dir(d) {
@@ -745,12 +748,17 @@ func asNobody(t *testing.T) {
 	if err := os.Chown(work, nobody, nobody); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, "-test.run=^TestHelperAsUser$", "-test.count=1", "-test.v")
+	cmd := exec.Command(exe, "-test.run=^("+strings.Join(tests, "|")+")$", "-test.count=1", "-test.v")
 	cmd.Dir = work
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + work, "TMPDIR=" + work}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
 	got, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(got), "--- PASS: TestHelperAsUser") {
+	if err != nil {
 		t.Fatalf("as nobody: %v\n%s", err, got)
+	}
+	for _, name := range tests {
+		if !strings.Contains(string(got), "--- PASS: "+name+" ") {
+			t.Errorf("as nobody, %s did not pass:\n%s", name, got)
+		}
 	}
 }
