@@ -58,7 +58,8 @@ func startHelper(exe string, p Policy) (*helper, error) {
 		return nil, fmt.Errorf("%w. The sandbox keeps %s read-only with mounts in a user namespace of its own, "+
 			"which the system refused: allow unprivileged user namespaces "+
 			"(sysctl kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu, or an AppArmor profile that allows them to gopi; "+
-			"sysctl kernel.unprivileged_userns_clone=1 on Debian; user.max_user_namespaces above 0), or run with --sandbox off",
+			"sysctl kernel.unprivileged_userns_clone=1 on Debian; user.max_user_namespaces above 0; "+
+			"in a container, a seccomp profile that allows them), or run with --sandbox off",
 			err, strings.Join(p.ReadOnlyPaths, ", "))
 	}
 	return h, err
