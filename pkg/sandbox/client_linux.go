@@ -43,14 +43,24 @@ type helper struct {
 // where everything but the writable folders is mounted read-only
 // (Policy.ReadOnlyOutside). Where the kernel refuses it the namespace and
 // p needs no read-only entry (.git and the like), the helper starts
-// without: Landlock, no capabilities and the seccomp filter still hold.
+// without: Landlock, no capabilities and the seccomp filter still hold;
+// with one, nothing runs and the error names the system settings that
+// refuse the namespace.
 func startHelper(exe string, p Policy) (*helper, error) {
 	p.ReadOnlyOutside = true
 	h, err := startHelperIn(exe, p, true)
 	var nsErr *namespaceError
-	if errors.As(err, &nsErr) && len(p.ReadOnlyPaths) == 0 {
-		p.ReadOnlyOutside = false
-		return startHelperIn(exe, p, false)
+	if errors.As(err, &nsErr) {
+		if len(p.ReadOnlyPaths) == 0 {
+			p.ReadOnlyOutside = false
+			return startHelperIn(exe, p, false)
+		}
+		return nil, fmt.Errorf("%w. The sandbox keeps %s read-only with mounts in a user namespace of its own, "+
+			"which the system refused: allow unprivileged user namespaces "+
+			"(sysctl kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu, or an AppArmor profile that allows them to gopi; "+
+			"sysctl kernel.unprivileged_userns_clone=1 on Debian; user.max_user_namespaces above 0; "+
+			"in a container, a seccomp profile that allows them), or run with --sandbox off",
+			err, strings.Join(p.ReadOnlyPaths, ", "))
 	}
 	return h, err
 }
@@ -74,6 +84,11 @@ func startHelperIn(exe string, p Policy, ns bool) (*helper, error) {
 		return nil, fmt.Errorf("the sandbox helper's socket: %w", err)
 	}
 	theirs := os.NewFile(uintptr(fds[1]), "sandbox-helper")
+	attr := &syscall.SysProcAttr{Setpgid: true}
+	p.CommandIDs = nil
+	if ns {
+		p.CommandIDs = namespaces(attr)
+	}
 	doc, err := json.Marshal(p)
 	if err != nil {
 		theirs.Close()
@@ -81,11 +96,7 @@ func startHelperIn(exe string, p Policy, ns bool) (*helper, error) {
 		return nil, err
 	}
 	cmd := &exec.Cmd{Path: exe, Args: []string{"gopi", HelperArg, string(doc)}, Env: []string{}, Dir: "/",
-		ExtraFiles:  []*os.File{theirs},
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
-	if ns {
-		namespaces(cmd.SysProcAttr)
-	}
+		ExtraFiles: []*os.File{theirs}, SysProcAttr: attr}
 	err = cmd.Start()
 	theirs.Close()
 	if err != nil {

@@ -15,8 +15,7 @@ import (
 // confine takes from the helper, on every thread, what Landlock leaves
 // open to its commands: a file's metadata. Landlock has no rule for
 // chmod, chown, utime or extended attributes, and a command run by root
-// (or in the helper's user namespace, where it is root) holds the
-// capabilities that let it change them on any file. So:
+// holds the capabilities that let it change them on any file. So:
 //
 //   - every capability goes: bounding set, ambient, inheritable,
 //     permitted, effective (with no_new_privs, nothing regains one

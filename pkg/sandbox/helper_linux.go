@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"os/exec"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,7 +44,15 @@ var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/
 // is sent (serve), which inherit the restriction. It returns when the
 // socket's other end is closed (0: gopi stopped it or died; every process
 // the commands left is killed first) or the policy could not be applied.
+// A helper started for a user other than root (Policy.CommandIDs) is two
+// processes: see runOuter.
 func RunHelper(args, environ []string, stderr io.Writer) int {
+	if len(args) == 2 && args[1] == awaitArg {
+		if n, _ := os.Stdin.Read(make([]byte, 1)); n != 1 {
+			return 126 // the outer helper failed, and said why
+		}
+		args = args[:1]
+	}
 	if len(args) != 1 {
 		fmt.Fprintln(stderr, "gopi: sandbox helper: usage: gopi __sandbox POLICY (started by gopi, with its socket as fd 3)")
 		return 2
@@ -57,6 +68,13 @@ func RunHelper(args, environ []string, stderr io.Writer) int {
 	if err := json.Unmarshal([]byte(args[0]), &p); err != nil {
 		_, _ = ctl.Write([]byte("bad policy: " + err.Error()))
 		return 2
+	}
+	if p.CommandIDs != nil {
+		return runOuter(p, ctl)
+	}
+	if err := mounts(p); err != nil {
+		_, _ = ctl.Write([]byte(err.Error()))
+		return 126
 	}
 	if err := apply(p); err != nil {
 		_, _ = ctl.Write([]byte(err.Error()))
@@ -106,7 +124,8 @@ func onlyStdio() {
 // is the sandbox's and fails it.
 const noMountPrefix = "no mounts: "
 
-func apply(p Policy) error {
+// mounts makes the policy's read-only mounts in the helper's namespace.
+func mounts(p Policy) error {
 	if p.ReadOnlyOutside {
 		if err := readOnlyOutside(p.writablePaths()); err != nil {
 			return err
@@ -117,6 +136,90 @@ func apply(p Policy) error {
 			return fmt.Errorf("making %s read-only: %w", path, err)
 		}
 	}
+	return nil
+}
+
+// runOuter is the helper of a user who is not root: root of its own user
+// namespace (mapped to that user), it starts the helper proper — itself
+// again, told to wait (awaitArg) — in a nested user namespace where the
+// user's own ids map to its root, makes the mounts, gives up every
+// capability (confine), and then lets the inner helper go on: the
+// commands, its children, run as the user (npm, ssh and git behave as
+// they do outside) and hold no capability. The mounts, made in a more
+// privileged namespace, are locked for them: no namespace a command
+// creates makes them writable or takes them away. The inner helper is
+// started first because its id maps are files in /proc, which the mounts
+// make read-only; the outer helper applies no Landlock, which would
+// refuse those writes too, and needs none: it runs nothing else, holds no
+// capability once the mounts are made and is not dumpable. It ends with
+// the inner helper (and the inner helper with it: parent-death signal),
+// with the inner helper's exit status.
+func runOuter(p Policy, ctl *net.UnixConn) int {
+	ids := *p.CommandIDs
+	inner := p
+	inner.ReadOnlyOutside, inner.ReadOnlyPaths, inner.CommandIDs = false, nil, nil
+	doc, err := json.Marshal(inner)
+	if err != nil {
+		_, _ = ctl.Write([]byte(err.Error()))
+		return 126
+	}
+	f, err := ctl.File() // a duplicate, the inner helper's fd 3
+	if err != nil {
+		_, _ = ctl.Write([]byte(err.Error()))
+		return 126
+	}
+	defer f.Close()
+	goR, goW, err := os.Pipe() // the inner helper's stdin: a byte when it may go on
+	if err != nil {
+		_, _ = ctl.Write([]byte(err.Error()))
+		return 126
+	}
+	defer goW.Close()
+	// The parent-death signal follows the thread that starts the inner
+	// helper: this goroutine keeps it until the inner helper has ended.
+	runtime.LockOSThread()
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{"gopi", HelperArg, string(doc), awaitArg}, Env: []string{}, Dir: "/",
+		Stdin: goR, Stdout: os.Stdout, Stderr: os.Stderr, ExtraFiles: []*os.File{f},
+		SysProcAttr: &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER, Pdeathsig: syscall.SIGKILL, Setpgid: true,
+			UidMappings: []syscall.SysProcIDMap{{ContainerID: ids.UID, HostID: 0, Size: 1}},
+			GidMappings: []syscall.SysProcIDMap{{ContainerID: ids.GID, HostID: 0, Size: 1}}}}
+	err = cmd.Start()
+	goR.Close()
+	f.Close()
+	if err != nil {
+		_, _ = ctl.Write([]byte(noMountPrefix + "the commands' user namespace: " + err.Error()))
+		return 126
+	}
+	err = mounts(p)
+	if err == nil {
+		err = confine()
+	}
+	if err == nil {
+		_, err = goW.Write([]byte{1})
+	}
+	goW.Close() // without the byte the inner helper exits at once
+	if err != nil {
+		_, _ = ctl.Write([]byte(err.Error()))
+	}
+	ctl.Close()
+	werr := cmd.Wait()
+	var ee *exec.ExitError
+	switch {
+	case err != nil:
+		return 126
+	case werr == nil:
+		return 0
+	case errors.As(werr, &ee) && ee.ExitCode() >= 0:
+		return ee.ExitCode()
+	}
+	return 1
+}
+
+// awaitArg, after the policy, has the helper wait for a byte on its
+// stdin before it applies the policy (runOuter).
+const awaitArg = "await"
+
+func apply(p Policy) error {
 	abi, err := KernelProbe()
 	if err != nil {
 		return err
@@ -247,24 +350,27 @@ func remountReadOnly(path string) error {
 }
 
 // namespaces starts the helper in a user and mount namespace of its
-// own, where it may mount; the same users and groups are seen inside
-// (every range of this process's own maps when it is root, else its
-// own user and group).
-func namespaces(a *syscall.SysProcAttr) {
+// own, where it may mount. When this process is root the same users and
+// groups are seen inside (every range of its own maps) and nil is
+// returned. Otherwise its user and group become root inside — only root
+// of a namespace keeps its capabilities across exec, and mounting needs
+// them — and the ids returned are those the commands get back
+// (Policy.CommandIDs, runOuter).
+func namespaces(a *syscall.SysProcAttr) *IDs {
 	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
 	uid, gid := os.Getuid(), os.Getgid()
 	if uid == 0 {
 		a.UidMappings = identityMap("/proc/self/uid_map")
 		a.GidMappings = identityMap("/proc/self/gid_map")
 		a.GidMappingsEnableSetgroups = true
+		if len(a.UidMappings) > 0 && len(a.GidMappings) > 0 {
+			return nil
+		}
 	}
-	if len(a.UidMappings) == 0 {
-		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
-	}
-	if len(a.GidMappings) == 0 {
-		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
-		a.GidMappingsEnableSetgroups = false
-	}
+	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: uid, Size: 1}}
+	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: gid, Size: 1}}
+	a.GidMappingsEnableSetgroups = false
+	return &IDs{UID: uid, GID: gid}
 }
 
 // identityMap maps every id of this process's namespace to itself.

@@ -636,10 +636,129 @@ func TestHelperWithoutNamespace(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := run(t, refusing, ws, `touch .git/x`); err == nil || !strings.Contains(err.Error(), "no mounts") {
-		t.Errorf("with a .git to keep: %v", err)
+	// The refusal names what to change.
+	_, _, err = run(t, refusing, ws, `touch .git/x`)
+	for _, want := range []string{"no mounts", filepath.Join(ws, ".git"), "kernel.apparmor_restrict_unprivileged_userns=0", "kernel.unprivileged_userns_clone=1", "user.max_user_namespaces", "--sandbox off"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("with a .git to keep: no %q in %v", want, err)
+		}
 	}
 	if _, err := os.Stat(filepath.Join(ws, ".git", "x")); err == nil {
 		t.Error("the command ran without its .git kept read-only")
+	}
+}
+
+// TestHelperAsUser: for a user other than root, the helper is root of a
+// namespace of its own only to make its mounts; the commands run as that
+// user (their own uid and gid), with .git and everything outside the
+// workspace read-only mounts (not even the mode of the user's own file
+// outside changes), the workspace writable and a write outside refused.
+// Run as root, it runs this test and the other helper tests again as
+// nobody (65534); as another user, as that user.
+func TestHelperAsUser(t *testing.T) {
+	if os.Getuid() == 0 {
+		asNobody(t)
+		return
+	}
+	g, ws, out, _ := sandboxed(t)
+	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	head, mine := filepath.Join(ws, ".git", "HEAD"), filepath.Join(out, "mine")
+	for _, f := range []string{head, mine} {
+		if err := os.WriteFile(f, []byte("ref\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, exit, err := run(t, g, ws, `id -u; id -g
+echo x > .git/HEAD || echo "git refused"
+echo in > in.txt && echo "workspace written"
+echo x > ../out/x || echo "outside refused"
+chmod 600 ../out/mine || echo "chmod mine refused"
+unshare -Urm sh -c 'mount -o remount,bind,rw .git; umount .git; echo x > .git/HEAD' 2>&1 || echo "remount refused"
+outer=$(awk '/^PPid/ {print $2}' /proc/$PPID/status)
+for h in $PPID $outer; do grep -E '^(Uid|CapEff)' /proc/$h/status; cat /proc/$h/environ >/dev/null 2>&1 || echo "helper $h unreadable"; done
+python3 -c '
+import ctypes, os, sys
+libc = ctypes.CDLL(None)
+for helper in map(int, sys.argv[1:]):
+    r = libc.ptrace(16, helper, 0, 0)  # PTRACE_ATTACH
+    if r == 0:
+        os.waitpid(helper, 0x40000000)
+        libc.ptrace(17, helper, 0, 0)
+    print("ptrace helper", r)' $PPID $outer
+grep -E '^CapEff' /proc/self/status`)
+	if err != nil || exit.Code != 0 {
+		t.Fatalf("%v %+v: %s", err, exit, got)
+	}
+	want := fmt.Sprintf("%d\n%d\n", os.Getuid(), os.Getgid())
+	if !strings.HasPrefix(got, want) {
+		t.Errorf("the command's ids: want %q first in\n%s", want, got)
+	}
+	for _, line := range []string{"git refused", "workspace written", "outside refused", "chmod mine refused", "CapEff:\t0000000000000000", "remount refused"} {
+		if !strings.Contains(got, line+"\n") {
+			t.Errorf("no %q in\n%s", line, got)
+		}
+	}
+	if strings.Count(got, "Read-only file system") < 2 {
+		t.Errorf(".git and the outside are not read-only mounts:\n%s", got)
+	}
+	if b, err := os.ReadFile(head); err != nil || string(b) != "ref\n" {
+		t.Errorf(".git/HEAD: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "in.txt")); err != nil {
+		t.Errorf("the workspace write: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "x")); err == nil {
+		t.Error("a command wrote outside the workspace")
+	}
+	if st, err := os.Stat(mine); err != nil || st.Mode() != 0o644 {
+		t.Errorf("the user's file outside: %v %v", st.Mode(), err)
+	}
+}
+
+// asNobody runs TestHelperAsUser and the helper's other tests again in
+// a copy of this test binary as the user nobody (65534), in a folder that
+// user owns.
+func asNobody(t *testing.T) {
+	tests := []string{"TestHelperAsUser", "TestHelper", "TestOneHelperPerRun", "TestHelperDiesFailsClosed", "TestHelperExitsOnEOF",
+		"TestHelperDiesWithItsParent", "TestHelperPerPolicy", "TestConfigReadOnly", "TestSessionReadOnly", "TestHelperWithoutNamespace"}
+	const nobody = 65534
+	dir := t.TempDir()
+	for d := dir; d != filepath.Dir(d) && strings.HasPrefix(d, os.TempDir()+"/"); d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, work := filepath.Join(dir, "sandbox.test"), filepath.Join(dir, "work")
+	if err := os.WriteFile(exe, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(work, nobody, nobody); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^("+strings.Join(tests, "|")+")$", "-test.count=1", "-test.v")
+	cmd.Dir = work
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + work, "TMPDIR=" + work}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	got, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("as nobody: %v\n%s", err, got)
+	}
+	for _, name := range tests {
+		if !strings.Contains(string(got), "--- PASS: "+name+" ") {
+			t.Errorf("as nobody, %s did not pass:\n%s", name, got)
+		}
 	}
 }

@@ -78,6 +78,17 @@ type Policy struct {
 	// (filled in for each command: .git, the project's configuration and
 	// the run's session folder, each when it exists in a writable root).
 	ReadOnlyPaths []string `json:"readOnlyPaths,omitempty"`
+	// CommandIDs, set by the helper's starter when gopi is not root, are
+	// gopi's user and group: the helper is root of its own user namespace
+	// (mapped to gopi's user) so that it may mount, and starts the
+	// commands' helper in a nested one where they are these ids again.
+	CommandIDs *IDs `json:"commandIds,omitempty"`
+}
+
+// IDs are a user id and a group id.
+type IDs struct {
+	UID int `json:"uid"`
+	GID int `json:"gid"`
 }
 
 // Enforced reports whether the policy confines anything.
