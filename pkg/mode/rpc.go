@@ -42,6 +42,7 @@ type RPC struct {
 	unsub    func()
 	op       *rpcOp       // the run or compaction going on; nil when idle
 	next     []ai.Message // prompts queued while a run was ending: the next run
+	retry    ai.RetryControl
 	bg       sync.WaitGroup
 }
 
@@ -279,7 +280,7 @@ func (r *RPC) start(msgs []ai.Message) {
 // ending start the next run as soon as it settled, unless it was
 // aborted.
 func (r *RPC) launch(msgs []ai.Message) {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(ai.WithRetryControl(context.Background(), &r.retry))
 	rt, stream := r.cur.Runtime, r.stream
 	op := &rpcOp{cancel: cancel, done: make(chan struct{}), rt: rt}
 	r.op = op

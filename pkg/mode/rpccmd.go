@@ -358,7 +358,7 @@ func (r *RPC) cmdQueueMode(c *rpcCommand, followUp bool) (any, error) {
 // compaction in the background) on the current Runtime, with a context
 // of its own that op.cancel ends, or answers busy while another holds it.
 func (r *RPC) startOp(op rpcOp) (*rpcOp, context.Context, error) {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(ai.WithRetryControl(context.Background(), &r.retry))
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.op != nil {
@@ -429,15 +429,22 @@ func (r *RPC) cmdAutoCompaction(_ context.Context, c *rpcCommand) (any, error) {
 	return nil, nil
 }
 
+// cmdAutoRetry switches automatic retries for the requests that fail
+// from now on.
 func (r *RPC) cmdAutoRetry(_ context.Context, c *rpcCommand) (any, error) {
 	if c.Enabled == nil {
 		return nil, errors.New(`field "enabled" is required (true or false)`)
 	}
-	return nil, errors.New("gopi retries a failed model request inside the run, as the settings' retry.maxAttempts says; it cannot be switched here")
+	r.retry.SetEnabled(*c.Enabled)
+	return nil, nil
 }
 
+// cmdAbortRetry cancels the wait before a pending retry: the request
+// fails with its last error (auto_retry_end says "Retry cancelled").
+// Without one pending it does nothing, as pi.
 func (r *RPC) cmdAbortRetry(_ context.Context, _ *rpcCommand) (any, error) {
-	return nil, errors.New("gopi retries a failed model request inside the run: send abort to end the run, retries and all")
+	r.retry.CancelWait()
+	return nil, nil
 }
 
 func (r *RPC) cmdStats(_ context.Context, _ *rpcCommand) (any, error) {

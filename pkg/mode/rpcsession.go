@@ -214,7 +214,7 @@ func (r *RPC) cmdLastText(_ context.Context, _ *rpcCommand) (any, error) {
 	return map[string]any{"text": nil}, nil
 }
 
-// cmdSetName records the name once what is going on has ended.
+// cmdSetName records the name at once, also during a run, as pi does.
 func (r *RPC) cmdSetName(_ context.Context, c *rpcCommand) (any, error) {
 	name, err := need(c.Name, "name")
 	if err != nil {
@@ -225,17 +225,11 @@ func (r *RPC) cmdSetName(_ context.Context, c *rpcCommand) (any, error) {
 		return nil, errors.New("Session name cannot be empty")
 	}
 	cur, _ := r.current()
-	r.bg.Add(1)
-	go func() {
-		defer r.bg.Done()
-		if _, err := cur.Runtime.SetName(context.Background(), name); err != nil {
-			r.reply(c.ID, "set_session_name", nil, err)
-			return
-		}
-		r.notice("session_info_changed", "name", name)
-		r.reply(c.ID, "set_session_name", nil, nil)
-	}()
-	return nil, errAnswered
+	if _, err := cur.Runtime.SetName(context.Background(), name); err != nil {
+		return nil, err
+	}
+	r.notice("session_info_changed", "name", name)
+	return nil, nil
 }
 
 func (r *RPC) cmdCommands(_ context.Context, _ *rpcCommand) (any, error) {

@@ -327,16 +327,19 @@ func (r *Runtime) awaitTurn(ctx context.Context) (done chan struct{}, err error)
 	}
 }
 
-// SetName records name as a session_info entry (pi's session name) once
-// the operations accepted before it ended; the entry is in the store when
-// it returns.
+// SetName records name as a session_info entry (pi's session name) under
+// the current leaf at once, as pi does, also while a run or compaction is
+// going on (the run's next entry follows it); the entry is in the store
+// when it returns.
 func (r *Runtime) SetName(ctx context.Context, name string) (session.Entry, error) {
-	done, err := r.awaitTurn(ctx)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return session.Entry{}, err
 	}
-	defer close(done)
 	r.mu.Lock()
+	if r.disposed {
+		r.mu.Unlock()
+		return session.Entry{}, ErrDisposed
+	}
 	r.named = true // a configured name no longer overrides this one
 	r.mu.Unlock()
 	return r.appendEntry(session.SessionInfoEntry("", name), false)
