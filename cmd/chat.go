@@ -121,6 +121,9 @@ func newChatHost(ctx context.Context, sys *System, c *cobra.Command, o *chatOpti
 	// As in run: a new session's model is chosen before anything touches
 	// the disk; a resumed one falls back to the model it last used.
 	set := s.assembly(&o.runOptions, ms, cat.SystemPrompt(), nil)
+	// As pi's chat and rpc: --session on a session with entries continues
+	// from its newest one (gopi run asks for --leaf or -c).
+	set.Session.Newest = true
 	set.MoreTools = mcpTools(ctx, sys, s)
 	a, err := assemble.New(set, sys.env())
 	if err != nil {

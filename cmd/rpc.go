@@ -25,8 +25,9 @@ the reason. Closing stdin aborts a running run, keeps what it reached in the ses
 exits 0; SIGINT, SIGTERM and SIGHUP do the same and exit 130.
 
 The session flags are gopi run's: a new session unless --session, -c, --fork or
---session-id says otherwise; --leaf picks the entry to continue from. gopi run
---mode rpc is the same.`,
+--session-id says otherwise; --leaf picks the entry to continue from, and
+--session on a session with entries continues from its newest one, as pi's rpc
+does. gopi run --mode rpc is the same.`,
 		Example: `  gopi rpc --provider anthropic
   gopi rpc --session SESSION -c
   echo '{"type":"prompt","message":"hello"}' | gopi rpc --no-session`,

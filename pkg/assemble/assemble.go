@@ -77,6 +77,10 @@ type SessionSettings struct {
 	// Leaf (pi's fork and clone; session.Branch), not the whole file
 	// (--fork), and continues from the copy's last entry.
 	Branch bool
+	// Newest: a session with entries continues from its newest entry
+	// without -c, as pi's chat and rpc modes do; gopi run leaves it
+	// false and asks for --leaf or -c.
+	Newest bool
 }
 
 // Settings are the resolved, typed values of one invocation.

@@ -52,7 +52,8 @@ func checkNaming(ss SessionSettings) (string, error) {
 
 // openSession opens (or prepares) the store and chooses its leaf. It
 // never guesses a leaf: a non-empty session needs --leaf or -c (or is
-// named by --fork or --session-id, which continue from its newest entry).
+// named by --fork or --session-id, which continue from its newest entry,
+// or opened for chat or rpc: SessionSettings.Newest).
 func (a *Assembly) openSession(ss SessionSettings) error {
 	name, err := checkNaming(ss)
 	if err != nil {
@@ -311,7 +312,7 @@ func chooseLeaf(fs *session.FileStore, ss SessionSettings) (string, error) {
 		return id, nil
 	case len(entries) == 0:
 		return "", nil
-	case ss.Continue || ss.Fork != "" || ss.ID != "":
+	case ss.Continue || ss.Fork != "" || ss.ID != "" || ss.Newest:
 		n, _ := session.Newest(entries)
 		return n.ID, nil
 	}
