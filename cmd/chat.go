@@ -152,7 +152,7 @@ func (h *chatHost) close() {
 // open builds a Runtime for w. The store stays open and locked; a new
 // session replaces it only once its Runtime is built.
 func (h *chatHost) open(w mode.Want) (mode.Opened, error) {
-	want := assemble.Want{Leaf: w.Leaf, Thinking: w.Thinking, NewSession: w.NewSession}
+	want := assemble.Want{Leaf: w.Leaf, Thinking: w.Thinking, NewSession: w.NewSession, Parent: w.Parent}
 	if w.Model != "" {
 		choice, err := h.chooseModel(w.Model)
 		if err != nil {

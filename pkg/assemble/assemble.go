@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"time"
 
@@ -77,6 +78,9 @@ type SessionSettings struct {
 	// Leaf (pi's fork and clone; session.Branch), not the whole file
 	// (--fork), and continues from the copy's last entry.
 	Branch bool
+	// Parent is written into a new session's header as parentSession
+	// (rpc's new_session with parentSession).
+	Parent string
 	// Newest: a session with entries continues from its newest entry
 	// without -c, as pi's chat and rpc modes do; gopi run leaves it
 	// false and asks for --leaf or -c.
@@ -219,6 +223,8 @@ type Want struct {
 	Model      *Choice // the model to switch to (ChooseModel); nil keeps the current one
 	Thinking   ai.ThinkingLevel
 	NewSession bool // start a new session; the current one is released once the Runtime is built
+	// Parent, with NewSession, is the new session's parentSession.
+	Parent string
 	// Session opens another session as the command line would: Path and
 	// Continue switch to an existing one, Fork (with Leaf) copies one into
 	// a new file and continues from that entry. Leaf above is then not
@@ -240,7 +246,7 @@ func (a *Assembly) Reopen(w Want) (*runtime.Runtime, error) {
 	if w.Compaction != nil {
 		prev := a.compaction
 		a.compaction = w.Compaction
-		rt, err := a.Reopen(Want{Leaf: w.Leaf, Model: w.Model, Thinking: w.Thinking, NewSession: w.NewSession, Session: w.Session})
+		rt, err := a.Reopen(Want{Leaf: w.Leaf, Model: w.Model, Thinking: w.Thinking, NewSession: w.NewSession, Parent: w.Parent, Session: w.Session})
 		if err != nil {
 			a.compaction = prev
 		}
@@ -254,8 +260,27 @@ func (a *Assembly) Reopen(w Want) (*runtime.Runtime, error) {
 	// prompts, so every Runtime of it carries it until one did.
 	store, file, leaf, name := a.store, a.file, w.Leaf, a.name
 	other := w.NewSession || w.Session != nil
+	if w.Session != nil && a.isOpen(*w.Session) {
+		// The file open here (its lock is this Assembly's): read again
+		// from the store that holds it, at its newest entry, with the
+		// model and thinking level it last used, as pi reloads it.
+		other = false
+		n, _ := session.Newest(store.Entries())
+		leaf = n.ID
+		resumed := (&Assembly{store: store, leaf: leaf}).resumedModel()
+		if thinking == "" {
+			thinking = resumed.ThinkingLevel
+		}
+		if w.Model == nil && resumed.Provider != "" {
+			ch, err := ChooseModel(a.env, a.s.Model, resumed)
+			if err != nil {
+				return nil, err
+			}
+			choice = ch
+		}
+	}
 	if other {
-		ss := SessionSettings{None: a.s.Session.None}
+		ss := SessionSettings{None: a.s.Session.None, Parent: w.Parent}
 		if w.Session != nil {
 			ss = *w.Session
 		}
@@ -354,6 +379,24 @@ func (a *Assembly) Close() {
 }
 
 // resumeSettings returns the model and thinking level on the chosen path.
+// isOpen reports whether ss names an existing session, not a fork of
+// one, and it is the file this Assembly has open.
+func (a *Assembly) isOpen(ss SessionSettings) bool {
+	if a.file == "" || ss.Path == "" || ss.Fork != "" || ss.None {
+		return false
+	}
+	path, err := a.s.resolveSession(SessionsRoot(a.s.Home), ss, ss.Path)
+	if err != nil {
+		return false
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	open, err := os.Stat(a.file)
+	return err == nil && os.SameFile(st, open)
+}
+
 func (a *Assembly) resumedModel() session.ModelState {
 	if a.leaf == "" {
 		return session.ModelState{}

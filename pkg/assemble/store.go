@@ -130,7 +130,7 @@ var gcPause struct {
 func (a *Assembly) openFileStore(ss SessionSettings) (*session.FileStore, error) {
 	s := &a.s
 	root := SessionsRoot(s.Home)
-	opts := session.Options{Now: a.env.Now, NoSync: ss.NoSync}
+	opts := session.Options{Now: a.env.Now, NoSync: ss.NoSync, ParentSession: ss.Parent}
 	var fs *session.FileStore
 	var err error
 	switch {

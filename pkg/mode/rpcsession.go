@@ -34,10 +34,11 @@ func (r *RPC) atLeaf() Want {
 }
 
 func (r *RPC) cmdNewSession(_ context.Context, c *rpcCommand) (any, error) {
+	w := Want{NewSession: true}
 	if c.ParentSession != nil {
-		return nil, errors.New("parentSession: gopi does not record a parent for a new session; send new_session without it")
+		w.Parent = *c.ParentSession
 	}
-	if _, err := r.reopen(Want{NewSession: true}); err != nil {
+	if _, err := r.reopen(w); err != nil {
 		return nil, err
 	}
 	return notCancelled, nil
