@@ -124,6 +124,7 @@ func newChatHost(ctx context.Context, sys *System, c *cobra.Command, o *chatOpti
 	// As pi's chat and rpc: --session on a session with entries continues
 	// from its newest one (gopi run asks for --leaf or -c).
 	set.Session.Newest = true
+	set.ClampThinking = true
 	set.MoreTools = mcpTools(ctx, sys, s)
 	a, err := assemble.New(set, sys.env())
 	if err != nil {
@@ -164,7 +165,7 @@ func (h *chatHost) open(w mode.Want) (mode.Opened, error) {
 	if err != nil {
 		return mode.Opened{}, err
 	}
-	return mode.Opened{Runtime: rt, Model: h.a.Model().Info, File: h.a.File()}, nil
+	return mode.Opened{Runtime: rt, Model: h.a.Model().Info, File: h.a.File(), Thinking: h.a.Thinking()}, nil
 }
 
 // chooseModel resolves "provider/id" against the settings, as --model

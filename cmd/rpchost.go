@@ -99,7 +99,7 @@ func (r *rpcHost) SetAutoCompaction(on bool, w mode.Want) (mode.Opened, error) {
 	if err != nil {
 		return mode.Opened{}, err
 	}
-	return mode.Opened{Runtime: rt, Model: r.h.a.Model().Info, File: r.h.a.File()}, nil
+	return mode.Opened{Runtime: rt, Model: r.h.a.Model().Info, File: r.h.a.File(), Thinking: r.h.a.Thinking()}, nil
 }
 
 func (r *rpcHost) AutoCompaction() bool { return !r.h.a.Compaction().Disabled }

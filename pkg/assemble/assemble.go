@@ -98,9 +98,13 @@ type Settings struct {
 	// ThinkingExplicit: Thinking came from a flag, so it wins over the
 	// level of "id:level".
 	ThinkingExplicit bool
-	MaxSteps         int
-	MaxTokens        int
-	Compaction       runtime.Compaction
+	// ClampThinking: a model without reasoning runs with thinking off,
+	// and the Assembly's and the session's level say so (pi's chat and
+	// rpc clamp the level to the model); gopi run keeps the level asked.
+	ClampThinking bool
+	MaxSteps      int
+	MaxTokens     int
+	Compaction    runtime.Compaction
 	// CompactionModel is the "compaction": {"model": "provider/id"}
 	// setting: the model that writes compaction summaries in place of the
 	// run's; "" for the run's own.
@@ -209,6 +213,7 @@ func (a *Assembly) Open() error {
 		a.choice, a.chosen = ch, true
 	}
 	a.settle()
+	a.thinking = a.clamp(a.choice, a.thinking)
 	rt, changes, err := a.build(a.choice, a.thinking, a.store, a.leaf, a.name)
 	if err != nil {
 		return err
@@ -308,6 +313,7 @@ func (a *Assembly) Reopen(w Want) (*runtime.Runtime, error) {
 			}
 		}
 	}
+	thinking = a.clamp(choice, thinking)
 	rt, changes, err := a.build(choice, thinking, store, leaf, name)
 	if err != nil {
 		if other {
@@ -395,6 +401,16 @@ func (a *Assembly) isOpen(ss SessionSettings) bool {
 	}
 	open, err := os.Stat(a.file)
 	return err == nil && os.SameFile(st, open)
+}
+
+// clamp is the thinking level a Runtime of choice runs with: with
+// Settings.ClampThinking, off for a model without reasoning, as pi
+// clamps it (and records it).
+func (a *Assembly) clamp(choice Choice, thinking ai.ThinkingLevel) ai.ThinkingLevel {
+	if a.s.ClampThinking && !choice.Info.Reasoning && thinking != "" {
+		return ai.ThinkingOff
+	}
+	return thinking
 }
 
 func (a *Assembly) resumedModel() session.ModelState {

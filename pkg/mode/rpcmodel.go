@@ -113,9 +113,11 @@ func levels(m ai.Info) []ai.ThinkingLevel {
 	return []ai.ThinkingLevel{ai.ThinkingOff, ai.ThinkingMinimal, ai.ThinkingLow, ai.ThinkingMedium, ai.ThinkingHigh}
 }
 
+// setThinking switches to level, clamped to the model as pi clamps it;
+// thinking_level_changed says the level in use when it changed.
 func (r *RPC) setThinking(level ai.ThinkingLevel) error {
+	old := r.level()
 	r.mu.Lock()
-	old := r.thinking
 	r.thinking = level
 	r.mu.Unlock()
 	w := r.atLeaf()
@@ -126,7 +128,9 @@ func (r *RPC) setThinking(level ai.ThinkingLevel) error {
 		r.mu.Unlock()
 		return err
 	}
-	r.notice("thinking_level_changed", "level", string(level))
+	if now := r.level(); now != old {
+		r.notice("thinking_level_changed", "level", string(now))
+	}
 	return nil
 }
 

@@ -81,10 +81,12 @@ func (r Runner) run(ctx context.Context, attempt Attempt, y func(ai.Event) bool,
 			return
 		}
 		info := &ai.RetryInfo{Attempt: n, MaxAttempts: limit, Delay: delay, ErrorMessage: err.Error(), Usage: b.Usage()}
+		// The wait is open to CancelWait before retry_start is told.
+		cancelled, waited := ctl.Wait()
 		if !y(ai.Event{Type: ai.EventRetryStart, Retry: info}) {
+			waited()
 			return
 		}
-		cancelled, waited := ctl.Wait()
 		serr := r.sleepUnless(ctx, delay, cancelled)
 		waited()
 		if errors.Is(serr, ai.ErrRetryCancelled) {
