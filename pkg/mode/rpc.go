@@ -43,7 +43,12 @@ type RPC struct {
 	op       *rpcOp       // the run or compaction going on; nil when idle
 	next     []ai.Message // prompts queued while a run was ending: the next run
 	retry    ai.RetryControl
-	bg       sync.WaitGroup
+	// pending is a model or thinking level asked for while a run was
+	// going on: the Runtime it asks for replaces the run's when it ends.
+	pending *Want
+	// pendingModel is pending's model, which get_state already says.
+	pendingModel *ai.Info
+	bg           sync.WaitGroup
 }
 
 // rpcOp is the operation going on in the background.
@@ -294,6 +299,7 @@ func (r *RPC) launch(msgs []ai.Message) {
 		defer cancel()
 		res, err := rt.Prompt(ctx, msgs...)
 		unsent()
+		r.applyPending(rt)
 		switch {
 		case err != nil:
 			fmt.Fprintf(r.diag, "gopi: %v\n", err)
@@ -313,6 +319,32 @@ func (r *RPC) launch(msgs []ai.Message) {
 			r.launch(next)
 		}
 	}()
+}
+
+// applyPending builds the Runtime a set_model, cycle_model or
+// set_thinking_level during the run asked for, at the run's leaf, and
+// records the switch in the session.
+func (r *RPC) applyPending(rt *runtime.Runtime) {
+	r.mu.Lock()
+	p := r.pending
+	r.pending, r.pendingModel = nil, nil
+	r.mu.Unlock()
+	if p == nil {
+		return
+	}
+	p.Leaf = rt.Leaf()
+	if p.Thinking == "" {
+		p.Thinking = r.level()
+	}
+	o, err := r.host.Open(*p)
+	if err != nil {
+		fmt.Fprintf(r.diag, "gopi: switching the model after the run: %v\n", err)
+		return
+	}
+	r.swap(o)
+	if err := o.Runtime.RecordSettings(context.Background()); err != nil {
+		fmt.Fprintf(r.diag, "gopi: %v\n", err)
+	}
 }
 
 // errBusy refuses a command that needs the session idle.

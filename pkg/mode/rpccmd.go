@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"gopi/pkg/agent"
 	"gopi/pkg/ai"
+	"gopi/pkg/loop"
 	"gopi/pkg/session"
 )
 
@@ -258,15 +261,7 @@ func (r *RPC) enqueue(m ai.Message, followUp bool) (any, error) {
 // cmdAbort ends the run or compaction going on and answers once it has
 // settled (its messages in the session); queued prompts are dropped.
 func (r *RPC) cmdAbort(_ context.Context, _ *rpcCommand) (any, error) {
-	r.mu.Lock()
-	op := r.op
-	r.next = nil
-	r.mu.Unlock()
-	if op != nil {
-		op.cancel()
-		op.rt.Control().Abort()
-		<-op.done
-	}
+	r.abortOp()
 	return nil, nil
 }
 
@@ -314,23 +309,68 @@ type rpcState struct {
 
 func (r *RPC) cmdGetState(_ context.Context, _ *rpcCommand) (any, error) {
 	r.mu.Lock()
-	cur, op, steering, followUp, next := r.cur, r.op, r.steering, r.followUp, len(r.next)
+	cur, op, steering, followUp, next, pending := r.cur, r.op, r.steering, r.followUp, len(r.next), r.pendingModel
 	r.mu.Unlock()
 	ctrl := cur.Runtime.Control()
 	m := modelObject(cur.Model)
+	if pending != nil {
+		m = modelObject(*pending)
+	}
 	return rpcState{Model: &m, Thinking: string(r.level()), Streaming: op != nil && !op.compact && !op.bash, Compacting: op != nil && op.compact,
 		SteeringMode: string(steering), FollowUpMode: string(followUp), SessionFile: cur.File,
 		SessionID: cur.Runtime.Session().Header().ID, SessionName: cur.Runtime.Name(), AutoCompaction: r.host.AutoCompaction(),
-		MessageCount: ctrl.MessageCount(), Pending: ctrl.Pending() + next}, nil
+		MessageCount: len(contextMessages(cur.Runtime.Path())), Pending: ctrl.Pending() + next}, nil
 }
 
+// cmdGetMessages answers pi's agent messages: the context of the
+// session's path as the next request would start from it (after a
+// compaction its summary, then the messages kept), the messages of a run
+// going on included once they ended.
 func (r *RPC) cmdGetMessages(_ context.Context, _ *rpcCommand) (any, error) {
 	cur, _ := r.current()
-	msgs := cur.Runtime.Messages()
-	if msgs == nil {
-		msgs = []ai.Message{}
+	return map[string]any{"messages": contextMessages(cur.Runtime.Path())}, nil
+}
+
+// contextMessages are the messages of path's context in pi's
+// AgentMessage shapes: a compaction or branch summary as pi's
+// compactionSummary or branchSummary message, a stored message as it is.
+func contextMessages(path []session.Entry) []ai.Message {
+	c := session.BuildContext(path, session.Budget{})
+	byID := make(map[string]*session.Entry, len(path))
+	for i := range path {
+		byID[path[i].ID] = &path[i]
 	}
-	return map[string]any{"messages": msgs}, nil
+	out := make([]ai.Message, 0, len(c.Messages))
+	for i, m := range c.Messages {
+		e := byID[c.Sources[i]]
+		switch {
+		case e == nil:
+			out = append(out, m)
+		case e.Type == session.TypeMessage && e.Message != nil:
+			out = append(out, *e.Message)
+		case e.Type == session.TypeCompaction:
+			out = append(out, summaryMessage("compactionSummary", e, map[string]any{"summary": e.Summary, "tokensBefore": e.TokensBefore}))
+		case e.Type == session.TypeBranchSummary:
+			out = append(out, summaryMessage("branchSummary", e, map[string]any{"summary": e.Summary, "fromId": e.FromID}))
+		default:
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// summaryMessage is pi's message of a summary entry, its timestamp the
+// entry's.
+func summaryMessage(role string, e *session.Entry, fields map[string]any) ai.Message {
+	m := ai.Message{Role: role, Extra: map[string]json.RawMessage{}}
+	for k, v := range fields {
+		b, _ := json.Marshal(v)
+		m.Extra[k] = b
+	}
+	if t, err := time.Parse(time.RFC3339Nano, e.Timestamp); err == nil {
+		m.Extra["timestamp"] = json.RawMessage(strconv.FormatInt(t.UnixMilli(), 10))
+	}
+	return m
 }
 
 func (r *RPC) cmdQueueMode(c *rpcCommand, followUp bool) (any, error) {
@@ -371,29 +411,59 @@ func (r *RPC) startOp(op rpcOp) (*rpcOp, context.Context, error) {
 }
 
 // cmdCompact summarises the session in the background (abort stops it)
-// and answers when the compaction entry is in the session.
+// and answers when the compaction entry is in the session. As pi, a run
+// going on is aborted first, and compaction_start and compaction_end
+// (reason manual) frame it.
 func (r *RPC) cmdCompact(_ context.Context, c *rpcCommand) (any, error) {
+	r.mu.Lock()
+	op := r.op
+	if op != nil && !op.compact && !op.bash {
+		r.next = nil
+	}
+	r.mu.Unlock()
+	if op != nil && !op.compact && !op.bash {
+		op.cancel()
+		op.rt.Control().Abort()
+		<-op.done
+	}
 	op, ctx, err := r.startOp(rpcOp{compact: true})
 	if err != nil {
 		return nil, err
 	}
 	rt := op.rt
+	_, stream := r.current()
+	stream.write(loop.Event{Type: loop.CompactionStart, Compaction: &loop.CompactionInfo{Reason: "manual"}})
 	go func() {
 		defer close(op.done)
 		defer op.cancel()
-		e, err := rt.Compact(ctx, c.CustomInstructions)
+		e, usage, err := rt.CompactSpent(ctx, c.CustomInstructions)
+		end := &loop.CompactionInfo{Reason: "manual"}
+		after := 0
+		switch {
+		case err != nil && ctx.Err() != nil:
+			end.Aborted = true
+		case err != nil:
+			if errors.Is(err, session.ErrNothingToCompact) {
+				err = errors.New("nothing to compact yet: the session has no older conversation to summarise")
+			}
+			end.ErrorMessage = "Compaction failed: " + err.Error()
+		default:
+			after = session.BuildContext(rt.Path(), session.Budget{}).Tokens
+			end.Summary, end.FirstKeptEntryID, end.TokensBefore = e.Summary, e.FirstKeptEntryID, int(e.TokensBefore)
+			end.Details, end.Usage, end.EstimatedTokensAfter = e.Details, &usage, after
+		}
 		r.mu.Lock()
 		r.op = nil
 		next := r.next
 		r.next = nil
+		// Idle before compaction_end is written, as pi: a client that
+		// reads it may send the next command at once.
+		stream.write(loop.Event{Type: loop.CompactionEnd, Compaction: end})
 		if len(next) > 0 && ctx.Err() == nil {
 			r.launch(next)
 		}
 		r.mu.Unlock()
 		if err != nil {
-			if errors.Is(err, session.ErrNothingToCompact) {
-				err = errors.New("nothing to compact yet: the session has no older conversation to summarise")
-			}
 			r.reply(c.ID, "compact", nil, err)
 			return
 		}
@@ -406,8 +476,9 @@ func (r *RPC) cmdCompact(_ context.Context, c *rpcCommand) (any, error) {
 			FirstKept   string          `json:"firstKeptEntryId"`
 			Before      int64           `json:"tokensBefore"`
 			AfterApprox int             `json:"estimatedTokensAfter"`
+			Usage       ai.Usage        `json:"usage"`
 			Details     json.RawMessage `json:"details"`
-		}{e.Summary, e.FirstKeptEntryID, e.TokensBefore, session.BuildContext(rt.Path(), session.Budget{}).Tokens, details}, nil)
+		}{e.Summary, e.FirstKeptEntryID, e.TokensBefore, after, usage, details}, nil)
 	}()
 	return nil, errAnswered
 }

@@ -11,10 +11,20 @@ import (
 	"gopi/pkg/session"
 )
 
-// reopen asks the host for another Runtime while nothing is going on.
+// reopen asks the host for another Runtime. As pi: another session
+// (new, switched to, forked, cloned) ends what is going on first; a model
+// or thinking level asked for during a run is the run's from its end
+// (pending), said at once; while idle the switch is recorded at once.
 func (r *RPC) reopen(w Want) (Opened, error) {
-	if r.busy() != nil {
-		return Opened{}, errBusy
+	if op := r.busy(); op != nil {
+		switch {
+		case w.NewSession:
+			r.abortOp()
+		case op.compact || op.bash:
+			return Opened{}, errBusy
+		default:
+			return r.later(w)
+		}
 	}
 	if w.Thinking == "" {
 		w.Thinking = r.level()
@@ -24,7 +34,67 @@ func (r *RPC) reopen(w Want) (Opened, error) {
 		return Opened{}, err
 	}
 	r.swap(o)
+	if !w.NewSession {
+		if err := o.Runtime.RecordSettings(context.Background()); err != nil {
+			return o, err
+		}
+	}
 	return o, nil
+}
+
+// later keeps w for the end of the run going on; the Opened it returns
+// describes the model asked for.
+func (r *RPC) later(w Want) (Opened, error) {
+	cur, _ := r.current()
+	o := Opened{Runtime: cur.Runtime, Model: cur.Model, File: cur.File, Thinking: w.Thinking}
+	if w.Model != "" {
+		found := false
+		for _, m := range r.host.Models() {
+			if m.Provider+"/"+m.ID == w.Model {
+				o.Model, found = m, true
+				break
+			}
+		}
+		if !found {
+			return Opened{}, fmt.Errorf("Model not found: %s", w.Model)
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.pending == nil {
+		r.pending = &Want{}
+	}
+	if w.Model != "" {
+		r.pending.Model = w.Model
+		m := o.Model
+		r.pendingModel = &m
+	} else if r.pendingModel != nil {
+		o.Model = *r.pendingModel
+	}
+	if w.Thinking != "" {
+		r.pending.Thinking = w.Thinking
+	}
+	if !o.Model.Reasoning && o.Thinking != "" {
+		o.Thinking = ai.ThinkingOff
+	}
+	if o.Thinking != "" {
+		r.thinking = o.Thinking
+	}
+	return o, nil
+}
+
+// abortOp ends the run, compaction or bash command going on and waits
+// for it; queued prompts are dropped.
+func (r *RPC) abortOp() {
+	r.mu.Lock()
+	op := r.op
+	r.next = nil
+	r.mu.Unlock()
+	if op != nil {
+		op.cancel()
+		op.rt.Control().Abort()
+		<-op.done
+	}
 }
 
 // atLeaf is a Want for the current session at its current leaf.

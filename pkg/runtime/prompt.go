@@ -190,6 +190,19 @@ func (r *Runtime) recordSettings() error {
 	return nil
 }
 
+// RecordSettings writes at once, once the operations accepted before it
+// ended, the model_change and thinking_level_change entries the path
+// lacks for the Runtime's model and level (pi records a model or level
+// switch when it is made; a prompt would write them first otherwise).
+func (r *Runtime) RecordSettings(ctx context.Context) error {
+	done, err := r.awaitTurn(ctx)
+	if err != nil {
+		return err
+	}
+	defer close(done)
+	return r.recordSettings()
+}
+
 // pathName is the name the newest session_info entry on path gives.
 func pathName(path []session.Entry) string {
 	for i := len(path) - 1; i >= 0; i-- {
