@@ -69,7 +69,7 @@ func readFileArgs(sys *System, cwd string, paths []string, limit int, c *setting
 			continue
 		}
 		if mime := tools.ImageMime(data); mime != "" {
-			if err := checkImage(p, mime, data); err != nil {
+			if err := checkImage("@"+p, mime, data); err != nil {
 				return "", nil, err
 			}
 			images = append(images, ai.ImageContent(base64.StdEncoding.EncodeToString(data), mime))
@@ -128,22 +128,23 @@ func atFileErr(p, abs string, err error) error {
 	return usageErr("@%s: cannot read %s: %v", p, abs, err)
 }
 
-// checkImage refuses an image the model would refuse. Sizes of png, jpeg
-// and gif are read from their headers; webp goes as it is (Go's standard
-// library does not read it), bounded by its bytes.
-func checkImage(p, mime string, data []byte) error {
+// checkImage refuses an image the model would refuse (what names it:
+// @PATH, an rpc command's images[N]). Sizes of png, jpeg and gif are read
+// from their headers; webp goes as it is (Go's standard library does not
+// read it), bounded by its bytes.
+func checkImage(what, mime string, data []byte) error {
 	if len(data) > maxImageBytes {
-		return usageErr("@%s: the image is %d bytes, over the %d bytes (4.5 MiB as base64) a model takes: shrink it (e.g. to 2000x2000 pixels) and try again", p, len(data), maxImageBytes)
+		return usageErr("%s: the image is %d bytes, over the %d bytes (4.5 MiB as base64) a model takes: shrink it (e.g. to 2000x2000 pixels) and try again", what, len(data), maxImageBytes)
 	}
 	if mime == "image/webp" {
 		return nil
 	}
 	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
-		return usageErr("@%s: the file starts as %s but is not a readable image: %v", p, mime, err)
+		return usageErr("%s starts as %s but is not a readable image: %v", what, mime, err)
 	}
 	if cfg.Width > maxImageSide || cfg.Height > maxImageSide {
-		return usageErr("@%s: the image is %dx%d pixels, over the %d pixels a side a model takes: shrink it (e.g. to 2000x2000) and try again", p, cfg.Width, cfg.Height, maxImageSide)
+		return usageErr("%s: the image is %dx%d pixels, over the %d pixels a side a model takes: shrink it (e.g. to 2000x2000) and try again", what, cfg.Width, cfg.Height, maxImageSide)
 	}
 	return nil
 }

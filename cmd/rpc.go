@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -46,6 +47,12 @@ does. gopi run --mode rpc is the same.`,
 func runRPC(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) error {
 	ctx, untrap := trapChat(ctx, sys)
 	defer untrap()
+	out, restore := boundStdout(sys)
+	defer restore()
+	var bound func(bool)
+	if out != nil {
+		bound = out.bound
+	}
 	if err := checkConflicts(c.Flags()); err != nil {
 		return err
 	}
@@ -65,12 +72,32 @@ func runRPC(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
 	}
 	host := &rpcHost{h: h, sys: sys, c: c}
-	err = mode.NewRPC(sys.Stdout, sys.Stderr, first, host, mode.RPCOptions{Thinking: h.a.Thinking(), Now: sys.Now}).Serve(ctx, sys.Stdin)
-	if err != nil {
+	err = mode.NewRPC(sys.Stdout, sys.Stderr, first, host, mode.RPCOptions{Thinking: h.a.Thinking(), Now: sys.Now, Bound: bound,
+		MaxLine: h.s.maxPrompt + rpcLineRoom}).Serve(ctx, sys.Stdin)
+	return rpcExit(sys, ctx, err)
+}
+
+// rpcLineRoom is what a command line may hold beyond maxPromptBytes:
+// room for images (fourteen at the 4.5 MiB of base64 a model takes) and
+// the text's JSON escapes.
+const rpcLineRoom = 64 << 20
+
+// rpcExit is the exit of an rpc mode that ended with the output error
+// err (nil: none). A stdout whose reader went away, or stopped reading
+// once a run was cancelled, ends it as a signal does (130), unless stdin
+// had ended first (the client was done: 0); either is said on stderr.
+func rpcExit(sys *System, ctx context.Context, err error) error {
+	switch {
+	case err == nil:
+	case isBrokenPipe(err):
+		fmt.Fprintln(sys.Stderr, "gopi: stdout was closed by its reader: rpc ended, a run going on was aborted; the session keeps what was done")
+	case isStuck(err):
+		fmt.Fprintln(sys.Stderr, stuckLine)
+	default:
 		fmt.Fprintf(sys.Stderr, "gopi: writing the output failed: %v\n", err)
 		return &reported{code: ExitInternal}
 	}
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || (err != nil && !errors.Is(err, mode.ErrInputEnded)) {
 		return &reported{code: ExitInterrupted}
 	}
 	return nil

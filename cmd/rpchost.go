@@ -74,7 +74,19 @@ func (r *rpcHost) Models() []ai.Info {
 	return out
 }
 
-func (r *rpcHost) Expand(text string) (string, error) { return r.h.cat.Expand(text) }
+// Expand checks and expands a prompt, steer or follow_up's text as gopi
+// run does its prompt: bounded by maxPromptBytes, expanded within it.
+func (r *rpcHost) Expand(text string) (string, error) {
+	if len(text) > r.h.s.maxPrompt {
+		return "", promptTooLarge("the message", r.h.s.maxPrompt, r.h.s.cfg)
+	}
+	return expandPrompt(r.h.cat, text, r.h.s)
+}
+
+// CheckImage refuses what run refuses as an @file image.
+func (r *rpcHost) CheckImage(what, mime string, data []byte) error {
+	return checkImage(what, mime, data)
+}
 
 // Commands are the prompt templates and skills.
 func (r *rpcHost) Commands() []mode.RPCCommand {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -103,7 +104,7 @@ func playRPC(ts *testscript.TestScript, steps []rpcdrive.Step, want int, args []
 		return err
 	}
 	sigs := map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "HUP": syscall.SIGHUP}
-	recs, runErr := rpcdrive.Run(steps, c.Dir, in, out, waitLimit, func(name string) error {
+	recs, runErr := rpcdrive.Run(steps, c.Dir, in, fullPipe{out.(*os.File), c.Process.Pid}, waitLimit, func(name string) error {
 		sig, ok := sigs[name]
 		if !ok {
 			return fmt.Errorf("signal %s: use INT, TERM or HUP", name)
@@ -113,7 +114,19 @@ func playRPC(ts *testscript.TestScript, steps []rpcdrive.Step, want int, args []
 	if runErr != nil {
 		_ = c.Process.Kill()
 	}
-	werr := c.Wait()
+	waited := make(chan error, 1)
+	go func() { waited <- c.Wait() }()
+	var werr error
+	select {
+	case werr = <-waited:
+	case <-time.After(waitLimit):
+		// A process whose stdout is not read (stall) must still end.
+		_ = c.Process.Kill()
+		<-waited
+		if runErr == nil {
+			runErr = fmt.Errorf("%s still ran %v after the script's end", args[2], waitLimit)
+		}
+	}
 	var b strings.Builder
 	for _, r := range recs {
 		b.Write(r)
@@ -176,3 +189,12 @@ func trimShow(s string) string {
 	}
 	return s[:100] + "…" + s[len(s)-100:]
 }
+
+// fullPipe is the process's stdout, which can tell when its pipe is full
+// (rpcdrive's stall).
+type fullPipe struct {
+	*os.File
+	pid int
+}
+
+func (p fullPipe) Full() (bool, error) { return stdoutFull(p.pid) }

@@ -227,6 +227,11 @@ func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, m mode
 		fmt.Fprintf(sys.Stderr, "gopi: stdout was closed by its reader: %s; the session keeps what was done\n", what)
 		return &reported{code: ExitInterrupted}
 	}
+	if sys.forced.stdoutStuck() {
+		// Only a cancelled run bounds its writes: it ends as interrupted.
+		fmt.Fprintln(sys.Stderr, stuckLine)
+		return &reported{code: ExitInterrupted}
+	}
 	if werr != nil {
 		// stdout failed (a full disk): say so on stderr; the session keeps the run.
 		fmt.Fprintf(sys.Stderr, "gopi: writing the output failed: %v\n", werr)
@@ -256,7 +261,7 @@ func reportFailure(sys *System, out mode.IO, m mode.Mode, p *prepared, err error
 	}
 	class := classOf(err)
 	werr := mode.WriteFailure(out, m, class, err, info, header, sys.Now().Sub(start).Milliseconds())
-	if werr != nil && !sys.forced.stdoutGone() {
+	if werr != nil && !sys.forced.stdoutGone() && !sys.forced.stdoutStuck() {
 		return werr
 	}
 	return &reported{code: exitCode(class, err)}

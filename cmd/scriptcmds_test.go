@@ -29,7 +29,9 @@ const waitLimit = 20 * time.Second
 //	serve FILE                  the fake provider's next replies (see fakeProvider)
 //	waitrequests N              wait until the provider answered (or started) N requests
 //	exits CODE PROG ARGS...     run PROG; its exit code must be CODE
-//	start NAME PROG ARGS...     run PROG in the background; $NAME_PID is its pid
+//	start [-stdout FILE] NAME PROG ARGS...
+//	                            run PROG in the background; $NAME_PID is its pid; with -stdout
+//	                            its stdout goes to FILE as it is written (waitgrep reads it)
 //	signal NAME INT|TERM|HUP|KILL
 //	                            signal a process started with start
 //	waitexit NAME CODE          wait for it; its exit code must be CODE; its output becomes stdout/stderr
@@ -165,12 +167,19 @@ func procs(ts *testscript.TestScript) map[string]*bgProc {
 // and the ones scripts set.
 var startEnv = []string{"PATH", "HOME", "TMPDIR", "GOPI_HOME", "GORACE", "GOCOVERDIR", "GOTRACEBACK",
 	"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_URL", "OPENAI_URL", "WORK",
-	"GOPI_PROVIDER", "GOPI_MODEL", "GOPI_BASE_URL"}
+	"GOPI_PROVIDER", "GOPI_MODEL", "GOPI_BASE_URL", "GOPI_MAX_PROMPT_BYTES"}
 
 func cmdStart(ts *testscript.TestScript, neg bool, args []string) {
 	noNeg(ts, neg, "start")
+	var stdout *os.File
+	if len(args) > 1 && args[0] == "-stdout" {
+		f, err := os.Create(ts.MkAbs(args[1]))
+		ts.Check(err)
+		ts.Defer(func() { f.Close() })
+		stdout, args = f, args[2:]
+	}
 	if len(args) < 2 {
-		ts.Fatalf("usage: start NAME PROG ARGS...")
+		ts.Fatalf("usage: start [-stdout FILE] NAME PROG ARGS...")
 	}
 	name := args[0]
 	if _, dup := procs(ts)[name]; dup {
@@ -187,6 +196,9 @@ func cmdStart(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	p.cmd.Stdin = strings.NewReader("")
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
+	if stdout != nil {
+		p.cmd.Stdout = stdout
+	}
 	ts.Check(p.cmd.Start())
 	go func() {
 		p.err = p.cmd.Wait()

@@ -34,15 +34,26 @@ var abortSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 // millisecond of start-up in all). Until they are, a write to stdout or
 // stderr waits, and sys.trapped, called before stdin is read or anything
 // is started, waits too.
+//
+// Once the run is cancelled, a write to a stdout that is a pipe waits at
+// most stopWait for its reader (boundStdout): a reader that stopped
+// reading does not keep the run from ending.
 func trapRun(parent context.Context, sys *System, m mode.Mode) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(parent)
+	out, restore := boundStdout(sys)
+	unbound := func() bool { return false }
+	if out != nil {
+		unbound = context.AfterFunc(ctx, func() { out.bound(true) })
+	}
 	ready, stop := startTrap(sys, cancel, func() { sys.forced.write(sys.Now()) })
 	sys.trapped = ready
 	sys.Stdout, sys.Stderr = trappedWriter{sys.Stdout, ready}, trappedWriter{sys.Stderr, ready}
 	sys.forced = newForcedExit(sys, m, cancel)
 	return ctx, func() {
 		stop()
+		unbound()
 		cancel()
+		restore()
 	}
 }
 
@@ -189,6 +200,17 @@ func (f *forcedExit) stdoutGone() bool {
 	return f.w.broken
 }
 
+// stdoutStuck reports that stdout's reader did not take a write within
+// stopWait after the run was cancelled: the rest was dropped.
+func (f *forcedExit) stdoutStuck() bool {
+	if f == nil {
+		return false
+	}
+	f.w.mu.Lock()
+	defer f.w.mu.Unlock()
+	return f.w.stuck
+}
+
 func (f *forcedExit) write(now time.Time) {
 	f.mu.Lock()
 	info := f.info
@@ -218,6 +240,7 @@ type exitWriter struct {
 	gone      func() // called once when a write finds the reader gone
 	closed    bool
 	broken    bool
+	stuck     bool // a write waited stopWait in vain after the run was cancelled
 	hadResult bool
 }
 
@@ -236,6 +259,10 @@ func (e *exitWriter) Write(p []byte) (int, error) {
 		if e.gone != nil {
 			e.gone()
 		}
+	}
+	if isStuck(err) {
+		// The run was cancelled and nobody takes its output: drop the rest.
+		e.closed, e.stuck = true, true
 	}
 	return n, err
 }

@@ -18,9 +18,12 @@ import (
 //	waitfile FILE               wait until FILE exists
 //	waitgrep PATTERN FILE       wait until FILE exists and a line of it matches the regexp PATTERN
 //	gone PIDFILE                every pid in PIDFILE (one a line) ends (a zombie counts as ended)
-//	startpipe NAME FILE PROG ARGS...
+//	startpipe [-full] [-2] NAME FILE PROG ARGS...
 //	                            start PROG in the background (as start does) with stdout a pipe
-//	                            whose reader reads nothing and goes away once FILE exists
+//	                            whose reader reads nothing and goes away once FILE exists; with
+//	                            -full the reader stays, reading nothing, and creates FILE once the
+//	                            pipe is full (PROG's next write waits); with -2 stderr goes to the
+//	                            same pipe (2>&1)
 
 // pollEvery is how often the signal tests' waits look again.
 const pollEvery = 20 * time.Millisecond
@@ -94,8 +97,13 @@ func poll(ok func() bool) bool {
 
 func cmdStartPipe(ts *testscript.TestScript, neg bool, args []string) {
 	noNeg(ts, neg, "startpipe")
+	full, both := false, false
+	for len(args) > 0 && (args[0] == "-full" || args[0] == "-2") {
+		full, both = full || args[0] == "-full", both || args[0] == "-2"
+		args = args[1:]
+	}
 	if len(args) < 3 {
-		ts.Fatalf("usage: startpipe NAME FILE PROG ARGS...")
+		ts.Fatalf("usage: startpipe [-full] [-2] NAME FILE PROG ARGS...")
 	}
 	name, until := args[0], ts.MkAbs(args[1])
 	if _, dup := procs(ts)[name]; dup {
@@ -114,13 +122,31 @@ func cmdStartPipe(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	p.cmd.Stdin = strings.NewReader("")
 	p.cmd.Stdout, p.cmd.Stderr = w, &p.stderr
+	if both {
+		p.cmd.Stderr = w
+	}
 	ts.Check(p.cmd.Start())
 	w.Close()
-	go func() {
-		// The reader gives up as head -c1 does, once it has seen enough.
-		poll(func() bool { _, err := os.Stat(until); return err == nil })
-		r.Close()
-	}()
+	switch {
+	case full:
+		go func() {
+			// The reader stalls: it keeps the pipe and reads nothing.
+			defer r.Close()
+			pid := p.cmd.Process.Pid
+			if poll(func() bool { full, err := stdoutFull(pid); return err != nil || full }) {
+				if full, _ := stdoutFull(pid); full {
+					_ = os.WriteFile(until, nil, 0o644)
+				}
+			}
+			<-p.done
+		}()
+	default:
+		go func() {
+			// The reader gives up as head -c1 does, once it has seen enough.
+			poll(func() bool { _, err := os.Stat(until); return err == nil })
+			r.Close()
+		}()
+	}
 	go func() {
 		p.err = p.cmd.Wait()
 		close(p.done)

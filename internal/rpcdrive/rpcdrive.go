@@ -27,6 +27,14 @@ import (
 //	close           close stdin
 //	signal NAME     send the process a signal (INT, TERM, HUP) through
 //	                Run's signal function
+//	stall           stop reading stdout, and wait until its pipe is full
+//	                (the process's next write waits for a reader); stdout
+//	                must tell that (a Full() (bool, error) method). Nothing
+//	                more is read: after the last step Run returns at once
+//	                (stdin stays open unless closed)
+//	hangup          close stdout, as a reader that goes away does (head
+//	                -c1); after the last step Run returns at once (stdin
+//	                stays open unless closed)
 //
 // Empty lines and lines starting with # are skipped.
 type Step struct {
@@ -47,9 +55,9 @@ func Parse(text string) ([]Step, error) {
 			if arg == "" {
 				return nil, fmt.Errorf("script line %d: %s needs an argument", i+1, op)
 			}
-		case "close":
+		case "close", "stall", "hangup":
 		default:
-			return nil, fmt.Errorf("script line %d: unknown step %q (use send, wait, touch, signal or close)", i+1, op)
+			return nil, fmt.Errorf("script line %d: unknown step %q (use send, wait, touch, signal, stall, hangup or close)", i+1, op)
 		}
 		out = append(out, Step{Op: op, Arg: arg})
 	}
@@ -85,21 +93,54 @@ var ErrTimeout = errors.New("no matching record")
 // match within limit, is an error (with the records so far).
 func Run(steps []Step, dir string, stdin io.WriteCloser, stdout io.Reader, limit time.Duration, signal func(name string) error) ([][]byte, error) {
 	recs := make(chan []byte, 1024)
+	stalled := make(chan struct{}) // closed by stall: read no more
+	quit := make(chan struct{})
+	defer close(quit)
 	go func() {
+		defer close(recs)
 		rd := NewReader(stdout)
 		for {
+			select {
+			case <-stalled:
+				return
+			default:
+			}
 			b, err := rd.Next()
 			if err != nil {
-				close(recs)
 				return
 			}
-			recs <- append([]byte(nil), b...)
+			select {
+			case recs <- append([]byte(nil), b...):
+			case <-quit:
+				return
+			}
 		}
 	}()
 	var got [][]byte
-	closed := false
+	closed, stall, early := false, false, false // early: return after the steps
 	for _, s := range steps {
 		switch s.Op {
+		case "hangup":
+			c, ok := stdout.(io.Closer)
+			if !ok {
+				return got, errors.New("hangup: this stdout cannot be closed")
+			}
+			early = true
+			if err := c.Close(); err != nil {
+				return got, err
+			}
+		case "stall":
+			f, ok := stdout.(interface{ Full() (bool, error) })
+			if !ok {
+				return got, errors.New("stall: this stdout cannot tell when its pipe is full")
+			}
+			if !stall {
+				stall, early = true, true
+				close(stalled)
+			}
+			if err := waitFull(f.Full, limit); err != nil {
+				return got, err
+			}
 		case "send":
 			if _, err := io.WriteString(stdin, s.Arg+"\n"); err != nil {
 				return got, fmt.Errorf("send %s: %w", s.Arg, err)
@@ -139,6 +180,9 @@ func Run(steps []Step, dir string, stdin io.WriteCloser, stdout io.Reader, limit
 			timer.Stop()
 		}
 	}
+	if early {
+		return got, nil // the process ends by itself, or is made to
+	}
 	if !closed {
 		_ = stdin.Close()
 	}
@@ -154,5 +198,22 @@ func Run(steps []Step, dir string, stdin io.WriteCloser, stdout io.Reader, limit
 		case <-timer.C:
 			return got, fmt.Errorf("stdout did not end within %v after stdin was closed", limit)
 		}
+	}
+}
+
+// waitFull waits until full reports true, at most limit.
+func waitFull(full func() (bool, error), limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		ok, err := full()
+		switch {
+		case err != nil:
+			return fmt.Errorf("stall: %w", err)
+		case ok:
+			return nil
+		case time.Now().After(deadline):
+			return fmt.Errorf("stall: stdout's pipe did not fill within %v", limit)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The reader splits as pi's client does: at LF only, a CR before it
@@ -41,5 +42,55 @@ func TestParseRefusesUnknownSteps(t *testing.T) {
 	}
 	if len(steps) != 2 || steps[0].Arg != "{\"type\":\"get_state\"}\r" || steps[1].Op != "close" {
 		t.Fatalf("steps = %q", steps)
+	}
+}
+
+// fullPipe is a stdout that says it is full once its reader stopped.
+type fullPipe struct {
+	*io.PipeReader
+	full func() bool
+}
+
+func (p fullPipe) Full() (bool, error) { return p.full(), nil }
+
+// stall stops reading: records written after it are not returned, and
+// Run returns after the last step without waiting for stdout's end;
+// hangup closes stdout, so the process's next write fails.
+func TestStallAndHangup(t *testing.T) {
+	steps, err := Parse("wait one\nstall\nsend late\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go func() { _, _ = io.WriteString(outW, "one\n") }()
+	go func() { _, _ = io.ReadAll(inR) }()
+	got, err := Run(steps, t.TempDir(), inW, fullPipe{outR, func() bool { return true }}, time.Minute, nil)
+	if err != nil || len(got) != 1 || string(got[0]) != "one" {
+		t.Fatalf("stall: got %q, %v", got, err)
+	}
+	outR.Close()
+	if _, err := io.WriteString(outW, "after\n"); err == nil {
+		t.Fatal("a write after the reader went away succeeded")
+	}
+
+	steps, err = Parse("hangup\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW = io.Pipe()
+	defer inR.Close()
+	outR, outW = io.Pipe()
+	if _, err := Run(steps, t.TempDir(), inW, outR, time.Minute, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(outW, "x\n"); !errors.Is(err, io.ErrClosedPipe) {
+		t.Fatalf("write after hangup: %v, want a closed pipe", err)
+	}
+	if _, err := Parse("stall now\n"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run([]Step{{Op: "stall"}}, t.TempDir(), inW, strings.NewReader(""), time.Minute, nil); err == nil || !strings.Contains(err.Error(), "cannot tell when its pipe is full") {
+		t.Fatalf("stall on a plain reader: %v", err)
 	}
 }

@@ -28,10 +28,17 @@ import (
 // the background while further commands are read, so that steer,
 // follow_up and abort reach a running run.
 type RPC struct {
-	host RPCHost
-	w    *lineWriter
-	diag io.Writer
-	now  func() time.Time
+	host   RPCHost
+	w      *lineWriter
+	out    *watchedOut
+	diag   io.Writer
+	now    func() time.Time
+	bounds func(on bool)
+	// maxLine bounds a command line (RPCOptions.MaxLine).
+	maxLine int
+
+	boundMu  sync.Mutex
+	stopping bool // the mode is ending: writes stay bounded
 
 	mu       sync.Mutex // guards the fields below
 	cur      Opened
@@ -69,8 +76,14 @@ type RPCHost interface {
 	Open(Want) (Opened, error)
 	// Models are the models set_model and cycle_model choose from.
 	Models() []ai.Info
-	// Expand expands prompt templates and /skill:name.
+	// Expand checks a prompt, steer or follow_up's text as gopi run
+	// checks a prompt (maxPromptBytes) and expands prompt templates and
+	// /skill:name.
 	Expand(text string) (string, error)
+	// CheckImage refuses an image of a prompt, steer or follow_up (what
+	// names it) that gopi run refuses as an @file: one a model would
+	// refuse. data is the image, decoded.
+	CheckImage(what, mime string, data []byte) error
 	// Commands are the prompt templates and skills (get_commands).
 	Commands() []RPCCommand
 	// SetAutoCompaction builds the Runtime w asks for with automatic
@@ -102,7 +115,24 @@ type RPCSourceInfo struct {
 type RPCOptions struct {
 	Thinking ai.ThinkingLevel
 	Now      func() time.Time
+	// Bound, when set, is called with true when a run is cancelled (an
+	// abort, stdin's end, ctx's end): from then on a write to out, one
+	// already waiting included, should fail after a bounded wait for a
+	// reader that stopped reading; with false when an abort is answered
+	// and the mode goes on. A failed write ends the mode as a reader gone
+	// away does.
+	Bound func(on bool)
+	// MaxLine bounds a command line in bytes (0: DefaultMaxLine). A
+	// longer one is answered with success false and skipped to its end.
+	MaxLine int
 }
+
+// DefaultMaxLine is a command line's bound when RPCOptions gives none.
+const DefaultMaxLine = 64 << 20
+
+// ErrInputEnded marks Serve's output error when it came after stdin
+// ended: the client was done.
+var ErrInputEnded = errors.New("stdin ended")
 
 // NewRPC returns the rpc mode over the first Runtime; protocol records
 // go to out, diagnostics to diag.
@@ -110,27 +140,37 @@ func NewRPC(out, diag io.Writer, first Opened, host RPCHost, opts RPCOptions) *R
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	r := &RPC{host: host, w: &lineWriter{w: out}, diag: diag, now: opts.Now, thinking: opts.Thinking,
+	if opts.MaxLine <= 0 {
+		opts.MaxLine = DefaultMaxLine
+	}
+	wo := &watchedOut{w: out, failed: make(chan struct{})}
+	r := &RPC{maxLine: opts.MaxLine, host: host, w: &lineWriter{w: wo}, out: wo, diag: diag, now: opts.Now, bounds: opts.Bound, thinking: opts.Thinking,
 		steering: agent.OneAtATime, followUp: agent.OneAtATime}
 	r.swap(first)
 	return r
 }
 
-// Serve reads commands from in until it ends or ctx is cancelled, then
+// Serve reads commands from in until it ends, ctx is cancelled or a
+// write to out fails (its reader went away, or did not read), then
 // aborts what is going on, waits until its messages are in the session,
-// and releases the Runtime. It returns the first output write error.
+// and releases the Runtime. It returns the first output write error
+// (marked ErrInputEnded when stdin had ended).
 func (r *RPC) Serve(ctx context.Context, in io.Reader) error {
-	lines := make(chan []byte)
+	lines := make(chan inLine)
 	stop := make(chan struct{})
 	defer close(stop)
+	// A command being answered may wait on a write: the end of ctx or
+	// of stdin bounds that wait from here, not from the loop below.
+	defer context.AfterFunc(ctx, r.stop)()
 	go func() {
 		defer close(lines)
+		defer r.stop()
 		br := bufio.NewReaderSize(in, 64<<10)
 		for {
-			b, err := br.ReadBytes('\n')
-			if len(b) > 0 {
+			l, err := readLine(br, r.maxLine)
+			if len(l.b) > 0 || l.over {
 				select {
-				case lines <- b:
+				case lines <- l:
 				case <-stop:
 					return
 				}
@@ -145,10 +185,18 @@ func (r *RPC) Serve(ctx context.Context, in io.Reader) error {
 	}()
 	for {
 		select {
-		case b, ok := <-lines:
+		case l, ok := <-lines:
+			b := l.b
+			if l.over {
+				r.reply(nil, "parse", nil, fmt.Errorf("Failed to parse command: the line is longer than %d bytes, the most gopi rpc reads in one command (maxPromptBytes and room for images): it was skipped; send a shorter prompt or smaller images, or raise maxPromptBytes", r.maxLine))
+				continue
+			}
 			if !ok {
 				r.shutdown()
-				return r.writeErr()
+				if err := r.writeErr(); err != nil {
+					return errors.Join(ErrInputEnded, err)
+				}
+				return nil
 			}
 			b = bytes.TrimSuffix(bytes.TrimSuffix(b, []byte("\n")), []byte("\r"))
 			if len(bytes.TrimSpace(b)) == 0 {
@@ -158,8 +206,74 @@ func (r *RPC) Serve(ctx context.Context, in io.Reader) error {
 		case <-ctx.Done():
 			r.shutdown()
 			return r.writeErr()
+		case <-r.out.failed:
+			// Nobody reads the protocol any more: end as at a signal.
+			r.stop()
+			r.shutdown()
+			return r.writeErr()
 		}
 	}
+}
+
+// inLine is a command line read, or one over the bound (over, b nil).
+type inLine struct {
+	b    []byte
+	over bool
+}
+
+// readLine reads up to and with the next LF, holding at most max bytes
+// of it: a longer line is read to its end and dropped.
+func readLine(br *bufio.Reader, max int) (inLine, error) {
+	var l inLine
+	for {
+		frag, err := br.ReadSlice('\n')
+		if !l.over {
+			if len(l.b)+len(frag) > max {
+				l.b, l.over = nil, true
+			} else {
+				l.b = append(l.b, frag...)
+			}
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return l, err
+		}
+	}
+}
+
+// stop bounds every write from now on: the mode is ending.
+func (r *RPC) stop() {
+	r.boundMu.Lock()
+	defer r.boundMu.Unlock()
+	r.stopping = true
+	if r.bounds != nil {
+		r.bounds(true)
+	}
+}
+
+// bound bounds the writes while an abort waits for its run (on), or
+// lifts that once it is answered, unless the mode is ending.
+func (r *RPC) bound(on bool) {
+	r.boundMu.Lock()
+	defer r.boundMu.Unlock()
+	if r.bounds != nil && (on || !r.stopping) {
+		r.bounds(on)
+	}
+}
+
+// watchedOut is the protocol's output: failed is closed at the first
+// write that fails.
+type watchedOut struct {
+	w      io.Writer
+	once   sync.Once
+	failed chan struct{}
+}
+
+func (o *watchedOut) Write(p []byte) (int, error) {
+	n, err := o.w.Write(p)
+	if err != nil {
+		o.once.Do(func() { close(o.failed) })
+	}
+	return n, err
 }
 
 func (r *RPC) writeErr() error {

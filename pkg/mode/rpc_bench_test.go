@@ -22,7 +22,9 @@ type benchHost struct{}
 func (benchHost) Open(Want) (Opened, error)          { return Opened{}, errors.New("not here") }
 func (benchHost) Models() []ai.Info                  { return []ai.Info{faux.Info} }
 func (benchHost) Expand(text string) (string, error) { return text, nil }
-func (benchHost) Commands() []RPCCommand             { return nil }
+
+func (benchHost) CheckImage(string, string, []byte) error { return nil }
+func (benchHost) Commands() []RPCCommand                  { return nil }
 func (benchHost) SetAutoCompaction(bool, Want) (Opened, error) {
 	return Opened{}, errors.New("not here")
 }

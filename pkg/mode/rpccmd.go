@@ -2,6 +2,7 @@ package mode
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
 	"gopi/pkg/session"
+	"gopi/pkg/tools"
 )
 
 // rpcCommand is every field a command may carry; which ones a command
@@ -182,9 +184,32 @@ func (r *RPC) message(c *rpcCommand) (ai.Message, error) {
 		if img.Data == "" || !strings.HasPrefix(img.MimeType, "image/") {
 			return ai.Message{}, fmt.Errorf("images[%d]: give {\"type\":\"image\",\"data\":BASE64,\"mimeType\":\"image/png\"}", i)
 		}
+		if err := r.checkImage(i, img); err != nil {
+			return ai.Message{}, err
+		}
 		m.Content = append(m.Content, ai.ImageContent(img.Data, img.MimeType))
 	}
 	return m, nil
+}
+
+// checkImage refuses an image run would refuse as an @file, before it
+// reaches the session: data that is not base64, is not a png, jpeg, gif
+// or webp image, is not the image mimeType says, or is one a model
+// refuses (the host's check).
+func (r *RPC) checkImage(i int, img rpcImage) error {
+	what := fmt.Sprintf("images[%d]", i)
+	data, err := base64.StdEncoding.DecodeString(img.Data)
+	if err != nil {
+		return fmt.Errorf("%s: data is not base64: give the image's bytes in standard base64 (with padding)", what)
+	}
+	mime := tools.ImageMime(data)
+	switch {
+	case mime == "":
+		return fmt.Errorf("%s: data is not a png, jpeg, gif or webp image: give one of those", what)
+	case mime != img.MimeType:
+		return fmt.Errorf("%s: mimeType is %q but the data is a %s image: give mimeType %q", what, img.MimeType, strings.TrimPrefix(mime, "image/"), mime)
+	}
+	return r.host.CheckImage(what, mime, data)
 }
 
 func (r *RPC) cmdPrompt(_ context.Context, c *rpcCommand) (any, error) {
@@ -260,9 +285,24 @@ func (r *RPC) enqueue(m ai.Message, followUp bool) (any, error) {
 
 // cmdAbort ends the run or compaction going on and answers once it has
 // settled (its messages in the session); queued prompts are dropped.
-func (r *RPC) cmdAbort(_ context.Context, _ *rpcCommand) (any, error) {
-	r.abortOp()
-	return nil, nil
+// Until then a write waits only a bounded time for its reader
+// (RPCOptions.Bound): a client that stopped reading does not keep the
+// abort from ending the run.
+func (r *RPC) cmdAbort(_ context.Context, c *rpcCommand) (any, error) {
+	r.mu.Lock()
+	op := r.op
+	r.next = nil
+	r.mu.Unlock()
+	if op == nil {
+		return nil, nil
+	}
+	r.bound(true)
+	op.cancel()
+	op.rt.Control().Abort()
+	<-op.done
+	r.reply(c.ID, "abort", nil, nil)
+	r.bound(false)
+	return nil, errAnswered
 }
 
 func (r *RPC) cmdClearQueue(_ context.Context, _ *rpcCommand) (any, error) {
@@ -415,16 +455,8 @@ func (r *RPC) startOp(op rpcOp) (*rpcOp, context.Context, error) {
 // going on is aborted first, and compaction_start and compaction_end
 // (reason manual) frame it.
 func (r *RPC) cmdCompact(_ context.Context, c *rpcCommand) (any, error) {
-	r.mu.Lock()
-	op := r.op
-	if op != nil && !op.compact && !op.bash {
-		r.next = nil
-	}
-	r.mu.Unlock()
-	if op != nil && !op.compact && !op.bash {
-		op.cancel()
-		op.rt.Control().Abort()
-		<-op.done
+	if op := r.busy(); op != nil && !op.compact && !op.bash {
+		r.abortOp()
 	}
 	op, ctx, err := r.startOp(rpcOp{compact: true})
 	if err != nil {

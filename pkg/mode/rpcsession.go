@@ -91,9 +91,13 @@ func (r *RPC) abortOp() {
 	r.next = nil
 	r.mu.Unlock()
 	if op != nil {
+		// As abort: a client that stopped reading does not keep the
+		// run from ending.
+		r.bound(true)
 		op.cancel()
 		op.rt.Control().Abort()
 		<-op.done
+		r.bound(false)
 	}
 }
 

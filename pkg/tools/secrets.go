@@ -101,14 +101,16 @@ func (s *Secrets) containsAny(text string) bool {
 }
 
 // scan appends p to dst with the secrets replaced and returns how much of
-// p it consumed. Unless final, it holds back the last longest-1 bytes: a
-// secret starting there may end in the next write. A match is decided by
-// bytes that are all present, so a text scanned in pieces comes out as it
-// would in one.
+// p it consumed. Unless final, it holds back only what may still become a
+// secret: the longest end of p that begins some secret (a secret starting
+// there may end in the next write, or a longer one may). A match is
+// decided by bytes that are all present, so a text scanned in pieces
+// comes out as it would in one, and a line holding no secret's beginning
+// at its end goes out whole at once.
 func (s *Secrets) scan(dst, p []byte, final bool) ([]byte, int) {
 	cut := len(p) // matches may start before cut
 	if !final {
-		cut = len(p) - (s.longest - 1)
+		cut = len(p) - s.heldBack(p)
 	}
 	next := make([]int, len(s.pats)) // each pattern's next match at or after i; -1 none
 	for j, pt := range s.pats {
@@ -137,6 +139,20 @@ func (s *Secrets) scan(dst, p []byte, final bool) ([]byte, int) {
 		dst = append(dst, s.pats[best].repl...)
 		i = next[best] + len(s.pats[best].old)
 	}
+}
+
+// heldBack is the length of the longest end of p that is the beginning,
+// shorter than the whole, of some secret's form.
+func (s *Secrets) heldBack(p []byte) int {
+	for j := max(0, len(p)-(s.longest-1)); j < len(p); j++ {
+		tail := p[j:]
+		for _, pt := range s.pats {
+			if len(pt.old) > len(tail) && pt.old[0] == tail[0] && bytes.HasPrefix(pt.old, tail) {
+				return len(tail)
+			}
+		}
+	}
+	return 0
 }
 
 // ScrubStream scrubs a stream that arrives in pieces, such as a command's

@@ -83,3 +83,34 @@ func TestGrepScrubsBeforeCutting(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// TestScrubStreamHoldsOnlyASecretsStart pins what the stream keeps back:
+// only an end of the output that may still become a secret, so a line
+// of output goes on as soon as it is written, however long the keys.
+func TestScrubStreamHoldsOnlyASecretsStart(t *testing.T) {
+	key := "sk-ant-api03-" + strings.Repeat("k", 95) // 108 bytes, as a real key
+	s := NewSecrets(Secret{"ANTHROPIC_API_KEY", key}, Secret{"OTHER", "ghp_0123456789"})
+	var out strings.Builder
+	st := s.Stream(func(p []byte) { out.Write(p) })
+	steps := []struct{ write, want string }{
+		{"building...\n", "building...\n"},                // no secret's start pending: all of it at once
+		{"compiled 3 files\nsk-an", "compiled 3 files\n"}, // "sk-an" may begin the key
+		{"t-api03-" + strings.Repeat("k", 40), ""},        // still the key's beginning
+		{strings.Repeat("k", 55) + " done\ngh", "[REDACTED:ANTHROPIC_API_KEY] done\n"},
+		{"x\n", "ghx\n"}, // "gh" did not become ghp_…
+		{"sk-ant-api03-x\n", "sk-ant-api03-x\n"},
+	}
+	for i, step := range steps {
+		out.Reset()
+		st.Write([]byte(step.write))
+		if out.String() != step.want {
+			t.Fatalf("write %d (%q): emitted %q, want %q", i, step.write, out.String(), step.want)
+		}
+	}
+	out.Reset()
+	st.Write([]byte("tail ghp_0123"))
+	st.Flush()
+	if out.String() != "tail ghp_0123" {
+		t.Errorf("flush: got %q", out.String())
+	}
+}
