@@ -68,7 +68,11 @@ func (r *rpcHost) Models() []ai.Info {
 	}
 	for _, m := range listed {
 		if (m.Provider == cur.Provider || m.Declared) && !(m.Provider == cur.Provider && m.ID == cur.ID) {
-			out = append(out, m.Info)
+			info := m.Info
+			if info.Provider == cur.Provider && info.BaseURL == "" {
+				info.BaseURL = cur.BaseURL // one provider, one address
+			}
+			out = append(out, info)
 		}
 	}
 	return out

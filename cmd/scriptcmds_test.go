@@ -87,6 +87,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"rpc":          cmdRPC,
 	"rpcwait":      cmdRPCWait,
 	"rpcpi":        cmdRPCPi,
+	"rpcclient":    cmdRPCClient,
 	"bashdeltas":   cmdBashDeltas,
 }
 

@@ -31,6 +31,9 @@ type eventStream struct {
 	retryEnd  *loop.Event  // auto_retry_end, held until its place
 	endFailed bool         // the held auto_retry_end says the retries failed
 	attempt   *loop.Event  // the entry_appended recording a failed attempt, held until its retry
+	// queueAfter: after this many more user messages end, an empty
+	// queue_update is written (rpc: a queue taken by a prompt, as pi).
+	queueAfter int
 }
 
 func (s *eventStream) event(e loop.Event) {
@@ -46,6 +49,11 @@ func (s *eventStream) event(e loop.Event) {
 		s.open = nil
 		s.run = append(s.run, *e.Message)
 		s.write(e)
+		if s.queueAfter > 0 && e.Message.Role == ai.RoleUser {
+			if s.queueAfter--; s.queueAfter == 0 {
+				s.write(loop.Event{Type: loop.QueueUpdate, Steering: []string{}, FollowUp: []string{}})
+			}
+		}
 		if s.retryEnd != nil && !s.endFailed {
 			s.write(*s.retryEnd)
 			s.retryEnd = nil

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -50,6 +51,9 @@ type RPC struct {
 	op       *rpcOp       // the run or compaction going on; nil when idle
 	next     []ai.Message // prompts queued while a run was ending: the next run
 	retry    ai.RetryControl
+	// idleSteer and idleFollowUp were queued while idle: the next prompt
+	// delivers them after its own message.
+	idleSteer, idleFollowUp []ai.Message
 	// pending is a model or thinking level asked for while a run was
 	// going on: the Runtime it asks for replaces the run's when it ends.
 	pending *Want
@@ -399,6 +403,13 @@ func (r *RPC) start(msgs []ai.Message) {
 // ending start the next run as soon as it settled, unless it was
 // aborted.
 func (r *RPC) launch(msgs []ai.Message) {
+	if len(r.idleSteer)+len(r.idleFollowUp) > 0 {
+		// pi delivers them with the prompt, its queue emptied after
+		// the prompt's own message.
+		msgs = append(append(slices.Clone(msgs), r.idleSteer...), r.idleFollowUp...)
+		r.idleSteer, r.idleFollowUp = nil, nil
+		r.stream.queueAfter = 1
+	}
 	ctx, cancel := context.WithCancel(ai.WithRetryControl(context.Background(), &r.retry))
 	rt, stream := r.cur.Runtime, r.stream
 	op := &rpcOp{cancel: cancel, done: make(chan struct{}), rt: rt}

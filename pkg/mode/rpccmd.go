@@ -243,15 +243,42 @@ func (r *RPC) cmdPrompt(_ context.Context, c *rpcCommand) (any, error) {
 	return r.enqueue(m, c.StreamingBehavior == "followUp")
 }
 
+// cmdQueue queues a steer or follow-up for the run going on; while idle,
+// as pi, for the next prompt, which delivers it after its own message.
 func (r *RPC) cmdQueue(c *rpcCommand, followUp bool) (any, error) {
 	m, err := r.message(c)
 	if err != nil {
 		return nil, err
 	}
-	if r.busy() == nil {
-		return nil, errors.New("no run is active: send the message with prompt")
+	r.mu.Lock()
+	if r.op == nil {
+		if followUp {
+			r.idleFollowUp = append(r.idleFollowUp, m)
+		} else {
+			r.idleSteer = append(r.idleSteer, m)
+		}
+		steer, follow := texts(r.idleSteer), texts(r.idleFollowUp)
+		r.mu.Unlock()
+		r.queueUpdate(steer, follow)
+		return map[string]string{"disposition": "queued"}, nil
 	}
+	r.mu.Unlock()
 	return r.enqueue(m, followUp)
+}
+
+func texts(msgs []ai.Message) []string {
+	out := make([]string, 0, len(msgs))
+	for _, m := range msgs {
+		out = append(out, m.Text())
+	}
+	return out
+}
+
+// queueUpdate writes a queue_update the rpc mode makes itself (the
+// queue of the next prompt).
+func (r *RPC) queueUpdate(steering, followUp []string) {
+	_, stream := r.current()
+	stream.write(loop.Event{Type: loop.QueueUpdate, Steering: steering, FollowUp: followUp})
 }
 
 // enqueue gives m to the running run; a run that no longer takes input
@@ -313,7 +340,18 @@ func (r *RPC) cmdClearQueue(_ context.Context, _ *rpcCommand) (any, error) {
 	r.mu.Lock()
 	op, next := r.op, r.next
 	r.next = nil
+	idleS, idleF := r.idleSteer, r.idleFollowUp
+	r.idleSteer, r.idleFollowUp = nil, nil
 	r.mu.Unlock()
+	for _, m := range idleS {
+		out.Steering = append(out.Steering, m.Text())
+	}
+	for _, m := range idleF {
+		out.FollowUp = append(out.FollowUp, m.Text())
+	}
+	if op == nil {
+		r.queueUpdate([]string{}, []string{}) // as pi, also when nothing was queued
+	}
 	if op != nil {
 		s, f := op.rt.Control().ClearQueue()
 		for _, m := range s {

@@ -49,7 +49,7 @@ func modelObject(i ai.Info) rpcModel {
 	if name == "" {
 		name = i.ID
 	}
-	return rpcModel{ID: i.ID, Name: name, API: i.API, Provider: i.Provider, Reasoning: i.Reasoning, Input: input,
+	return rpcModel{ID: i.ID, Name: name, API: i.API, Provider: i.Provider, BaseURL: i.BaseURL, Reasoning: i.Reasoning, Input: input,
 		Cost: i.Prices, ContextWindow: i.ContextWindow, MaxTokens: i.MaxOutputTokens}
 }
 
