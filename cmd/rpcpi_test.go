@@ -35,7 +35,7 @@ import (
 //   - get_commands: pi lists its built-in extension commands too.
 //   - tool_execution_update: how many a tool writes, and where they fall
 //     among queue_updates and responses, follows the tool's output as
-//     it happens (pi writes an empty one at once, gopi's bash one per
+//     it happens (both write an empty one as bash starts, then one per
 //     output read): they are left out of both.
 func cmdRPCPi(ts *testscript.TestScript, neg bool, args []string) {
 	noNeg(ts, neg, "rpcpi")

@@ -72,6 +72,14 @@ func (s *eventStream) event(e loop.Event) {
 		held := e
 		s.retryEnd, s.endFailed = &held, !e.Retry.Success
 		return
+	case loop.ToolStart:
+		s.write(e)
+		if e.ToolName == "bash" {
+			// pi's bash reports an empty partial result as it starts.
+			s.write(loop.Event{Type: loop.ToolUpdate, ToolCallID: e.ToolCallID, ToolName: e.ToolName, Args: e.Args,
+				Result: &loop.ToolOutput{Content: []ai.Content{}}})
+		}
+		return
 	case loop.AgentEnd:
 		if s.retried {
 			e.Messages = s.run

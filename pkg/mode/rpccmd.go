@@ -642,7 +642,8 @@ func (r *RPC) cmdStats(_ context.Context, _ *rpcCommand) (any, error) {
 		total.Cost.Total, nil}
 	if w := cur.Model.ContextWindow; w > 0 {
 		out.ContextUsage = &contextUsage{ContextWindow: w}
-		if n, ok := contextTokens(msgs); ok {
+		if n, ok := contextTokens(msgs); ok || len(msgs) == 0 {
+			// An empty session's context is 0 tokens, as pi says.
 			p := float64(n) * 100 / float64(w)
 			out.ContextUsage.Tokens, out.ContextUsage.Percent = &n, &p
 		}
