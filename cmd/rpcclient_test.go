@@ -13,13 +13,15 @@ import (
 // 1.6 and gopi rpc driven the same way (pi16_rpcclient.txtar), each with
 // its reason; any other difference fails the comparison, and so does an
 // entry here that no longer differs. Keys name the step, the call (or
-// "events") and what differs. Two differences are taken out before the
-// comparison rather than listed call by call:
+// "events") and what differs (a call made again in a step is NAME#2...).
+// Two differences are taken out before the comparison rather than listed
+// call by call:
 //
 //   - pi reports its system prompt as a role "system" message (first in
 //     get_messages, with message_start and message_end at a run's
-//     start); gopi keeps the system prompt out of the messages, as
-//     rpcpi_test.go documents. pi's system messages are left out.
+//     start, counted in messageCount and totalMessages); gopi keeps the
+//     system prompt out of the messages, as rpcpi_test.go documents.
+//     pi's system messages are left out, and its counts less one.
 //   - pi's model object also has compat, inputLimits, promptCache, type
 //     and (in get_available_models) thinkingLevelMap: pi's per-provider
 //     request settings, which gopi's adapters hold in code, not in the
@@ -27,7 +29,16 @@ import (
 //
 // Every line of gopi's carries schemaVersion: the client never sees it
 // in a call's data, and events are compared by type.
-var rpcClientDiffs = map[string]string{}
+var rpcClientDiffs = map[string]string{
+	"idle getState data.thinkingLevel": "the default thinking level: gopi's is off (settings' thinking), pi's medium",
+	"idle getAvailableModels data length": "each program's own model catalog",
+	"file cycleModel data.model.id": "cycle_model goes to the next model of each program's own catalog",
+	"file getState#3 data.model.id": "the model cycle_model chose (each catalog's next) carries over to the new session",
+	"idle getCommands data length": "pi also lists its built-in extension commands",
+	"idle getEntries data.entries length": "pi writes model_change and thinking_level_change as a session starts, gopi with its first prompt (when the file is written)",
+	"idle getTree data.tree length": "as getEntries: gopi's first entries come with the first prompt",
+	"file getEntries data.entries length": "as getEntries: gopi's first entries come with the first prompt",
+}
 
 var piOnlyModelKeys = []string{"compat", "inputLimits", "promptCache", "type", "thinkingLevelMap"}
 
@@ -51,9 +62,13 @@ func cmdRPCClient(ts *testscript.TestScript, neg bool, args []string) {
 	if len(piCalls) != len(goCalls) {
 		ts.Fatalf("%d calls, pi %d", len(goCalls), len(piCalls))
 	}
+	seen := map[string]int{}
 	for i, p := range piCalls {
 		g := goCalls[i]
 		key := fmt.Sprintf("%v %v", p["step"], p["call"])
+		if seen[key]++; seen[key] > 1 {
+			key = fmt.Sprintf("%s#%d", key, seen[key])
+		}
 		if g["call"] != p["call"] || g["step"] != p["step"] {
 			ts.Fatalf("call %d: %s, pi's %s", i, fmt.Sprintf("%v %v", g["step"], g["call"]), key)
 		}
@@ -64,6 +79,11 @@ func cmdRPCClient(ts *testscript.TestScript, neg bool, args []string) {
 		for what, pair := range dataShapes(g["data"], p["data"]) {
 			if !slices.Equal(pair[0], pair[1]) {
 				diffs[key+" "+what] = fmt.Sprintf("gopi %v, pi %v", pair[0], pair[1])
+			}
+		}
+		for what, pair := range dataValues(g["data"], p["data"]) {
+			if pair[0] != pair[1] {
+				diffs[key+" "+what] = fmt.Sprintf("gopi %s, pi %s", pair[0], pair[1])
 			}
 		}
 	}
@@ -156,6 +176,56 @@ func dataShapes(g, p any) map[string][2][]string {
 		pi, _ := pm[k].(map[string]any)
 		if gi != nil || pi != nil {
 			out["data."+k+" keys"] = [2][]string{sortedKeys(gi), modelKeys(pi)}
+		}
+	}
+	return out
+}
+
+// ownValues are the data fields whose values are each program's own
+// (ids, paths, times, texts the fake provider or a summary decides,
+// prices and token counts of two catalogs and estimators): their keys
+// are compared, not their values.
+var ownValues = []string{"sessionFile", "sessionId", "leafId", "entryId", "path", "text", "summary", "firstKeptEntryId",
+	"tokensBefore", "estimatedTokensAfter", "tokens", "cost", "output", "fullOutputPath", "contextWindow", "maxTokens", "name"}
+
+// dataValues pairs gopi's and pi's values of a call's answer: a scalar
+// answer, each scalar field of an object answer (ownValues left out),
+// the id of its model, and the length of an array answer or field.
+func dataValues(g, p any) map[string][2]string {
+	out := map[string][2]string{}
+	str := func(v any) string { return fmt.Sprintf("%v", v) }
+	gm, gok := g.(map[string]any)
+	pm, pok := p.(map[string]any)
+	if !gok || !pok {
+		ga, gIsArr := g.([]any)
+		pa, pIsArr := p.([]any)
+		switch {
+		case gIsArr && pIsArr:
+			out["data length"] = [2]string{str(len(ga)), str(len(pa))}
+		case !gok && !pok:
+			out["data"] = [2]string{str(g), str(p)}
+		}
+		return out
+	}
+	for k, pv := range pm {
+		if slices.Contains(ownValues, k) || slices.Contains(piOnlyModelKeys, k) {
+			continue
+		}
+		if n, ok := pv.(float64); ok && n > 0 && (k == "messageCount" || k == "totalMessages") {
+			pv = n - 1 // pi's system message (withoutSystem)
+		}
+		gv := gm[k]
+		switch pv := pv.(type) {
+		case map[string]any:
+			if k == "model" {
+				gmod, _ := gv.(map[string]any)
+				out["data.model.id"] = [2]string{str(gmod["id"]), str(pv["id"])}
+			}
+		case []any:
+			ga, _ := gv.([]any)
+			out["data."+k+" length"] = [2]string{str(len(ga)), str(len(pv))}
+		default:
+			out["data."+k] = [2]string{str(gv), str(pv)}
 		}
 	}
 	return out
