@@ -30,13 +30,13 @@ import (
 // Every line of gopi's carries schemaVersion: the client never sees it
 // in a call's data, and events are compared by type.
 var rpcClientDiffs = map[string]string{
-	"idle getState data.thinkingLevel": "the default thinking level: gopi's is off (settings' thinking), pi's medium",
+	"idle getState data.thinkingLevel":    "the default thinking level: gopi's is off (settings' thinking), pi's medium",
 	"idle getAvailableModels data length": "each program's own model catalog",
-	"file cycleModel data.model.id": "cycle_model goes to the next model of each program's own catalog",
-	"file getState#3 data.model.id": "the model cycle_model chose (each catalog's next) carries over to the new session",
-	"idle getCommands data length": "pi also lists its built-in extension commands",
+	"file cycleModel data.model.id":       "cycle_model goes to the next model of each program's own catalog",
+	"file getState#3 data.model.id":       "the model cycle_model chose (each catalog's next) carries over to the new session",
+	"idle getCommands data length":        "pi also lists its built-in extension commands",
 	"idle getEntries data.entries length": "pi writes model_change and thinking_level_change as a session starts, gopi with its first prompt (when the file is written)",
-	"idle getTree data.tree length": "as getEntries: gopi's first entries come with the first prompt",
+	"idle getTree data.tree length":       "as getEntries: gopi's first entries come with the first prompt",
 	"file getEntries data.entries length": "as getEntries: gopi's first entries come with the first prompt",
 }
 
