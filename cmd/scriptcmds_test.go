@@ -88,6 +88,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"rpcwait":      cmdRPCWait,
 	"rpcpi":        cmdRPCPi,
 	"rpcclient":    cmdRPCClient,
+	"acpcompare":   cmdACPCompare,
 	"bashdeltas":   cmdBashDeltas,
 }
 
