@@ -1,6 +1,7 @@
 package mode
 
 import (
+	"encoding/json"
 	"time"
 
 	"gopi/pkg/ai"
@@ -34,9 +35,15 @@ type eventStream struct {
 	// queueAfter: after this many more user messages end, an empty
 	// queue_update is written (rpc: a queue taken by a prompt, as pi).
 	queueAfter int
+	// held is an answer's message_start, written with the first block
+	// once it starts (pi's message_start carries that block, empty).
+	held *loop.Event
 }
 
 func (s *eventStream) event(e loop.Event) {
+	if s.held != nil {
+		s.release(e)
+	}
 	switch e.Type {
 	case loop.AgentStart:
 		s.started, s.run = true, nil
@@ -44,6 +51,13 @@ func (s *eventStream) event(e loop.Event) {
 		if e.Message.Role == ai.RoleAssistant && e.Message.StopReason == "" {
 			m := *e.Message
 			s.open = &m
+			// As pi: "pending" until it ends, written with its first block.
+			held := e
+			pm := m
+			pm.StopReason = "pending"
+			held.Message = &pm
+			s.held = &held
+			return
 		}
 	case loop.MessageEnd:
 		s.open = nil
@@ -94,6 +108,30 @@ func (s *eventStream) event(e loop.Event) {
 	s.write(e)
 }
 
+// release writes the held message_start before e: with e's block, empty,
+// when e starts the answer's first block.
+func (s *eventStream) release(e loop.Event) {
+	held := s.held
+	s.held = nil
+	if e.Type == loop.MessageUpdate && e.Stream != nil {
+		m := *held.Message
+		switch e.Stream.Type {
+		case ai.EventTextStart:
+			m.Content = []ai.Content{ai.TextContent("")}
+		case ai.EventThinkingStart:
+			m.Content = []ai.Content{{Type: ai.TypeThinking}}
+		case ai.EventToolCallStart:
+			if e.Stream.Block != nil {
+				b := *e.Stream.Block
+				b.Arguments = json.RawMessage("{}")
+				m.Content = []ai.Content{b}
+			}
+		}
+		held.Message = &m
+	}
+	s.write(*held)
+}
+
 // failedAttempt ends the run of an attempt that is retried, as pi does.
 func (s *eventStream) failedAttempt(retry loop.Event) {
 	failed := ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{}, API: s.model.API, Provider: s.model.Provider,
@@ -133,7 +171,10 @@ func (s *eventStream) settled(reason loop.Reason) {
 	if s.started {
 		s.write(loop.Event{Type: loop.AgentSettled, Aborted: reason == loop.ReasonAborted})
 	}
-	s.started, s.open, s.run, s.retried, s.retryEnd, s.attempt = false, nil, nil, false, nil, nil
+	if s.held != nil {
+		s.write(*s.held)
+	}
+	s.started, s.open, s.run, s.retried, s.retryEnd, s.attempt, s.held = false, nil, nil, false, nil, nil, nil
 }
 
 func (s *eventStream) write(e loop.Event) { s.w.event(&s.enc, e) }
