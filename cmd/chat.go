@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -21,6 +22,9 @@ import (
 type chatOptions struct {
 	runOptions
 	noColor bool
+	// lockWait: how long an existing session's lock held elsewhere is
+	// waited for (rpc: rpcLockWait).
+	lockWait time.Duration
 }
 
 func newChatCmd(sys *System) *cobra.Command {
@@ -125,6 +129,7 @@ func newChatHost(ctx context.Context, sys *System, c *cobra.Command, o *chatOpti
 	// from its newest one (gopi run asks for --leaf or -c).
 	set.Session.Newest = true
 	set.ClampThinking = true
+	set.Session.LockWait = o.lockWait
 	set.MoreTools = mcpTools(ctx, sys, s)
 	a, err := assemble.New(set, sys.env())
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -42,6 +43,11 @@ does. gopi run --mode rpc is the same.`,
 	return c
 }
 
+// rpcLockWait is how long gopi rpc waits for another process to let go
+// of the session it opens: a bridge such as pi-acp ends the previous
+// process and starts the next on the same file at once (pi locks no file).
+const rpcLockWait = 5 * time.Second
+
 // runRPC builds the first Runtime as chat does and serves the protocol until
 // stdin ends or a signal arrives.
 func runRPC(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) error {
@@ -62,7 +68,7 @@ func runRPC(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 	if o.json {
 		return usageErr("--json and --mode rpc ask for different outputs: give one of them")
 	}
-	h, err := newChatHost(ctx, sys, c, &chatOptions{runOptions: *o})
+	h, err := newChatHost(ctx, sys, c, &chatOptions{runOptions: *o, lockWait: rpcLockWait})
 	if err != nil {
 		return err
 	}

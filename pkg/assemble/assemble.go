@@ -81,6 +81,10 @@ type SessionSettings struct {
 	// Parent is written into a new session's header as parentSession
 	// (rpc's new_session with parentSession).
 	Parent string
+	// LockWait is how long opening an existing session waits for another
+	// process to let go of its lock (rpc: a bridge restarting gopi on
+	// the same file); 0 refuses at once.
+	LockWait time.Duration
 	// Newest: a session with entries continues from its newest entry
 	// without -c, as pi's chat and rpc modes do; gopi run leaves it
 	// false and asks for --leaf or -c.

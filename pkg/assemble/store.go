@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"time"
 
 	"gopi/pkg/session"
 )
@@ -253,7 +254,7 @@ func (s *Settings) openNamed(root string, ss SessionSettings, opts session.Optio
 	path, rerr := s.resolveSession(root, ss, ss.Path)
 	switch {
 	case rerr == nil:
-		return session.Open(path, opts)
+		return openWaiting(path, opts, ss.LockWait)
 	case !errors.Is(rerr, session.ErrNotFound) || !LooksLikePath(ss.Path):
 		return nil, Usagef("--session %s: %v (gopi session list shows the sessions of this folder)", ss.Path, rerr)
 	}
@@ -271,6 +272,20 @@ func (s *Settings) openNamed(root string, ss SessionSettings, opts session.Optio
 		return nil, Usagef("--session %s: %v", ss.Path, err)
 	}
 	return session.OpenOrCreate(abs, s.Cwd, opts)
+}
+
+// openWaiting opens path; while another process holds its lock it tries
+// again for at most wait (a bridge that restarts gopi on the same file
+// starts the new process before the old one let go).
+func openWaiting(path string, opts session.Options, wait time.Duration) (*session.FileStore, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		fs, err := session.Open(path, opts)
+		if !errors.Is(err, session.ErrLocked) || !time.Now().Before(deadline) {
+			return fs, err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // classifyOpen: a lock held elsewhere or an I/O failure is a session
