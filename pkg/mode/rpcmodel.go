@@ -85,6 +85,11 @@ func (r *RPC) cmdSetModel(_ context.Context, c *rpcCommand) (any, error) {
 func (r *RPC) cmdCycleModel(_ context.Context, _ *rpcCommand) (any, error) {
 	models := r.host.Models()
 	cur, _ := r.current()
+	r.mu.Lock()
+	if r.pendingModel != nil { // asked for during the run: cycle on from it
+		cur.Model = *r.pendingModel
+	}
+	r.mu.Unlock()
 	at := slices.IndexFunc(models, func(m ai.Info) bool { return m.Provider == cur.Model.Provider && m.ID == cur.Model.ID })
 	if len(models) == 0 || (len(models) == 1 && at == 0) {
 		return nullJSON, nil
