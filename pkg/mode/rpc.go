@@ -59,6 +59,9 @@ type RPC struct {
 	pending *Want
 	// pendingModel is pending's model, which get_state already says.
 	pendingModel *ai.Info
+	// pendingAuto is automatic compaction switched during a run, for
+	// the Runtime after it.
+	pendingAuto *bool
 	bg           sync.WaitGroup
 }
 
@@ -451,24 +454,33 @@ func (r *RPC) launch(msgs []ai.Message) {
 // records the switch in the session.
 func (r *RPC) applyPending(rt *runtime.Runtime) {
 	r.mu.Lock()
-	p := r.pending
-	r.pending, r.pendingModel = nil, nil
+	p, auto := r.pending, r.pendingAuto
+	r.pending, r.pendingModel, r.pendingAuto = nil, nil, nil
 	r.mu.Unlock()
-	if p == nil {
-		return
+	if p != nil {
+		p.Leaf = rt.Leaf()
+		if p.Thinking == "" {
+			p.Thinking = r.level()
+		}
+		o, err := r.host.Open(*p)
+		if err != nil {
+			fmt.Fprintf(r.diag, "gopi: switching the model after the run: %v\n", err)
+		} else {
+			r.swap(o)
+			rt = o.Runtime
+			if err := o.Runtime.RecordSettings(context.Background()); err != nil {
+				fmt.Fprintf(r.diag, "gopi: %v\n", err)
+			}
+		}
 	}
-	p.Leaf = rt.Leaf()
-	if p.Thinking == "" {
-		p.Thinking = r.level()
-	}
-	o, err := r.host.Open(*p)
-	if err != nil {
-		fmt.Fprintf(r.diag, "gopi: switching the model after the run: %v\n", err)
-		return
-	}
-	r.swap(o)
-	if err := o.Runtime.RecordSettings(context.Background()); err != nil {
-		fmt.Fprintf(r.diag, "gopi: %v\n", err)
+	if auto != nil {
+		w := Want{Leaf: rt.Leaf(), Thinking: r.level()}
+		o, err := r.host.SetAutoCompaction(*auto, w)
+		if err != nil {
+			fmt.Fprintf(r.diag, "gopi: switching automatic compaction after the run: %v\n", err)
+			return
+		}
+		r.swap(o)
 	}
 }
 

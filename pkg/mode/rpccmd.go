@@ -396,7 +396,7 @@ func (r *RPC) cmdGetState(_ context.Context, _ *rpcCommand) (any, error) {
 	}
 	return rpcState{Model: &m, Thinking: string(r.level()), Streaming: op != nil && !op.compact && !op.bash, Compacting: op != nil && op.compact,
 		SteeringMode: string(steering), FollowUpMode: string(followUp), SessionFile: cur.File,
-		SessionID: cur.Runtime.Session().Header().ID, SessionName: cur.Runtime.Name(), AutoCompaction: r.host.AutoCompaction(),
+		SessionID: cur.Runtime.Session().Header().ID, SessionName: cur.Runtime.Name(), AutoCompaction: r.autoCompaction(),
 		MessageCount: len(contextMessages(cur.Runtime.Path())), Pending: ctrl.Pending() + next}, nil
 }
 
@@ -557,8 +557,17 @@ func (r *RPC) cmdAutoCompaction(_ context.Context, c *rpcCommand) (any, error) {
 	if c.Enabled == nil {
 		return nil, errors.New(`field "enabled" is required (true or false)`)
 	}
-	if r.busy() != nil {
-		return nil, errBusy
+	if op := r.busy(); op != nil {
+		if op.compact || op.bash {
+			return nil, errBusy
+		}
+		// As pi, answered at once; the run's Runtime keeps its setting
+		// until the run ends.
+		on := *c.Enabled
+		r.mu.Lock()
+		r.pendingAuto = &on
+		r.mu.Unlock()
+		return nil, nil
 	}
 	w := r.atLeaf()
 	w.Thinking = r.level()
@@ -568,6 +577,17 @@ func (r *RPC) cmdAutoCompaction(_ context.Context, c *rpcCommand) (any, error) {
 	}
 	r.swap(o)
 	return nil, nil
+}
+
+// autoCompaction is the setting, one asked for during the run included.
+func (r *RPC) autoCompaction() bool {
+	r.mu.Lock()
+	p := r.pendingAuto
+	r.mu.Unlock()
+	if p != nil {
+		return *p
+	}
+	return r.host.AutoCompaction()
 }
 
 // cmdAutoRetry switches automatic retries for the requests that fail
