@@ -62,7 +62,7 @@ type RPC struct {
 	// pendingAuto is automatic compaction switched during a run, for
 	// the Runtime after it.
 	pendingAuto *bool
-	bg           sync.WaitGroup
+	bg          sync.WaitGroup
 }
 
 // rpcOp is the operation going on in the background.
