@@ -62,7 +62,6 @@ type RPC struct {
 	// pendingAuto is automatic compaction switched during a run, for
 	// the Runtime after it.
 	pendingAuto *bool
-	bg          sync.WaitGroup
 }
 
 // rpcOp is the operation going on in the background.
@@ -289,8 +288,8 @@ func (r *RPC) writeErr() error {
 	return r.w.err
 }
 
-// shutdown aborts the operation going on, waits for it and for every
-// command still answering, and releases the Runtime.
+// shutdown aborts the operation going on, waits for it, and releases
+// the Runtime.
 func (r *RPC) shutdown() {
 	r.mu.Lock()
 	op := r.op
@@ -301,7 +300,6 @@ func (r *RPC) shutdown() {
 		op.rt.Control().Abort()
 		<-op.done
 	}
-	r.bg.Wait()
 	r.mu.Lock()
 	cur, unsub := r.cur, r.unsub
 	r.mu.Unlock()
