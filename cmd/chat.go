@@ -12,6 +12,7 @@ import (
 
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
+	"gopi/pkg/mcp"
 	"gopi/pkg/mode"
 	"gopi/pkg/resources"
 	"gopi/pkg/session"
@@ -25,6 +26,9 @@ type chatOptions struct {
 	// lockWait: how long an existing session's lock held elsewhere is
 	// waited for (rpc: rpcLockWait).
 	lockWait time.Duration
+	// moreMCP are MCP servers started beside the settings' (an ACP
+	// client's, given with its session).
+	moreMCP []mcp.Server
 }
 
 func newChatCmd(sys *System) *cobra.Command {
@@ -114,6 +118,7 @@ func newChatHost(ctx context.Context, sys *System, c *cobra.Command, o *chatOpti
 	if err != nil {
 		return nil, err
 	}
+	s.mcp.servers = append(s.mcp.servers, o.moreMCP...)
 	ms, err := modelSettings(s.cfg, o.apiKey)
 	if err != nil {
 		return nil, err
@@ -144,6 +149,7 @@ func newChatHost(ctx context.Context, sys *System, c *cobra.Command, o *chatOpti
 		h.close()
 		return nil, err
 	}
+	tracePrompts(sys, s.telemetry, a, a.Runtime()) // telemetry.go
 	return h, nil
 }
 
@@ -170,6 +176,7 @@ func (h *chatHost) open(w mode.Want) (mode.Opened, error) {
 	if err != nil {
 		return mode.Opened{}, err
 	}
+	tracePrompts(h.sys, h.s.telemetry, h.a, rt) // telemetry.go
 	return mode.Opened{Runtime: rt, Model: h.a.Model().Info, File: h.a.File(), Thinking: h.a.Thinking()}, nil
 }
 

@@ -26,6 +26,11 @@ var exitTables = map[string]string{
   5    the session could not be read or written (locked, changed by another program, disk full)
   10   something the agent requires could not start (a sandbox asked for, a required MCP server), before any request
   130  interrupted (SIGINT/SIGTERM/SIGHUP)`,
+	"acp": `Exit codes:
+  0    stdin closed (running prompts are cancelled and what they reached kept)
+  1    internal error
+  2    usage error before serving: a bad flag or setting
+  130  interrupted (SIGINT/SIGTERM/SIGHUP)`,
 	"version": `Exit codes:
   0    printed
   1    internal error

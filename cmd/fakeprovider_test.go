@@ -25,6 +25,7 @@ import (
 // A reply file holds one reply per line; # starts a comment:
 //
 //	text WORDS...          an answer (stop reason end_turn / stop)
+//	cut WORDS...           an answer cut at the output limit (Anthropic's max_tokens only)
 //	tool NAME JSON         one tool call with JSON arguments
 //	status CODE            an error status with the vendor's error body
 //	slow WORDS...          starts an answer, then sends nothing until the client goes away
@@ -63,7 +64,7 @@ func (p *fakeProvider) load(data string) error {
 		}
 		kind, _, _ := strings.Cut(line, " ")
 		switch kind {
-		case "text", "tool", "status", "slow", "hold", "midstream", "ollamatools", "replay":
+		case "text", "cut", "tool", "status", "slow", "hold", "midstream", "ollamatools", "replay":
 		default:
 			return fmt.Errorf("reply line %d: unknown kind %q", i+1, kind)
 		}
@@ -205,6 +206,10 @@ func (p *fakeProvider) reply(w http.ResponseWriter, r *http.Request, wire wireFo
 	switch kind {
 	case "text":
 		wire.text(bw, id, model, rest)
+	case "cut":
+		anthropicStart(bw, id, model, rest)
+		anthropicEvent(bw, "content_block_stop", `{"type":"content_block_stop","index":0}`)
+		anthropicEnd(bw, "max_tokens", len(words(rest)))
 	case "tool":
 		name, args, _ := strings.Cut(rest, " ")
 		wire.tool(bw, id, model, name, strings.TrimSpace(args))

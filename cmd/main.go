@@ -61,7 +61,7 @@ func newRootCmd(sys *System) *cobra.Command {
 		root.AddCommand(one(sys))
 		root.CompletionOptions.DisableDefaultCmd = true
 	} else {
-		root.AddCommand(newRunCmd(sys), newChatCmd(sys), newVersionCmd(sys), newModelsCmd(sys), newSessionCmd(sys), newContextCmd(sys), newMCPCmd(sys), newRPCCmd(sys))
+		root.AddCommand(newRunCmd(sys), newChatCmd(sys), newVersionCmd(sys), newModelsCmd(sys), newSessionCmd(sys), newContextCmd(sys), newMCPCmd(sys), newRPCCmd(sys), newACPCmd(sys))
 	}
 	root.SetHelpCommand(newHelpCmd())
 	root.InitDefaultCompletionCmd()
@@ -101,6 +101,8 @@ func onlyCommand(args []string) func(*System) *cobra.Command {
 		return newMCPCmd
 	case "rpc":
 		return newRPCCmd
+	case "acp":
+		return newACPCmd
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -33,8 +34,9 @@ func newMCPListCmd(sys *System) *cobra.Command {
 		Long: `Start every configured MCP server as a run would (settings' "mcpServers",
 mcp.json, --mcp-config), list each with whether it started (and why not,
 with the tail of its stderr) and its tools, then stop them. A tool that
---tools or --exclude-tools would not offer is marked "(not offered)".
-Exits 10 when an enabled server did not start.`,
+--tools or --exclude-tools would not offer is marked "(not offered)", and
+so is one whose name an earlier server's tool already has, saying which.
+Exits 10 when an enabled server did not start, 130 when interrupted.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			s, err := readSettings(sys, c, o)
@@ -46,10 +48,17 @@ Exits 10 when an enabled server did not start.`,
 				return err
 			}
 			env := assemble.ScrubEnv(sys.Environ, assemble.SecretNames(ms.Providers), "")
-			m := startServers(c.Context(), sys, s, s.mcp, env)
+			// SIGINT, SIGTERM and SIGHUP end the servers' start; they are
+			// stopped, and gopi exits 130.
+			ctx, stop := trapChat(c.Context(), sys)
+			defer stop()
+			m := startServers(ctx, sys, s, s.mcp, env)
 			sts := m.Statuses()
 			if left := m.Close(); len(left) > 0 {
 				fmt.Fprintf(sys.Stderr, "gopi: warning: MCP server(s) %s did not end within the wait after SIGKILL\n", strings.Join(left, ", "))
+			}
+			if ctx.Err() != nil {
+				return fmt.Errorf("interrupted: the MCP servers were stopped: %w", context.Canceled)
 			}
 			if asJSON {
 				err = writeMCPJSON(sys.Stdout, sts)
@@ -91,7 +100,10 @@ func writeMCPList(w io.Writer, sts []mcp.Status) error {
 		}
 		for _, t := range st.Tools {
 			mark := ""
-			if !t.Selected {
+			switch {
+			case t.Note != "":
+				mark = " (not offered: " + t.Note + ")"
+			case !t.Selected:
 				mark = " (not offered)"
 			}
 			desc, _, _ := strings.Cut(strings.TrimSpace(t.Description), "\n")

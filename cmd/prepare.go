@@ -23,6 +23,7 @@ import (
 	"gopi/pkg/resources"
 	"gopi/pkg/runtime"
 	"gopi/pkg/sandbox"
+	"gopi/pkg/telemetry"
 	"gopi/pkg/tools"
 )
 
@@ -52,6 +53,9 @@ type runSettings struct {
 	systemPrompt, appendSystemPrompt string
 	guard                            *sandbox.Guard // the sandbox and permission rules (sandbox.go)
 	mcp                              *mcpPlan       // the MCP servers to start (mcp.go)
+
+	// telemetry is the "telemetry" key (telemetry.go).
+	telemetry telemetry.Settings
 }
 
 // prepareRun validates everything and builds the Runtime. Nothing is sent
@@ -86,7 +90,7 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 		}
 		return &prepared{done: true}, err
 	}
-	p := &prepared{tools: s.tools, ctx: ctx, cancel: func() {}}
+	p := &prepared{tools: s.tools, ctx: ctx, cancel: func() {}, otel: s.telemetry}
 	if p.schema, err = loadOutputSchema(sys, s, o); err != nil {
 		return p, err
 	}
@@ -191,6 +195,9 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 	}
 	s.sessionDir = s.cfg.str("sessionDir")
 	if err := checkSessionDir(s.cfg, s.sessionDir, s.cwd); err != nil {
+		return nil, err
+	}
+	if err := s.cfg.decode("telemetry", &s.telemetry); err != nil {
 		return nil, err
 	}
 	if s.maxPrompt, err = promptLimit(s.cfg); err != nil {

@@ -115,6 +115,7 @@ func (r *rpcHost) SetAutoCompaction(on bool, w mode.Want) (mode.Opened, error) {
 	if err != nil {
 		return mode.Opened{}, err
 	}
+	tracePrompts(r.h.sys, r.h.s.telemetry, r.h.a, rt) // telemetry.go
 	return mode.Opened{Runtime: rt, Model: r.h.a.Model().Info, File: r.h.a.File(), Thinking: r.h.a.Thinking()}, nil
 }
 

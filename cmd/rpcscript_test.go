@@ -104,13 +104,13 @@ func playRPC(ts *testscript.TestScript, steps []rpcdrive.Step, want int, args []
 		return err
 	}
 	sigs := map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "HUP": syscall.SIGHUP}
-	recs, runErr := rpcdrive.Run(steps, c.Dir, in, fullPipe{out.(*os.File), c.Process.Pid}, waitLimit, func(name string) error {
+	recs, runErr := rpcdrive.RunWith(steps, c.Dir, in, fullPipe{out.(*os.File), c.Process.Pid}, waitLimit, func(name string) error {
 		sig, ok := sigs[name]
 		if !ok {
 			return fmt.Errorf("signal %s: use INT, TERM or HUP", name)
 		}
 		return c.Process.Signal(sig)
-	})
+	}, map[string]string{"WORK": ts.Getenv("WORK")})
 	if runErr != nil {
 		_ = c.Process.Kill()
 	}

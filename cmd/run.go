@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"gopi/pkg/runtime"
 	"gopi/pkg/sandbox"
 	"gopi/pkg/session"
+	"gopi/pkg/telemetry"
 	"gopi/pkg/tools"
 )
 
@@ -119,7 +121,7 @@ var runOnlyFlags = []string{"mode", "json", "print", "timeout", "no-stdin", "pri
 // addRunFlags adds runOnlyFlags.
 func addRunFlags(f *pflag.FlagSet, o *runOptions) {
 	o.mode.v = string(mode.Print)
-	f.Var(&o.mode, "mode", "output: print (the answer; pi's text), json (one result object), events (a JSON line per event, pi's --mode json) or rpc (pi's RPC protocol on stdin and stdout, as gopi rpc)")
+	f.Var(&o.mode, "mode", "output: print (the answer; pi's text), json (one result object), events (a JSON line per event, pi's --mode json) rpc (pi's RPC protocol on stdin and stdout, as gopi rpc) or acp (the Agent Client Protocol, as gopi acp)")
 	f.BoolVar(&o.json, "json", false, "same as --mode json")
 	f.BoolP("print", "p", false, "run the prompt and exit, also on a terminal (pi's -p; what gopi run always does)")
 	f.Duration("timeout", 0, "deadline for the whole run, e.g. 10m (exit 7 when it expires)")
@@ -172,8 +174,11 @@ func addAgentFlags(f *pflag.FlagSet, o *runOptions) {
 // for, and returned as an exit code. Signals are trapped from here on:
 // the first aborts the run, and so does stdout's reader going away.
 func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) error {
-	if o.mode.v == "rpc" {
+	switch o.mode.v {
+	case "rpc":
 		return runRPC(ctx, sys, c, o)
+	case "acp":
+		return runACP(ctx, sys, c, o)
 	}
 	start := sys.Now()
 	m, err := pickMode(o.mode.v, o.mode.set, o.json)
@@ -208,12 +213,14 @@ func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 }
 
 // execute runs the prepared prompt and maps the outcome to the exit code.
-func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, m mode.Mode, start time.Time) error {
+func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, m mode.Mode, start time.Time) (rerr error) {
 	for _, w := range p.rt.Warnings() {
 		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
 	}
 	p.swept = startSweep(p.spill, sys.Now())
 	info := p.sessionInfo()
+	var o mode.Outcome
+	defer traceRun(sys, p, start)(&o, &rerr) // telemetry.go: the run's spans, sent as it returns
 	o, werr := mode.Run(ctx, p.rt, p.prompt, out, mode.Options{Mode: m, Session: info, Header: p.header(), Start: start, Now: sys.Now, Then: p.then,
 		Schema: p.schema, OutputRetries: p.outputRetries, Guard: p.guard,
 		Files: func() ([]tools.FileChange, bool) { return p.changes.List(p.cwd), p.changes.Inexact() }})
@@ -252,12 +259,13 @@ func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, m mode
 func reportFailure(sys *System, out mode.IO, m mode.Mode, p *prepared, err error, start time.Time) error {
 	var info *mode.SessionInfo
 	var header *mode.Header
-	if p != nil {
+	if p != nil && p.store != nil && p.file != "" && fileExists(p.file) {
+		// A failure before the first entry (a required MCP server that
+		// did not start) names no file it never wrote, like the failures
+		// before the store was opened.
 		info = p.sessionInfo()
-		if p.store != nil && p.file != "" {
-			h := p.header()
-			header = &h
-		}
+		h := p.header()
+		header = &h
 	}
 	class := classOf(err)
 	werr := mode.WriteFailure(out, m, class, err, info, header, sys.Now().Sub(start).Milliseconds())
@@ -265,6 +273,12 @@ func reportFailure(sys *System, out mode.IO, m mode.Mode, p *prepared, err error
 		return werr
 	}
 	return &reported{code: exitCode(class, err)}
+}
+
+// fileExists says whether path names something on disk.
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // prepared is everything a run needs, built before anything is sent.
@@ -299,6 +313,9 @@ type prepared struct {
 	guard   *sandbox.Guard // the result's sandbox and denials
 	// secrets are scrubbed from the @file arguments' text.
 	secrets *tools.Secrets
+
+	// otel is settings' "telemetry" key (telemetry.go).
+	otel telemetry.Settings
 }
 
 // sessionInfo names the session file for the result object; nil when no

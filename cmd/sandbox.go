@@ -28,12 +28,16 @@ type sandboxSettings struct {
 	Mode     string `json:"mode"`
 	Network  *bool  `json:"network"`
 	AllowGit *bool  `json:"allowGit"`
+	// AllowConfig lets commands and tools change the project's .gopi/,
+	// .pi/, mcp.json and .mcp.json (read-only by default).
+	AllowConfig *bool `json:"allowConfig"`
 }
 
 // permissionSettings is settings' "permissions" object.
 type permissionSettings struct {
 	Allow []string `json:"allow"`
 	Deny  []string `json:"deny"`
+	Ask   []string `json:"ask"` // asked about where gopi asks (gopi acp), refused elsewhere
 }
 
 // readGuard builds the run's sandbox and permission rules from flags and
@@ -57,7 +61,7 @@ func readGuard(sys *System, flags *pflag.FlagSet, cfg *settings, cwd, spillDir s
 	if err != nil {
 		return nil, err
 	}
-	p := sandbox.Policy{Mode: m, AllowGit: ss.AllowGit != nil && *ss.AllowGit}
+	p := sandbox.Policy{Mode: m, AllowGit: ss.AllowGit != nil && *ss.AllowGit, AllowConfig: ss.AllowConfig != nil && *ss.AllowConfig}
 	p.Network, _ = flags.GetBool("allow-network")
 	p.Network = p.Network || (ss.Network != nil && *ss.Network)
 	if p.Writable, err = writableRoots(flags, m, origin, cwd); err != nil {
@@ -196,6 +200,9 @@ func readRules(flags *pflag.FlagSet, ps permissionSettings, cwd string) (*sandbo
 	allow, _ := flags.GetStringArray("allow-tools")
 	deny, _ := flags.GetStringArray("deny-tools")
 	rules, err := sandbox.ParseRules(append(ps.Allow, splitPatterns(allow)...), append(ps.Deny, splitPatterns(deny)...), cwd)
+	if err == nil {
+		err = rules.AddAsk(ps.Ask, cwd)
+	}
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}

@@ -19,6 +19,7 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"gopi":            func() { os.Exit(cmd.Main(os.Args[1:], cmd.OSSystem())) },
 		"gopi-nolandlock": noLandlockMain, // sandbox_test.go
+		"gopi-mcp-server": mcpServerMain,  // mcpserver_test.go
 	})
 }
 

@@ -90,6 +90,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"rpcclient":    cmdRPCClient,
 	"acpcompare":   cmdACPCompare,
 	"bashdeltas":   cmdBashDeltas,
+	"otlp":         cmdOTLP, // otlp_test.go
 }
 
 func provider(ts *testscript.TestScript) *fakeProvider {
@@ -169,7 +170,8 @@ func procs(ts *testscript.TestScript) map[string]*bgProc {
 // and the ones scripts set.
 var startEnv = []string{"PATH", "HOME", "TMPDIR", "GOPI_HOME", "GORACE", "GOCOVERDIR", "GOTRACEBACK",
 	"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_URL", "OPENAI_URL", "WORK",
-	"GOPI_PROVIDER", "GOPI_MODEL", "GOPI_BASE_URL", "GOPI_MAX_PROMPT_BYTES"}
+	"GOPI_PROVIDER", "GOPI_MODEL", "GOPI_BASE_URL", "GOPI_MAX_PROMPT_BYTES",
+	"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_PROTOCOL", "TRACEPARENT"}
 
 func cmdStart(ts *testscript.TestScript, neg bool, args []string) {
 	noNeg(ts, neg, "start")

@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -27,6 +28,9 @@ import (
 //	close           close stdin
 //	signal NAME     send the process a signal (INT, TERM, HUP) through
 //	                Run's signal function
+//	capture NAME RE take RE's first group from the newest record read so
+//	                far that RE matches, as NAME: {{NAME}} in a later send
+//	                is replaced by it (a JSON-RPC client's session id)
 //	stall           stop reading stdout, and wait until its pipe is full
 //	                (the process's next write waits for a reader); stdout
 //	                must tell that (a Full() (bool, error) method). Nothing
@@ -36,6 +40,7 @@ import (
 //	                -c1); after the last step Run returns at once (stdin
 //	                stays open unless closed)
 //
+// {{NAME}} in a send is also replaced by the values RunWith is given.
 // Empty lines and lines starting with # are skipped.
 type Step struct {
 	Op, Arg string
@@ -51,13 +56,21 @@ func Parse(text string) ([]Step, error) {
 		}
 		op, arg, _ := strings.Cut(line, " ")
 		switch op {
+		case "capture":
+			name, re, _ := strings.Cut(arg, " ")
+			if name == "" || re == "" {
+				return nil, fmt.Errorf("script line %d: capture needs a name and a regexp", i+1)
+			}
+			if _, err := regexp.Compile(re); err != nil {
+				return nil, fmt.Errorf("script line %d: capture: %v", i+1, err)
+			}
 		case "send", "wait", "touch", "signal":
 			if arg == "" {
 				return nil, fmt.Errorf("script line %d: %s needs an argument", i+1, op)
 			}
 		case "close", "stall", "hangup":
 		default:
-			return nil, fmt.Errorf("script line %d: unknown step %q (use send, wait, touch, signal, stall, hangup or close)", i+1, op)
+			return nil, fmt.Errorf("script line %d: unknown step %q (use send, wait, capture, touch, signal, stall, hangup or close)", i+1, op)
 		}
 		out = append(out, Step{Op: op, Arg: arg})
 	}
@@ -92,6 +105,21 @@ var ErrTimeout = errors.New("no matching record")
 // end. It returns every record read. A wait that sees stdout end, or no
 // match within limit, is an error (with the records so far).
 func Run(steps []Step, dir string, stdin io.WriteCloser, stdout io.Reader, limit time.Duration, signal func(name string) error) ([][]byte, error) {
+	return RunWith(steps, dir, stdin, stdout, limit, signal, nil)
+}
+
+// RunWith is Run with values for {{NAME}} in send steps.
+func RunWith(steps []Step, dir string, stdin io.WriteCloser, stdout io.Reader, limit time.Duration, signal func(name string) error, vars map[string]string) ([][]byte, error) {
+	values := map[string]string{}
+	for k, v := range vars {
+		values[k] = v
+	}
+	expand := func(s string) string {
+		for k, v := range values {
+			s = strings.ReplaceAll(s, "{{"+k+"}}", v)
+		}
+		return s
+	}
 	recs := make(chan []byte, 1024)
 	stalled := make(chan struct{}) // closed by stall: read no more
 	quit := make(chan struct{})
@@ -141,8 +169,20 @@ func Run(steps []Step, dir string, stdin io.WriteCloser, stdout io.Reader, limit
 			if err := waitFull(f.Full, limit); err != nil {
 				return got, err
 			}
+		case "capture":
+			name, pattern, _ := strings.Cut(s.Arg, " ")
+			re := regexp.MustCompile(pattern)
+			found := false
+			for i := len(got) - 1; i >= 0 && !found; i-- {
+				if m := re.FindSubmatch(got[i]); len(m) > 1 {
+					values[name], found = string(m[1]), true
+				}
+			}
+			if !found {
+				return got, fmt.Errorf("capture %s: no record read so far matches %s", name, pattern)
+			}
 		case "send":
-			if _, err := io.WriteString(stdin, s.Arg+"\n"); err != nil {
+			if _, err := io.WriteString(stdin, expand(s.Arg)+"\n"); err != nil {
 				return got, fmt.Errorf("send %s: %w", s.Arg, err)
 			}
 		case "touch":

@@ -94,3 +94,38 @@ func TestStallAndHangup(t *testing.T) {
 		t.Fatalf("stall on a plain reader: %v", err)
 	}
 }
+
+// capture takes a value from a record read so far; send replaces
+// {{NAME}} with it and with RunWith's values.
+func TestCaptureAndSubstitute(t *testing.T) {
+	steps, err := Parse("wait \"id\":1\ncapture S \"sessionId\":\"([^\"]+)\"\nsend {\"s\":\"{{S}}\",\"w\":\"{{WORK}}\"}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Parse("capture S\n"); err == nil || !strings.Contains(err.Error(), "capture needs a name and a regexp") {
+		t.Fatalf("err = %v", err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	sent := make(chan string, 1)
+	go func() {
+		_, _ = io.WriteString(outW, `{"id":1,"result":{"sessionId":"abc-1"}}`+"\n")
+		b, _ := io.ReadAll(inR)
+		sent <- string(b)
+		outW.Close()
+	}()
+	if _, err := RunWith(steps, t.TempDir(), inW, outR, 5*time.Second, nil, map[string]string{"WORK": "/w"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-sent; got != `{"s":"abc-1","w":"/w"}`+"\n" {
+		t.Fatalf("sent %q", got)
+	}
+	steps, _ = Parse("capture S nothing(here)\n")
+	if _, err := RunWith(steps, t.TempDir(), nopCloser{io.Discard}, strings.NewReader(""), time.Second, nil, nil); err == nil || !strings.Contains(err.Error(), "no record read so far matches") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }

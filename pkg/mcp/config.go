@@ -9,14 +9,20 @@
 // A server that fails or dies is reported with its reason and the tail of
 // its stderr; its tools are withdrawn. A server's changed tool list
 // (notifications/tools/list_changed) is read again before the next model
-// request. Nothing here reads the process's environment: the caller gives
-// it.
+// request. A tool name is one tool's over all servers (one that is taken
+// is not offered, and reported); what a tool adds to every request is
+// bounded. A stdio server's line that is not a message is dropped without
+// ending the connection; on Linux a stdio server dies with gopi. Headers
+// and the bearer token go to the server's own origin only, and a URL's
+// credentials are shown as ***. Nothing here reads the process's
+// environment: the caller gives it.
 package mcp
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -68,12 +74,109 @@ func (s Server) Transport() string {
 }
 
 // Target is what the server runs or reaches, for listings: the command
-// line or the URL (never a header).
+// line or the URL with its credentials redacted (never a header).
 func (s Server) Target() string {
 	if s.URL != "" {
-		return s.URL
+		return redactURL(s.URL)
 	}
 	return strings.Join(append([]string{s.Command}, s.Args...), " ")
+}
+
+// redacted stands for a credential in what gopi shows.
+const redacted = "***"
+
+// secretParam matches the names of query parameters that carry
+// credentials (token=, api_key=, sig=, …).
+var secretParam = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)token|key|secret|pass|pwd|auth|credential|sig|session|jwt|bearer|code`)
+})
+
+// redactURL is u with its user information and the values of its
+// secret-looking query parameters replaced by ***.
+func redactURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "(an address that does not parse)"
+	}
+	user := p.User != nil
+	p.User = nil
+	if p.RawQuery != "" {
+		parts := strings.Split(p.RawQuery, "&")
+		for i, kv := range parts {
+			k, _, ok := strings.Cut(kv, "=")
+			if name, err := url.QueryUnescape(k); ok && (err != nil || secretParam().MatchString(name)) {
+				parts[i] = k + "=" + redacted
+			}
+		}
+		p.RawQuery = strings.Join(parts, "&")
+	}
+	if user { // url.User would escape the stars
+		return strings.Replace(p.String(), "://", "://"+redacted+"@", 1)
+	}
+	return p.String()
+}
+
+// urlSecrets are the credentials the server's URL holds: its user
+// information and the values of its secret-looking query parameters, as
+// written and decoded.
+func (s Server) urlSecrets() []string {
+	p, err := url.Parse(s.URL)
+	if s.URL == "" || err != nil {
+		return nil
+	}
+	var out []string
+	add := func(v string) {
+		if v != "" && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	if p.User != nil {
+		add(p.User.Username())
+		pw, _ := p.User.Password()
+		add(pw)
+		add(p.User.String())
+	}
+	for _, kv := range strings.Split(p.RawQuery, "&") {
+		k, v, ok := strings.Cut(kv, "=")
+		name, err := url.QueryUnescape(k)
+		if !ok || (err == nil && !secretParam().MatchString(name)) {
+			continue
+		}
+		add(v)
+		if dv, err := url.QueryUnescape(v); err == nil {
+			add(dv)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) }) // the longest first
+	return out
+}
+
+// minSecret is the shortest credential replaced on its own, away from
+// its URL: shorter ones would blot out ordinary words.
+const minSecret = 4
+
+// Redact replaces the credentials of the server's URL in text (a
+// reason, an error the SDK or net/http wrote) with ***: the URL itself
+// first, as written and as net/http shows it, then each credential.
+func (s Server) Redact(text string) string {
+	if s.URL == "" {
+		return text
+	}
+	safe := redactURL(s.URL)
+	if p, err := url.Parse(s.URL); err == nil {
+		text = strings.ReplaceAll(text, p.Redacted(), safe)
+		if _, ok := p.User.Password(); ok { // how net/http's errors show it
+			shown := strings.Replace(p.String(), p.User.String()+"@", url.User(p.User.Username()).String()+":"+redacted+"@", 1)
+			text = strings.ReplaceAll(text, shown, safe)
+		}
+	}
+	text = strings.ReplaceAll(text, s.URL, safe)
+	for _, v := range s.urlSecrets() {
+		if len(v) >= minSecret {
+			text = strings.ReplaceAll(text, v, redacted)
+		}
+	}
+	return text
 }
 
 // SecretNames are the environment variables the server's headers and

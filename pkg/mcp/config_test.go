@@ -71,3 +71,28 @@ func TestConfigRefusals(t *testing.T) {
 		}
 	}
 }
+
+// Credentials in a server's URL never show: Target and Redact once gave
+// the URL as written.
+func TestURLCredentialsRedacted(t *testing.T) {
+	for _, tc := range []struct {
+		url, target string
+		secrets     []string
+	}{
+		{"https://ghp_tok3n@mcp.example/x", "https://***@mcp.example/x", []string{"ghp_tok3n"}},
+		{"https://u:p4ssword@mcp.example/x?q=1", "https://***@mcp.example/x?q=1", []string{"p4ssword"}},
+		{"https://mcp.example/x?access_token=a%2Bbcd&limit=5&X-Amz-Signature=f00d", "https://mcp.example/x?access_token=***&limit=5&X-Amz-Signature=***", []string{"a%2Bbcd", "a+bcd", "f00d"}},
+		{"https://mcp.example/x?apiKey=zz-top&sessionId=s-42", "https://mcp.example/x?apiKey=***&sessionId=***", []string{"zz-top", "s-42"}},
+	} {
+		s := mcp.Server{Name: "w", URL: tc.url}
+		if got := s.Target(); got != tc.target {
+			t.Errorf("Target of %s = %s, want %s", tc.url, got, tc.target)
+		}
+		msg := s.Redact(`Post "` + tc.url + `": refused; ` + strings.Join(tc.secrets, " "))
+		for _, secret := range tc.secrets {
+			if strings.Contains(msg, secret) {
+				t.Errorf("Redact left %s in %q", secret, msg)
+			}
+		}
+	}
+}

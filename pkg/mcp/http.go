@@ -2,10 +2,13 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
+	"strings"
 	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -44,17 +47,43 @@ func (c *conn) httpTransport() (sdk.Transport, error) {
 	c.mu.Lock()
 	c.cancelHTTP, c.closeIdle = cancel, closeIdle
 	c.mu.Unlock()
-	client.Transport = &headerTransport{next: rt, header: h, ctx: ctx}
+	origin, err := url.Parse(c.server.URL)
+	if err != nil {
+		cancel()
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // without the address, which may hold a credential
+		}
+		return nil, fmt.Errorf("url: %v: fix the server's address", err)
+	}
+	client.Transport = &headerTransport{next: rt, header: h, ctx: ctx, origin: origin}
 	return &sdk.StreamableClientTransport{Endpoint: c.server.URL, HTTPClient: &client, MaxRetries: 2}, nil
 }
 
-// headerTransport adds the configured headers to each request, and ends
-// every request still going when ctx ends: a server that never answers
-// holds nothing of gopi's once it is given up.
+// headerTransport adds the configured headers to each request to the
+// configured origin (a redirect elsewhere gets none of them: they are
+// credentials), and ends every request still going when ctx ends: a
+// server that never answers holds nothing of gopi's once it is given up.
 type headerTransport struct {
 	next   http.RoundTripper
 	header http.Header
 	ctx    context.Context
+	origin *url.URL
+}
+
+// sameOrigin says whether u has the configured scheme, host and port.
+func (t *headerTransport) sameOrigin(u *url.URL) bool {
+	return strings.EqualFold(u.Scheme, t.origin.Scheme) && strings.EqualFold(u.Hostname(), t.origin.Hostname()) && port(u) == port(t.origin)
+}
+
+func port(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -62,8 +91,10 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	stop := context.AfterFunc(t.ctx, cancel)
 	done := func() { stop(); cancel() }
 	req = req.Clone(ctx)
-	for k, vs := range t.header {
-		req.Header[k] = vs
+	if t.sameOrigin(req.URL) {
+		for k, vs := range t.header {
+			req.Header[k] = vs
+		}
 	}
 	resp, err := t.next.RoundTrip(req)
 	if err != nil {

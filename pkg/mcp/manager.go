@@ -3,7 +3,9 @@ package mcp
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -68,7 +70,10 @@ type ToolInfo struct {
 	Name        string `json:"name"`   // as the model sees it: mcp__<server>__<tool>
 	Remote      string `json:"remote"` // as the server calls it
 	Description string `json:"description,omitempty"`
-	Selected    bool   `json:"offered"` // offered to the model (Options.Select)
+	Selected    bool   `json:"offered"` // offered to the model (Options.Select, and its name its own)
+	// Note says why a tool is not offered although selected.
+	Note   string `json:"note,omitempty"`
+	server string
 }
 
 // Summary says in one line that a server failed or died, and why.
@@ -94,11 +99,13 @@ func (s Status) Message() string { return s.Summary() + s.StderrBlock() }
 
 // Manager holds the started servers of one run.
 type Manager struct {
-	opts  Options
-	conns []*conn
+	opts   Options
+	conns  []*conn
+	forker *forker // starts stdio servers; closed by Close
 
 	mu     sync.Mutex
 	closed bool
+	warned map[string]bool // tools reported as not offered
 }
 
 // Start starts the enabled servers in parallel and returns when each has
@@ -111,7 +118,7 @@ func Start(ctx context.Context, servers []Server, opts Options) *Manager {
 	if opts.HTTPClient == nil {
 		opts.HTTPClient = &http.Client{}
 	}
-	m := &Manager{opts: opts}
+	m := &Manager{opts: opts, forker: newForker()}
 	var wg sync.WaitGroup
 	for _, s := range servers {
 		c := &conn{m: m, server: s, state: StateDisabled}
@@ -130,10 +137,22 @@ func Start(ctx context.Context, servers []Server, opts Options) *Manager {
 }
 
 // Statuses returns every configured server's status, in configured order.
+// A tool whose name an earlier tool holds is marked not offered, with a
+// note that says so.
 func (m *Manager) Statuses() []Status {
 	out := make([]Status, len(m.conns))
+	owner := map[string]ToolInfo{}
 	for i, c := range m.conns {
 		out[i] = c.status()
+		for j, ti := range out[i].Tools {
+			first, taken := owner[ti.Name]
+			if !taken {
+				owner[ti.Name] = ti
+				continue
+			}
+			out[i].Tools[j].Selected = false
+			out[i].Tools[j].Note = fmt.Sprintf("its name is already that of server %s's tool %q", first.server, first.Remote)
+		}
 	}
 	return out
 }
@@ -142,10 +161,20 @@ func (m *Manager) Statuses() []Status {
 // takes. A server that announced a changed list is asked for it again
 // first, so the list changes between model requests only (the registry
 // asks before each). It implements tools.Source.
+//
+// A name is one tool's over the whole manager: a tool whose name an
+// earlier one holds (server a's tool b__c and server a__b's tool c are
+// both mcp__a__b__c) is not offered, and Options.Report hears of it once.
 func (m *Manager) Tools() []tools.Tool {
 	var out []tools.Tool
+	owner := map[string]*Tool{}
 	for _, c := range m.conns {
 		for _, t := range c.currentTools() {
+			if first, taken := owner[t.spec.Name]; taken {
+				m.reportTaken(t, first)
+				continue
+			}
+			owner[t.spec.Name] = t
 			if m.opts.Select == nil || m.opts.Select(t.spec.Name) {
 				out = append(out, t)
 			}
@@ -183,6 +212,7 @@ func (m *Manager) Close() []string {
 		}()
 	}
 	wg.Wait()
+	m.forker.close()
 	slices.Sort(left)
 	return left
 }
@@ -213,6 +243,7 @@ type conn struct {
 	tools   []*Tool
 	infos   []ToolInfo
 	stale   bool // the server announced a changed tool list
+	noted   map[string]bool
 	// cancelHTTP ends an HTTP server's requests still going.
 	cancelHTTP context.CancelFunc
 	// closeIdle closes an HTTP server's idle connections (nil: the
@@ -233,18 +264,49 @@ func (c *conn) start(ctx context.Context) {
 	err := c.connect(ctx)
 	if err == nil {
 		err = c.listTools(ctx)
+		if p := c.proc; errors.Is(err, io.EOF) && p != nil && p.waitExit(stopGrace) {
+			err = fmt.Errorf("the server %s while listing its tools", p.status)
+		}
 	}
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
 			err = fmt.Errorf("no answer within the start timeout of %s (set \"startTimeout\" in seconds on the server to wait longer)", timeout)
 		}
+		closed := c.closeSession()
 		c.fail(StateFailed, err.Error())
+		<-closed
 		return
 	}
 	c.mu.Lock()
 	c.state = StateStarted
+	c.done = make(chan struct{})
 	c.mu.Unlock()
 	go c.watch()
+}
+
+// closeSession ends the session of a server that failed after it
+// connected (its tools could not be listed): nothing watches it, so
+// nothing else would. It gives the session a bounded grace to end
+// politely (an HTTP server is told), then returns a channel closed when
+// it has ended, which fail's ending of the server's side makes sure of.
+func (c *conn) closeSession() <-chan struct{} {
+	c.mu.Lock()
+	s := c.session
+	c.session = nil
+	c.mu.Unlock()
+	closed := make(chan struct{})
+	if s == nil {
+		close(closed)
+		return closed
+	}
+	go func() { _ = s.Close(); close(closed) }()
+	t := time.NewTimer(stopGrace)
+	defer t.Stop()
+	select {
+	case <-closed:
+	case <-t.C:
+	}
+	return closed
 }
 
 func (c *conn) connect(ctx context.Context) error {
@@ -264,14 +326,16 @@ func (c *conn) connect(ctx context.Context) error {
 		}
 		transport = t
 	} else {
-		p, err := startProc(c.server, c.m.opts.Environ, c.m.opts.Getenv)
+		p, err := startProc(c.m.forker, c.server, c.m.opts.Environ, c.m.opts.Getenv)
 		if err != nil {
 			return err
 		}
 		c.mu.Lock()
 		c.proc = p
 		c.mu.Unlock()
-		transport = &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}
+		// The SDK's own line limit is off: frameReader bounds lines, and
+		// drops a bad one without ending the connection.
+		transport = &sdk.IOTransport{Reader: newFrameReader(p.stdout, maxFrame, c.note), Writer: p.stdin, MaxLineLength: -1}
 	}
 	type result struct {
 		s   *sdk.ClientSession
@@ -307,7 +371,6 @@ func (c *conn) connect(ctx context.Context) error {
 	}
 	c.mu.Lock()
 	c.session = r.s
-	c.done = make(chan struct{})
 	c.mu.Unlock()
 	return nil
 }
@@ -332,7 +395,7 @@ func (c *conn) listTools(ctx context.Context) error {
 	c.tools, c.stale = ts, false
 	c.infos = make([]ToolInfo, len(ts))
 	for i, t := range ts {
-		c.infos[i] = ToolInfo{Name: t.spec.Name, Remote: t.remote, Description: t.spec.Description}
+		c.infos[i] = ToolInfo{Name: t.spec.Name, Remote: t.remote, Description: t.spec.Description, server: c.server.Name}
 	}
 	c.mu.Unlock()
 	return nil
@@ -353,7 +416,7 @@ func (c *conn) currentTools() []*Tool {
 		cancel()
 		if err != nil && c.m.opts.Report != nil {
 			st := c.status()
-			st.Reason = fmt.Sprintf("its tools changed, and reading them again failed: %v; the old list stays", err)
+			st.Reason = c.server.Redact(fmt.Sprintf("its tools changed, and reading them again failed: %v; the old list stays", err))
 			c.m.opts.Report(st)
 		}
 		c.mu.Lock()
@@ -390,6 +453,10 @@ func (c *conn) watch() {
 			select {
 			case <-p.exited:
 				reason = "the server " + p.status
+				select { // its last words, for the report's stderr tail
+				case <-p.errEOF:
+				case <-time.After(stopGrace):
+				}
 			case <-time.After(stopGrace):
 				reason = "its output closed"
 			}
@@ -429,7 +496,7 @@ func (c *conn) deadReason() string {
 
 func (c *conn) status() Status {
 	c.mu.Lock()
-	st := Status{Server: c.server, State: c.state, Reason: c.reason, Tools: slices.Clone(c.infos)}
+	st := Status{Server: c.server, State: c.state, Reason: c.server.Redact(c.reason), Tools: slices.Clone(c.infos)}
 	p := c.proc
 	c.mu.Unlock()
 	if p != nil && st.State != StateStarted {
@@ -455,8 +522,11 @@ func (c *conn) stop() bool {
 	if s != nil {
 		_ = s.Close()
 	}
-	if done != nil {
-		<-done
+	if done != nil { // closed once watch has seen the session end
+		select {
+		case <-done:
+		case <-time.After(2 * stopGrace):
+		}
 	}
 	c.mu.Lock()
 	if c.cancelHTTP != nil {

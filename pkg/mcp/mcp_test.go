@@ -357,3 +357,143 @@ func httpServer(t testing.TB, check func(*http.Request) bool) *httptest.Server {
 	t.Cleanup(ts.Close)
 	return ts
 }
+
+// A server whose tools/list fails (an error answer, no answer, a schema
+// nested 5,000 deep) is a failed start that Close ends: Close once waited
+// for a connection watcher that never started.
+func TestFailedToolListCloses(t *testing.T) {
+	fdcheck.Check(t)
+	for _, mode := range []string{"listerror", "listhang", "listdeep", "http listerror", "http listhang"} {
+		t.Run(mode, func(t *testing.T) {
+			server := stdioServer(t, "l", mode)
+			if m, ok := strings.CutPrefix(mode, "http "); ok {
+				srv := testServer()
+				release := make(chan struct{})
+				failList(srv, m, release)
+				h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+				ts := httptest.NewServer(h)
+				defer ts.Close()
+				defer close(release) // before Close, which waits for the handler
+				server = mcp.Server{Name: "l", URL: ts.URL}
+			}
+			m := mcp.Start(context.Background(), []mcp.Server{server},
+				mcp.Options{Environ: []string{"PATH=" + os.Getenv("PATH")}, StartTimeout: 2 * time.Second})
+			st := m.Statuses()[0]
+			closed := make(chan []string)
+			go func() { closed <- m.Close() }()
+			select {
+			case left := <-closed:
+				if len(left) > 0 {
+					t.Errorf("still running: %v", left)
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("Close did not return")
+			}
+			want := map[string]string{
+				"listerror":      `listing its tools: calling "tools/list": the tool index is corrupt`,
+				"listhang":       "no answer within the start timeout of 2s",
+				"listdeep":       "the server exited with code 1 while listing its tools", // it cannot write so deep a schema
+				"http listerror": `listing its tools: calling "tools/list": the tool index is corrupt`,
+				"http listhang":  "no answer within the start timeout of 2s",
+			}[mode]
+			if st.State != mcp.StateFailed || !strings.Contains(st.Reason, want) {
+				t.Errorf("%s %q, want %q", st.State, st.Reason, want)
+			}
+		})
+	}
+}
+
+// A server that redirects to another origin gets neither the bearer
+// token nor the configured headers there: they once went along with
+// every request the client made, wherever it was sent.
+func TestHTTPRedirectKeepsCredentials(t *testing.T) {
+	fdcheck.Check(t)
+	var mu sync.Mutex
+	var leaked []string
+	other := httpServer(t, func(r *http.Request) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if a, x := r.Header.Get("Authorization"), r.Header.Get("X-Team"); a != "" || x != "" {
+			leaked = append(leaked, a+"|"+x)
+		}
+		return true
+	})
+	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer redirect.Close()
+	env := map[string]string{"DOCS_TOKEN": "tok-123"}
+	s := mcp.Server{Name: "docs", URL: redirect.URL + "/mcp", BearerTokenEnv: "DOCS_TOKEN", Headers: map[string]string{"X-Team": "blue"}}
+	m := start(t, mcp.Options{Getenv: func(k string) string { return env[k] }}, s)
+	if st := m.Statuses()[0]; st.State == mcp.StateStarted {
+		call(t, registry(t, m), "mcp__docs__echo", `{"text":"x"}`)
+	}
+	m.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(leaked) > 0 {
+		t.Errorf("another origin received the credentials: %q", leaked)
+	}
+}
+
+// Structured content is bounded like text: a result's details once held
+// all of it, however large, and the session file kept it whole although
+// the model saw only the bounded text.
+func TestStructuredContentBounded(t *testing.T) {
+	fdcheck.Check(t)
+	m := start(t, mcp.Options{}, stdioServer(t, "s", ""))
+	reg := registry(t, m)
+	r := call(t, reg, "mcp__s__bigstruct", `{"lines":100000}`)
+	d, _ := r.Details.(*mcp.Details)
+	if r.IsError || d == nil {
+		t.Fatalf("bigstruct: %+v", r)
+	}
+	if len(d.Structured) > tools.DefaultMaxBytes || d.StructuredBytes < 100000*len(`"line 1",`) {
+		t.Errorf("structured content kept: %d bytes, omitted %d", len(d.Structured), d.StructuredBytes)
+	}
+	if text := resultText(r); !strings.Contains(text, "[Output truncated") {
+		t.Errorf("text: %.200q", text)
+	}
+	r = call(t, reg, "mcp__s__bigstruct", `{"lines":2}`)
+	if d, _ := r.Details.(*mcp.Details); d == nil || string(d.Structured) != `{"lines":["line 1","line 2"]}` || d.StructuredBytes != 0 {
+		t.Errorf("small structured content: %+v", d)
+	}
+}
+
+// What a tool adds to every request is bounded, and a schema that is not
+// an object is not sent: a 2 MB description is cut, a tool with a huge
+// enum or an array for a schema is not offered, and Report says so.
+// They were once sent as the server gave them.
+func TestToolListBounds(t *testing.T) {
+	fdcheck.Check(t)
+	var rep reports
+	m := start(t, mcp.Options{Report: rep.add}, stdioServer(t, "o", "odd"))
+	if st := m.Statuses()[0]; st.State != mcp.StateStarted {
+		t.Fatalf("%s", st.Message())
+	}
+	reg := registry(t, m)
+	specs := map[string]ai.ToolSpec{}
+	for _, s := range reg.Specs() {
+		specs[s.Name] = s
+	}
+	if _, ok := specs["mcp__o__plain"]; !ok || len(specs) != 2 {
+		t.Errorf("offered %v", specNames(reg))
+	}
+	if d := specs["mcp__o__wordy"].Description; len(d) == 0 || len(d) > 5<<10 || !strings.HasPrefix(d, "many words") {
+		t.Errorf("wordy's description: %d bytes", len(d))
+	}
+	var notes []string
+	for _, st := range rep.all() {
+		notes = append(notes, st.Reason)
+	}
+	all := strings.Join(notes, "\n")
+	for _, want := range []string{
+		`its tool "listy" is not offered: its inputSchema is not a JSON object schema`,
+		`the description of its tool "wordy" is 2.1MB: only its first 4.0KB is sent`,
+		`its tool "choosy" is not offered: its inputSchema is 1.4MB, over the 64.0KB`,
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no note %q in\n%s", want, all)
+		}
+	}
+}

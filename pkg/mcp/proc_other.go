@@ -10,7 +10,7 @@ type procGroup struct{ cmd *exec.Cmd }
 
 func ownGroup(c *exec.Cmd) *procGroup { return &procGroup{cmd: c} }
 
-func (g *procGroup) start() error { return g.cmd.Start() }
+func (g *procGroup) start(*forker) error { return g.cmd.Start() }
 
 // terminate ends the server's process where it cannot be asked to.
 func (g *procGroup) terminate() { _ = g.cmd.Process.Kill() }

@@ -18,8 +18,8 @@ func ownGroup(c *exec.Cmd) *procGroup {
 	return &procGroup{cmd: c}
 }
 
-// start starts the server.
-func (g *procGroup) start() error { return g.cmd.Start() }
+// start starts the server through f (tied to gopi's life on Linux).
+func (g *procGroup) start(f *forker) error { return f.start(g.cmd) }
 
 // terminate asks the server's process group to end (SIGTERM).
 func (g *procGroup) terminate() { _ = syscall.Kill(-g.cmd.Process.Pid, syscall.SIGTERM) }

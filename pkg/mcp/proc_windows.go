@@ -16,8 +16,9 @@ type procGroup struct{ *winjob.Tree }
 // its own.
 func ownGroup(c *exec.Cmd) *procGroup { return &procGroup{winjob.NewTree(c)} }
 
-// start starts the server in its job and lets it run.
-func (g *procGroup) start() error { return g.Start() }
+// start starts the server in its job and lets it run; the job, not a
+// forker, ends it with gopi.
+func (g *procGroup) start(*forker) error { return g.Start() }
 
 // terminate asks the server's process group to end with a Ctrl-Break,
 // Windows' nearest to SIGTERM; it reaches a server that shares gopi's

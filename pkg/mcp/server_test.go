@@ -2,6 +2,8 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +14,9 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"gopi/pkg/mcp"
+	"gopi/pkg/tools"
 )
 
 // testServer is an MCP server made with the SDK's server side: the test
@@ -22,10 +27,12 @@ import (
 //	add {a, b}         the sum, as text and structured content
 //	image              a 1x1 png
 //	big {lines}        that many numbered lines
+//	bigstruct {lines}  that many numbered lines as structured content only
 //	fail               an error result (isError)
 //	wait               answers only when the call is cancelled
 //	grow               adds the tool "grown" (tools/list_changed)
 //	crash              the server exits with code 7 in the middle of the call
+//	pid                its process id
 //	spawn              starts a child that sleeps (this binary); answers with its pid
 func testServer() *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "gopi-test", Version: "1"}, nil)
@@ -63,6 +70,13 @@ func testServer() *sdk.Server {
 		}
 		return text(b.String()), nil, nil
 	})
+	sdk.AddTool(s, &sdk.Tool{Name: "bigstruct", Description: "Large structured content"}, func(_ context.Context, _ *sdk.CallToolRequest, in bigIn) (*sdk.CallToolResult, any, error) {
+		lines := make([]string, in.Lines)
+		for i := range lines {
+			lines[i] = fmt.Sprintf("line %d", i+1)
+		}
+		return nil, map[string]any{"lines": lines}, nil
+	})
 	none("fail", "Always fails", func(context.Context) *sdk.CallToolResult {
 		r := text("the widget is broken")
 		r.IsError = true
@@ -83,6 +97,9 @@ func testServer() *sdk.Server {
 		os.Exit(7)
 		return nil
 	})
+	none("pid", "Its process id", func(context.Context) *sdk.CallToolResult {
+		return text(strconv.Itoa(os.Getpid()))
+	})
 	none("spawn", "Starts a child", func(context.Context) *sdk.CallToolResult {
 		c := exec.Command(os.Args[0])
 		c.Env = append(os.Environ(), "GOPI_MCP_TEST_SERVER=sleep")
@@ -92,6 +109,76 @@ func testServer() *sdk.Server {
 		return text(strconv.Itoa(c.Process.Pid))
 	})
 	return s
+}
+
+// host is gopi in small: a manager with one stubborn server, busy in a
+// call; it prints the server's pid and waits to be killed.
+func host() {
+	exe, _ := os.Executable()
+	s := mcp.Server{Name: "h", Command: exe, Env: map[string]string{"GOPI_MCP_TEST_SERVER": "stubborn"}}
+	m := mcp.Start(context.Background(), []mcp.Server{s}, mcp.Options{Environ: os.Environ()})
+	ts := m.Tools()
+	byName := map[string]tools.Tool{}
+	for _, t := range ts {
+		byName[t.Spec().Name] = t
+	}
+	r, err := byName["mcp__h__pid"].Run(context.Background(), tools.Call{Args: json.RawMessage(`{}`)})
+	if err != nil || len(r.Content) == 0 {
+		fmt.Fprintln(os.Stderr, "host: no pid", err, m.Statuses()[0].Message())
+		os.Exit(1)
+	}
+	fmt.Println(r.Content[0].Text)
+	go func() {
+		_, _ = byName["mcp__h__wait"].Run(context.Background(), tools.Call{Args: json.RawMessage(`{}`)})
+	}()
+	select {}
+}
+
+// failList makes the server's tools/list fail as mode says: "listerror"
+// answers with an error, "listhang" never answers, "listdeep" lists a
+// tool whose schema is nested 5,000 deep, "odd" lists tools with a schema
+// that is an array, a 2 MB description and a schema with a 100,000-value
+// enum.
+//
+// A "listhang" answer waits for release too (nil: never): a server in
+// process ends its session only once its handlers have returned.
+func failList(s *sdk.Server, mode string, release <-chan struct{}) {
+	s.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			if method != "tools/list" {
+				return next(ctx, method, req)
+			}
+			switch mode {
+			case "listerror":
+				return nil, errors.New("the tool index is corrupt")
+			case "listhang":
+				select {
+				case <-ctx.Done():
+				case <-release:
+				}
+				return nil, errors.New("no tools today")
+			case "listdeep":
+				schema := map[string]any{"type": "object"}
+				for range 5000 {
+					schema = map[string]any{"type": "object", "properties": map[string]any{"a": schema}}
+				}
+				return &sdk.ListToolsResult{Tools: []*sdk.Tool{{Name: "deep", InputSchema: schema}}}, nil
+			case "odd":
+				obj := map[string]any{"type": "object"}
+				enum := make([]any, 100000)
+				for i := range enum {
+					enum[i] = fmt.Sprintf("choice-%d", i)
+				}
+				return &sdk.ListToolsResult{Tools: []*sdk.Tool{
+					{Name: "plain", Description: "Fine", InputSchema: obj},
+					{Name: "listy", InputSchema: []any{"not", "a", "schema"}},
+					{Name: "wordy", Description: strings.Repeat("many words ", 200000), InputSchema: obj},
+					{Name: "choosy", InputSchema: map[string]any{"type": "object", "properties": map[string]any{"c": map[string]any{"enum": enum}}}},
+				}}, nil
+			}
+			return next(ctx, method, req)
+		}
+	})
 }
 
 func text(s string) *sdk.CallToolResult {
@@ -113,10 +200,15 @@ func serveStdio(mode string) {
 		time.Sleep(time.Hour)
 		os.Exit(0)
 	}
+	if mode == "host" {
+		host()
+	}
 	if mode == "stubborn" {
 		signal.Ignore(syscall.SIGTERM)
 	}
-	err := testServer().Run(context.Background(), &sdk.StdioTransport{})
+	srv := testServer()
+	failList(srv, mode, nil)
+	err := srv.Run(context.Background(), &sdk.StdioTransport{})
 	if mode == "stubborn" {
 		select {}
 	}

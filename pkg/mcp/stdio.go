@@ -35,7 +35,7 @@ type proc struct {
 
 // startProc runs s's command with environ and the server's own
 // variables (expanded with getenv).
-func startProc(s Server, environ []string, getenv func(string) string) (*proc, error) {
+func startProc(f *forker, s Server, environ []string, getenv func(string) string) (*proc, error) {
 	env := append([]string(nil), environ...)
 	for _, k := range sortedKeys(s.Env) {
 		v, err := expand(s.Env[k], getenv)
@@ -67,7 +67,7 @@ func startProc(s Server, environ []string, getenv func(string) string) (*proc, e
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	if err := group.start(); err != nil {
+	if err := group.start(f); err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
 		return nil, err
 	}

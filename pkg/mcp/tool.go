@@ -38,8 +38,12 @@ type Tool struct {
 type Details struct {
 	Server string `json:"server"`
 	Tool   string `json:"tool"`
-	// Structured is the result's structuredContent, as the server sent it.
+	// Structured is the result's structuredContent, as the server sent
+	// it, when it fits the tools' output limit (tools.DefaultMaxBytes).
 	Structured json.RawMessage `json:"structuredContent,omitempty"`
+	// StructuredBytes is the size of a structuredContent too large to
+	// keep; 0 when it was kept or there was none.
+	StructuredBytes int `json:"structuredContentOmittedBytes,omitempty"`
 	// Truncated is set when text was cut to the output limits.
 	Truncated *tools.Truncation `json:"truncation,omitempty"`
 }
@@ -49,11 +53,20 @@ var unsafeChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompi
 // maxToolName is the longest tool name the model APIs take.
 const maxToolName = 64
 
+// Bounds of what one tool adds to every request: its description is cut
+// to maxDescription bytes, and a tool whose input schema is larger than
+// maxSchema is not offered.
+const (
+	maxDescription = 4 << 10
+	maxSchema      = 64 << 10
+)
+
 // adapt names the server's tools: mcp__<server>__<tool> with every
 // character other than a letter, digit or _ made _; names that then
 // collide, or are longer than 64 characters, end in a hash of the
-// server's own name instead. A tool whose input schema could never be
-// checked (a $ref cycle that reads no input) is not offered, and said so.
+// server's own name instead. A tool whose input schema is not an object,
+// too large, or could never be checked (a $ref cycle that reads no input)
+// is left out, and a long description cut: Report hears of each, once.
 func (c *conn) adapt(remote []*sdk.Tool) ([]*Tool, error) {
 	prefix := "mcp__" + unsafeChars().ReplaceAllString(c.server.Name, "_") + "__"
 	count := map[string]int{}
@@ -72,20 +85,26 @@ func (c *conn) adapt(remote []*sdk.Tool) ([]*Tool, error) {
 		if err != nil || string(params) == "null" {
 			params = []byte(`{"type":"object"}`)
 		}
-		if err := schemaguard.Check(params); errors.Is(err, schemaguard.ErrCycle) {
-			c.warn(fmt.Sprintf("tool %s is not offered: its input schema cannot be used: %v", t.Name, err))
+		switch {
+		case !bytes.HasPrefix(bytes.TrimSpace(params), []byte("{")):
+			c.noteOnce(t.Name+"\x00schema", fmt.Sprintf("its tool %q is not offered: its inputSchema is not a JSON object schema (%s)", t.Name, preview(params)))
+			continue
+		case len(params) > maxSchema:
+			c.noteOnce(t.Name+"\x00schema", fmt.Sprintf("its tool %q is not offered: its inputSchema is %s, over the %s a tool's schema may take in every request", t.Name, tools.FormatSize(len(params)), tools.FormatSize(maxSchema)))
 			continue
 		}
-		out = append(out, &Tool{c: c, remote: t.Name, spec: ai.ToolSpec{Name: name, Description: t.Description, Parameters: params}})
+		if err := schemaguard.Check(params); errors.Is(err, schemaguard.ErrCycle) {
+			c.noteOnce(t.Name+"\x00schema", fmt.Sprintf("its tool %q is not offered: its input schema cannot be used: %v", t.Name, err))
+			continue
+		}
+		desc := t.Description
+		if len(desc) > maxDescription {
+			c.noteOnce(t.Name+"\x00desc", fmt.Sprintf("the description of its tool %q is %s: only its first %s is sent", t.Name, tools.FormatSize(len(desc)), tools.FormatSize(maxDescription)))
+			desc = strings.ToValidUTF8(desc[:maxDescription], "") + "…"
+		}
+		out = append(out, &Tool{c: c, remote: t.Name, spec: ai.ToolSpec{Name: name, Description: desc, Parameters: params}})
 	}
 	return out, nil
-}
-
-// warn reports a note on the server's tools through Options.Report.
-func (c *conn) warn(msg string) {
-	if c.m != nil && c.m.opts.Report != nil {
-		c.m.opts.Report(Status{Server: c.server, State: StateStarted, Reason: msg})
-	}
 }
 
 // Spec describes the tool as the server does.
@@ -140,7 +159,7 @@ func (t *Tool) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
 	if why := t.c.waitDead(); why != "" {
 		return tools.ErrorResult(why), nil
 	}
-	return tools.ErrorResult(fmt.Sprintf("MCP server %s: %v", t.c.server.Name, err)), nil
+	return tools.ErrorResult(t.c.server.Redact(fmt.Sprintf("MCP server %s: %v", t.c.server.Name, err))), nil
 }
 
 // waitDead gives a connection that just failed a call a moment to be
@@ -189,10 +208,16 @@ const maxImageBytes = 10 << 20
 // as the built-in tools' output is.
 func (t *Tool) result(r *sdk.CallToolResult) tools.Result {
 	d := &Details{Server: t.c.server.Name, Tool: t.remote}
+	var structured []byte
 	if r.StructuredContent != nil {
 		if b, err := pijson.Marshal(r.StructuredContent); err == nil {
-			d.Structured = b
+			structured = b
 		}
+	}
+	if len(structured) > tools.DefaultMaxBytes {
+		d.StructuredBytes = len(structured) // the session keeps no more than the model sees
+	} else {
+		d.Structured = structured
 	}
 	var blocks []ai.Content
 	hasText := false
@@ -230,8 +255,8 @@ func (t *Tool) result(r *sdk.CallToolResult) tools.Result {
 			}
 		}
 	}
-	if !hasText && d.Structured != nil {
-		blocks = append(blocks, ai.TextContent(string(d.Structured)))
+	if !hasText && structured != nil {
+		blocks = append(blocks, ai.TextContent(string(structured)))
 	}
 	blocks, d.Truncated = bound(blocks)
 	if len(blocks) == 0 {

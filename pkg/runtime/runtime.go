@@ -232,6 +232,9 @@ func (r *Runtime) Session() session.Store { return r.deps.Session }
 // Extensions returns the extension host the Runtime was given.
 func (r *Runtime) Extensions() Extensions { return r.deps.Extensions }
 
+// Secrets returns the values scrubbed from tool output (nil: none).
+func (r *Runtime) Secrets() *tools.Secrets { return r.deps.Secrets }
+
 // Leaf returns the id of the newest persisted entry of the active path
 // ("" for an empty session): what the next run continues from.
 func (r *Runtime) Leaf() string {

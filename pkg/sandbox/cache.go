@@ -76,7 +76,7 @@ func (p Policy) CacheEnv(env []string) []string {
 		return env
 	}
 	for _, v := range CacheVars {
-		if cur, ok := lookupVar(env, v.Name); ok && filepath.IsAbs(cur) && p.writeRule(realPath(cur)) == "" {
+		if cur, ok := lookupVar(env, v.Name); ok && filepath.IsAbs(cur) && p.writeRule(realPath(cur), nil) == "" {
 			continue
 		}
 		env = append(withoutVar(env, v.Name), v.Name+"="+filepath.Join(root, v.Sub))

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -38,18 +39,56 @@ type helper struct {
 }
 
 // startHelper starts exe as the helper of p and waits until it has
-// applied p. The helper runs in a process group of its own (a terminal's
-// Ctrl-C is gopi's to handle) with an empty environment, and exits by
-// itself when its socket's other end is closed, which the kernel does
-// when gopi ends in any way. No parent-death signal: Linux sends it when
-// the thread that started the helper exits, not the process, and a Go
-// thread may exit while gopi runs on.
+// applied p. The helper runs in a user and mount namespace of its own,
+// where everything but the writable folders is mounted read-only
+// (Policy.ReadOnlyOutside). Where the kernel refuses it the namespace and
+// p needs no read-only entry (.git and the like), the helper starts
+// without: Landlock, no capabilities and the seccomp filter still hold;
+// with one, nothing runs and the error names the system settings that
+// refuse the namespace.
 func startHelper(exe string, p Policy) (*helper, error) {
+	p.ReadOnlyOutside = true
+	h, err := startHelperIn(exe, p, true)
+	var nsErr *namespaceError
+	if errors.As(err, &nsErr) {
+		if len(p.ReadOnlyPaths) == 0 {
+			p.ReadOnlyOutside = false
+			return startHelperIn(exe, p, false)
+		}
+		return nil, fmt.Errorf("%w. The sandbox keeps %s read-only with mounts in a user namespace of its own, "+
+			"which the system refused: allow unprivileged user namespaces "+
+			"(sysctl kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu, or an AppArmor profile that allows them to gopi; "+
+			"sysctl kernel.unprivileged_userns_clone=1 on Debian; user.max_user_namespaces above 0; "+
+			"in a container, a seccomp profile that allows them), or run with --sandbox off",
+			err, strings.Join(p.ReadOnlyPaths, ", "))
+	}
+	return h, err
+}
+
+// namespaceError is a helper that could not have or use its namespaces.
+type namespaceError struct{ err error }
+
+func (e *namespaceError) Error() string { return e.err.Error() }
+func (e *namespaceError) Unwrap() error { return e.err }
+
+// startHelperIn starts exe as the helper of p, in namespaces of its own
+// when ns is set. The helper runs in a process group of its own (a
+// terminal's Ctrl-C is gopi's to handle) with an empty environment, and
+// exits by itself when its socket's other end is closed, which the kernel
+// does when gopi ends in any way. No parent-death signal: Linux sends it
+// when the thread that started the helper exits, not the process, and a
+// Go thread may exit while gopi runs on.
+func startHelperIn(exe string, p Policy, ns bool) (*helper, error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("the sandbox helper's socket: %w", err)
 	}
 	theirs := os.NewFile(uintptr(fds[1]), "sandbox-helper")
+	attr := &syscall.SysProcAttr{Setpgid: true}
+	p.CommandIDs = nil
+	if ns {
+		p.CommandIDs = namespaces(attr)
+	}
 	doc, err := json.Marshal(p)
 	if err != nil {
 		theirs.Close()
@@ -57,16 +96,16 @@ func startHelper(exe string, p Policy) (*helper, error) {
 		return nil, err
 	}
 	cmd := &exec.Cmd{Path: exe, Args: []string{"gopi", HelperArg, string(doc)}, Env: []string{}, Dir: "/",
-		ExtraFiles:  []*os.File{theirs},
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
-	if len(p.ReadOnlyPaths) > 0 {
-		namespaces(cmd.SysProcAttr)
-	}
+		ExtraFiles: []*os.File{theirs}, SysProcAttr: attr}
 	err = cmd.Start()
 	theirs.Close()
 	if err != nil {
 		unix.Close(fds[0])
-		return nil, fmt.Errorf("the sandbox helper %s could not start: %w", exe, err)
+		err = fmt.Errorf("the sandbox helper %s could not start: %w", exe, err)
+		if ns && (errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EINVAL) || errors.Is(err, unix.EUSERS)) {
+			err = &namespaceError{err}
+		}
+		return nil, err
 	}
 	ctl, err := fileConn(fds[0], "sandbox-control")
 	if err != nil {
@@ -85,7 +124,11 @@ func startHelper(exe string, p Policy) (*helper, error) {
 			why = fmt.Sprintf("the helper %s ended before it was ready (%v)", exe, err)
 		}
 		h.stop()
-		return nil, fmt.Errorf("the sandbox could not be applied: %s", why)
+		err := fmt.Errorf("the sandbox could not be applied: %s", why)
+		if strings.HasPrefix(why, noMountPrefix) {
+			return nil, &namespaceError{err}
+		}
+		return nil, err
 	}
 	return h, nil
 }

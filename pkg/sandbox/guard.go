@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -37,6 +39,11 @@ type Guard struct {
 	mu      sync.Mutex
 	denials []Denial
 	madeTmp bool
+	kept    []string          // real paths kept read-only (KeepReadOnly)
+	ask     func(Denial) bool // asks whether a call the rules refuse may run; nil: never
+	// asked are the writes a person allowed through ask, by tool and
+	// target, until OpenFolder checks the rules again for them.
+	asked map[string]bool
 
 	hmu     sync.Mutex         // guards helpers and closed
 	helpers map[string]*helper // by policy (JSON)
@@ -49,6 +56,20 @@ type Guard struct {
 // helpers when the run ends.
 func New(policy Policy, rules *Rules, helper string) *Guard {
 	return &Guard{policy: policy, rules: rules, helper: helper}
+}
+
+// SetAsk makes every call the permission rules refuse a question to ask
+// (an editor asks its user): ask returns true to let the call run, false
+// to refuse it as the rule does. It must return within a bounded time.
+// The sandbox policy is not asked about: a write it refuses stays
+// refused. Nil asks nothing.
+func (g *Guard) SetAsk(ask func(Denial) bool) {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.ask = ask
 }
 
 // Mode is the sandbox mode the run has.
@@ -75,6 +96,37 @@ func (g *Guard) Denials() []Denial {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return append([]Denial{}, g.denials...)
+}
+
+// KeepReadOnly keeps the run's session file out of the reach of the
+// tools and commands, as .git is: its folder when that lies below a
+// writable root (every session there, and its lock, stay whole), else the
+// file itself and its lock's sidecar (<file>.lock). A command that could
+// write them could empty or forge the conversation a later run resumes,
+// or let a second run write the session at the same time.
+func (g *Guard) KeepReadOnly(sessionFile string) {
+	if g == nil || sessionFile == "" {
+		return
+	}
+	real := realPath(sessionFile)
+	keep := []string{real, real + ".lock"}
+	if dir := filepath.Dir(real); g.policy.inWritable(dir) && !slices.Contains(g.policy.Writable, dir) {
+		keep = []string{dir}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, k := range keep {
+		if !slices.Contains(g.kept, k) {
+			g.kept = append(g.kept, k)
+		}
+	}
+}
+
+// keptPaths are the paths KeepReadOnly keeps.
+func (g *Guard) keptPaths() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.kept)
 }
 
 func (g *Guard) record(d Denial) {
@@ -128,30 +180,126 @@ func (g *Guard) Permit(tool string, op Op, target string) error {
 		alt = realPath(target)
 	}
 	if rule, denied := g.rules.Check(tool, target, alt); denied {
-		d := Denial{Tool: tool, Operation: opNames[op], Target: target, Rule: rule, Allow: "removing the rule (--deny-tools or \"permissions.deny\" in settings)"}
-		if strings.HasPrefix(rule, "not allowed") {
-			d.Allow = "a matching --allow-tools pattern or \"permissions.allow\" in settings"
+		if err := g.askOrDeny(op, g.ruleDenialOf(tool, op, target, rule)); err != nil {
+			return err
 		}
-		g.record(d)
-		return &DeniedError{d}
+	} else if rule, asks := g.rules.Asks(tool, target, alt); asks {
+		d := Denial{Tool: tool, Operation: opNames[op], Target: target, Rule: rule,
+			Allow: "an answer where gopi asks (gopi acp asks the editor), or removing the rule (\"permissions.ask\" in settings)"}
+		if err := g.askOrDeny(op, d); err != nil {
+			return err
+		}
 	}
 	if op == OpWrite {
-		if rule := g.policy.writeRule(alt); rule != "" {
-			d := Denial{Tool: tool, Operation: "write", Target: target, Rule: rule, Allow: g.policy.writeFlag(alt, rule)}
-			if alt != target {
-				d.Target += " (" + alt + ")"
-			}
-			g.record(d)
-			return &DeniedError{d}
-		}
+		return g.permitWrite(tool, target, alt)
 	}
 	return nil
 }
 
+// ruleDenialOf is a call the permission rules refuse, as a denial.
+func (g *Guard) ruleDenialOf(tool string, op Op, target, rule string) Denial {
+	d := Denial{Tool: tool, Operation: opNames[op], Target: target, Rule: rule, Allow: "removing the rule (--deny-tools or \"permissions.deny\" in settings)"}
+	if strings.HasPrefix(rule, "not allowed") {
+		d.Allow = "a matching --allow-tools pattern or \"permissions.allow\" in settings"
+	}
+	return d
+}
+
+// askOrDeny asks (SetAsk) whether the call d refuses may run; without a
+// yes it records d and returns it as a *DeniedError. An allowed write is
+// remembered for OpenFolder, which checks the rules again.
+func (g *Guard) askOrDeny(op Op, d Denial) error {
+	g.mu.Lock()
+	ask := g.ask
+	g.mu.Unlock()
+	if ask != nil && ask(d) {
+		if op == OpWrite {
+			g.mu.Lock()
+			if g.asked == nil {
+				g.asked = map[string]bool{}
+			}
+			g.asked[d.Tool+"\x00"+d.Target] = true
+			g.mu.Unlock()
+		}
+		return nil
+	}
+	g.record(d)
+	return &DeniedError{d}
+}
+
+// allowedByAsk reports, once, whether a person allowed the write of
+// target by tool through ask.
+func (g *Guard) allowedByAsk(tool, target string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	key := tool + "\x00" + target
+	ok := g.asked[key]
+	delete(g.asked, key)
+	return ok
+}
+
+// permitWrite checks a write to target, whose real path is real, against
+// the policy.
+func (g *Guard) permitWrite(tool, target, real string) error {
+	rule := g.policy.writeRule(real, g.keptPaths())
+	if rule == "" {
+		return nil
+	}
+	d := Denial{Tool: tool, Operation: "write", Target: target, Rule: rule, Allow: g.policy.writeFlag(real, rule)}
+	if real != target {
+		d.Target += " (" + real + ")"
+	}
+	g.record(d)
+	return &DeniedError{d}
+}
+
+// OpenFolder is how write and edit reach the folder of the file they
+// replace: target is the absolute path asked for (as Permit got it), file
+// the path they resolved from it (its links followed). With
+// the sandbox on, the file's real path is checked again as Permit checks
+// it, and its folder is opened from the writable folder that holds it
+// without following a symbolic link at any step (openBeneath): the tool creates,
+// writes and renames relative to that folder, so the write lands where
+// the check looked even when a command swaps a folder for a link between
+// the two. It returns the open folder (missing folders made) and the
+// file's name in it; a refusal is a *DeniedError, recorded. With the
+// sandbox off it returns nil and "": the tool opens the folder itself.
+func (g *Guard) OpenFolder(tool, target, file string) (*os.File, string, error) {
+	if g == nil || !g.policy.Enforced() {
+		return nil, "", nil
+	}
+	real := realPath(file)
+	allowed := g.allowedByAsk(tool, target)
+	if rule, denied := g.rules.Check(tool, target, real); denied && !allowed {
+		d := g.ruleDenialOf(tool, OpWrite, target, rule)
+		g.record(d)
+		return nil, "", &DeniedError{d}
+	}
+	if err := g.permitWrite(tool, target, real); err != nil {
+		return nil, "", err
+	}
+	dir := filepath.Dir(real)
+	root := ""
+	for _, r := range g.policy.writablePaths() {
+		if r != "" && within(dir, r) && (root == "" || len(r) < len(root)) {
+			root = r
+		}
+	}
+	if root == "" { // writeRule allowed it, so this does not happen
+		return nil, "", fmt.Errorf("%s is in no writable folder", dir)
+	}
+	f, err := openBeneath(root, dir)
+	if err != nil {
+		return nil, "", err
+	}
+	return f, filepath.Base(real), nil
+}
+
 // Start starts c in the sandbox: through the run's helper for the
 // policy (started at the first command, and again for the commands after
-// one ended), which is confined by Landlock and, where a root's .git must
-// stay read-only, has its own user and mount namespace; c inherits that.
+// one ended), which is confined by Landlock, read-only mounts outside the
+// writable folders in its own user and mount namespace, no capabilities
+// and a seccomp filter; c inherits that.
 // c's TMPDIR becomes the private temp folder, and its toolchains' cache
 // variables point into the cache folder (CacheEnv). Start fails, and nothing
 // runs, when the helper cannot be started or has ended, or after Close.
@@ -164,9 +312,7 @@ func (g *Guard) Start(c Command) (*Process, error) {
 		return nil, err
 	}
 	p := g.policy
-	if !p.AllowGit && p.Mode == WorkspaceWrite {
-		p.ReadOnlyPaths = p.gitEntries()
-	}
+	p.ReadOnlyPaths = p.readOnlyEntries(g.keptPaths())
 	c.Env = p.CacheEnv(append(withoutVar(c.Env, "TMPDIR"), "TMPDIR="+p.TempDir))
 	h, err := g.helperFor(p)
 	if err != nil {
@@ -209,8 +355,8 @@ func (g *Guard) helperFor(p Policy) (*helper, error) {
 }
 
 // Close stops the run's helpers (they exit when told, or are killed
-// after a bounded wait) and makes later Starts fail. Commands still
-// running keep their confinement.
+// after a bounded wait), each of which first kills every process its
+// commands left running, and makes later Starts fail.
 func (g *Guard) Close() {
 	if g == nil {
 		return

@@ -3,9 +3,14 @@ package sandbox
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"os/exec"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -37,8 +42,17 @@ var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/
 // the mount namespace it was started in), restricts itself with Landlock,
 // says whether that worked on the socket, and then starts the commands it
 // is sent (serve), which inherit the restriction. It returns when the
-// socket's other end is closed (0) or the policy could not be applied.
+// socket's other end is closed (0: gopi stopped it or died; every process
+// the commands left is killed first) or the policy could not be applied.
+// A helper started for a user other than root (Policy.CommandIDs) is two
+// processes: see runOuter.
 func RunHelper(args, environ []string, stderr io.Writer) int {
+	if len(args) == 2 && args[1] == awaitArg {
+		if n, _ := os.Stdin.Read(make([]byte, 1)); n != 1 {
+			return 126 // the outer helper failed, and said why
+		}
+		args = args[:1]
+	}
 	if len(args) != 1 {
 		fmt.Fprintln(stderr, "gopi: sandbox helper: usage: gopi __sandbox POLICY (started by gopi, with its socket as fd 3)")
 		return 2
@@ -55,14 +69,32 @@ func RunHelper(args, environ []string, stderr io.Writer) int {
 		_, _ = ctl.Write([]byte("bad policy: " + err.Error()))
 		return 2
 	}
+	if p.CommandIDs != nil {
+		return runOuter(p, ctl)
+	}
+	if err := mounts(p); err != nil {
+		_, _ = ctl.Write([]byte(err.Error()))
+		return 126
+	}
 	if err := apply(p); err != nil {
 		_, _ = ctl.Write([]byte(err.Error()))
+		return 126
+	}
+	if err := confine(); err != nil {
+		_, _ = ctl.Write([]byte(err.Error()))
+		return 126
+	}
+	// Every process a command starts and leaves behind comes to the
+	// helper, which ends them all when gopi goes (endChildren).
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		_, _ = ctl.Write([]byte("the sandbox helper could not become its commands' subreaper: " + err.Error()))
 		return 126
 	}
 	if _, err := ctl.Write([]byte(readyMsg)); err != nil {
 		return 1
 	}
 	serve(ctl)
+	endChildren()
 	return 0
 }
 
@@ -86,12 +118,108 @@ func onlyStdio() {
 	}
 }
 
-func apply(p Policy) error {
+// noMountPrefix starts the helper's answer when it could not mount at
+// all in its namespace: the kernel refused it what a namespace gives
+// (AppArmor's restrict_unprivileged_userns, for one). Any later failure
+// is the sandbox's and fails it.
+const noMountPrefix = "no mounts: "
+
+// mounts makes the policy's read-only mounts in the helper's namespace.
+func mounts(p Policy) error {
+	if p.ReadOnlyOutside {
+		if err := readOnlyOutside(p.writablePaths()); err != nil {
+			return err
+		}
+	}
 	for _, path := range p.ReadOnlyPaths {
 		if err := mountReadOnly(path); err != nil {
 			return fmt.Errorf("making %s read-only: %w", path, err)
 		}
 	}
+	return nil
+}
+
+// runOuter is the helper of a user who is not root: root of its own user
+// namespace (mapped to that user), it starts the helper proper — itself
+// again, told to wait (awaitArg) — in a nested user namespace where the
+// user's own ids map to its root, makes the mounts, gives up every
+// capability (confine), and then lets the inner helper go on: the
+// commands, its children, run as the user (npm, ssh and git behave as
+// they do outside) and hold no capability. The mounts, made in a more
+// privileged namespace, are locked for them: no namespace a command
+// creates makes them writable or takes them away. The inner helper is
+// started first because its id maps are files in /proc, which the mounts
+// make read-only; the outer helper applies no Landlock, which would
+// refuse those writes too, and needs none: it runs nothing else, holds no
+// capability once the mounts are made and is not dumpable. It ends with
+// the inner helper (and the inner helper with it: parent-death signal),
+// with the inner helper's exit status.
+func runOuter(p Policy, ctl *net.UnixConn) int {
+	ids := *p.CommandIDs
+	inner := p
+	inner.ReadOnlyOutside, inner.ReadOnlyPaths, inner.CommandIDs = false, nil, nil
+	doc, err := json.Marshal(inner)
+	if err != nil {
+		_, _ = ctl.Write([]byte(err.Error()))
+		return 126
+	}
+	f, err := ctl.File() // a duplicate, the inner helper's fd 3
+	if err != nil {
+		_, _ = ctl.Write([]byte(err.Error()))
+		return 126
+	}
+	defer f.Close()
+	goR, goW, err := os.Pipe() // the inner helper's stdin: a byte when it may go on
+	if err != nil {
+		_, _ = ctl.Write([]byte(err.Error()))
+		return 126
+	}
+	defer goW.Close()
+	// The parent-death signal follows the thread that starts the inner
+	// helper: this goroutine keeps it until the inner helper has ended.
+	runtime.LockOSThread()
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{"gopi", HelperArg, string(doc), awaitArg}, Env: []string{}, Dir: "/",
+		Stdin: goR, Stdout: os.Stdout, Stderr: os.Stderr, ExtraFiles: []*os.File{f},
+		SysProcAttr: &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER, Pdeathsig: syscall.SIGKILL, Setpgid: true,
+			UidMappings: []syscall.SysProcIDMap{{ContainerID: ids.UID, HostID: 0, Size: 1}},
+			GidMappings: []syscall.SysProcIDMap{{ContainerID: ids.GID, HostID: 0, Size: 1}}}}
+	err = cmd.Start()
+	goR.Close()
+	f.Close()
+	if err != nil {
+		_, _ = ctl.Write([]byte(noMountPrefix + "the commands' user namespace: " + err.Error()))
+		return 126
+	}
+	err = mounts(p)
+	if err == nil {
+		err = confine()
+	}
+	if err == nil {
+		_, err = goW.Write([]byte{1})
+	}
+	goW.Close() // without the byte the inner helper exits at once
+	if err != nil {
+		_, _ = ctl.Write([]byte(err.Error()))
+	}
+	ctl.Close()
+	werr := cmd.Wait()
+	var ee *exec.ExitError
+	switch {
+	case err != nil:
+		return 126
+	case werr == nil:
+		return 0
+	case errors.As(werr, &ee) && ee.ExitCode() >= 0:
+		return ee.ExitCode()
+	}
+	return 1
+}
+
+// awaitArg, after the policy, has the helper wait for a byte on its
+// stdin before it applies the policy (runOuter).
+const awaitArg = "await"
+
+func apply(p Policy) error {
 	abi, err := KernelProbe()
 	if err != nil {
 		return err
@@ -118,6 +246,78 @@ func apply(p Policy) error {
 	return cfg.Restrict(rules...)
 }
 
+// readOnlyOutside makes every mount of the helper's namespace read-only
+// but the writable folders rw (bound onto themselves first, so they stay
+// writable mounts of their own): Landlock does not cover a file's mode,
+// owner, times or extended attributes, a read-only mount refuses them all
+// (EROFS), whatever the command's user owns. Mount points a path does not
+// reach (hidden under another mount, or in a folder this user cannot
+// enter) are left: no command reaches them either.
+func readOnlyOutside(rw []string) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("%sprivate mounts: %w", noMountPrefix, err)
+	}
+	for _, w := range rw {
+		if err := unix.Mount(w, w, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("keeping %s writable: %w", w, err)
+		}
+	}
+	points, err := mountPoints()
+	if err != nil {
+		return fmt.Errorf("reading the mounts: %w", err)
+	}
+	for _, m := range points {
+		if slices.ContainsFunc(rw, func(w string) bool { return within(m, w) }) {
+			continue
+		}
+		err := remountReadOnly(m)
+		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ESTALE) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("making the mount %s read-only: %w", m, err)
+		}
+	}
+	return nil
+}
+
+// mountPoints are the mount points of the helper's namespace, from
+// /proc/self/mountinfo (its fifth field, octal escapes undone), each once.
+func mountPoints() ([]string, error) {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 5 {
+			continue
+		}
+		if m := unescapeMount(f[4]); !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// unescapeMount undoes mountinfo's \ooo escapes (space, tab, newline,
+// backslash).
+func unescapeMount(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
 // mountReadOnly bind-mounts path onto itself read-only, keeping the
 // flags of the mount it is on (a user namespace may not clear them).
 func mountReadOnly(path string) error {
@@ -127,6 +327,12 @@ func mountReadOnly(path string) error {
 	if err := unix.Mount(path, path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 		return err
 	}
+	return remountReadOnly(path)
+}
+
+// remountReadOnly makes the mount at path read-only, keeping its other
+// flags (a user namespace may not clear them).
+func remountReadOnly(path string) error {
 	var st unix.Statfs_t
 	if err := unix.Statfs(path, &st); err != nil {
 		return err
@@ -144,24 +350,27 @@ func mountReadOnly(path string) error {
 }
 
 // namespaces starts the helper in a user and mount namespace of its
-// own, where it may mount; the same users and groups are seen inside
-// (every range of this process's own maps when it is root, else its
-// own user and group).
-func namespaces(a *syscall.SysProcAttr) {
+// own, where it may mount. When this process is root the same users and
+// groups are seen inside (every range of its own maps) and nil is
+// returned. Otherwise its user and group become root inside — only root
+// of a namespace keeps its capabilities across exec, and mounting needs
+// them — and the ids returned are those the commands get back
+// (Policy.CommandIDs, runOuter).
+func namespaces(a *syscall.SysProcAttr) *IDs {
 	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
 	uid, gid := os.Getuid(), os.Getgid()
 	if uid == 0 {
 		a.UidMappings = identityMap("/proc/self/uid_map")
 		a.GidMappings = identityMap("/proc/self/gid_map")
 		a.GidMappingsEnableSetgroups = true
+		if len(a.UidMappings) > 0 && len(a.GidMappings) > 0 {
+			return nil
+		}
 	}
-	if len(a.UidMappings) == 0 {
-		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
-	}
-	if len(a.GidMappings) == 0 {
-		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
-		a.GidMappingsEnableSetgroups = false
-	}
+	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: uid, Size: 1}}
+	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: gid, Size: 1}}
+	a.GidMappingsEnableSetgroups = false
+	return &IDs{UID: uid, GID: gid}
 }
 
 // identityMap maps every id of this process's namespace to itself.

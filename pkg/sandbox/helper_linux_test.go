@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -71,7 +72,7 @@ func TestHelper(t *testing.T) {
 	if err != nil || !strings.Contains(got, "done") || exit.Code != 3 || exit.Signal != nil {
 		t.Fatalf("%v %+v: %s", err, exit, got)
 	}
-	if !strings.Contains(got, "Permission denied") {
+	if !refused(got) {
 		t.Fatalf("the write outside was not refused: %s", got)
 	}
 	for path, want := range map[string]bool{filepath.Join(ws, "in.txt"): true, filepath.Join(out, "out.txt"): false, filepath.Join(tmp, "t"): true} {
@@ -161,7 +162,7 @@ func TestHelperDiesFailsClosed(t *testing.T) {
 		t.Fatalf("Wait after the helper died: %v", err)
 	}
 	got, exit, err := run(t, g, ws, `echo $PPID; touch ../out/x`)
-	if err != nil || exit.Code == 0 || !strings.Contains(got, "Permission denied") {
+	if err != nil || exit.Code == 0 || !refused(got) {
 		t.Fatalf("the next command: %v %+v: %s", err, exit, got)
 	}
 	if second := atoi(t, strings.Fields(got)[0]); second == first {
@@ -219,7 +220,9 @@ func TestHelperExitsOnEOF(t *testing.T) {
 }
 
 // TestHelperDiesWithItsParent: when the process that started the helper
-// is killed, the helper ends too.
+// is killed, the helper ends too, and so does every process its commands
+// left running: in the background, in a new session, a command still
+// running.
 func TestHelperDiesWithItsParent(t *testing.T) {
 	fdcheck.Check(t)
 	self, err := os.Executable()
@@ -240,42 +243,53 @@ func TestHelperDiesWithItsParent(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		t.Fatalf("the parent's helper pid: %v %q", err, line)
+	rd := bufio.NewReader(stdout)
+	var pids []int
+	for range 4 { // the helper, a background sleep, a setsid sleep, the running command
+		line, err := rd.ReadString('\n')
+		if err != nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Fatalf("the parent's pids: %v %q", err, line)
+		}
+		pids = append(pids, atoi(t, strings.TrimSpace(line)))
 	}
-	helper := atoi(t, strings.TrimSpace(line))
-	pidfd, err := unix.PidfdOpen(helper, 0)
-	if err != nil {
-		t.Fatal(err)
+	var pidfds []int
+	for _, pid := range pids {
+		pidfd, err := unix.PidfdOpen(pid, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer unix.Close(pidfd)
+		pidfds = append(pidfds, pidfd)
 	}
-	defer unix.Close(pidfd)
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
-	// The pidfd becomes readable when the helper exits; -1: no time limit
+	// A pidfd becomes readable when its process exits; -1: no time limit
 	// (the test's own deadline is the bound).
-	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
-	for {
-		n, err := unix.Poll(fds, -1)
-		if errors.Is(err, unix.EINTR) {
-			continue
+	for i, pidfd := range pidfds {
+		fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
+		for {
+			n, err := unix.Poll(fds, -1)
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			if err != nil || n != 1 {
+				t.Fatalf("poll %d (%d): %d %v", i, pids[i], n, err)
+			}
+			break
 		}
-		if err != nil || n != 1 {
-			t.Fatalf("poll: %d %v", n, err)
-		}
-		break
 	}
 }
 
 // parentMain is the process TestHelperDiesWithItsParent kills: it starts
-// one sandboxed command, prints its helper's pid and waits on stdin.
+// one sandboxed command, which leaves two sleeps running, and another
+// that runs on; it prints its helper's pid and theirs and waits on stdin.
 func parentMain(dir string) int {
 	self, _ := os.Executable()
 	g := sandbox.New(sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{dir}, TempDir: filepath.Join(dir, "tmp")}, nil, self)
 	r, w, _ := os.Pipe()
-	p, err := g.Start(sandbox.Command{Path: "/bin/sh", Args: []string{"sh", "-c", "echo $PPID"}, Dir: dir, Stdout: w, Stderr: w})
+	p, err := g.Start(sandbox.Command{Path: "/bin/sh", Args: []string{"sh", "-c", `echo $PPID; sleep 300 >/dev/null 2>&1 & echo $!; setsid sleep 300 >/dev/null 2>&1 & echo $!`}, Dir: dir, Stdout: w, Stderr: w})
 	w.Close()
 	if err != nil {
 		return 1
@@ -283,8 +297,20 @@ func parentMain(dir string) int {
 	b, _ := io.ReadAll(r)
 	_, _ = p.Wait()
 	os.Stdout.Write(b)
+	running, err := g.Start(sandbox.Command{Path: "/bin/sleep", Args: []string{"sleep", "300"}, Dir: dir, Stdout: os.Stderr, Stderr: os.Stderr})
+	if err != nil {
+		return 1
+	}
+	fmt.Println(running.Pid)
 	_, _ = io.ReadAll(os.Stdin)
 	return 0
+}
+
+// refused reports whether a command's output shows a write the sandbox
+// refused: Landlock's EACCES, or EROFS of the read-only mounts outside
+// the writable folders.
+func refused(out string) bool {
+	return strings.Contains(out, "Permission denied") || strings.Contains(out, "Read-only file system")
 }
 
 func atoi(t *testing.T, s string) int {
@@ -380,7 +406,7 @@ func TestHelperPerPolicy(t *testing.T) {
 	ro := sandbox.New(sandbox.Policy{Mode: sandbox.ReadOnly, TempDir: g.Policy().TempDir}, nil, self)
 	t.Cleanup(ro.Close)
 	got, exit, err = run(t, ro, ws, `echo $PPID; touch z`)
-	if err != nil || exit.Code == 0 || !strings.Contains(got, "Permission denied") {
+	if err != nil || exit.Code == 0 || !refused(got) {
 		t.Fatalf("read-only: %v %+v: %s", err, exit, got)
 	}
 	if p := atoi(t, strings.Fields(got)[0]); p == first || p == second {
@@ -389,5 +415,350 @@ func TestHelperPerPolicy(t *testing.T) {
 	got, exit, err = run(t, g, ws, `touch z2`)
 	if err != nil || exit.Code != 0 {
 		t.Fatalf("workspace-write after read-only: %v %+v: %s", err, exit, got)
+	}
+}
+
+// TestConfigReadOnly: the project's configuration at the top of a
+// writable root (.gopi/, .pi/, mcp.json, .mcp.json) is read-only to
+// commands and refused to the file tools, as .git is, also where it does
+// not exist yet for the tools; allowConfig lets both write it.
+func TestConfigReadOnly(t *testing.T) {
+	g, ws, _, _ := sandboxed(t)
+	for _, d := range []string{".gopi", ".pi"} {
+		if err := os.Mkdir(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{".gopi/settings.json", ".pi/settings.json", "mcp.json", ".mcp.json"} {
+		if err := os.WriteFile(filepath.Join(ws, f), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, exit, err := run(t, g, ws, `for f in .gopi/settings.json .gopi/hooks.sh .pi/settings.json mcp.json .mcp.json; do echo x > $f; done; mv mcp.json moved.json; rm -r .gopi; touch ok`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(got, "Read-only file system") < 6 || !strings.Contains(got, "mcp.json") {
+		t.Fatalf("writes to the configuration: %+v: %s", exit, got)
+	}
+	for _, f := range []string{".gopi/settings.json", ".pi/settings.json", "mcp.json", ".mcp.json"} {
+		if b, err := os.ReadFile(filepath.Join(ws, f)); err != nil || string(b) != "{}" {
+			t.Errorf("%s: %q %v", f, b, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".gopi", "hooks.sh")); err == nil {
+		t.Error(".gopi/hooks.sh was made")
+	}
+	if _, err := os.Stat(filepath.Join(ws, "ok")); err != nil {
+		t.Errorf("the rest of the workspace is not writable: %v", err)
+	}
+	for _, f := range []string{".gopi/settings.json", ".pi/prompts/p.md", "mcp.json", ".mcp.json", ".gopi"} {
+		err := g.Permit("write", sandbox.OpWrite, filepath.Join(ws, f))
+		var d *sandbox.DeniedError
+		if !errors.As(err, &d) || !strings.Contains(d.Denial.Rule, "the project's configuration") || !strings.Contains(d.Denial.Allow, `"allowConfig": true`) {
+			t.Errorf("write %s: %v", f, err)
+		}
+	}
+	if err := g.Permit("write", sandbox.OpWrite, filepath.Join(ws, "sub", ".gopi", "x")); err != nil {
+		t.Errorf("a .gopi below the top: %v", err)
+	}
+
+	self, _ := os.Executable()
+	p := g.Policy()
+	p.AllowConfig = true
+	open := sandbox.New(p, nil, self)
+	t.Cleanup(open.Close)
+	if got, exit, err := run(t, open, ws, `echo y > .gopi/settings.json && echo y > mcp.json`); err != nil || exit.Code != 0 {
+		t.Fatalf("allowConfig: %v %+v: %s", err, exit, got)
+	}
+	if err := open.Permit("write", sandbox.OpWrite, filepath.Join(ws, ".mcp.json")); err != nil {
+		t.Errorf("allowConfig, write tool: %v", err)
+	}
+}
+
+// TestSessionReadOnly: the run's session, kept read-only, cannot be
+// emptied or replaced by a command nor written by the tools; its folder
+// when it lies below the workspace, the file alone when the workspace is
+// its folder.
+func TestSessionReadOnly(t *testing.T) {
+	g, ws, _, _ := sandboxed(t)
+	sessions := filepath.Join(ws, "sessions")
+	if err := os.Mkdir(sessions, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	live, other, top := filepath.Join(sessions, "live.jsonl"), filepath.Join(sessions, "other.jsonl"), filepath.Join(ws, "top.jsonl")
+	for _, f := range []string{live, other, top, top + ".lock"} {
+		if err := os.WriteFile(f, []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g.KeepReadOnly(live)
+	g.KeepReadOnly(top)
+	got, _, err := run(t, g, ws, `for f in sessions/*.jsonl top.jsonl top.jsonl.lock; do printf "" > $f; done; rm -f top.jsonl top.jsonl.lock sessions/live.jsonl; touch sessions/new; touch ok`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{live, other, top, top + ".lock"} {
+		if b, err := os.ReadFile(f); err != nil || string(b) != "{}\n" {
+			t.Errorf("%s: %q %v (%s)", f, b, err, got)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(sessions, "new")); err == nil {
+		t.Error("a file was made in the session folder")
+	}
+	if _, err := os.Stat(filepath.Join(ws, "ok")); err != nil {
+		t.Errorf("the workspace is not writable: %v: %s", err, got)
+	}
+	for _, f := range []string{live, filepath.Join(sessions, "x"), top, top + ".lock"} {
+		var d *sandbox.DeniedError
+		if err := g.Permit("write", sandbox.OpWrite, f); !errors.As(err, &d) || !strings.Contains(d.Denial.Rule, "the run's session") || !strings.Contains(d.Denial.Allow, "--session-dir") {
+			t.Errorf("write %s: %v", f, err)
+		}
+	}
+	if err := g.Permit("write", sandbox.OpWrite, filepath.Join(ws, "top2.jsonl")); err != nil {
+		t.Errorf("a file beside the kept one: %v", err)
+	}
+}
+
+// TestMetadataConfined: Landlock does not cover a file's metadata, so
+// the helper mounts everything but the writable folders read-only (no
+// mode or time changed outside, not even of a file the command's user
+// owns), gives its commands no capability (no owner, mode or time of
+// another user's file changed; no chown), refuses setuid and setgid bits
+// and extended attributes everywhere (seccomp), and cannot be traced or
+// read by them (not dumpable). In both modes; chmod +x in the workspace
+// still works.
+func TestMetadataConfined(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Fatal("this test runs as root, as the machine's tests do: it needs files of another owner")
+	}
+	g, ws, out, _ := sandboxed(t)
+	self, _ := os.Executable()
+	ro := sandbox.New(sandbox.Policy{Mode: sandbox.ReadOnly, TempDir: g.Policy().TempDir}, nil, self)
+	t.Cleanup(ro.Close)
+	theirs, mine := filepath.Join(out, "theirs"), filepath.Join(out, "mine")
+	for _, f := range []string{theirs, mine} {
+		if err := os.WriteFile(f, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chown(theirs, 1234, 1234); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "script"), []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := `
+chmod 000 ../out/theirs; echo "chmod theirs $?"
+chown 0:0 ../out/theirs; echo "chown theirs $?"
+chown 1234 ../out/mine; echo "chown mine $?"
+touch -m -d 2001-01-01 ../out/theirs; echo "utime theirs $?"
+chmod 000 ../out/mine; echo "chmod mine $?"
+touch -m -d 2001-01-01 ../out/mine; echo "utime mine $?"
+chmod 4755 ../out/mine; echo "setuid mine $?"
+chmod g+s ../out/mine; echo "setgid mine $?"
+chmod +x script; echo "chmod+x script $?"
+chmod u+s script; echo "setuid script $?"
+python3 -c 'import os; os.setxattr("../out/mine", "user.x", b"1")' 2>/dev/null; echo "setxattr mine $?"
+python3 -c 'import os; os.close(os.open("suid", os.O_CREAT|os.O_WRONLY, 0o4755))' 2>/dev/null; echo "create suid $?"
+cat /proc/$PPID/environ >/dev/null 2>&1; echo "read helper $?"
+python3 -c 'import ctypes; libc = ctypes.CDLL(None, use_errno=True); print("io_uring", libc.syscall(425, 1, ctypes.create_string_buffer(128)), ctypes.get_errno())'
+python3 -c '
+import ctypes, os, sys
+libc, helper = ctypes.CDLL(None), int(sys.argv[1])
+r = libc.ptrace(16, helper, 0, 0)  # PTRACE_ATTACH
+if r == 0:  # let it go again: PTRACE_DETACH once it stopped
+    os.waitpid(helper, 0x40000000)
+    libc.ptrace(17, helper, 0, 0)
+print("ptrace helper", r)' $PPID
+grep -E '^Cap(Eff|Prm|Bnd|Amb)' /proc/self/status
+`
+	for _, c := range []struct {
+		name string
+		g    *sandbox.Guard
+	}{{"workspace-write", g}, {"read-only", ro}} {
+		got, _, err := run(t, c.g, ws, script)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range []string{"chmod theirs 1", "chown theirs 1", "chown mine 1", "utime theirs 1", "chmod mine 1", "utime mine 1", "setuid mine 1", "setgid mine 1", "setxattr mine 1", "read helper 1", "ptrace helper -1", "io_uring -1 38",
+			"CapEff:\t0000000000000000", "CapPrm:\t0000000000000000", "CapBnd:\t0000000000000000", "CapAmb:\t0000000000000000"} {
+			if !strings.Contains(got, line+"\n") {
+				t.Errorf("%s: no %q in\n%s", c.name, line, got)
+			}
+		}
+		if c.name == "workspace-write" {
+			for _, line := range []string{"chmod+x script 0", "setuid script 1", "create suid 1"} {
+				if !strings.Contains(got, line+"\n") {
+					t.Errorf("%s: no %q in\n%s", c.name, line, got)
+				}
+			}
+		}
+	}
+	st, _ := os.Stat(theirs)
+	if sys := st.Sys().(*syscall.Stat_t); st.Mode() != 0o755 || sys.Uid != 1234 || st.ModTime().Year() == 2001 {
+		t.Errorf("theirs: %v owner %d, %v", st.Mode(), sys.Uid, st.ModTime())
+	}
+	st, _ = os.Stat(mine)
+	if sys := st.Sys().(*syscall.Stat_t); st.Mode() != 0o755 || sys.Uid != 0 || st.ModTime().Year() == 2001 {
+		t.Errorf("mine: %v owner %d, %v", st.Mode(), sys.Uid, st.ModTime())
+	}
+	if st, _ := os.Stat(filepath.Join(ws, "script")); st.Mode() != 0o755 {
+		t.Errorf("script: %v, want 0755 (chmod +x)", st.Mode())
+	}
+	if st, err := os.Stat(filepath.Join(ws, "suid")); err == nil && st.Mode()&os.ModeSetuid != 0 {
+		t.Errorf("a setuid file was made: %v", st.Mode())
+	}
+}
+
+// TestHelperWithoutNamespace: where the kernel lets the helper have no
+// mounts in its namespace, it starts again without one, still confined by
+// Landlock, unless an entry must be kept read-only: then the command
+// fails and does not run.
+func TestHelperWithoutNamespace(t *testing.T) {
+	g, ws, out, _ := sandboxed(t)
+	self, _ := os.Executable()
+	// A helper refused the mounts: it says so, as the real one does.
+	exe := filepath.Join(filepath.Dir(g.Policy().TempDir), "helper.sh")
+	script := "#!/bin/sh\ncase \"$2\" in *readOnlyOutside*) printf 'no mounts: private mounts: operation not permitted' >&3; exit 126;; esac\nexec " + self + " \"$@\"\n"
+	if err := os.WriteFile(exe, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	refusing := sandbox.New(g.Policy(), nil, exe)
+	t.Cleanup(refusing.Close)
+	got, exit, err := run(t, refusing, ws, `touch in; touch ../out/x; echo ran`)
+	if err != nil || !strings.Contains(got, "ran") || !refused(got) || exit.Code != 0 {
+		t.Fatalf("without a namespace: %v %+v: %s", err, exit, got)
+	}
+	if _, err := os.Stat(filepath.Join(out, "x")); err == nil {
+		t.Error("a command without the namespace wrote outside the workspace")
+	}
+	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The refusal names what to change.
+	_, _, err = run(t, refusing, ws, `touch .git/x`)
+	for _, want := range []string{"no mounts", filepath.Join(ws, ".git"), "kernel.apparmor_restrict_unprivileged_userns=0", "kernel.unprivileged_userns_clone=1", "user.max_user_namespaces", "--sandbox off"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("with a .git to keep: no %q in %v", want, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".git", "x")); err == nil {
+		t.Error("the command ran without its .git kept read-only")
+	}
+}
+
+// TestHelperAsUser: for a user other than root, the helper is root of a
+// namespace of its own only to make its mounts; the commands run as that
+// user (their own uid and gid), with .git and everything outside the
+// workspace read-only mounts (not even the mode of the user's own file
+// outside changes), the workspace writable and a write outside refused.
+// Run as root, it runs this test and the other helper tests again as
+// nobody (65534); as another user, as that user.
+func TestHelperAsUser(t *testing.T) {
+	if os.Getuid() == 0 {
+		asNobody(t)
+		return
+	}
+	g, ws, out, _ := sandboxed(t)
+	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	head, mine := filepath.Join(ws, ".git", "HEAD"), filepath.Join(out, "mine")
+	for _, f := range []string{head, mine} {
+		if err := os.WriteFile(f, []byte("ref\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, exit, err := run(t, g, ws, `id -u; id -g
+echo x > .git/HEAD || echo "git refused"
+echo in > in.txt && echo "workspace written"
+echo x > ../out/x || echo "outside refused"
+chmod 600 ../out/mine || echo "chmod mine refused"
+unshare -Urm sh -c 'mount -o remount,bind,rw .git; umount .git; echo x > .git/HEAD' 2>&1 || echo "remount refused"
+outer=$(awk '/^PPid/ {print $2}' /proc/$PPID/status)
+for h in $PPID $outer; do grep -E '^(Uid|CapEff)' /proc/$h/status; cat /proc/$h/environ >/dev/null 2>&1 || echo "helper $h unreadable"; done
+python3 -c '
+import ctypes, os, sys
+libc = ctypes.CDLL(None)
+for helper in map(int, sys.argv[1:]):
+    r = libc.ptrace(16, helper, 0, 0)  # PTRACE_ATTACH
+    if r == 0:
+        os.waitpid(helper, 0x40000000)
+        libc.ptrace(17, helper, 0, 0)
+    print("ptrace helper", r)' $PPID $outer
+grep -E '^CapEff' /proc/self/status`)
+	if err != nil || exit.Code != 0 {
+		t.Fatalf("%v %+v: %s", err, exit, got)
+	}
+	want := fmt.Sprintf("%d\n%d\n", os.Getuid(), os.Getgid())
+	if !strings.HasPrefix(got, want) {
+		t.Errorf("the command's ids: want %q first in\n%s", want, got)
+	}
+	for _, line := range []string{"git refused", "workspace written", "outside refused", "chmod mine refused", "CapEff:\t0000000000000000", "remount refused"} {
+		if !strings.Contains(got, line+"\n") {
+			t.Errorf("no %q in\n%s", line, got)
+		}
+	}
+	if strings.Count(got, "Read-only file system") < 2 {
+		t.Errorf(".git and the outside are not read-only mounts:\n%s", got)
+	}
+	if b, err := os.ReadFile(head); err != nil || string(b) != "ref\n" {
+		t.Errorf(".git/HEAD: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "in.txt")); err != nil {
+		t.Errorf("the workspace write: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "x")); err == nil {
+		t.Error("a command wrote outside the workspace")
+	}
+	if st, err := os.Stat(mine); err != nil || st.Mode() != 0o644 {
+		t.Errorf("the user's file outside: %v %v", st.Mode(), err)
+	}
+}
+
+// asNobody runs TestHelperAsUser and the helper's other tests again in
+// a copy of this test binary as the user nobody (65534), in a folder that
+// user owns.
+func asNobody(t *testing.T) {
+	tests := []string{"TestHelperAsUser", "TestHelper", "TestOneHelperPerRun", "TestHelperDiesFailsClosed", "TestHelperExitsOnEOF",
+		"TestHelperDiesWithItsParent", "TestHelperPerPolicy", "TestConfigReadOnly", "TestSessionReadOnly", "TestHelperWithoutNamespace"}
+	const nobody = 65534
+	dir := t.TempDir()
+	for d := dir; d != filepath.Dir(d) && strings.HasPrefix(d, os.TempDir()+"/"); d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, work := filepath.Join(dir, "sandbox.test"), filepath.Join(dir, "work")
+	if err := os.WriteFile(exe, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(work, nobody, nobody); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^("+strings.Join(tests, "|")+")$", "-test.count=1", "-test.v")
+	cmd.Dir = work
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + work, "TMPDIR=" + work}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	got, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("as nobody: %v\n%s", err, got)
+	}
+	for _, name := range tests {
+		if !strings.Contains(string(got), "--- PASS: "+name+" ") {
+			t.Errorf("as nobody, %s did not pass:\n%s", name, got)
+		}
 	}
 }

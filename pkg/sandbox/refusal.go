@@ -39,6 +39,7 @@ func (g *Guard) Explain(tool, command, dir, output string, failed bool) string {
 		return ""
 	}
 	p := g.policy
+	kept := g.keptPaths()
 	var paths []string
 	seen := map[string]bool{}
 	pathless := false
@@ -59,7 +60,7 @@ func (g *Guard) Explain(tool, command, dir, output string, failed bool) string {
 			continue
 		}
 		seen[name] = true
-		if p.writeRule(resolveName(name)) == "" {
+		if p.writeRule(resolveName(name), kept) == "" {
 			// A writable path: the file's own permissions, not the
 			// sandbox. A relative name may have been read from another
 			// folder than dir (the command changed folders): the
@@ -77,7 +78,7 @@ func (g *Guard) Explain(tool, command, dir, output string, failed bool) string {
 	var notes []string
 	for _, name := range paths {
 		real := resolveName(name)
-		rule := p.writeRule(real)
+		rule := p.writeRule(real, kept)
 		d := Denial{Tool: tool, Operation: "write", Target: name, Rule: rule, Allow: p.writeFlag(real, rule)}
 		if real != name {
 			d.Target += " (" + real + ")"
@@ -86,7 +87,7 @@ func (g *Guard) Explain(tool, command, dir, output string, failed bool) string {
 		notes = append(notes, fmt.Sprintf("[operation not permitted by the sandbox: write %s (%s). If the command needs it, tell the user it is allowed by %s]", d.Target, d.Rule, d.Allow))
 	}
 	if pathless && len(paths) == 0 {
-		rule, allow := p.commandRule()
+		rule, allow := p.commandRule(kept)
 		g.record(Denial{Tool: tool, Operation: "run", Target: command, Rule: rule, Allow: allow})
 		notes = append(notes, fmt.Sprintf("[operation not permitted by the sandbox, probably: %s. If the command needs more, tell the user it is allowed by %s]", rule, allow))
 	}
@@ -148,8 +149,9 @@ func pathName(s string) string {
 }
 
 // commandRule is the policy in words, and what allows more, for a
-// refusal that names no path.
-func (p Policy) commandRule() (rule, allow string) {
+// refusal that names no path; kept are the paths the guard keeps
+// read-only (the run's session).
+func (p Policy) commandRule(kept []string) (rule, allow string) {
 	switch p.Mode {
 	case ReadOnly:
 		rule = "sandbox read-only: writes only to the private temp folder ($TMPDIR)"
@@ -164,6 +166,13 @@ func (p Policy) commandRule() (rule, allow string) {
 		if !p.AllowGit && len(p.gitEntries()) > 0 {
 			rule += ", .git read-only"
 			allow += `, settings "sandbox": {"allowGit": true}`
+		}
+		if !p.AllowConfig && len(p.rootEntries(ConfigNames)) > 0 {
+			rule += ", the project's configuration (" + strings.Join(ConfigNames, ", ") + ") read-only"
+			allow += `, settings "sandbox": {"allowConfig": true}`
+		}
+		if len(kept) > 0 {
+			rule += ", the run's session read-only"
 		}
 	}
 	if !p.Network {

@@ -23,6 +23,7 @@ import (
 // rule names are not restricted by allow rules.
 type Rules struct {
 	allow, deny []rule
+	ask         []rule // calls to ask about (AddAsk)
 }
 
 type rule struct {
@@ -51,7 +52,40 @@ func ParseRules(allow, deny []string, cwd string) (*Rules, error) {
 }
 
 // Empty reports whether there are no rules.
-func (r *Rules) Empty() bool { return r == nil || len(r.allow)+len(r.deny) == 0 }
+func (r *Rules) Empty() bool { return r == nil || len(r.allow)+len(r.deny)+len(r.ask) == 0 }
+
+// AddAsk adds "ask" patterns (settings' permissions.ask): a call that
+// matches one, and that no deny rule refuses, is a question to the one
+// who runs gopi (Guard.SetAsk); where nobody is asked, it is refused.
+func (r *Rules) AddAsk(patterns []string, cwd string) error {
+	for _, text := range patterns {
+		ru, err := parseRule(strings.TrimSpace(text), cwd)
+		if err != nil {
+			return err
+		}
+		r.ask = append(r.ask, ru)
+	}
+	return nil
+}
+
+// Asks reports the ask rule a call matches (a bash command when any of
+// its parts does), or "" and false.
+func (r *Rules) Asks(tool, arg, real string) (string, bool) {
+	if r == nil {
+		return "", false
+	}
+	tool = strings.ToLower(tool)
+	parts := []string{arg, real}
+	if tool == "bash" {
+		parts = append([]string{arg}, commandParts(arg)...)
+	}
+	for _, a := range r.ask {
+		if a.matches(tool, parts...) {
+			return "asks by rule " + a.text, true
+		}
+	}
+	return "", false
+}
 
 func parseRule(text, cwd string) (rule, error) {
 	name, arg, hasArg := strings.Cut(text, "(")

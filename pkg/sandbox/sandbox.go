@@ -61,11 +61,34 @@ type Policy struct {
 	// it a root's .git is read-only (a read-only bind mount in a private
 	// mount namespace for commands, checked in process for the tools).
 	AllowGit bool `json:"allowGit,omitempty"`
+	// AllowConfig lets commands and the file tools change the project's
+	// own configuration at the top of a writable root (ConfigNames:
+	// settings, hooks, MCP servers, skills, prompts); without it those
+	// entries are read-only as .git is, since later runs start what they
+	// hold outside the sandbox.
+	AllowConfig bool `json:"allowConfig,omitempty"`
 	// Network lets commands connect and bind TCP sockets.
 	Network bool `json:"network,omitempty"`
-	// ReadOnlyPaths are the .git entries a command's helper mounts
-	// read-only (filled in for each command; empty with AllowGit).
+	// ReadOnlyOutside has the helper, in its own user and mount
+	// namespace, mount everything but the writable folders read-only
+	// (set by the helper's starter: off only where the kernel refuses
+	// the namespace and nothing else needs it).
+	ReadOnlyOutside bool `json:"readOnlyOutside,omitempty"`
+	// ReadOnlyPaths are the entries a command's helper mounts read-only
+	// (filled in for each command: .git, the project's configuration and
+	// the run's session folder, each when it exists in a writable root).
 	ReadOnlyPaths []string `json:"readOnlyPaths,omitempty"`
+	// CommandIDs, set by the helper's starter when gopi is not root, are
+	// gopi's user and group: the helper is root of its own user namespace
+	// (mapped to gopi's user) so that it may mount, and starts the
+	// commands' helper in a nested one where they are these ids again.
+	CommandIDs *IDs `json:"commandIds,omitempty"`
+}
+
+// IDs are a user id and a group id.
+type IDs struct {
+	UID int `json:"uid"`
+	GID int `json:"gid"`
 }
 
 // Enforced reports whether the policy confines anything.
@@ -140,22 +163,95 @@ func within(path, dir string) bool {
 	return strings.HasPrefix(path, dir+string(filepath.Separator))
 }
 
+// ConfigNames are the entries at the top of a project folder that gopi
+// (and pi, and other agents' MCP clients) read as the project's own
+// configuration: settings, hooks, MCP servers, skills and prompts.
+var ConfigNames = []string{".gopi", ".pi", "mcp.json", ".mcp.json"}
+
 // gitEntries are the .git entries (folders, or a worktree's file) of the
 // writable roots.
 func (p Policy) gitEntries() []string {
+	return p.rootEntries([]string{".git"})
+}
+
+// rootEntries are the entries named names that exist at the top of the
+// writable roots.
+func (p Policy) rootEntries(names []string) []string {
 	var out []string
 	for _, r := range p.Writable {
-		g := filepath.Join(r, ".git")
-		if _, err := os.Lstat(g); err == nil {
-			out = append(out, g)
+		for _, n := range names {
+			g := filepath.Join(r, n)
+			if _, err := os.Lstat(g); err == nil {
+				out = append(out, g)
+			}
 		}
 	}
 	return out
 }
 
+// readOnlyEntries are the existing entries of the writable roots that
+// commands may not change: .git (unless AllowGit), the project's
+// configuration (unless AllowConfig) and kept, the paths the guard keeps
+// read-only (the run's session folder or file), those of them that lie
+// in a writable root.
+func (p Policy) readOnlyEntries(kept []string) []string {
+	if p.Mode != WorkspaceWrite {
+		return nil
+	}
+	var out []string
+	if !p.AllowGit {
+		out = p.gitEntries()
+	}
+	if !p.AllowConfig {
+		out = append(out, p.rootEntries(ConfigNames)...)
+	}
+	for _, k := range kept {
+		if p.inWritable(k) {
+			if _, err := os.Lstat(k); err == nil {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// writablePaths are the folders commands may write under, every one
+// that the helper's Landlock rules grant writes to (apply): the private
+// temp folder and, in workspace-write, the writable roots and the build
+// cache folder. With
+// ReadOnlyOutside they alone stay writable mounts.
+func (p Policy) writablePaths() []string {
+	out := []string{p.TempDir}
+	if p.Mode == WorkspaceWrite {
+		out = append(out, p.Writable...)
+		if p.Cache != "" {
+			out = append(out, p.Cache)
+		}
+	}
+	return out
+}
+
+// inWritable reports whether path is in one of the writable roots.
+func (p Policy) inWritable(path string) bool {
+	for _, r := range p.Writable {
+		if within(path, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// Rules a write may be refused by, as writeFlag tells them apart.
+const (
+	ruleGit     = "sandbox workspace-write: .git is read-only"
+	ruleConfig  = "sandbox workspace-write: the project's configuration"
+	ruleSession = "sandbox workspace-write: the run's session"
+)
+
 // writeRule returns "" when p lets a write to the real path real happen,
-// else the rule that refuses it.
-func (p Policy) writeRule(real string) string {
+// else the rule that refuses it; kept are the paths the guard keeps
+// read-only (the run's session).
+func (p Policy) writeRule(real string, kept []string) string {
 	if !p.Enforced() {
 		return ""
 	}
@@ -173,7 +269,19 @@ func (p Policy) writeRule(real string) string {
 			continue
 		}
 		if !p.AllowGit && within(real, filepath.Join(r, ".git")) {
-			return "sandbox workspace-write: .git is read-only"
+			return ruleGit
+		}
+		if !p.AllowConfig {
+			for _, n := range ConfigNames {
+				if within(real, filepath.Join(r, n)) {
+					return ruleConfig + " (" + filepath.Join(r, n) + ") is read-only"
+				}
+			}
+		}
+		for _, k := range kept {
+			if within(real, k) {
+				return ruleSession + " (" + k + ") is read-only"
+			}
 		}
 		return ""
 	}
@@ -186,8 +294,13 @@ func (p Policy) writeRule(real string) string {
 
 // writeFlag names what would allow a write the policy refuses.
 func (p Policy) writeFlag(real string, rule string) string {
-	if strings.Contains(rule, ".git") {
+	switch {
+	case rule == ruleGit:
 		return `settings "sandbox": {"allowGit": true}, or --sandbox off`
+	case strings.HasPrefix(rule, ruleConfig):
+		return `settings "sandbox": {"allowConfig": true}, or --sandbox off`
+	case strings.HasPrefix(rule, ruleSession):
+		return "--session-dir outside the writable folders, --no-session, or --sandbox off"
 	}
 	if p.Mode == ReadOnly {
 		return "--sandbox workspace-write (the working folder), or --sandbox off"

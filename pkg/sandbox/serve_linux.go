@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -8,7 +9,10 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
+	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -104,8 +108,11 @@ func runOne(fd int) {
 		_ = enc.Encode(reply{Error: err.Error()})
 		return
 	}
+	// Pdeathsig: the command ends with the helper however it ends (no
+	// goroutine of the helper locks its thread, so the thread that
+	// started the command lives as long as the helper does).
 	proc, err := os.StartProcess(req.Path, req.Args, &os.ProcAttr{Dir: req.Dir, Env: req.Env, Files: files,
-		Sys: &syscall.SysProcAttr{Setpgid: true}})
+		Sys: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}})
 	for _, f := range files {
 		f.Close()
 	}
@@ -176,6 +183,75 @@ func readRequest(conn *net.UnixConn) (request, []*os.File, error) {
 	}
 	// sent: stdout, stderr[, stdin]; wanted: stdin, stdout, stderr
 	return req, []*os.File{files[2], files[0], files[1]}, nil
+}
+
+// endWait bounds how long the helper, told to stop, keeps killing the
+// processes left (under helperStopWait, after which gopi kills it).
+const endWait = time.Second
+
+// endChildren kills what the commands left running when the helper
+// stops: the helper is the subreaper of every process a command starts,
+// so each one whose parent ended (a `server &`, a double fork, a setsid)
+// is its child. Each live child is killed, with its process group when
+// it leads one, again until no child runs (the children of a killed
+// process come to the helper in turn), for at most endWait.
+func endChildren() {
+	self := os.Getpid()
+	own, _ := unix.Getpgid(0)
+	deadline := time.Now().Add(endWait)
+	for {
+		kids := liveChildren(self)
+		if len(kids) == 0 || time.Now().After(deadline) {
+			return
+		}
+		for _, k := range kids {
+			// A group is killed whole only when the child leads it (a
+			// command, a setsid): a command may have joined another group
+			// of gopi's session, gopi's own among them.
+			if k.pgid == k.pid && k.pgid != own {
+				_ = unix.Kill(-k.pgid, unix.SIGKILL)
+			}
+			_ = unix.Kill(k.pid, unix.SIGKILL)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+type child struct{ pid, pgid int }
+
+// liveChildren are the children of parent that are not zombies, from
+// /proc.
+func liveChildren(parent int) []child {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []child
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// "pid (comm) S ppid pgrp ...": comm may hold spaces and ')'.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 3 || f[0] == "Z" || f[0] == "X" {
+			continue
+		}
+		ppid, err1 := strconv.Atoi(f[1])
+		pgid, err2 := strconv.Atoi(f[2])
+		if err1 == nil && err2 == nil && ppid == parent {
+			out = append(out, child{pid, pgid})
+		}
+	}
+	return out
 }
 
 // rights are the file descriptors an SCM_RIGHTS message carried.

@@ -17,6 +17,10 @@ import (
 // observe. The zero value is the real file system; the write and edit
 // tools carry one in an unexported field that only tests set.
 type replaceOps struct {
+	// checked runs once the tool has resolved and checked the target,
+	// before anything is opened or written: tests change the file system
+	// there, as a command running meanwhile may.
+	checked func()
 	// writer is what the content goes through into the temporary file;
 	// tests return one that fails midway, like a full disk.
 	writer func(io.Writer) io.Writer
@@ -46,48 +50,60 @@ type unsyncedError struct {
 func (e *unsyncedError) Error() string { return fmt.Sprintf("sync folder %s: %v", e.dir, e.err) }
 func (e *unsyncedError) Unwrap() error { return e.err }
 
-// replace gives path the content atomically (promise 11): the bytes go to a
-// new temporary file next to it (O_EXCL, ".<name>.gopi-tmp-…"), which is
-// fsynced, given the old file's owner and mode (old is nil for a new file),
-// and renamed over path; then the folder is fsynced. On any failure before
-// the rename the temporary file is removed and path keeps its old bytes; a
-// crash leaves the old bytes or the new, never a mix.
+// replace gives the file name in d the content atomically (promise 11):
+// the bytes go to a new temporary file next to it (O_EXCL, O_NOFOLLOW,
+// ".<name>.gopi-tmp-…"), which is fsynced, given the old file's owner and
+// mode (old is nil for a new file), and renamed over name; then the
+// folder is fsynced. On any failure before the rename the temporary file
+// is removed and the file keeps its old bytes; a crash leaves the old
+// bytes or the new, never a mix. Every step names the file relative to d,
+// the folder opened (and, sandboxed, checked) before.
 //
-// path must not be a symbolic link: callers resolve links first, so the
-// file a link points to is replaced and the link stays a link. A rename
-// makes a new inode, so other hard links to the old file keep the old
-// bytes, and extended attributes and ACLs are not carried over.
-func (o replaceOps) replace(path string, content []byte, old fs.FileInfo) error {
-	dir := filepath.Dir(path)
+// name must not be a symbolic link: callers resolve links first, so the
+// file a link points to is replaced and the link stays a link. The old
+// file's owner and mode are read again through d (lstat): a file that
+// became something else meanwhile is not replaced. A rename makes a new
+// inode, so other hard links to the old file keep the old bytes, and
+// extended attributes and ACLs are not carried over.
+func (o replaceOps) replace(d *folder, name string, content []byte, old fs.FileInfo) error {
+	path := d.join(name)
 	perm := newFilePerm
 	if old != nil {
+		cur, err := d.stat(name)
+		if err != nil {
+			return fmt.Errorf("it changed while it was being written: %w", err)
+		}
+		if !cur.Mode().IsRegular() {
+			return fmt.Errorf("it changed while it was being written: %w", checkRegular(cur))
+		}
+		old = cur
 		// A rename needs only the folder to be writable; the file must be
 		// too, as it had to be when it was rewritten in place, so a
 		// read-only file stays protected.
-		if err := checkWritable(path); err != nil {
+		if err := d.writable(name); err != nil {
 			return fmt.Errorf("the file is not writable: %w", err)
 		}
 		perm = 0o600 // until chmod below gives it the old mode
 	}
-	f, err := createTemp(dir, filepath.Base(path), perm)
+	f, tmp, err := createTemp(d, name, perm)
 	if err != nil {
-		return fmt.Errorf("create a temporary file in %s (write and edit replace a file through one, so the folder must be writable): %w", dir, err)
+		return fmt.Errorf("create a temporary file in %s (write and edit replace a file through one, so the folder must be writable): %w", d.path, err)
 	}
 	if err := o.fill(f, content, old); err != nil {
 		f.Close()
-		os.Remove(f.Name())
+		d.remove(tmp)
 		return err
 	}
 	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("close %s: %w", filepath.Base(f.Name()), err)
+		d.remove(tmp)
+		return fmt.Errorf("close %s: %w", tmp, err)
 	}
-	if err := o.doRename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("rename %s over %s: %w", filepath.Base(f.Name()), path, err)
+	if err := o.doRename(d, tmp, name); err != nil {
+		d.remove(tmp)
+		return fmt.Errorf("rename %s over %s: %w", tmp, path, err)
 	}
-	if err := o.doSyncDir(dir); err != nil {
-		return &unsyncedError{dir: dir, err: err}
+	if err := o.doSyncDir(d); err != nil {
+		return &unsyncedError{dir: d.path, err: err}
 	}
 	return nil
 }
@@ -120,27 +136,33 @@ func (o replaceOps) fill(f *os.File, content []byte, old fs.FileInfo) error {
 	return nil
 }
 
-func (o replaceOps) doRename(oldpath, newpath string) error {
-	if o.rename != nil {
-		return o.rename(oldpath, newpath)
+func (o replaceOps) afterCheck() {
+	if o.checked != nil {
+		o.checked()
 	}
-	return os.Rename(oldpath, newpath)
 }
 
-func (o replaceOps) doSyncDir(dir string) error {
-	if o.syncDir != nil {
-		return o.syncDir(dir)
+func (o replaceOps) doRename(d *folder, from, to string) error {
+	if o.rename != nil {
+		return o.rename(d.join(from), d.join(to))
 	}
-	return syncDir(dir)
+	return d.rename(from, to)
+}
+
+func (o replaceOps) doSyncDir(d *folder) error {
+	if o.syncDir != nil {
+		return o.syncDir(d.path)
+	}
+	return d.sync()
 }
 
 // maxTempBase bounds how much of the target's name the temporary file's
 // name repeats, so it stays under the usual 255-byte name limit.
 const maxTempBase = 200
 
-// createTemp makes a new file in dir named ".<base>.gopi-tmp-<random>",
-// with O_EXCL so it never opens anything that was already there.
-func createTemp(dir, base string, perm fs.FileMode) (*os.File, error) {
+// createTemp makes a new file in d named ".<base>.gopi-tmp-<random>"
+// and returns it with its name.
+func createTemp(d *folder, base string, perm fs.FileMode) (*os.File, string, error) {
 	if len(base) > maxTempBase {
 		cut := maxTempBase
 		for cut > 0 && !utf8.RuneStart(base[cut]) {
@@ -149,13 +171,13 @@ func createTemp(dir, base string, perm fs.FileMode) (*os.File, error) {
 		base = base[:cut]
 	}
 	for range 100 {
-		name := filepath.Join(dir, "."+base+".gopi-tmp-"+strconv.FormatUint(rand.Uint64(), 36))
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+		name := "." + base + ".gopi-tmp-" + strconv.FormatUint(rand.Uint64(), 36)
+		f, err := d.create(name, perm)
 		if !errors.Is(err, fs.ErrExist) {
-			return f, err
+			return f, name, err
 		}
 	}
-	return nil, fmt.Errorf("no unused temporary name: %w", fs.ErrExist)
+	return nil, "", fmt.Errorf("no unused temporary name: %w", fs.ErrExist)
 }
 
 // maxLinkHops bounds how many symbolic links linkTarget follows, as the

@@ -18,8 +18,15 @@ import (
 // not make (EPERM: not root, not in the group) is skipped, leaving the
 // replacement owned by whoever runs gopi.
 func keepOwnerAndMode(f *os.File, old fs.FileInfo) error {
-	if st, ok := old.Sys().(*syscall.Stat_t); ok {
-		err := f.Chown(int(st.Uid), int(st.Gid))
+	uid, gid, ok := -1, -1, false
+	switch st := old.Sys().(type) {
+	case *unix.Stat_t:
+		uid, gid, ok = int(st.Uid), int(st.Gid), true
+	case *syscall.Stat_t:
+		uid, gid, ok = int(st.Uid), int(st.Gid), true
+	}
+	if ok {
+		err := f.Chown(uid, gid)
 		if err != nil && !errors.Is(err, syscall.EPERM) {
 			return fmt.Errorf("chown %s: %w", filepath.Base(f.Name()), err)
 		}
@@ -44,9 +51,6 @@ func syncDir(dir string) error {
 	}
 	return nil
 }
-
-// checkWritable fails unless the process may write the file (access(2)).
-func checkWritable(path string) error { return unix.Access(path, unix.W_OK) }
 
 // oDirectory makes an open of a folder fail on anything else.
 const oDirectory = syscall.O_DIRECTORY

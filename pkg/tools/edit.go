@@ -112,10 +112,12 @@ func (t *EditTool) Run(ctx context.Context, call Call) (Result, error) {
 	if ctx.Err() != nil {
 		return ErrorResult(errAborted), nil
 	}
-	target, err := linkTarget(resolvePath(call.Env, a.Path))
+	asked := resolvePath(call.Env, a.Path)
+	target, err := linkTarget(asked)
 	if err != nil {
 		return ErrorResult(fmt.Sprintf("Cannot edit %s: %v", a.Path, err)), nil
 	}
+	t.ops.afterCheck()
 	raw, st, res, ok := loadForEdit(target, a.Path)
 	if !ok {
 		return res, nil
@@ -132,7 +134,12 @@ func (t *EditTool) Run(ctx context.Context, call Call) (Result, error) {
 	if len(reps) > 1 {
 		note = fmt.Sprintf("Successfully applied %d edits to %s.", len(reps), a.Path)
 	}
-	res = replaceResult(note, a.Path, t.ops.replace(target, []byte(bom+out), st))
+	d, name, err := openWriteFolder(call, asked, target, false)
+	if err != nil {
+		return ErrorResult(writeFolderFailure("edit", a.Path, err)), nil
+	}
+	defer d.close()
+	res = replaceResult(note, a.Path, t.ops.replace(d, name, []byte(bom+out), st))
 	if res.IsError {
 		return res, nil
 	}

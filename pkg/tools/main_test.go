@@ -21,6 +21,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
 		os.Exit(sandbox.RunHelper(os.Args[2:], os.Environ(), os.Stderr))
 	}
+	if dir := os.Getenv("TOOLS_TEST_PARENT"); dir != "" {
+		os.Exit(tiedParentMain(dir))
+	}
 	goleak.VerifyTestMain(m, goleak.Cleanup(fdcheck.Main()))
 }
 

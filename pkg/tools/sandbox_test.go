@@ -109,3 +109,60 @@ func BenchmarkSandboxHelperStart(b *testing.B) {
 		env.Guard.Close()
 	}
 }
+
+// TestSandboxedWriteRace: a folder swapped for a link to a folder outside
+// the workspace between the guard's check and the write (as a background
+// command may swap it) does not move the write, its temporary file or an
+// edit out of the workspace: the call fails and nothing appears outside.
+// A link that dangles out of the workspace is not followed out either.
+func TestSandboxedWriteRace(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		tool func(replaceOps) Tool
+		args map[string]any
+	}{
+		{"write", func(o replaceOps) Tool { return &WriteTool{ops: o} }, map[string]any{"path": "sub/f.txt", "content": "new line\n"}},
+		{"write new", func(o replaceOps) Tool { return &WriteTool{ops: o} }, map[string]any{"path": "sub/new.txt", "content": "new line\n"}},
+		{"edit", func(o replaceOps) Tool { return &EditTool{ops: o} }, map[string]any{"path": "sub/f.txt", "oldText": "old", "newText": "new"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env := testEnv(t)
+			outside := sandbox.RealPath(t.TempDir())
+			sandboxEnv(t, env, nil)
+			sub := filepath.Join(env.Cwd, "sub")
+			os.Mkdir(sub, 0o755)
+			os.WriteFile(filepath.Join(sub, "f.txt"), []byte("old line\n"), 0o644)
+			os.WriteFile(filepath.Join(outside, "f.txt"), []byte("old line\n"), 0o644)
+			swap := func() {
+				if err := os.Rename(sub, sub+".moved"); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(outside, sub); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res := runTool(t, env, c.tool(replaceOps{checked: swap}), c.args)
+			if !res.IsError {
+				t.Errorf("the call succeeded through the swapped folder: %s", text(res))
+			}
+			wantFile(t, filepath.Join(outside, "f.txt"), "old line\n")
+			entries, _ := os.ReadDir(outside)
+			if len(entries) != 1 {
+				t.Errorf("files appeared outside the workspace: %v", entries)
+			}
+		})
+	}
+	t.Run("dangling link", func(t *testing.T) {
+		env := testEnv(t)
+		outside := sandbox.RealPath(t.TempDir())
+		sandboxEnv(t, env, nil)
+		os.Symlink(filepath.Join(outside, "new.txt"), filepath.Join(env.Cwd, "dangling"))
+		res := runTool(t, env, NewWrite(), map[string]any{"path": "dangling", "content": "x"})
+		if !res.IsError || !strings.Contains(text(res), "operation not permitted by the sandbox") {
+			t.Errorf("write through a link dangling out of the workspace: %s", text(res))
+		}
+		if _, err := os.Stat(filepath.Join(outside, "new.txt")); err == nil {
+			t.Error("the write followed a dangling link out of the workspace")
+		}
+	})
+}

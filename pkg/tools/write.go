@@ -6,10 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 
 	"gopi/pkg/ai"
+	"gopi/pkg/sandbox"
 )
 
 const writeSchema = `{
@@ -56,15 +55,22 @@ func (t *WriteTool) Run(ctx context.Context, call Call) (Result, error) {
 	if ctx.Err() != nil {
 		return ErrorResult(errAborted), nil
 	}
-	target, err := linkTarget(resolvePath(call.Env, a.Path))
+	asked := resolvePath(call.Env, a.Path)
+	target, err := linkTarget(asked)
 	if err != nil {
 		return ErrorResult(fmt.Sprintf("Cannot write %s: %v", a.Path, err)), nil
 	}
-	old, res, ok := writableTarget(target, a.Path)
+	t.ops.afterCheck()
+	d, name, err := openWriteFolder(call, asked, target, true)
+	if err != nil {
+		return ErrorResult(writeFolderFailure("write", a.Path, err)), nil
+	}
+	defer d.close()
+	old, res, ok := writableTarget(d, name, a.Path)
 	if !ok {
 		return res, nil
 	}
-	err = t.ops.replace(target, []byte(a.Content), old)
+	err = t.ops.replace(d, name, []byte(a.Content), old)
 	res = replaceResult(fmt.Sprintf("Successfully wrote %d bytes to %s", len(a.Content), a.Path), a.Path, err)
 	switch {
 	case res.IsError:
@@ -76,17 +82,14 @@ func (t *WriteTool) Run(ctx context.Context, call Call) (Result, error) {
 	return res, nil
 }
 
-// writableTarget stats the file a write replaces: nil for a new one (its
-// folders are made), or says why it cannot be written. A pipe, socket or
-// device is refused, not replaced: renaming a regular file over /dev/null
-// or someone's FIFO would break whatever uses it.
-func writableTarget(target, shown string) (fs.FileInfo, Result, bool) {
-	st, err := os.Stat(target)
+// writableTarget stats the file a write replaces, name in d: nil for a
+// new one, or says why it cannot be written. A pipe, socket or device is
+// refused, not replaced: renaming a regular file over /dev/null or
+// someone's FIFO would break whatever uses it.
+func writableTarget(d *folder, name, shown string) (fs.FileInfo, Result, bool) {
+	st, err := d.stat(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			return nil, ErrorResult(fmt.Sprintf("Cannot create the folder for %s: %v", shown, err)), false
-		}
 		return nil, Result{}, true
 	case err != nil:
 		return nil, ErrorResult(fmt.Sprintf("Cannot write %s: %v", shown, err)), false
@@ -97,4 +100,17 @@ func writableTarget(target, shown string) (fs.FileInfo, Result, bool) {
 			"Choose another path, or use bash if you mean to send data into it.", shown, checkRegular(st))), false
 	}
 	return st, Result{}, true
+}
+
+// writeFolderFailure words why the folder of a write or edit could not
+// be opened: the sandbox's refusal as it is, else the folder named.
+func writeFolderFailure(verb, shown string, err error) string {
+	var denied *sandbox.DeniedError
+	if errors.As(err, &denied) {
+		return err.Error()
+	}
+	if verb == "write" {
+		return fmt.Sprintf("Cannot create the folder for %s: %v", shown, err)
+	}
+	return fmt.Sprintf("Cannot %s %s: %v", verb, shown, err)
 }
