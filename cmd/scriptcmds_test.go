@@ -87,6 +87,8 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"rpc":          cmdRPC,
 	"rpcwait":      cmdRPCWait,
 	"rpcpi":        cmdRPCPi,
+	"rpcclient":    cmdRPCClient,
+	"acpcompare":   cmdACPCompare,
 	"bashdeltas":   cmdBashDeltas,
 	"otlp":         cmdOTLP, // otlp_test.go
 }

@@ -97,6 +97,9 @@ type Info struct {
 	Prices          Prices `json:"prices"`
 	Reasoning       bool   `json:"reasoning"`
 	Images          bool   `json:"images,omitempty"`
+	// BaseURL is the API address requests go to, when known (pi's model
+	// object shows it; never a secret). Not written with the Info.
+	BaseURL string `json:"-"`
 }
 
 // WithCost returns u with its cost computed from the model's prices (and

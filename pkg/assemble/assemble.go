@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"time"
 
@@ -77,6 +78,17 @@ type SessionSettings struct {
 	// Leaf (pi's fork and clone; session.Branch), not the whole file
 	// (--fork), and continues from the copy's last entry.
 	Branch bool
+	// Parent is written into a new session's header as parentSession
+	// (rpc's new_session with parentSession).
+	Parent string
+	// LockWait is how long opening an existing session waits for another
+	// process to let go of its lock (rpc: a bridge restarting gopi on
+	// the same file); 0 refuses at once.
+	LockWait time.Duration
+	// Newest: a session with entries continues from its newest entry
+	// without -c, as pi's chat and rpc modes do; gopi run leaves it
+	// false and asks for --leaf or -c.
+	Newest bool
 }
 
 // Settings are the resolved, typed values of one invocation.
@@ -90,9 +102,13 @@ type Settings struct {
 	// ThinkingExplicit: Thinking came from a flag, so it wins over the
 	// level of "id:level".
 	ThinkingExplicit bool
-	MaxSteps         int
-	MaxTokens        int
-	Compaction       runtime.Compaction
+	// ClampThinking: a model without reasoning runs with thinking off,
+	// and the Assembly's and the session's level say so (pi's chat and
+	// rpc clamp the level to the model); gopi run keeps the level asked.
+	ClampThinking bool
+	MaxSteps      int
+	MaxTokens     int
+	Compaction    runtime.Compaction
 	// CompactionModel is the "compaction": {"model": "provider/id"}
 	// setting: the model that writes compaction summaries in place of the
 	// run's; "" for the run's own.
@@ -201,6 +217,7 @@ func (a *Assembly) Open() error {
 		a.choice, a.chosen = ch, true
 	}
 	a.settle()
+	a.thinking = a.clamp(a.choice, a.thinking)
 	rt, changes, err := a.build(a.choice, a.thinking, a.store, a.leaf, a.name)
 	if err != nil {
 		return err
@@ -215,6 +232,8 @@ type Want struct {
 	Model      *Choice // the model to switch to (ChooseModel); nil keeps the current one
 	Thinking   ai.ThinkingLevel
 	NewSession bool // start a new session; the current one is released once the Runtime is built
+	// Parent, with NewSession, is the new session's parentSession.
+	Parent string
 	// Session opens another session as the command line would: Path and
 	// Continue switch to an existing one, Fork (with Leaf) copies one into
 	// a new file and continues from that entry. Leaf above is then not
@@ -236,7 +255,7 @@ func (a *Assembly) Reopen(w Want) (*runtime.Runtime, error) {
 	if w.Compaction != nil {
 		prev := a.compaction
 		a.compaction = w.Compaction
-		rt, err := a.Reopen(Want{Leaf: w.Leaf, Model: w.Model, Thinking: w.Thinking, NewSession: w.NewSession, Session: w.Session})
+		rt, err := a.Reopen(Want{Leaf: w.Leaf, Model: w.Model, Thinking: w.Thinking, NewSession: w.NewSession, Parent: w.Parent, Session: w.Session})
 		if err != nil {
 			a.compaction = prev
 		}
@@ -250,8 +269,27 @@ func (a *Assembly) Reopen(w Want) (*runtime.Runtime, error) {
 	// prompts, so every Runtime of it carries it until one did.
 	store, file, leaf, name := a.store, a.file, w.Leaf, a.name
 	other := w.NewSession || w.Session != nil
+	if w.Session != nil && a.isOpen(*w.Session) {
+		// The file open here (its lock is this Assembly's): read again
+		// from the store that holds it, at its newest entry, with the
+		// model and thinking level it last used, as pi reloads it.
+		other = false
+		n, _ := session.Newest(store.Entries())
+		leaf = n.ID
+		resumed := (&Assembly{store: store, leaf: leaf}).resumedModel()
+		if thinking == "" {
+			thinking = resumed.ThinkingLevel
+		}
+		if w.Model == nil && resumed.Provider != "" {
+			ch, err := ChooseModel(a.env, a.s.Model, resumed)
+			if err != nil {
+				return nil, err
+			}
+			choice = ch
+		}
+	}
 	if other {
-		ss := SessionSettings{None: a.s.Session.None}
+		ss := SessionSettings{None: a.s.Session.None, Parent: w.Parent}
 		if w.Session != nil {
 			ss = *w.Session
 		}
@@ -279,6 +317,7 @@ func (a *Assembly) Reopen(w Want) (*runtime.Runtime, error) {
 			}
 		}
 	}
+	thinking = a.clamp(choice, thinking)
 	rt, changes, err := a.build(choice, thinking, store, leaf, name)
 	if err != nil {
 		if other {
@@ -350,6 +389,34 @@ func (a *Assembly) Close() {
 }
 
 // resumeSettings returns the model and thinking level on the chosen path.
+// isOpen reports whether ss names an existing session, not a fork of
+// one, and it is the file this Assembly has open.
+func (a *Assembly) isOpen(ss SessionSettings) bool {
+	if a.file == "" || ss.Path == "" || ss.Fork != "" || ss.None {
+		return false
+	}
+	path, err := a.s.resolveSession(SessionsRoot(a.s.Home), ss, ss.Path)
+	if err != nil {
+		return false
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	open, err := os.Stat(a.file)
+	return err == nil && os.SameFile(st, open)
+}
+
+// clamp is the thinking level a Runtime of choice runs with: with
+// Settings.ClampThinking, off for a model without reasoning, as pi
+// clamps it (and records it).
+func (a *Assembly) clamp(choice Choice, thinking ai.ThinkingLevel) ai.ThinkingLevel {
+	if a.s.ClampThinking && !choice.Info.Reasoning && thinking != "" {
+		return ai.ThinkingOff
+	}
+	return thinking
+}
+
 func (a *Assembly) resumedModel() session.ModelState {
 	if a.leaf == "" {
 		return session.ModelState{}

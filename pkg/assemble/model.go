@@ -349,6 +349,7 @@ func builtinModel(env Env, m ModelSettings, prov, id string) (Choice, error) {
 		api = responses.API
 	}
 	ch.Model, ch.Key = adapter(info, api, key, baseURL, m.Retry), key
+	ch.Info.BaseURL = apiAddress(api, baseURL)
 	return ch, nil
 }
 
@@ -390,6 +391,7 @@ func customModel(env Env, m ModelSettings, name, id string, cp Provider) (Choice
 	retry := m.Retry
 	retry.Quirks = mergeQuirks(retry.Quirks, cp.Quirks)
 	ch.Model, ch.Key = adapter(info, cp.API, key, firstNonEmpty(m.BaseURL, cp.BaseURL), retry), key
+	ch.Info.BaseURL = apiAddress(cp.API, firstNonEmpty(m.BaseURL, cp.BaseURL))
 	return ch, nil
 }
 
@@ -420,6 +422,20 @@ func MergeInfo(base, over ai.Info) ai.Info {
 		base.Name = over.Name
 	}
 	return base
+}
+
+// apiAddress is the address adapter's model sends to: baseURL, else
+// the adapter's default.
+func apiAddress(api, baseURL string) string {
+	switch {
+	case baseURL != "":
+		return baseURL
+	case api == "anthropic":
+		return anthropic.DefaultBaseURL
+	case api == responses.API:
+		return responses.DefaultBaseURL
+	}
+	return openai.DefaultBaseURL
 }
 
 func adapter(info ai.Info, api, key, baseURL string, r Retry) ai.Model {

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"time"
 
 	"gopi/pkg/session"
 )
@@ -52,7 +53,8 @@ func checkNaming(ss SessionSettings) (string, error) {
 
 // openSession opens (or prepares) the store and chooses its leaf. It
 // never guesses a leaf: a non-empty session needs --leaf or -c (or is
-// named by --fork or --session-id, which continue from its newest entry).
+// named by --fork or --session-id, which continue from its newest entry,
+// or opened for chat or rpc: SessionSettings.Newest).
 func (a *Assembly) openSession(ss SessionSettings) error {
 	name, err := checkNaming(ss)
 	if err != nil {
@@ -130,7 +132,7 @@ var gcPause struct {
 func (a *Assembly) openFileStore(ss SessionSettings) (*session.FileStore, error) {
 	s := &a.s
 	root := SessionsRoot(s.Home)
-	opts := session.Options{Now: a.env.Now, NoSync: ss.NoSync}
+	opts := session.Options{Now: a.env.Now, NoSync: ss.NoSync, ParentSession: ss.Parent}
 	var fs *session.FileStore
 	var err error
 	switch {
@@ -253,7 +255,7 @@ func (s *Settings) openNamed(root string, ss SessionSettings, opts session.Optio
 	path, rerr := s.resolveSession(root, ss, ss.Path)
 	switch {
 	case rerr == nil:
-		return session.Open(path, opts)
+		return openWaiting(path, opts, ss.LockWait)
 	case !errors.Is(rerr, session.ErrNotFound) || !LooksLikePath(ss.Path):
 		return nil, Usagef("--session %s: %v (gopi session list shows the sessions of this folder)", ss.Path, rerr)
 	}
@@ -271,6 +273,20 @@ func (s *Settings) openNamed(root string, ss SessionSettings, opts session.Optio
 		return nil, Usagef("--session %s: %v", ss.Path, err)
 	}
 	return session.OpenOrCreate(abs, s.Cwd, opts)
+}
+
+// openWaiting opens path; while another process holds its lock it tries
+// again for at most wait (a bridge that restarts gopi on the same file
+// starts the new process before the old one let go).
+func openWaiting(path string, opts session.Options, wait time.Duration) (*session.FileStore, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		fs, err := session.Open(path, opts)
+		if !errors.Is(err, session.ErrLocked) || !time.Now().Before(deadline) {
+			return fs, err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // classifyOpen: a lock held elsewhere or an I/O failure is a session
@@ -312,7 +328,7 @@ func chooseLeaf(fs *session.FileStore, ss SessionSettings) (string, error) {
 		return id, nil
 	case len(entries) == 0:
 		return "", nil
-	case ss.Continue || ss.Fork != "" || ss.ID != "":
+	case ss.Continue || ss.Fork != "" || ss.ID != "" || ss.Newest:
 		n, _ := session.Newest(entries)
 		return n.ID, nil
 	}

@@ -1,6 +1,7 @@
 package mode
 
 import (
+	"encoding/json"
 	"time"
 
 	"gopi/pkg/ai"
@@ -31,9 +32,18 @@ type eventStream struct {
 	retryEnd  *loop.Event  // auto_retry_end, held until its place
 	endFailed bool         // the held auto_retry_end says the retries failed
 	attempt   *loop.Event  // the entry_appended recording a failed attempt, held until its retry
+	// queueAfter: after this many more user messages end, an empty
+	// queue_update is written (rpc: a queue taken by a prompt, as pi).
+	queueAfter int
+	// held is an answer's message_start, written with the first block
+	// once it starts (pi's message_start carries that block, empty).
+	held *loop.Event
 }
 
 func (s *eventStream) event(e loop.Event) {
+	if s.held != nil {
+		s.release(e)
+	}
 	switch e.Type {
 	case loop.AgentStart:
 		s.started, s.run = true, nil
@@ -41,11 +51,23 @@ func (s *eventStream) event(e loop.Event) {
 		if e.Message.Role == ai.RoleAssistant && e.Message.StopReason == "" {
 			m := *e.Message
 			s.open = &m
+			// As pi: "pending" until it ends, written with its first block.
+			held := e
+			pm := m
+			pm.StopReason = "pending"
+			held.Message = &pm
+			s.held = &held
+			return
 		}
 	case loop.MessageEnd:
 		s.open = nil
 		s.run = append(s.run, *e.Message)
 		s.write(e)
+		if s.queueAfter > 0 && e.Message.Role == ai.RoleUser {
+			if s.queueAfter--; s.queueAfter == 0 {
+				s.write(loop.Event{Type: loop.QueueUpdate, Steering: []string{}, FollowUp: []string{}})
+			}
+		}
 		if s.retryEnd != nil && !s.endFailed {
 			s.write(*s.retryEnd)
 			s.retryEnd = nil
@@ -64,6 +86,14 @@ func (s *eventStream) event(e loop.Event) {
 		held := e
 		s.retryEnd, s.endFailed = &held, !e.Retry.Success
 		return
+	case loop.ToolStart:
+		s.write(e)
+		if e.ToolName == "bash" {
+			// pi's bash reports an empty partial result as it starts.
+			s.write(loop.Event{Type: loop.ToolUpdate, ToolCallID: e.ToolCallID, ToolName: e.ToolName, Args: e.Args,
+				Result: &loop.ToolOutput{Content: []ai.Content{}}})
+		}
+		return
 	case loop.AgentEnd:
 		if s.retried {
 			e.Messages = s.run
@@ -76,6 +106,30 @@ func (s *eventStream) event(e loop.Event) {
 		return
 	}
 	s.write(e)
+}
+
+// release writes the held message_start before e: with e's block, empty,
+// when e starts the answer's first block.
+func (s *eventStream) release(e loop.Event) {
+	held := s.held
+	s.held = nil
+	if e.Type == loop.MessageUpdate && e.Stream != nil {
+		m := *held.Message
+		switch e.Stream.Type {
+		case ai.EventTextStart:
+			m.Content = []ai.Content{ai.TextContent("")}
+		case ai.EventThinkingStart:
+			m.Content = []ai.Content{{Type: ai.TypeThinking}}
+		case ai.EventToolCallStart:
+			if e.Stream.Block != nil {
+				b := *e.Stream.Block
+				b.Arguments = json.RawMessage("{}")
+				m.Content = []ai.Content{b}
+			}
+		}
+		held.Message = &m
+	}
+	s.write(*held)
 }
 
 // failedAttempt ends the run of an attempt that is retried, as pi does.
@@ -117,7 +171,10 @@ func (s *eventStream) settled(reason loop.Reason) {
 	if s.started {
 		s.write(loop.Event{Type: loop.AgentSettled, Aborted: reason == loop.ReasonAborted})
 	}
-	s.started, s.open, s.run, s.retried, s.retryEnd, s.attempt = false, nil, nil, false, nil, nil
+	if s.held != nil {
+		s.write(*s.held)
+	}
+	s.started, s.open, s.run, s.retried, s.retryEnd, s.attempt, s.held = false, nil, nil, false, nil, nil, nil
 }
 
 func (s *eventStream) write(e loop.Event) { s.w.event(&s.enc, e) }

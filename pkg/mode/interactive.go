@@ -50,6 +50,9 @@ type Want struct {
 	// from the root to Leaf in the current session's file, its parent
 	// session that file (rpc's fork, clone); Leaf "" gives an empty one.
 	Fork bool
+	// Parent, with NewSession, is recorded as the new session's
+	// parentSession (rpc's new_session).
+	Parent string
 }
 
 // Opened is a Runtime the command line built for the chat.

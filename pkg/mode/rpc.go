@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -49,7 +50,18 @@ type RPC struct {
 	unsub    func()
 	op       *rpcOp       // the run or compaction going on; nil when idle
 	next     []ai.Message // prompts queued while a run was ending: the next run
-	bg       sync.WaitGroup
+	retry    ai.RetryControl
+	// idleSteer and idleFollowUp were queued while idle: the next prompt
+	// delivers them after its own message.
+	idleSteer, idleFollowUp []ai.Message
+	// pending is a model or thinking level asked for while a run was
+	// going on: the Runtime it asks for replaces the run's when it ends.
+	pending *Want
+	// pendingModel is pending's model, which get_state already says.
+	pendingModel *ai.Info
+	// pendingAuto is automatic compaction switched during a run, for
+	// the Runtime after it.
+	pendingAuto *bool
 }
 
 // rpcOp is the operation going on in the background.
@@ -276,8 +288,8 @@ func (r *RPC) writeErr() error {
 	return r.w.err
 }
 
-// shutdown aborts the operation going on, waits for it and for every
-// command still answering, and releases the Runtime.
+// shutdown aborts the operation going on, waits for it, and releases
+// the Runtime.
 func (r *RPC) shutdown() {
 	r.mu.Lock()
 	op := r.op
@@ -288,7 +300,6 @@ func (r *RPC) shutdown() {
 		op.rt.Control().Abort()
 		<-op.done
 	}
-	r.bg.Wait()
 	r.mu.Lock()
 	cur, unsub := r.cur, r.unsub
 	r.mu.Unlock()
@@ -393,7 +404,14 @@ func (r *RPC) start(msgs []ai.Message) {
 // ending start the next run as soon as it settled, unless it was
 // aborted.
 func (r *RPC) launch(msgs []ai.Message) {
-	ctx, cancel := context.WithCancel(context.Background())
+	if len(r.idleSteer)+len(r.idleFollowUp) > 0 {
+		// pi delivers them with the prompt, its queue emptied after
+		// the prompt's own message.
+		msgs = append(append(slices.Clone(msgs), r.idleSteer...), r.idleFollowUp...)
+		r.idleSteer, r.idleFollowUp = nil, nil
+		r.stream.queueAfter = 1
+	}
+	ctx, cancel := context.WithCancel(ai.WithRetryControl(context.Background(), &r.retry))
 	rt, stream := r.cur.Runtime, r.stream
 	op := &rpcOp{cancel: cancel, done: make(chan struct{}), rt: rt}
 	r.op = op
@@ -407,6 +425,7 @@ func (r *RPC) launch(msgs []ai.Message) {
 		defer cancel()
 		res, err := rt.Prompt(ctx, msgs...)
 		unsent()
+		r.applyPending(rt)
 		switch {
 		case err != nil:
 			fmt.Fprintf(r.diag, "gopi: %v\n", err)
@@ -426,6 +445,41 @@ func (r *RPC) launch(msgs []ai.Message) {
 			r.launch(next)
 		}
 	}()
+}
+
+// applyPending builds the Runtime a set_model, cycle_model or
+// set_thinking_level during the run asked for, at the run's leaf, and
+// records the switch in the session.
+func (r *RPC) applyPending(rt *runtime.Runtime) {
+	r.mu.Lock()
+	p, auto := r.pending, r.pendingAuto
+	r.pending, r.pendingModel, r.pendingAuto = nil, nil, nil
+	r.mu.Unlock()
+	if p != nil {
+		p.Leaf = rt.Leaf()
+		if p.Thinking == "" {
+			p.Thinking = r.level()
+		}
+		o, err := r.host.Open(*p)
+		if err != nil {
+			fmt.Fprintf(r.diag, "gopi: switching the model after the run: %v\n", err)
+		} else {
+			r.swap(o)
+			rt = o.Runtime
+			if err := o.Runtime.RecordSettings(context.Background()); err != nil {
+				fmt.Fprintf(r.diag, "gopi: %v\n", err)
+			}
+		}
+	}
+	if auto != nil {
+		w := Want{Leaf: rt.Leaf(), Thinking: r.level()}
+		o, err := r.host.SetAutoCompaction(*auto, w)
+		if err != nil {
+			fmt.Fprintf(r.diag, "gopi: switching automatic compaction after the run: %v\n", err)
+			return
+		}
+		r.swap(o)
+	}
 }
 
 // errBusy refuses a command that needs the session idle.

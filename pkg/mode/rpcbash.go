@@ -106,7 +106,7 @@ func resultText(res tools.Result) string {
 // rpcBashResult is pi's BashResult.
 type rpcBashResult struct {
 	Output         string `json:"output"`
-	ExitCode       *int   `json:"exitCode"`
+	ExitCode       *int   `json:"exitCode,omitempty"` // left out when cancelled, as pi
 	Cancelled      bool   `json:"cancelled"`
 	Truncated      bool   `json:"truncated"`
 	FullOutputPath string `json:"fullOutputPath,omitempty"`
@@ -166,7 +166,9 @@ func (b rpcBashResult) message(command string, exclude bool, now int64) ai.Messa
 	set("command", command)
 	set("timestamp", now)
 	set("output", b.Output)
-	set("exitCode", b.ExitCode)
+	if b.ExitCode != nil {
+		set("exitCode", b.ExitCode)
+	}
 	set("cancelled", b.Cancelled)
 	set("truncated", b.Truncated)
 	if b.FullOutputPath != "" {

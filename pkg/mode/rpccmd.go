@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"gopi/pkg/agent"
 	"gopi/pkg/ai"
+	"gopi/pkg/loop"
 	"gopi/pkg/session"
 	"gopi/pkg/tools"
 )
@@ -240,15 +243,42 @@ func (r *RPC) cmdPrompt(_ context.Context, c *rpcCommand) (any, error) {
 	return r.enqueue(m, c.StreamingBehavior == "followUp")
 }
 
+// cmdQueue queues a steer or follow-up for the run going on; while idle,
+// as pi, for the next prompt, which delivers it after its own message.
 func (r *RPC) cmdQueue(c *rpcCommand, followUp bool) (any, error) {
 	m, err := r.message(c)
 	if err != nil {
 		return nil, err
 	}
-	if r.busy() == nil {
-		return nil, errors.New("no run is active: send the message with prompt")
+	r.mu.Lock()
+	if r.op == nil {
+		if followUp {
+			r.idleFollowUp = append(r.idleFollowUp, m)
+		} else {
+			r.idleSteer = append(r.idleSteer, m)
+		}
+		steer, follow := texts(r.idleSteer), texts(r.idleFollowUp)
+		r.mu.Unlock()
+		r.queueUpdate(steer, follow)
+		return map[string]string{"disposition": "queued"}, nil
 	}
+	r.mu.Unlock()
 	return r.enqueue(m, followUp)
+}
+
+func texts(msgs []ai.Message) []string {
+	out := make([]string, 0, len(msgs))
+	for _, m := range msgs {
+		out = append(out, m.Text())
+	}
+	return out
+}
+
+// queueUpdate writes a queue_update the rpc mode makes itself (the
+// queue of the next prompt).
+func (r *RPC) queueUpdate(steering, followUp []string) {
+	_, stream := r.current()
+	stream.write(loop.Event{Type: loop.QueueUpdate, Steering: steering, FollowUp: followUp})
 }
 
 // enqueue gives m to the running run; a run that no longer takes input
@@ -310,7 +340,18 @@ func (r *RPC) cmdClearQueue(_ context.Context, _ *rpcCommand) (any, error) {
 	r.mu.Lock()
 	op, next := r.op, r.next
 	r.next = nil
+	idleS, idleF := r.idleSteer, r.idleFollowUp
+	r.idleSteer, r.idleFollowUp = nil, nil
 	r.mu.Unlock()
+	for _, m := range idleS {
+		out.Steering = append(out.Steering, m.Text())
+	}
+	for _, m := range idleF {
+		out.FollowUp = append(out.FollowUp, m.Text())
+	}
+	if op == nil {
+		r.queueUpdate([]string{}, []string{}) // as pi, also when nothing was queued
+	}
 	if op != nil {
 		s, f := op.rt.Control().ClearQueue()
 		for _, m := range s {
@@ -346,23 +387,68 @@ type rpcState struct {
 
 func (r *RPC) cmdGetState(_ context.Context, _ *rpcCommand) (any, error) {
 	r.mu.Lock()
-	cur, op, steering, followUp, next := r.cur, r.op, r.steering, r.followUp, len(r.next)
+	cur, op, steering, followUp, next, pending := r.cur, r.op, r.steering, r.followUp, len(r.next), r.pendingModel
 	r.mu.Unlock()
 	ctrl := cur.Runtime.Control()
 	m := modelObject(cur.Model)
+	if pending != nil {
+		m = modelObject(*pending)
+	}
 	return rpcState{Model: &m, Thinking: string(r.level()), Streaming: op != nil && !op.compact && !op.bash, Compacting: op != nil && op.compact,
 		SteeringMode: string(steering), FollowUpMode: string(followUp), SessionFile: cur.File,
-		SessionID: cur.Runtime.Session().Header().ID, SessionName: cur.Runtime.Name(), AutoCompaction: r.host.AutoCompaction(),
-		MessageCount: ctrl.MessageCount(), Pending: ctrl.Pending() + next}, nil
+		SessionID: cur.Runtime.Session().Header().ID, SessionName: cur.Runtime.Name(), AutoCompaction: r.autoCompaction(),
+		MessageCount: len(contextMessages(cur.Runtime.Path())), Pending: ctrl.Pending() + next}, nil
 }
 
+// cmdGetMessages answers pi's agent messages: the context of the
+// session's path as the next request would start from it (after a
+// compaction its summary, then the messages kept), the messages of a run
+// going on included once they ended.
 func (r *RPC) cmdGetMessages(_ context.Context, _ *rpcCommand) (any, error) {
 	cur, _ := r.current()
-	msgs := cur.Runtime.Messages()
-	if msgs == nil {
-		msgs = []ai.Message{}
+	return map[string]any{"messages": contextMessages(cur.Runtime.Path())}, nil
+}
+
+// contextMessages are the messages of path's context in pi's
+// AgentMessage shapes: a compaction or branch summary as pi's
+// compactionSummary or branchSummary message, a stored message as it is.
+func contextMessages(path []session.Entry) []ai.Message {
+	c := session.BuildContext(path, session.Budget{})
+	byID := make(map[string]*session.Entry, len(path))
+	for i := range path {
+		byID[path[i].ID] = &path[i]
 	}
-	return map[string]any{"messages": msgs}, nil
+	out := make([]ai.Message, 0, len(c.Messages))
+	for i, m := range c.Messages {
+		e := byID[c.Sources[i]]
+		switch {
+		case e == nil:
+			out = append(out, m)
+		case e.Type == session.TypeMessage && e.Message != nil:
+			out = append(out, *e.Message)
+		case e.Type == session.TypeCompaction:
+			out = append(out, summaryMessage("compactionSummary", e, map[string]any{"summary": e.Summary, "tokensBefore": e.TokensBefore}))
+		case e.Type == session.TypeBranchSummary:
+			out = append(out, summaryMessage("branchSummary", e, map[string]any{"summary": e.Summary, "fromId": e.FromID}))
+		default:
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// summaryMessage is pi's message of a summary entry, its timestamp the
+// entry's.
+func summaryMessage(role string, e *session.Entry, fields map[string]any) ai.Message {
+	m := ai.Message{Role: role, Extra: map[string]json.RawMessage{}}
+	for k, v := range fields {
+		b, _ := json.Marshal(v)
+		m.Extra[k] = b
+	}
+	if t, err := time.Parse(time.RFC3339Nano, e.Timestamp); err == nil {
+		m.Extra["timestamp"] = json.RawMessage(strconv.FormatInt(t.UnixMilli(), 10))
+	}
+	return m
 }
 
 func (r *RPC) cmdQueueMode(c *rpcCommand, followUp bool) (any, error) {
@@ -390,7 +476,7 @@ func (r *RPC) cmdQueueMode(c *rpcCommand, followUp bool) (any, error) {
 // compaction in the background) on the current Runtime, with a context
 // of its own that op.cancel ends, or answers busy while another holds it.
 func (r *RPC) startOp(op rpcOp) (*rpcOp, context.Context, error) {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(ai.WithRetryControl(context.Background(), &r.retry))
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.op != nil {
@@ -403,29 +489,51 @@ func (r *RPC) startOp(op rpcOp) (*rpcOp, context.Context, error) {
 }
 
 // cmdCompact summarises the session in the background (abort stops it)
-// and answers when the compaction entry is in the session.
+// and answers when the compaction entry is in the session. As pi, a run
+// going on is aborted first, and compaction_start and compaction_end
+// (reason manual) frame it.
 func (r *RPC) cmdCompact(_ context.Context, c *rpcCommand) (any, error) {
+	if op := r.busy(); op != nil && !op.compact && !op.bash {
+		r.abortOp()
+	}
 	op, ctx, err := r.startOp(rpcOp{compact: true})
 	if err != nil {
 		return nil, err
 	}
 	rt := op.rt
+	_, stream := r.current()
+	stream.write(loop.Event{Type: loop.CompactionStart, Compaction: &loop.CompactionInfo{Reason: "manual"}})
 	go func() {
 		defer close(op.done)
 		defer op.cancel()
-		e, err := rt.Compact(ctx, c.CustomInstructions)
+		e, usage, err := rt.CompactSpent(ctx, c.CustomInstructions)
+		end := &loop.CompactionInfo{Reason: "manual"}
+		after := 0
+		switch {
+		case err != nil && ctx.Err() != nil:
+			end.Aborted = true
+		case err != nil:
+			if errors.Is(err, session.ErrNothingToCompact) {
+				err = errors.New("nothing to compact yet: the session has no older conversation to summarise")
+			}
+			end.ErrorMessage = "Compaction failed: " + err.Error()
+		default:
+			after = session.BuildContext(rt.Path(), session.Budget{}).Tokens
+			end.Summary, end.FirstKeptEntryID, end.TokensBefore = e.Summary, e.FirstKeptEntryID, int(e.TokensBefore)
+			end.Details, end.Usage, end.EstimatedTokensAfter = e.Details, &usage, after
+		}
 		r.mu.Lock()
 		r.op = nil
 		next := r.next
 		r.next = nil
+		// Idle before compaction_end is written, as pi: a client that
+		// reads it may send the next command at once.
+		stream.write(loop.Event{Type: loop.CompactionEnd, Compaction: end})
 		if len(next) > 0 && ctx.Err() == nil {
 			r.launch(next)
 		}
 		r.mu.Unlock()
 		if err != nil {
-			if errors.Is(err, session.ErrNothingToCompact) {
-				err = errors.New("nothing to compact yet: the session has no older conversation to summarise")
-			}
 			r.reply(c.ID, "compact", nil, err)
 			return
 		}
@@ -438,8 +546,9 @@ func (r *RPC) cmdCompact(_ context.Context, c *rpcCommand) (any, error) {
 			FirstKept   string          `json:"firstKeptEntryId"`
 			Before      int64           `json:"tokensBefore"`
 			AfterApprox int             `json:"estimatedTokensAfter"`
+			Usage       ai.Usage        `json:"usage"`
 			Details     json.RawMessage `json:"details"`
-		}{e.Summary, e.FirstKeptEntryID, e.TokensBefore, session.BuildContext(rt.Path(), session.Budget{}).Tokens, details}, nil)
+		}{e.Summary, e.FirstKeptEntryID, e.TokensBefore, after, usage, details}, nil)
 	}()
 	return nil, errAnswered
 }
@@ -448,8 +557,17 @@ func (r *RPC) cmdAutoCompaction(_ context.Context, c *rpcCommand) (any, error) {
 	if c.Enabled == nil {
 		return nil, errors.New(`field "enabled" is required (true or false)`)
 	}
-	if r.busy() != nil {
-		return nil, errBusy
+	if op := r.busy(); op != nil {
+		if op.compact || op.bash {
+			return nil, errBusy
+		}
+		// As pi, answered at once; the run's Runtime keeps its setting
+		// until the run ends.
+		on := *c.Enabled
+		r.mu.Lock()
+		r.pendingAuto = &on
+		r.mu.Unlock()
+		return nil, nil
 	}
 	w := r.atLeaf()
 	w.Thinking = r.level()
@@ -461,15 +579,33 @@ func (r *RPC) cmdAutoCompaction(_ context.Context, c *rpcCommand) (any, error) {
 	return nil, nil
 }
 
+// autoCompaction is the setting, one asked for during the run included.
+func (r *RPC) autoCompaction() bool {
+	r.mu.Lock()
+	p := r.pendingAuto
+	r.mu.Unlock()
+	if p != nil {
+		return *p
+	}
+	return r.host.AutoCompaction()
+}
+
+// cmdAutoRetry switches automatic retries for the requests that fail
+// from now on.
 func (r *RPC) cmdAutoRetry(_ context.Context, c *rpcCommand) (any, error) {
 	if c.Enabled == nil {
 		return nil, errors.New(`field "enabled" is required (true or false)`)
 	}
-	return nil, errors.New("gopi retries a failed model request inside the run, as the settings' retry.maxAttempts says; it cannot be switched here")
+	r.retry.SetEnabled(*c.Enabled)
+	return nil, nil
 }
 
+// cmdAbortRetry cancels the wait before a pending retry: the request
+// fails with its last error (auto_retry_end says "Retry cancelled").
+// Without one pending it does nothing, as pi.
 func (r *RPC) cmdAbortRetry(_ context.Context, _ *rpcCommand) (any, error) {
-	return nil, errors.New("gopi retries a failed model request inside the run: send abort to end the run, retries and all")
+	r.retry.CancelWait()
+	return nil, nil
 }
 
 func (r *RPC) cmdStats(_ context.Context, _ *rpcCommand) (any, error) {
@@ -526,7 +662,8 @@ func (r *RPC) cmdStats(_ context.Context, _ *rpcCommand) (any, error) {
 		total.Cost.Total, nil}
 	if w := cur.Model.ContextWindow; w > 0 {
 		out.ContextUsage = &contextUsage{ContextWindow: w}
-		if n, ok := contextTokens(msgs); ok {
+		if n, ok := contextTokens(msgs); ok || len(msgs) == 0 {
+			// An empty session's context is 0 tokens, as pi says.
 			p := float64(n) * 100 / float64(w)
 			out.ContextUsage.Tokens, out.ContextUsage.Percent = &n, &p
 		}

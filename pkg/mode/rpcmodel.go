@@ -49,7 +49,7 @@ func modelObject(i ai.Info) rpcModel {
 	if name == "" {
 		name = i.ID
 	}
-	return rpcModel{ID: i.ID, Name: name, API: i.API, Provider: i.Provider, Reasoning: i.Reasoning, Input: input,
+	return rpcModel{ID: i.ID, Name: name, API: i.API, Provider: i.Provider, BaseURL: i.BaseURL, Reasoning: i.Reasoning, Input: input,
 		Cost: i.Prices, ContextWindow: i.ContextWindow, MaxTokens: i.MaxOutputTokens}
 }
 
@@ -85,6 +85,11 @@ func (r *RPC) cmdSetModel(_ context.Context, c *rpcCommand) (any, error) {
 func (r *RPC) cmdCycleModel(_ context.Context, _ *rpcCommand) (any, error) {
 	models := r.host.Models()
 	cur, _ := r.current()
+	r.mu.Lock()
+	if r.pendingModel != nil { // asked for during the run: cycle on from it
+		cur.Model = *r.pendingModel
+	}
+	r.mu.Unlock()
 	at := slices.IndexFunc(models, func(m ai.Info) bool { return m.Provider == cur.Model.Provider && m.ID == cur.Model.ID })
 	if len(models) == 0 || (len(models) == 1 && at == 0) {
 		return nullJSON, nil
@@ -113,9 +118,11 @@ func levels(m ai.Info) []ai.ThinkingLevel {
 	return []ai.ThinkingLevel{ai.ThinkingOff, ai.ThinkingMinimal, ai.ThinkingLow, ai.ThinkingMedium, ai.ThinkingHigh}
 }
 
+// setThinking switches to level, clamped to the model as pi clamps it;
+// thinking_level_changed says the level in use when it changed.
 func (r *RPC) setThinking(level ai.ThinkingLevel) error {
+	old := r.level()
 	r.mu.Lock()
-	old := r.thinking
 	r.thinking = level
 	r.mu.Unlock()
 	w := r.atLeaf()
@@ -126,7 +133,9 @@ func (r *RPC) setThinking(level ai.ThinkingLevel) error {
 		r.mu.Unlock()
 		return err
 	}
-	r.notice("thinking_level_changed", "level", string(level))
+	if now := r.level(); now != old {
+		r.notice("thinking_level_changed", "level", string(now))
+	}
 	return nil
 }
 

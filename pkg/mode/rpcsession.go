@@ -11,10 +11,20 @@ import (
 	"gopi/pkg/session"
 )
 
-// reopen asks the host for another Runtime while nothing is going on.
+// reopen asks the host for another Runtime. As pi: another session
+// (new, switched to, forked, cloned) ends what is going on first; a model
+// or thinking level asked for during a run is the run's from its end
+// (pending), said at once; while idle the switch is recorded at once.
 func (r *RPC) reopen(w Want) (Opened, error) {
-	if r.busy() != nil {
-		return Opened{}, errBusy
+	if op := r.busy(); op != nil {
+		switch {
+		case w.NewSession:
+			r.abortOp()
+		case op.compact || op.bash:
+			return Opened{}, errBusy
+		default:
+			return r.later(w)
+		}
 	}
 	if w.Thinking == "" {
 		w.Thinking = r.level()
@@ -24,7 +34,71 @@ func (r *RPC) reopen(w Want) (Opened, error) {
 		return Opened{}, err
 	}
 	r.swap(o)
+	if !w.NewSession {
+		if err := o.Runtime.RecordSettings(context.Background()); err != nil {
+			return o, err
+		}
+	}
 	return o, nil
+}
+
+// later keeps w for the end of the run going on; the Opened it returns
+// describes the model asked for.
+func (r *RPC) later(w Want) (Opened, error) {
+	cur, _ := r.current()
+	o := Opened{Runtime: cur.Runtime, Model: cur.Model, File: cur.File, Thinking: w.Thinking}
+	if w.Model != "" {
+		found := false
+		for _, m := range r.host.Models() {
+			if m.Provider+"/"+m.ID == w.Model {
+				o.Model, found = m, true
+				break
+			}
+		}
+		if !found {
+			return Opened{}, fmt.Errorf("Model not found: %s", w.Model)
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.pending == nil {
+		r.pending = &Want{}
+	}
+	if w.Model != "" {
+		r.pending.Model = w.Model
+		m := o.Model
+		r.pendingModel = &m
+	} else if r.pendingModel != nil {
+		o.Model = *r.pendingModel
+	}
+	if w.Thinking != "" {
+		r.pending.Thinking = w.Thinking
+	}
+	if !o.Model.Reasoning && o.Thinking != "" {
+		o.Thinking = ai.ThinkingOff
+	}
+	if o.Thinking != "" {
+		r.thinking = o.Thinking
+	}
+	return o, nil
+}
+
+// abortOp ends the run, compaction or bash command going on and waits
+// for it; queued prompts are dropped.
+func (r *RPC) abortOp() {
+	r.mu.Lock()
+	op := r.op
+	r.next = nil
+	r.mu.Unlock()
+	if op != nil {
+		// As abort: a client that stopped reading does not keep the
+		// run from ending.
+		r.bound(true)
+		op.cancel()
+		op.rt.Control().Abort()
+		<-op.done
+		r.bound(false)
+	}
 }
 
 // atLeaf is a Want for the current session at its current leaf.
@@ -34,10 +108,11 @@ func (r *RPC) atLeaf() Want {
 }
 
 func (r *RPC) cmdNewSession(_ context.Context, c *rpcCommand) (any, error) {
+	w := Want{NewSession: true}
 	if c.ParentSession != nil {
-		return nil, errors.New("parentSession: gopi does not record a parent for a new session; send new_session without it")
+		w.Parent = *c.ParentSession
 	}
-	if _, err := r.reopen(Want{NewSession: true}); err != nil {
+	if _, err := r.reopen(w); err != nil {
 		return nil, err
 	}
 	return notCancelled, nil
@@ -214,7 +289,7 @@ func (r *RPC) cmdLastText(_ context.Context, _ *rpcCommand) (any, error) {
 	return map[string]any{"text": nil}, nil
 }
 
-// cmdSetName records the name once what is going on has ended.
+// cmdSetName records the name at once, also during a run, as pi does.
 func (r *RPC) cmdSetName(_ context.Context, c *rpcCommand) (any, error) {
 	name, err := need(c.Name, "name")
 	if err != nil {
@@ -225,17 +300,11 @@ func (r *RPC) cmdSetName(_ context.Context, c *rpcCommand) (any, error) {
 		return nil, errors.New("Session name cannot be empty")
 	}
 	cur, _ := r.current()
-	r.bg.Add(1)
-	go func() {
-		defer r.bg.Done()
-		if _, err := cur.Runtime.SetName(context.Background(), name); err != nil {
-			r.reply(c.ID, "set_session_name", nil, err)
-			return
-		}
-		r.notice("session_info_changed", "name", name)
-		r.reply(c.ID, "set_session_name", nil, nil)
-	}()
-	return nil, errAnswered
+	if _, err := cur.Runtime.SetName(context.Background(), name); err != nil {
+		return nil, err
+	}
+	r.notice("session_info_changed", "name", name)
+	return nil, nil
 }
 
 func (r *RPC) cmdCommands(_ context.Context, _ *rpcCommand) (any, error) {

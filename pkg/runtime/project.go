@@ -294,14 +294,20 @@ func (p *projector) compact(ctx context.Context, transcript []ai.Message, reason
 // before it; it fails with session.ErrNothingToCompact when there is
 // nothing old enough to summarise.
 func (r *Runtime) Compact(ctx context.Context, focus string) (session.Entry, error) {
+	entry, _, err := r.CompactSpent(ctx, focus)
+	return entry, err
+}
+
+// CompactSpent is Compact that also returns what the summary requests
+// spent (pi's compact answer carries it).
+func (r *Runtime) CompactSpent(ctx context.Context, focus string) (session.Entry, ai.Usage, error) {
 	prev, done, err := r.accept()
 	if err != nil {
-		return session.Entry{}, err
+		return session.Entry{}, ai.Usage{}, err
 	}
 	defer close(done)
 	<-prev
-	entry, _, err := r.compactPath(ctx, focus, "manual")
-	return entry, err
+	return r.compactPath(ctx, focus, "manual")
 }
 
 // compactPath compacts the persisted path and appends the entry. A

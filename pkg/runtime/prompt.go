@@ -190,6 +190,19 @@ func (r *Runtime) recordSettings() error {
 	return nil
 }
 
+// RecordSettings writes at once, once the operations accepted before it
+// ended, the model_change and thinking_level_change entries the path
+// lacks for the Runtime's model and level (pi records a model or level
+// switch when it is made; a prompt would write them first otherwise).
+func (r *Runtime) RecordSettings(ctx context.Context) error {
+	done, err := r.awaitTurn(ctx)
+	if err != nil {
+		return err
+	}
+	defer close(done)
+	return r.recordSettings()
+}
+
 // pathName is the name the newest session_info entry on path gives.
 func pathName(path []session.Entry) string {
 	for i := len(path) - 1; i >= 0; i-- {
@@ -327,16 +340,19 @@ func (r *Runtime) awaitTurn(ctx context.Context) (done chan struct{}, err error)
 	}
 }
 
-// SetName records name as a session_info entry (pi's session name) once
-// the operations accepted before it ended; the entry is in the store when
-// it returns.
+// SetName records name as a session_info entry (pi's session name) under
+// the current leaf at once, as pi does, also while a run or compaction is
+// going on (the run's next entry follows it); the entry is in the store
+// when it returns.
 func (r *Runtime) SetName(ctx context.Context, name string) (session.Entry, error) {
-	done, err := r.awaitTurn(ctx)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return session.Entry{}, err
 	}
-	defer close(done)
 	r.mu.Lock()
+	if r.disposed {
+		r.mu.Unlock()
+		return session.Entry{}, ErrDisposed
+	}
 	r.named = true // a configured name no longer overrides this one
 	r.mu.Unlock()
 	return r.appendEntry(session.SessionInfoEntry("", name), false)

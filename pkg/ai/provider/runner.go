@@ -69,7 +69,9 @@ func (r Runner) run(ctx context.Context, attempt Attempt, y func(ai.Event) bool,
 			return
 		}
 		err = r.settle(ctx, err)
+		ctl := ai.RetryControlFrom(ctx)
 		delay, retry := next(p, n, r.now().Sub(began), err)
+		retry = retry && ctl.Enabled()
 		limit = attempts(p, err)
 		if !retry {
 			if n > 1 && !y(retryEnd(n, limit, false, err.Error())) {
@@ -79,10 +81,27 @@ func (r Runner) run(ctx context.Context, attempt Attempt, y func(ai.Event) bool,
 			return
 		}
 		info := &ai.RetryInfo{Attempt: n, MaxAttempts: limit, Delay: delay, ErrorMessage: err.Error(), Usage: b.Usage()}
+		// The wait is open to CancelWait before retry_start is told.
+		cancelled, waited := ctl.Wait()
 		if !y(ai.Event{Type: ai.EventRetryStart, Retry: info}) {
+			waited()
 			return
 		}
-		if serr := r.sleep(ctx, delay); serr != nil {
+		serr := r.sleepUnless(ctx, delay, cancelled)
+		waited()
+		if errors.Is(serr, ai.ErrRetryCancelled) {
+			// Cancelled by the user: the request fails with the last
+			// attempt's error, as pi's abort_retry leaves it.
+			if !y(retryEnd(n+1, limit, false, serr.Error())) {
+				return
+			}
+			fb := ai.NewBuilder(r.Info, r.now().UnixMilli(), y)
+			if fb.Start() {
+				fb.Fail(ctx, err)
+			}
+			return
+		}
+		if serr != nil {
 			cerr := r.settle(ctx, serr)
 			if !y(retryEnd(n, limit, false, cerr.Error())) {
 				return
@@ -208,6 +227,36 @@ func (r Runner) now() time.Time {
 		return r.Now()
 	}
 	return time.Now()
+}
+
+// sleepUnless waits for d; a close of cancelled ends the wait with
+// ai.ErrRetryCancelled.
+func (r Runner) sleepUnless(ctx context.Context, d time.Duration, cancelled <-chan struct{}) error {
+	if cancelled == nil {
+		return r.sleep(ctx, d)
+	}
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		select {
+		case <-cancelled:
+			stop()
+		case <-sctx.Done():
+		}
+	}()
+	err := r.sleep(sctx, d)
+	stop()
+	<-watched
+	select {
+	case <-cancelled:
+		if ctx.Err() == nil {
+			return ai.ErrRetryCancelled
+		}
+	default:
+	}
+	return err
 }
 
 func (r Runner) sleep(ctx context.Context, d time.Duration) error {
