@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -50,7 +52,6 @@ type otelcol struct {
 	port     int
 	cmd      *exec.Cmd
 	done     chan struct{}
-	log      bytes.Buffer
 	frozen   bool
 }
 
@@ -105,7 +106,14 @@ func cmdOTelCol(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Check(err)
 			c.bin = bin
 		}
-		ts.Check(c.start(ts))
+		first := c.port == 0
+		err := c.start(ts)
+		// the port picked was taken before the collector bound it: pick another
+		for try := 0; first && err == errPortTaken && try < 3; try++ {
+			c.port = 0
+			err = c.start(ts)
+		}
+		ts.Check(err)
 	case "stop":
 		ts.Check(c.stop())
 	case "freeze":
@@ -155,6 +163,8 @@ func setupOTelCol(env *testscript.Env) {
 	})
 }
 
+var errPortTaken = errors.New("otelcol: the port is taken")
+
 func (c *otelcol) start(ts *testscript.TestScript) error {
 	if c.cmd != nil {
 		return fmt.Errorf("otelcol: already running")
@@ -176,9 +186,13 @@ func (c *otelcol) start(ts *testscript.TestScript) error {
 	if err := os.WriteFile(config, []byte(text), 0o644); err != nil {
 		return err
 	}
-	c.log.Reset()
+	log, err := os.Create(filepath.Join(c.dir, "log"))
+	if err != nil {
+		return err
+	}
+	defer log.Close()
 	cmd := exec.Command(c.bin, "--config", "file:"+config)
-	cmd.Stdout, cmd.Stderr = &c.log, &c.log
+	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		return err
 	}
@@ -190,7 +204,10 @@ func (c *otelcol) start(ts *testscript.TestScript) error {
 		select {
 		case <-c.done:
 			c.cmd = nil
-			return fmt.Errorf("otelcol: the collector exited at start: %s\n%s", cmd.ProcessState, c.log.String())
+			if strings.Contains(c.logText(), "address already in use") {
+				return errPortTaken
+			}
+			return fmt.Errorf("otelcol: the collector exited at start: %s\n%s", cmd.ProcessState, c.logText())
 		default:
 		}
 		conn, err := net.DialTimeout("tcp", addr, time.Second)
@@ -199,7 +216,7 @@ func (c *otelcol) start(ts *testscript.TestScript) error {
 			break
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("otelcol: the collector does not listen on %s after %v:\n%s", addr, waitLimit, c.log.String())
+			return fmt.Errorf("otelcol: the collector does not listen on %s after %v:\n%s", addr, waitLimit, c.logText())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -223,8 +240,14 @@ func (c *otelcol) stop() error {
 	case <-time.After(waitLimit):
 		_ = c.cmd.Process.Kill()
 		<-c.done
-		return fmt.Errorf("otelcol: the collector did not stop within %v:\n%s", waitLimit, c.log.String())
+		return fmt.Errorf("otelcol: the collector did not stop within %v:\n%s", waitLimit, c.logText())
 	}
 	c.cmd = nil
 	return nil
+}
+
+// logText is what the collector said on stdout and stderr.
+func (c *otelcol) logText() string {
+	b, _ := os.ReadFile(filepath.Join(c.dir, "log"))
+	return string(b)
 }
