@@ -74,6 +74,7 @@ func setupScript(env *testscript.Env) error {
 	env.Setenv("GOPI_HOME", gopiHome)
 	env.Setenv("ANTHROPIC_URL", p.srv.URL)
 	env.Setenv("OPENAI_URL", p.srv.URL+"/v1")
+	setupOTelCol(env)
 	if err := setupPi(env); err != nil {
 		return err
 	}

@@ -57,6 +57,7 @@ const waitLimit = 20 * time.Second
 //	                            play RPC commands to PROG, its records to OUT (rpcscript_test.go)
 //	rpcwait NAME                wait for an rpc -bg
 //	rpcpi PI GOPI               gopi's rpc transcript has pi 1.6's responses and events (rpcpi_test.go)
+//	otlp, otelcol               a loopback OTLP receiver, the real collector (otlp_test.go, otelcol_test.go)
 //	schemacheck FILE            every JSON line of FILE (or stdout) is valid against
 //	                            docs/schema/output.schema.json (scriptschema_test.go)
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -90,7 +91,8 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"rpcclient":    cmdRPCClient,
 	"acpcompare":   cmdACPCompare,
 	"bashdeltas":   cmdBashDeltas,
-	"otlp":         cmdOTLP, // otlp_test.go
+	"otlp":         cmdOTLP,    // otlp_test.go
+	"otelcol":      cmdOTelCol, // otelcol_test.go
 }
 
 func provider(ts *testscript.TestScript) *fakeProvider {
