@@ -27,6 +27,8 @@ import (
 //	text WORDS...          an answer (stop reason end_turn / stop)
 //	cut WORDS...           an answer cut at the output limit (Anthropic's max_tokens only)
 //	tool NAME JSON         one tool call with JSON arguments
+//	tools NAME JSON ;; NAME JSON...   several tool calls in one answer (Anthropic's
+//	                       wire only; ids toolu_fakeN_1, _2...)
 //	status CODE            an error status with the vendor's error body
 //	slow WORDS...          starts an answer, then sends nothing until the client goes away
 //	hold                   answers nothing, not even headers, until the client goes away
@@ -76,7 +78,7 @@ func (p *fakeProvider) load(data string) error {
 		_, _, rest := replyGate(line)
 		kind, _, _ := strings.Cut(rest, " ")
 		switch kind {
-		case "text", "cut", "tool", "status", "slow", "hold", "midstream", "ollamatools", "replay":
+		case "text", "cut", "tool", "tools", "status", "slow", "hold", "midstream", "ollamatools", "replay":
 		default:
 			return fmt.Errorf("reply line %d: unknown kind %q", i+1, kind)
 		}
@@ -236,6 +238,8 @@ func (p *fakeProvider) reply(w http.ResponseWriter, r *http.Request, wire wireFo
 	case "tool":
 		name, args, _ := strings.Cut(rest, " ")
 		wire.tool(bw, id, model, name, strings.TrimSpace(args))
+	case "tools":
+		anthropicTools(bw, id, model, rest)
 	case "slow":
 		wire.start(bw, id, model, rest)
 		flush()
@@ -444,4 +448,16 @@ func firstUserText(body []byte) string {
 		return b.String()
 	}
 	return ""
+}
+
+// anthropicTools sends one answer with several tool calls: "NAME JSON ;; NAME JSON".
+func anthropicTools(w io.Writer, id, model, calls string) {
+	anthropicEvent(w, "message_start", anthropicMessageStart(id, model))
+	for i, c := range strings.Split(calls, ";;") {
+		name, args, _ := strings.Cut(strings.TrimSpace(c), " ")
+		anthropicEvent(w, "content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"tool_use","id":"toolu_%s_%d","name":%s,"input":{}}}`, i, id, i+1, jsonString(name)))
+		anthropicEvent(w, "content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":%s}}`, i, jsonString(strings.TrimSpace(args))))
+		anthropicEvent(w, "content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, i))
+	}
+	anthropicEnd(w, "tool_use", 12)
 }
