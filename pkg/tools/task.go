@@ -100,6 +100,9 @@ func (t *taskTool) Run(ctx context.Context, call Call) (Result, error) {
 			return ErrorResult(fmt.Sprintf("Unknown agent %q: choose one the tool lists, or omit agent.", args.Agent)), nil
 		}
 	}
+	if ctx.Err() != nil {
+		return ErrorResult("Task not started: the run was cancelled."), nil
+	}
 	select {
 	case t.slots <- struct{}{}:
 	case <-ctx.Done():
