@@ -126,6 +126,9 @@ func newChatHost(ctx context.Context, sys *System, c *cobra.Command, o *chatOpti
 	// As in run: a new session's model is chosen before anything touches
 	// the disk; a resumed one falls back to the model it last used.
 	set := s.assembly(&o.runOptions, ms, cat.SystemPrompt(), nil)
+	if set.Subagents, set.Tools, err = readSubagents(s.cfg, cat, set.Tools, o.excludeTools); err != nil {
+		return nil, err
+	}
 	set.MoreTools = mcpTools(ctx, sys, s)
 	a, err := assemble.New(set, sys.env())
 	if err != nil {
