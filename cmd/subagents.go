@@ -41,5 +41,12 @@ func readSubagents(c *settings, cat *resources.Catalog, toolSel []string, exclud
 		!slices.ContainsFunc(exclude, func(e string) bool { return matchTool(e, tools.TaskName) }) {
 		toolSel = append(slices.Clone(toolSel), tools.TaskName)
 	}
+	// A general child's prompt: the parent's tools, task only when it may
+	// delegate again; no output schema.
+	childTools := toolSel
+	if out.MaxDepth <= 1 {
+		childTools = slices.DeleteFunc(slices.Clone(toolSel), func(n string) bool { return n == tools.TaskName })
+	}
+	out.SystemPrompt = cat.SystemPromptFor(childTools)
 	return out, toolSel, nil
 }

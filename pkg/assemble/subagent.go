@@ -28,6 +28,10 @@ type SubagentSettings struct {
 	MaxDepth int
 	// Agents are the defined agents the model may choose.
 	Agents []resources.Agent
+	// SystemPrompt is a general child's system prompt: the parent's
+	// without what only the parent's answer needs (an output schema);
+	// "" for the parent's.
+	SystemPrompt string
 }
 
 func (s SubagentSettings) maxDepth() int {
@@ -95,6 +99,9 @@ func (a *Assembly) taskTool(store session.Store) tools.Tool {
 func (a *Assembly) runChild(ctx context.Context, parentStore session.Store, parentFile string, call tools.Call, args tools.TaskArgs) (tools.Result, error) {
 	s := a.s // a copy: the child's settings
 	s.OutputSchema = nil
+	if s.Subagents.SystemPrompt != "" {
+		s.SystemPrompt = s.Subagents.SystemPrompt
+	}
 	s.Session = SessionSettings{None: a.s.Session.None, NoSync: a.s.Session.NoSync}
 	if parentFile != "" {
 		s.Session.Dir = filepath.Dir(parentFile)
