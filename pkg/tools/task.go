@@ -112,5 +112,24 @@ func (t *taskTool) Run(ctx context.Context, call Call) (Result, error) {
 	if t.run == nil {
 		return ErrorResult("Sub-agents are not available in this run."), nil
 	}
-	return t.run(ctx, call, args)
+	res, err := t.run(ctx, call, args)
+	return boundAnswer(res), err
+}
+
+// boundAnswer bounds the child's answer as every tool result is bounded
+// (DefaultMaxLines, DefaultMaxBytes), saying where the rest is.
+func boundAnswer(res Result) Result {
+	for i, c := range res.Content {
+		if c.Type != ai.TypeText {
+			continue
+		}
+		tr := truncateHead(c.Text, DefaultMaxLines, DefaultMaxBytes)
+		if !tr.Truncated {
+			continue
+		}
+		res.Content = append([]ai.Content(nil), res.Content...)
+		res.Content[i] = ai.TextContent(fmt.Sprintf("%s\n\n[The sub-agent's answer was cut to %d of its %d lines (%s of %s); the whole answer is the last entry of its session.]",
+			tr.Content, tr.OutputLines, tr.TotalLines, formatSize(tr.OutputBytes), formatSize(tr.TotalBytes)))
+	}
+	return res
 }

@@ -89,3 +89,19 @@ func TestTaskWaitEndsWithTheRun(t *testing.T) {
 		t.Fatalf("%+v: want a result saying the run was cancelled", res)
 	}
 }
+
+// A child's answer is bounded like every tool result, saying where the
+// rest is.
+func TestTaskBoundsTheAnswer(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("line\n", DefaultMaxLines+500)
+	task := NewTask(TaskOptions{Run: func(ctx context.Context, call Call, args TaskArgs) (Result, error) { return TextResult(long), nil }})
+	res, err := task.Run(t.Context(), Call{Args: json.RawMessage(`{"description":"d","prompt":"p"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Content[0].Text
+	if n := strings.Count(text, "line\n"); n != DefaultMaxLines || !strings.Contains(text, "cut to 2000 of its 2501 lines") {
+		t.Fatalf("%d lines kept, note %q", n, text[len(text)-150:])
+	}
+}
