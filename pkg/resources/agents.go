@@ -3,7 +3,10 @@ package resources
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"gopi/pkg/ai"
 )
 
 // KindAgent is a sub-agent's definition: NAME.md in an agents folder.
@@ -126,6 +129,13 @@ func parseAgent(text, defaultName string) (Agent, error) {
 	}
 	if a.Thinking, err = fm.str("thinking"); err != nil {
 		return Agent{}, err
+	}
+	if a.Thinking != "" && !slices.Contains(ai.ThinkingLevels, ai.ThinkingLevel(a.Thinking)) {
+		levels := make([]string, len(ai.ThinkingLevels))
+		for i, l := range ai.ThinkingLevels {
+			levels[i] = string(l)
+		}
+		return Agent{}, fmt.Errorf("frontmatter field \"thinking\" is %q: use one of %s", a.Thinking, strings.Join(levels, ", "))
 	}
 	switch n := fm["maxSteps"].(type) {
 	case nil:

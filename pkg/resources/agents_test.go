@@ -24,9 +24,10 @@ func TestParseAgent(t *testing.T) {
 	}
 	for text, want := range map[string]string{
 		"just a body": "no description",
-		"---\ndescription: d\nmaxSteps: 0\n---\n":    "maxSteps",
-		"---\ndescription: d\ntools: 3\n---\n":       "tools",
-		"---\nname: Bad Name\ndescription: d\n---\n": "lowercase",
+		"---\ndescription: d\nmaxSteps: 0\n---\n":     "maxSteps",
+		"---\ndescription: d\ntools: 3\n---\n":        "tools",
+		"---\nname: Bad Name\ndescription: d\n---\n":  "lowercase",
+		"---\ndescription: d\nthinking: ultra\n---\n": "use one of off, minimal",
 	} {
 		if _, err := parseAgent(text, "f"); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want an error naming %s", text, err, want)
