@@ -129,6 +129,9 @@ func newChatHost(ctx context.Context, sys *System, c *cobra.Command, o *chatOpti
 	if set.Subagents, set.Tools, err = readSubagents(s.cfg, cat, set.Tools, o.excludeTools); err != nil {
 		return nil, err
 	}
+	if len(set.Tools) != len(s.tools) { // defined agents offer task: the prompt says so
+		set.SystemPrompt = cat.SystemPromptFor(set.Tools)
+	}
 	set.MoreTools = mcpTools(ctx, sys, s)
 	a, err := assemble.New(set, sys.env())
 	if err != nil {
