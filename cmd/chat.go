@@ -130,6 +130,12 @@ func newChatHost(ctx context.Context, sys *System, c *cobra.Command, o *chatOpti
 	// As in run: a new session's model is chosen before anything touches
 	// the disk; a resumed one falls back to the model it last used.
 	set := s.assembly(&o.runOptions, ms, cat.SystemPrompt(), nil)
+	if set.Subagents, set.Tools, err = readSubagents(s.cfg, cat, set.Tools, o.excludeTools); err != nil {
+		return nil, err
+	}
+	if len(set.Tools) != len(s.tools) { // defined agents offer task: the prompt says so
+		set.SystemPrompt = cat.SystemPromptFor(set.Tools)
+	}
 	// As pi's chat and rpc: --session on a session with entries continues
 	// from its newest one (gopi run asks for --leaf or -c).
 	set.Session.Newest = true

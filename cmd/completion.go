@@ -201,7 +201,7 @@ func completeToolList(typed string, signs bool) []cobra.Completion {
 		sign, part = part[:1], part[1:]
 	}
 	var out []cobra.Completion
-	for _, name := range tools.AllNames {
+	for _, name := range append(slices.Clone(tools.AllNames), tools.TaskName) {
 		if strings.HasPrefix(name, part) && !slices.Contains(have, sign+name) {
 			out = append(out, head+sign+name)
 		}

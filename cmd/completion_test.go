@@ -69,17 +69,17 @@ func TestCompleteToolsAfterTheLastComma(t *testing.T) {
 		typed string
 		want  []string
 	}{
-		{"", []string{"read", "write", "edit", "bash", "grep", "find", "ls"}},
+		{"", []string{"read", "write", "edit", "bash", "grep", "find", "ls", "task"}},
 		{"b", []string{"bash"}},
 		{"read,b", []string{"read,bash"}},
-		{"read,", []string{"read,write", "read,edit", "read,bash", "read,grep", "read,find", "read,ls"}},
+		{"read,", []string{"read,write", "read,edit", "read,bash", "read,grep", "read,find", "read,ls", "read,task"}},
 		{"read,grep,f", []string{"read,grep,find"}},
 		{"read,grep,g", nil}, // grep is in the list already
 	}
 	signed := []struct { // only --tools takes +name and -name
 		typed string
 		want  []string
-	}{{"+g", []string{"+grep"}}, {"+grep,-w", []string{"+grep,-write"}}}
+	}{{"+g", []string{"+grep"}}, {"+grep,-w", []string{"+grep,-write"}}, {"+t", []string{"+task"}}}
 	for _, flag := range []string{"--tools", "--exclude-tools"} {
 		all := cases
 		if flag == "--tools" {

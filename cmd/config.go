@@ -267,6 +267,7 @@ var settingTypes = map[string]struct {
 	"compaction":         {kindObject, `give an object, e.g. {"enabled": false} or {"reserveTokens": 16384, "keepRecentTokens": 20000}`},
 	"sandbox":            {kindObject, `give an object, e.g. {"mode": "workspace-write", "network": false, "allowGit": false}`},
 	"permissions":        {kindObject, `give an object, e.g. {"allow": ["Bash(git *)"], "deny": ["Read(/etc/**)"]}`},
+	"subagents":          {kindObject, `give an object, e.g. {"maxConcurrency": 4, "maxDepth": 1}`},
 	"telemetry":          {kindObject, `give an object, e.g. {"endpoint": "http://localhost:4318", "protocol": "http/json"}`},
 }
 

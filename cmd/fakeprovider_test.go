@@ -27,6 +27,8 @@ import (
 //	text WORDS...          an answer (stop reason end_turn / stop)
 //	cut WORDS...           an answer cut at the output limit (Anthropic's max_tokens only)
 //	tool NAME JSON         one tool call with JSON arguments
+//	tools NAME JSON ;; NAME JSON...   several tool calls in one answer (Anthropic's
+//	                       wire only; ids toolu_fakeN_1, _2...)
 //	status CODE            an error status with the vendor's error body
 //	slow WORDS...          starts an answer, then sends nothing until the client goes away
 //	hold                   answers nothing, not even headers, until the client goes away
@@ -34,6 +36,16 @@ import (
 //	ollamatools NAME ARGS ;; NAME ARGS...   parallel calls as Ollama sends them (fakeollama_test.go)
 //	replay FILE            the bytes of a recorded stream, FILE relative to the
 //	                       module root (the adapters' testdata), as text/event-stream
+//
+// Two prefixes choose and time a reply, for runs whose requests interleave
+// (sub-agents):
+//
+//	match WORD REPLY       serves only a request whose first user message
+//	                       holds WORD; a request takes the first reply, in
+//	                       file order, that it matches (one without match
+//	                       matches any request)
+//	after N REPLY          answers once N requests were received (at most
+//	                       10s; then a 500), so N requests are open at once
 type fakeProvider struct {
 	srv *httptest.Server
 	dir string // where requests are written
@@ -41,6 +53,7 @@ type fakeProvider struct {
 	mu       sync.Mutex
 	replies  []string
 	received int
+	arrived  chan struct{} // closed and replaced when received grows
 	answered int           // replies fully sent, or slow ones started
 	changed  chan struct{} // closed and replaced when answered grows
 	// answerModel, when set, is the model the answers name instead of
@@ -49,7 +62,7 @@ type fakeProvider struct {
 }
 
 func newFakeProvider(dir string) *fakeProvider {
-	p := &fakeProvider{dir: dir, changed: make(chan struct{})}
+	p := &fakeProvider{dir: dir, changed: make(chan struct{}), arrived: make(chan struct{})}
 	p.srv = httptest.NewServer(http.HandlerFunc(p.serve))
 	return p
 }
@@ -62,9 +75,10 @@ func (p *fakeProvider) load(data string) error {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		kind, _, _ := strings.Cut(line, " ")
+		_, _, rest := replyGate(line)
+		kind, _, _ := strings.Cut(rest, " ")
 		switch kind {
-		case "text", "cut", "tool", "status", "slow", "hold", "midstream", "ollamatools", "replay":
+		case "text", "cut", "tool", "tools", "status", "slow", "hold", "midstream", "ollamatools", "replay":
 		default:
 			return fmt.Errorf("reply line %d: unknown kind %q", i+1, kind)
 		}
@@ -115,9 +129,20 @@ func (p *fakeProvider) serve(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	p.received++
 	n := p.received
-	reply := ""
-	if len(p.replies) > 0 {
-		reply, p.replies = p.replies[0], p.replies[1:]
+	close(p.arrived)
+	p.arrived = make(chan struct{})
+	reply, after := "", 0
+	first := firstUserText(body)
+	for i, line := range p.replies {
+		word, n, rest := replyGate(line)
+		if word == "" || strings.Contains(first, word) {
+			reply, after = rest, n
+			p.replies = append(p.replies[:i:i], p.replies[i+1:]...)
+			break
+		}
+	}
+	if after > n && !p.receivedMore(after, r) {
+		reply = "status 500" // the requests it waited for never came
 	}
 	p.mu.Unlock()
 	p.record(n, r, body)
@@ -213,6 +238,8 @@ func (p *fakeProvider) reply(w http.ResponseWriter, r *http.Request, wire wireFo
 	case "tool":
 		name, args, _ := strings.Cut(rest, " ")
 		wire.tool(bw, id, model, name, strings.TrimSpace(args))
+	case "tools":
+		anthropicTools(bw, id, model, rest)
 	case "slow":
 		wire.start(bw, id, model, rest)
 		flush()
@@ -348,4 +375,89 @@ func openaiEnd(w io.Writer, id, model, finish string, out int) {
 	openaiChunk(w, id, model, `{}`, jsonString(finish))
 	fmt.Fprintf(w, `data: {"id":"chatcmpl-%s","object":"chat.completion.chunk","created":1752000000,"model":%s,"choices":[],"usage":{"prompt_tokens":100,"completion_tokens":%d,"total_tokens":%d,"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}}`+"\n\n", id, jsonString(model), out, 100+out)
 	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// replyGate splits a reply line's match and after prefixes from the reply.
+func replyGate(line string) (word string, after int, reply string) {
+	for {
+		kind, rest, _ := strings.Cut(line, " ")
+		switch kind {
+		case "match":
+			word, line, _ = strings.Cut(strings.TrimSpace(rest), " ")
+		case "after":
+			var num string
+			num, line, _ = strings.Cut(strings.TrimSpace(rest), " ")
+			after, _ = strconv.Atoi(num)
+		default:
+			return word, after, line
+		}
+		line = strings.TrimSpace(line)
+	}
+}
+
+// receivedMore waits, with p.mu held (released while it waits), until
+// n requests were received, at most 10s.
+func (p *fakeProvider) receivedMore(n int, r *http.Request) bool {
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
+	for p.received < n {
+		ch := p.arrived
+		p.mu.Unlock()
+		select {
+		case <-ch:
+		case <-deadline.C:
+			p.mu.Lock()
+			return false
+		case <-r.Context().Done():
+			p.mu.Lock()
+			return false
+		}
+		p.mu.Lock()
+	}
+	return true
+}
+
+// firstUserText is the text of the first user message of a request body
+// (Anthropic's messages, OpenAI's messages or the Responses API's input).
+func firstUserText(body []byte) string {
+	var req struct {
+		Messages []json.RawMessage `json:"messages"`
+		Input    []json.RawMessage `json:"input"`
+	}
+	_ = json.Unmarshal(body, &req)
+	for _, raw := range append(req.Messages, req.Input...) {
+		var m struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		}
+		if json.Unmarshal(raw, &m) != nil || m.Role != "user" {
+			continue
+		}
+		var text string
+		if json.Unmarshal(m.Content, &text) == nil {
+			return text
+		}
+		var blocks []struct {
+			Text string `json:"text"`
+		}
+		_ = json.Unmarshal(m.Content, &blocks)
+		var b strings.Builder
+		for _, bl := range blocks {
+			b.WriteString(bl.Text)
+		}
+		return b.String()
+	}
+	return ""
+}
+
+// anthropicTools sends one answer with several tool calls: "NAME JSON ;; NAME JSON".
+func anthropicTools(w io.Writer, id, model, calls string) {
+	anthropicEvent(w, "message_start", anthropicMessageStart(id, model))
+	for i, c := range strings.Split(calls, ";;") {
+		name, args, _ := strings.Cut(strings.TrimSpace(c), " ")
+		anthropicEvent(w, "content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"tool_use","id":"toolu_%s_%d","name":%s,"input":{}}}`, i, id, i+1, jsonString(name)))
+		anthropicEvent(w, "content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":%s}}`, i, jsonString(strings.TrimSpace(args))))
+		anthropicEvent(w, "content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, i))
+	}
+	anthropicEnd(w, "tool_use", 12)
 }

@@ -102,6 +102,12 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 		return nil, err
 	}
 	set := s.assembly(o, ms, withSchema(cat.SystemPrompt(), p.schema), schemaJSON(p.schema))
+	if set.Subagents, set.Tools, err = readSubagents(s.cfg, cat, set.Tools, o.excludeTools); err != nil {
+		return nil, err
+	}
+	if len(set.Tools) != len(s.tools) { // defined agents offer task: the prompt says so
+		set.SystemPrompt = withSchema(cat.SystemPromptFor(set.Tools), p.schema)
+	}
 	sys.waitTrapped() // before MCP servers start and stdin is read
 	set.MoreTools = mcpTools(p.ctx, sys, s)
 	a, err := assemble.New(set, sys.env())

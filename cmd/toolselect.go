@@ -44,7 +44,8 @@ func toolNames(cfg *settings, noTools bool, exclude []string) ([]string, error) 
 	}
 	// Custom tools from settings are tools like the built-in ones, and
 	// offered by default beside gopi's default set.
-	all := append(slices.Clone(tools.AllNames), cfg.customToolNames()...)
+	all := append(slices.Clone(tools.AllNames), tools.TaskName)
+	all = append(all, cfg.customToolNames()...)
 	defaults := append(slices.Clone(tools.DefaultNames), cfg.customToolNames()...)
 	sel := slices.Clone(defaults)
 	for _, l := range layers {

@@ -129,6 +129,8 @@ type Settings struct {
 	// its error stops the build and keeps its class.
 	MoreTools func(env tools.Env, reg *tools.Registry) error
 	Session   SessionSettings
+	// Subagents configure the task tool's child runs.
+	Subagents SubagentSettings
 	// Origin names where a setting came from, for messages ("--max-budget-usd");
 	// nil names the settings key.
 	Origin func(key string) string
@@ -169,6 +171,9 @@ type Assembly struct {
 	compaction *runtime.Compaction
 	// compactor is the compaction model, once resolved (compactionModel).
 	compactor *resolvedCompactor
+	// parent is what a child run's Assembly knows of its parent (the
+	// task tool); zero for a top-level one.
+	parent childOf
 }
 
 // New checks the settings and, for a new session, chooses the model:
@@ -462,6 +467,9 @@ func (a *Assembly) settle() {
 func (a *Assembly) build(choice Choice, thinking ai.ThinkingLevel, store session.Store, leaf, name string) (*runtime.Runtime, *tools.Changes, error) {
 	s := &a.s
 	changes := &tools.Changes{}
+	if a.parent.changes != nil {
+		changes = a.parent.changes // a child's changes are its parent's run's
+	}
 	secrets := toolSecrets(a.env, s, choice.Key)
 	env := tools.Env{Cwd: s.Cwd, Environ: ScrubEnv(a.env.Environ, SecretNames(s.Model.Providers), choice.Key), TempDir: s.SpillDir, Changes: changes,
 		Secrets: secrets, Groups: s.Groups, Guard: s.Guard}
@@ -478,7 +486,15 @@ func (a *Assembly) build(choice Choice, thinking ai.ThinkingLevel, store session
 	if len(builtin) == 0 {
 		builtins = nil
 	}
-	reg, err := tools.NewRegistry(env, append(builtins, s.Custom...)...)
+	all := append(builtins, s.Custom...)
+	task := a.taskTool(store)
+	if task != nil {
+		all = append(all, task)
+		if a.parent.tree == nil {
+			a.parent.tree = runtime.NewTree()
+		}
+	}
+	reg, err := tools.NewRegistry(env, all...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -510,7 +526,8 @@ func (a *Assembly) build(choice Choice, thinking ai.ThinkingLevel, store session
 	rt, err := runtime.New(runtime.Config{
 		ActiveLeaf: session.Ref(leaf), SystemPrompt: s.SystemPrompt, MaxSteps: s.MaxSteps, MaxTokens: s.MaxTokens,
 		Thinking: thinking, Model: choice.Info, Compaction: compaction, Limits: s.Limits, OutputSchema: s.OutputSchema, SessionName: name,
-	}, runtime.Deps{Model: choice.Model, CompactionModel: compactor, Tools: reg, Session: store, Extensions: ext, Secrets: env.Secrets, Now: a.env.Now, Stopwatch: stopwatch})
+	}, runtime.Deps{Model: choice.Model, CompactionModel: compactor, Tools: reg, Session: store, Extensions: ext, Secrets: env.Secrets, Now: a.env.Now, Stopwatch: stopwatch,
+		Tree: a.parent.tree, TreeChild: a.parent.depth > 0})
 	if err != nil {
 		return nil, nil, Usagef("%v", err)
 	}

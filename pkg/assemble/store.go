@@ -65,7 +65,9 @@ func (a *Assembly) openSession(ss SessionSettings) error {
 		if ss.Path != "" || ss.Leaf != "" || ss.Continue || ss.Fork != "" {
 			return Usagef("--no-session cannot be combined with --session, --fork, --leaf or --continue")
 		}
-		a.store = session.NewMemoryStore(a.s.Cwd, session.Options{Now: a.env.Now, ID: ss.ID})
+		opts := session.Options{Now: a.env.Now, ID: ss.ID}
+		a.parent.header(&opts)
+		a.store = session.NewMemoryStore(a.s.Cwd, opts)
 		return nil
 	}
 	if ss.Leaf != "" && ss.Path == "" && !ss.Continue && ss.Fork == "" && ss.ID == "" {
@@ -180,6 +182,7 @@ func (a *Assembly) openFileStore(ss SessionSettings) (*session.FileStore, error)
 func (a *Assembly) newSession(root string, ss SessionSettings, opts session.Options) (*session.FileStore, error) {
 	_, err := os.Lstat(root)
 	first := errors.Is(err, os.ErrNotExist) && a.s.sessionDir(ss) == ""
+	a.parent.header(&opts)
 	st, err := session.NewSessionIn(a.s.newSessionDir(ss), a.s.Cwd, opts)
 	if err == nil && first {
 		a.firstSession = true

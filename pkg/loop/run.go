@@ -108,7 +108,14 @@ func (r *run) run(prompts []ai.Message) {
 				r.finish(more)
 				return
 			}
-			if reason, _ := r.cfg.Limits.over(r.spent()); reason != "" {
+			if reason, err := r.cfg.Limits.over(r.spent()); reason != "" {
+				if more {
+					// Spent while the tools ran (Extra: a sub-agent's
+					// run): the model is not asked again.
+					r.res.Reason, r.res.Err = reason, err
+					r.end()
+					return
+				}
 				// The answer stands; queued input stays queued.
 				r.finish(false)
 				return

@@ -68,3 +68,32 @@ func TestLiveRowStaysOneRow(t *testing.T) {
 		t.Errorf("the live row stays after the run: %q", last)
 	}
 }
+
+// A task call's child run shows under the call: each of its tool calls as
+// it ends, indented, and what it runs in the live row.
+func TestChatShowsSubagentProgress(t *testing.T) {
+	live := &liveRecorder{Writer: io.Discard}
+	var out strings.Builder
+	r := &renderer{scr: &screen{w: &out, live: live}, pal: palette{}, width: func() int { return 80 },
+		took: func(string) {}, activity: func(string) {}, now: func() time.Time { return time.Time{} }}
+	ev := func(e loop.Event) { r.event(agent.Event{Event: e}) }
+	args := json.RawMessage(`{"description":"scan","prompt":"scan the tree"}`)
+	update := func(child string) {
+		ev(loop.Event{Type: loop.ToolUpdate, ToolCallID: "t1", ToolName: "task", Args: args,
+			Result: &loop.ToolOutput{Details: json.RawMessage(`{"subagent":{"sessionId":"s"},"event":` + child + `}`)}})
+	}
+	ev(loop.Event{Type: loop.AgentStart})
+	ev(loop.Event{Type: loop.ToolStart, ToolCallID: "t1", ToolName: "task", Args: args})
+	update(`{"type":"tool_execution_start","toolCallId":"c1","toolName":"bash","args":{"command":"ls"}}`)
+	update(`{"type":"tool_execution_end","toolCallId":"c1","toolName":"bash","isError":false}`)
+	update(`{"type":"tool_execution_end","toolCallId":"c2","toolName":"read","isError":true}`)
+	r.finish()
+	if got := out.String(); !strings.Contains(got, "  ↳ scan: ✓ bash\n") || !strings.Contains(got, "  ↳ scan: ✗ read\n") {
+		t.Errorf("chat output %q: want the child's calls under the task line", got)
+	}
+	live.mu.Lock()
+	defer live.mu.Unlock()
+	if !slices.ContainsFunc(live.rows, func(s string) bool { return strings.Contains(s, "task scan: bash") }) {
+		t.Errorf("live rows %q: want the child's running call", live.rows)
+	}
+}

@@ -1,6 +1,7 @@
 package mode
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -75,6 +76,8 @@ func (r *renderer) event(e agent.Event) {
 		if len(r.started) == 0 {
 			r.waiting(waitingForModel) // the model is asked again
 		}
+	case loop.ToolUpdate:
+		r.subagent(e)
 	case loop.AgentEnd:
 		r.flushText() // an answer that never ended (its write failed) still shows
 		r.waiting("")
@@ -197,4 +200,39 @@ func (r *renderer) finish() {
 	r.waiting("")
 	r.mu.Unlock()
 	r.stopSpinner()
+}
+
+// subagent shows a task call's child run under the call: each tool call
+// of the child as it ends, indented, and what it runs in the live row.
+// Updates of other tools are not shown.
+func (r *renderer) subagent(e agent.Event) {
+	if e.ToolName != "task" || e.Event.Result == nil || len(e.Event.Result.Details) == 0 {
+		return
+	}
+	var d struct {
+		Event struct {
+			Type     string          `json:"type"`
+			ToolName string          `json:"toolName"`
+			Args     json.RawMessage `json:"args"`
+			IsError  bool            `json:"isError"`
+		} `json:"event"`
+	}
+	var args struct {
+		Description string `json:"description"`
+	}
+	if json.Unmarshal(e.Event.Result.Details, &d) != nil {
+		return
+	}
+	_ = json.Unmarshal(e.Args, &args)
+	what := d.Event.ToolName + keyArgument(d.Event.Args)
+	switch d.Event.Type {
+	case "tool_execution_start":
+		r.waiting("task " + args.Description + ": " + what)
+	case "tool_execution_end":
+		mark := r.pal.green("✓")
+		if d.Event.IsError {
+			mark = r.pal.red("✗")
+		}
+		r.scr.line("  " + r.pal.dim("↳ "+args.Description+":") + " " + mark + " " + d.Event.ToolName)
+	}
 }

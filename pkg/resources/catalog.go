@@ -69,6 +69,8 @@ type Catalog struct {
 	ContextFiles []ContextFile
 	Skills       []Skill
 	Templates    []Template
+	// Agents are the sub-agents defined in agents folders.
+	Agents []Agent
 	// Base is the replacement of the built-in prompt ("" for none);
 	// Append the text appended after it ("" for none).
 	Base, Append string
@@ -106,6 +108,7 @@ func Load(opts Options) (*Catalog, error) {
 	l.switchable(opts.NoContextFiles, KindContext, "--no-context-files", l.loadContextFiles)
 	l.switchable(opts.NoSkills, KindSkill, "--no-skills", l.loadSkills)
 	l.switchable(opts.NoTemplates, KindTemplate, "--no-prompt-templates", l.loadTemplates)
+	l.loadAgents()
 	return c, nil
 }
 

@@ -17,6 +17,7 @@ var toolLines = map[string]string{
 	"grep":  "Search file contents for patterns (respects .gitignore)",
 	"find":  "Find files by glob pattern (respects .gitignore)",
 	"ls":    "List directory contents",
+	"task":  "Delegate a self-contained job to a sub-agent with its own context",
 }
 
 const builtinIntro = "You are an expert coding assistant operating inside gopi, a coding agent harness. " +
@@ -54,6 +55,14 @@ func (c *Catalog) SystemPrompt() string {
 	b.WriteString("\n\nCurrent date: " + now().Format("2006-01-02"))
 	b.WriteString("\nCurrent working directory: " + c.cwd)
 	return b.String()
+}
+
+// SystemPromptFor is SystemPrompt for a run offered other tools (a
+// sub-agent's).
+func (c *Catalog) SystemPromptFor(tools []string) string {
+	cc := *c
+	cc.ActiveTools = tools
+	return cc.SystemPrompt()
 }
 
 // trimEnd drops the trailing white space of a file's text, so that the

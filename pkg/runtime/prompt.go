@@ -53,12 +53,22 @@ func (r *Runtime) Prompt(ctx context.Context, msgs ...ai.Message) (Result, error
 		return Result{Leaf: r.Leaf()}, err
 	}
 	r.compactions.reset() // a run's budget counts the compactions of that run
+	if r.member != nil {
+		r.member.reset()
+	}
 	r.mu.Lock()
 	r.runFrom = r.persisted
 	r.mu.Unlock()
 	res, err := r.agent.Prompt(ctx, msgs...)
 	out := Result{Result: res, Leaf: r.Leaf()}
 	out.Usage, out.ByModel = spentBy(res, r.compactions.byModel())
+	if m := r.member; m != nil && !m.child {
+		kids, by := m.children()
+		out.Usage = out.Usage.Add(kids)
+		for _, u := range by {
+			out.ByModel = AddUsage(out.ByModel, u.Provider, u.Model, u.Usage)
+		}
+	}
 	if err != nil {
 		return out, err
 	}

@@ -95,6 +95,13 @@ type Deps struct {
 	// Stopwatch measures answers and tool calls (loop.Config's); nil:
 	// their durations are not recorded.
 	Stopwatch func() func() time.Duration
+	// Tree, when set, is the spending this Runtime shares with its
+	// children or its parent (sub-agents' runs): one budget binds them,
+	// each seeing the others' requests as they are made, and a parent's
+	// Result counts its children's. TreeChild says this Runtime is a
+	// child's.
+	Tree      *Tree
+	TreeChild bool
 }
 
 // Errors of the Runtime.
@@ -118,6 +125,8 @@ type Runtime struct {
 	// limits are the run's budget as the loop checks it (Extra counts
 	// the compactions); the projector checks them before each request.
 	limits loop.Limits
+	// member is the Runtime's place in Deps.Tree; nil without one.
+	member *member
 	// notifyMu makes the reports of a split turn's two summary requests,
 	// which run at once while the run waits, one at a time.
 	notifyMu sync.Mutex
@@ -146,6 +155,12 @@ func New(cfg Config, deps Deps) (*Runtime, error) {
 		deps.Now = time.Now
 	}
 	r := &Runtime{cfg: cfg, deps: deps}
+	if deps.Tree != nil {
+		r.member = &member{tree: deps.Tree, child: deps.TreeChild}
+		r.deps.Model = r.member.counted(deps.Model)
+		r.deps.CompactionModel = r.member.counted(deps.CompactionModel)
+		deps = r.deps
+	}
 	if err := r.restore(); err != nil {
 		return nil, err
 	}
@@ -180,6 +195,9 @@ func New(cfg Config, deps Deps) (*Runtime, error) {
 	}
 	limits := cfg.Limits
 	limits.Extra = r.compactions.total
+	if m := r.member; m != nil {
+		limits.Extra = func() ai.Usage { return r.compactions.total().Add(m.others()) }
+	}
 	r.limits = limits
 	proj := &projector{r: r, inner: deps.Model}
 	r.agent = agent.New(agent.Options{

@@ -44,7 +44,7 @@ type FileStore struct {
 // Create starts a new session at path for cwd. Nothing is written until the
 // first Append; the lock is held from now. It fails if path exists.
 func Create(path, cwd string, opts Options) (*FileStore, error) {
-	h := Header{Type: "session", Version: CurrentVersion, ID: opts.newUUID(), Timestamp: FormatTime(opts.now()), Cwd: cwd, ParentSession: opts.ParentSession}
+	h := Header{Type: "session", Version: CurrentVersion, ID: opts.newUUID(), Timestamp: FormatTime(opts.now()), Cwd: cwd, ParentSession: opts.ParentSession, Extra: opts.HeaderExtra}
 	return create(path, h, opts)
 }
 
@@ -52,7 +52,7 @@ func Create(path, cwd string, opts Options) (*FileStore, error) {
 // path pi would choose (see SessionPath).
 func NewSession(root, cwd string, opts Options) (*FileStore, error) {
 	now := opts.now()
-	h := Header{Type: "session", Version: CurrentVersion, ID: opts.newUUID(), Timestamp: FormatTime(now), Cwd: cwd, ParentSession: opts.ParentSession}
+	h := Header{Type: "session", Version: CurrentVersion, ID: opts.newUUID(), Timestamp: FormatTime(now), Cwd: cwd, ParentSession: opts.ParentSession, Extra: opts.HeaderExtra}
 	return create(SessionPath(root, cwd, now, h.ID), h, opts)
 }
 

@@ -23,7 +23,7 @@ func ValidSessionID(id string) bool { return sessionIDPattern().MatchString(id) 
 // --session-dir): dir/<time>_<id>.jsonl.
 func NewSessionIn(dir, cwd string, opts Options) (*FileStore, error) {
 	now := opts.now()
-	h := Header{Type: "session", Version: CurrentVersion, ID: opts.newUUID(), Timestamp: FormatTime(now), Cwd: cwd, ParentSession: opts.ParentSession}
+	h := Header{Type: "session", Version: CurrentVersion, ID: opts.newUUID(), Timestamp: FormatTime(now), Cwd: cwd, ParentSession: opts.ParentSession, Extra: opts.HeaderExtra}
 	ts := strings.NewReplacer(":", "-", ".", "-").Replace(FormatTime(now))
 	return create(filepath.Join(dir, ts+"_"+h.ID+".jsonl"), h, opts)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -45,6 +46,9 @@ type Options struct {
 	NoSync bool
 	// ParentSession is written into a new session's header.
 	ParentSession string
+	// HeaderExtra are more fields of a new session's header (a child
+	// run's "parentToolCallId").
+	HeaderExtra map[string]json.RawMessage
 	// OpenFile opens the session file for appending; tests inject failing
 	// files here. Default os.OpenFile.
 	OpenFile func(name string, flag int, perm os.FileMode) (WriteFile, error)
@@ -175,7 +179,7 @@ type MemoryStore struct {
 
 // NewMemoryStore returns an empty in-memory session for cwd.
 func NewMemoryStore(cwd string, opts Options) *MemoryStore {
-	h := Header{Type: "session", Version: CurrentVersion, ID: opts.newUUID(), Timestamp: FormatTime(opts.now()), Cwd: cwd, ParentSession: opts.ParentSession}
+	h := Header{Type: "session", Version: CurrentVersion, ID: opts.newUUID(), Timestamp: FormatTime(opts.now()), Cwd: cwd, ParentSession: opts.ParentSession, Extra: opts.HeaderExtra}
 	return &MemoryStore{index: newIndex(h, nil, opts)}
 }
 
