@@ -51,7 +51,7 @@ every prompt, keeps what they reached and exits 0. gopi run --mode acp is the sa
 
 // runACP serves ACP until stdin ends or a signal arrives.
 func runACP(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) error {
-	ctx, untrap := trapChat(ctx, sys)
+	ctx, untrap := trapSignals(ctx, sys)
 	defer untrap()
 	if err := checkConflicts(c.Flags()); err != nil {
 		return err

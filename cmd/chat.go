@@ -64,7 +64,7 @@ use gopi run.`,
 // runChat refuses without a terminal, then prepares the first Runtime as
 // gopi run does and hands the terminal to the interactive mode.
 func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions) error {
-	ctx, untrap := trapChat(ctx, sys)
+	ctx, untrap := trapSignals(ctx, sys)
 	defer untrap()
 	if err := checkConflicts(c.Flags()); err != nil {
 		return err

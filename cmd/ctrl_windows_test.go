@@ -2,19 +2,18 @@ package cmd
 
 import (
 	"bytes"
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/windows"
 
+	"gopi/internal/interrupt"
 	"gopi/internal/wintest"
 )
 
@@ -25,7 +24,7 @@ type fakeCtrl struct {
 	handle func(uint32) bool
 }
 
-func (f *fakeCtrl) watch(h func(uint32) bool) (func(), error) {
+func (f *fakeCtrl) Watch(h func(uint32) bool) (func(), error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.handle = h
@@ -46,9 +45,7 @@ func (f *fakeCtrl) send(event uint32) bool {
 
 func useCtrl(t *testing.T) *fakeCtrl {
 	f := &fakeCtrl{}
-	old := consoleCtrl
-	consoleCtrl = f
-	t.Cleanup(func() { consoleCtrl = old })
+	t.Cleanup(interrupt.SetConsole(f))
 	return f
 }
 
@@ -113,54 +110,5 @@ func TestWindowsCtrlEventsAbortTheRun(t *testing.T) {
 				t.Errorf("%s still taken after the run", ev.name)
 			}
 		})
-	}
-}
-
-// A second Ctrl-C exits at once with 130; the window closing is left to
-// Go's handler (SIGTERM, the abort path).
-func TestWindowsSecondCtrlCExitsAtOnce(t *testing.T) {
-	ctrl := useCtrl(t)
-	exited := make(chan int, 1)
-	sys := &System{Stderr: &bytes.Buffer{}, Signals: true, Exit: func(code int) { exited <- code }}
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	stop := trapSignals(sys, cancel, nil)
-	defer stop()
-	if ctrl.send(windows.CTRL_CLOSE_EVENT) {
-		t.Error("the close event was taken; Go's handler should have it")
-	}
-	if !ctrl.send(windows.CTRL_C_EVENT) {
-		t.Fatal("Ctrl-C was not taken")
-	}
-	<-ctx.Done()
-	select {
-	case c := <-exited:
-		t.Fatalf("exited (%d) on the first Ctrl-C", c)
-	default:
-	}
-	ctrl.send(windows.CTRL_C_EVENT)
-	if c := <-exited; c != ExitInterrupted {
-		t.Fatalf("exit code %d", c)
-	}
-}
-
-// The real handler: the callback registered with SetConsoleCtrlHandler
-// passes an event to the handler being watched and declines it once the
-// watch stopped (Go's handler and then the system's get it).
-func TestWindowsConsoleCallback(t *testing.T) {
-	got := make(chan uint32, 1)
-	stop, err := winConsole{}.watch(func(ev uint32) bool { got <- ev; return true })
-	if err != nil {
-		t.Fatalf("SetConsoleCtrlHandler: %v", err)
-	}
-	if r, _, _ := syscall.SyscallN(ctrlCallback, windows.CTRL_BREAK_EVENT); r != 1 {
-		t.Errorf("callback returned %d with a handler, want 1", r)
-	}
-	if ev := <-got; ev != windows.CTRL_BREAK_EVENT {
-		t.Errorf("handler got %d", ev)
-	}
-	stop()
-	if r, _, _ := syscall.SyscallN(ctrlCallback, windows.CTRL_BREAK_EVENT); r != 0 {
-		t.Errorf("callback returned %d after stop, want 0", r)
 	}
 }

@@ -50,7 +50,7 @@ Exits 10 when an enabled server did not start, 130 when interrupted.`,
 			env := assemble.ScrubEnv(sys.Environ, assemble.SecretNames(ms.Providers), "")
 			// SIGINT, SIGTERM and SIGHUP end the servers' start; they are
 			// stopped, and gopi exits 130.
-			ctx, stop := trapChat(c.Context(), sys)
+			ctx, stop := trapSignals(c.Context(), sys)
 			defer stop()
 			m := startServers(ctx, sys, s, s.mcp, env)
 			sts := m.Statuses()

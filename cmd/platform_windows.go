@@ -1,18 +1,6 @@
 package cmd
 
-import (
-	"errors"
-	"os"
-	"syscall"
-
-	"golang.org/x/sys/windows"
-)
-
-// isBrokenPipe reports a write to a pipe whose reader is gone: Windows
-// says ERROR_NO_DATA (the pipe is being closed) or ERROR_BROKEN_PIPE.
-func isBrokenPipe(err error) bool {
-	return errors.Is(err, syscall.EPIPE) || errors.Is(err, windows.ERROR_NO_DATA) || errors.Is(err, windows.ERROR_BROKEN_PIPE)
-}
+import "os"
 
 // osEnviron is the process's environment, with HOME set to the user's
 // profile folder (USERPROFILE) when it is missing, as Git for Windows

@@ -59,9 +59,10 @@ type runSettings struct {
 }
 
 // prepareRun validates everything and builds the Runtime. Nothing is sent
-// to a model and no file is written here; on error the returned prepared
-// (possibly nil) says which session was opened.
-func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions, m mode.Mode) (*prepared, error) {
+// to a model and no file is written here (--print-system-prompt writes
+// to rs.stdout); on error the returned prepared (possibly nil) says which
+// session was opened.
+func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions, m mode.Mode, rs runStreams) (*prepared, error) {
 	if _, err := mode.Parse(string(m)); err != nil {
 		return nil, usageErr("--mode %q: use print (pi's text), json, events or rpc", m)
 	}
@@ -77,7 +78,7 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 		// json and events keep their promise of JSON lines on stdout: one
 		// object whose type says it is not a run's result.
 		if m == mode.Print {
-			_, err = fmt.Fprintln(sys.Stdout, cat.SystemPrompt())
+			_, err = fmt.Fprintln(rs.stdout, cat.SystemPrompt())
 		} else {
 			var b []byte
 			if b, err = pijson.Marshal(struct {
@@ -85,7 +86,7 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 				SchemaVersion int    `json:"schemaVersion"`
 				SystemPrompt  string `json:"systemPrompt"`
 			}{"system_prompt", mode.SchemaVersion, cat.SystemPrompt()}); err == nil {
-				_, err = sys.Stdout.Write(append(b, '\n'))
+				_, err = rs.stdout.Write(append(b, '\n'))
 			}
 		}
 		return &prepared{done: true}, err
@@ -108,7 +109,7 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 	if len(set.Tools) != len(s.tools) { // defined agents offer task: the prompt says so
 		set.SystemPrompt = withSchema(cat.SystemPromptFor(set.Tools), p.schema)
 	}
-	sys.waitTrapped() // before MCP servers start and stdin is read
+	rs.trapped() // before MCP servers start and stdin is read
 	set.MoreTools = mcpTools(p.ctx, sys, s)
 	a, err := assemble.New(set, sys.env())
 	if err != nil {

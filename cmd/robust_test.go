@@ -1,9 +1,7 @@
 package cmd
 
 import (
-	"bytes"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"gopi/pkg/mode"
 )
 
 // Overlapping session reads pause the collector once and restore the
@@ -115,35 +112,6 @@ func TestAPIKeyWithALineBreakIsRefused(t *testing.T) {
 	}
 	if n := requests.Load(); n != 0 {
 		t.Fatalf("%d requests sent", n)
-	}
-}
-
-// The forced exit's result object is written once, after whole lines, and
-// not at all when the run's own result already went out or the mode is
-// print; it names the session as far as it got.
-func TestForcedExitResultIsTheOnlyResult(t *testing.T) {
-	for _, c := range []struct {
-		mode    mode.Mode
-		already bool
-		want    int // lines
-	}{{mode.Events, false, 2}, {mode.Events, true, 2}, {mode.Print, false, 1}} {
-		var out bytes.Buffer
-		sys := &System{Stdout: &out, Now: time.Now}
-		f := newForcedExit(sys, c.mode, nil)
-		f.setSession(func() *mode.SessionInfo { return &mode.SessionInfo{ID: "s1", File: "/s.jsonl", LeafID: "abcd0001"} })
-		fmt.Fprintln(sys.Stdout, `{"type":"session","version":3}`)
-		if c.already {
-			fmt.Fprintln(sys.Stdout, `{"type":"result","reason":"aborted"}`)
-		}
-		f.write(time.Now())
-		fmt.Fprintln(sys.Stdout, `{"type":"late"}`)
-		lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-		if len(lines) != c.want || strings.Contains(out.String(), "late") {
-			t.Fatalf("%+v: %q", c, out.String())
-		}
-		if c.want == 2 && !c.already && (!strings.Contains(lines[1], `"reason":"aborted"`) || !strings.Contains(lines[1], `"leafId":"abcd0001"`)) {
-			t.Fatalf("forced result %s", lines[1])
-		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gopi/internal/interrupt"
 	"gopi/pkg/mode"
 )
 
@@ -51,14 +52,13 @@ const rpcLockWait = 5 * time.Second
 // runRPC builds the first Runtime as chat does and serves the protocol until
 // stdin ends or a signal arrives.
 func runRPC(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) error {
-	ctx, untrap := trapChat(ctx, sys)
+	ctx, untrap := trapSignals(ctx, sys)
 	defer untrap()
-	out, restore := boundStdout(sys)
-	defer restore()
-	var bound func(bool)
-	if out != nil {
-		bound = out.bound
-	}
+	// stdout is a pipe's, bounded once a run is cancelled; a stderr on
+	// the same pipe is bounded with it.
+	pipes := interrupt.NewPipes(sys.Stdout, sys.Stderr)
+	defer pipes.Restore()
+	sys.Stderr = pipes.Err
 	if err := checkConflicts(c.Flags()); err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func runRPC(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
 	}
 	host := &rpcHost{h: h, sys: sys, c: c}
-	err = mode.NewRPC(sys.Stdout, sys.Stderr, first, host, mode.RPCOptions{Thinking: h.a.Thinking(), Now: sys.Now, Bound: bound,
+	err = mode.NewRPC(pipes.Out, sys.Stderr, first, host, mode.RPCOptions{Thinking: h.a.Thinking(), Now: sys.Now, Bound: pipes.Bounder(),
 		MaxLine: h.s.maxPrompt + rpcLineRoom}).Serve(ctx, sys.Stdin)
 	return rpcExit(sys, ctx, err)
 }
@@ -95,10 +95,10 @@ const rpcLineRoom = 64 << 20
 func rpcExit(sys *System, ctx context.Context, err error) error {
 	switch {
 	case err == nil:
-	case isBrokenPipe(err):
+	case interrupt.IsBrokenPipe(err):
 		fmt.Fprintln(sys.Stderr, "gopi: stdout was closed by its reader: rpc ended, a run going on was aborted; the session keeps what was done")
-	case isStuck(err):
-		fmt.Fprintln(sys.Stderr, stuckLine)
+	case interrupt.IsStuck(err):
+		fmt.Fprintln(sys.Stderr, interrupt.StuckLine)
 	default:
 		fmt.Fprintf(sys.Stderr, "gopi: writing the output failed: %v\n", err)
 		return &reported{code: ExitInternal}

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"gopi/internal/interrupt"
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
 	"gopi/pkg/mode"
@@ -172,7 +174,10 @@ func addAgentFlags(f *pflag.FlagSet, o *runOptions) {
 
 // runRun is gopi run: every failure is reported here, in the mode asked
 // for, and returned as an exit code. Signals are trapped from here on:
-// the first aborts the run, and so does stdout's reader going away.
+// the first aborts the run, and so does stdout's reader going away; a
+// second writes the forced exit's result object and exits at once.
+// Every write to stdout goes through one mode.Output, which writes the
+// one result line of json and events on every exit.
 func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) error {
 	switch o.mode.v {
 	case "rpc":
@@ -185,16 +190,22 @@ func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 	if err == nil {
 		err = checkConflicts(c.Flags())
 	}
-	ctx, stop := trapRun(ctx, sys, m)
-	defer stop()
-	out := mode.IO{Out: sys.Stdout, Err: sys.Stderr, ErrTerminal: sys.StderrTTY}
+	// The run works with a System of its own whose stderr waits until the
+	// signals are trapped and is bounded with a stdout pipe it shares.
+	rs := *sys
+	trap := interrupt.TrapRun(ctx, rs.interrupts())
+	defer trap.Stop()
+	rs.Stderr = trap.Stderr()
+	sys = &rs
+	stdout := mode.NewOutput(trap.Stdout(), m)
+	trap.OnForce(func() { stdout.Abandon(sys.Now().Sub(start).Milliseconds()) })
+	out := mode.IO{Out: stdout, Err: sys.Stderr, ErrTerminal: sys.StderrTTY}
 	var p *prepared
 	if err == nil {
-		p, err = prepareRun(ctx, sys, c, o, m)
+		p, err = prepareRun(trap.Context(), sys, c, o, m, runStreams{stdout: stdout, trapped: trap.Ready})
 	}
 	if p != nil {
-		sys.forced.setSession(p.sessionInfo)
-		sys.forced.setGuard(p.guard)
+		stdout.Opened(p.sessionInfo, p.guard)
 	}
 	if p != nil && p.store != nil {
 		defer p.store.Close()
@@ -203,17 +214,26 @@ func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 		defer p.cancel()
 	}
 	if err != nil {
-		return reportFailure(sys, out, m, p, err, start)
+		return reportFailure(sys, out, trap.Stdout(), m, p, err, start)
 	}
 	if p.done {
 		return nil
 	}
 	defer p.finishTools(sys)
-	return p.execute(p.ctx, sys, out, m, start)
+	return p.execute(p.ctx, sys, out, trap.Stdout(), m, start)
 }
 
-// execute runs the prepared prompt and maps the outcome to the exit code.
-func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, m mode.Mode, start time.Time) (rerr error) {
+// runStreams are what gopi run hands prepareRun: its stdout, and the wait
+// until its signals are trapped (before stdin is read or anything is
+// started).
+type runStreams struct {
+	stdout  io.Writer
+	trapped func()
+}
+
+// execute runs the prepared prompt and maps the outcome to the exit code;
+// stdout tells whether its reader went away or stopped reading.
+func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, stdout *interrupt.Stdout, m mode.Mode, start time.Time) (rerr error) {
 	for _, w := range p.rt.Warnings() {
 		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
 	}
@@ -224,20 +244,8 @@ func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, m mode
 	o, werr := mode.Run(ctx, p.rt, p.prompt, out, mode.Options{Mode: m, Session: info, Header: p.header(), Start: start, Now: sys.Now, Then: p.then,
 		Schema: p.schema, OutputRetries: p.outputRetries, Guard: p.guard,
 		Files: func() ([]tools.FileChange, bool) { return p.changes.List(p.cwd), p.changes.Inexact() }})
-	if sys.forced.stdoutGone() {
-		// Nobody reads the output any more: like an interrupt, whether the
-		// run was still going (it was aborted) or had just ended.
-		what := "the run was aborted"
-		if o.Class != ai.ClassAborted {
-			what = "its end was not written"
-		}
-		fmt.Fprintf(sys.Stderr, "gopi: stdout was closed by its reader: %s; the session keeps what was done\n", what)
-		return &reported{code: ExitInterrupted}
-	}
-	if sys.forced.stdoutStuck() {
-		// Only a cancelled run bounds its writes: it ends as interrupted.
-		fmt.Fprintln(sys.Stderr, stuckLine)
-		return &reported{code: ExitInterrupted}
+	if err := stdoutLost(sys, stdout, o.Class != ai.ClassAborted); err != nil {
+		return err
 	}
 	if werr != nil {
 		// stdout failed (a full disk): say so on stderr; the session keeps the run.
@@ -254,9 +262,31 @@ func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, m mode
 	return nil
 }
 
+// stdoutLost says on stderr that nobody reads the run's output any more,
+// and returns the exit of an interrupt; nil while stdout is read. ended
+// says the run had ended on its own (it was not aborted).
+func stdoutLost(sys *System, stdout *interrupt.Stdout, ended bool) error {
+	switch {
+	case stdout.Gone():
+		// Like an interrupt, whether the run was still going (it was
+		// aborted) or had just ended.
+		what := "the run was aborted"
+		if ended {
+			what = "its end was not written"
+		}
+		fmt.Fprintf(sys.Stderr, "gopi: stdout was closed by its reader: %s; the session keeps what was done\n", what)
+	case stdout.Stuck():
+		// Only a cancelled run bounds its writes: it ends as interrupted.
+		fmt.Fprintln(sys.Stderr, interrupt.StuckLine)
+	default:
+		return nil
+	}
+	return &reported{code: ExitInterrupted}
+}
+
 // reportFailure writes a failure before the run in mode m and returns its
 // exit code; a stdout whose reader is gone does not change the code.
-func reportFailure(sys *System, out mode.IO, m mode.Mode, p *prepared, err error, start time.Time) error {
+func reportFailure(sys *System, out mode.IO, stdout *interrupt.Stdout, m mode.Mode, p *prepared, err error, start time.Time) error {
 	var info *mode.SessionInfo
 	var header *mode.Header
 	if p != nil && p.store != nil && p.file != "" && fileExists(p.file) {
@@ -269,7 +299,7 @@ func reportFailure(sys *System, out mode.IO, m mode.Mode, p *prepared, err error
 	}
 	class := classOf(err)
 	werr := mode.WriteFailure(out, m, class, err, info, header, sys.Now().Sub(start).Milliseconds())
-	if werr != nil && !sys.forced.stdoutGone() && !sys.forced.stdoutStuck() {
+	if werr != nil && !stdout.Gone() && !stdout.Stuck() {
 		return werr
 	}
 	return &reported{code: exitCode(class, err)}

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"gopi/pkg/ai"
-	"gopi/pkg/mode"
 	"gopi/pkg/sandbox"
 )
 
@@ -237,23 +236,4 @@ func appendPattern(out []string, s string) []string {
 		out = append(out, s)
 	}
 	return out
-}
-
-// setGuard records the run's sandbox for the object a second interrupt
-// writes.
-func (f *forcedExit) setGuard(g *sandbox.Guard) {
-	if f == nil {
-		return
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.guard = g
-}
-
-// sandbox fills in the forced result's sandbox mode and denials.
-func (f *forcedExit) sandbox(obj *mode.ResultObject) {
-	f.mu.Lock()
-	g := f.guard
-	f.mu.Unlock()
-	obj.Sandbox, obj.Denials = string(g.Mode()), g.Denials()
 }

@@ -5,12 +5,14 @@
 package cmd
 
 import (
+	"context"
 	"io"
 	"os"
 	"time"
 
 	"github.com/mattn/go-isatty"
 
+	"gopi/internal/interrupt"
 	"gopi/pkg/assemble"
 	"gopi/pkg/mcp"
 	"gopi/pkg/tools"
@@ -37,12 +39,9 @@ type System struct {
 	SandboxProbe func() (abi int, err error)
 
 	args   []string      // the arguments Main was given, for a flag error's mode
-	forced *forcedExit   // gopi run's stdout and what a second SIGINT writes; set by trapRun
 	groups *tools.Groups // bash's background process groups, killed by a forced exit too
 	mcp    *mcp.Manager  // the MCP servers started, stopped on the way out (mcp.go)
 
-	// trapped waits until gopi run's signals are trapped; set by trapRun.
-	trapped func()
 	// settingsSaid are the settings files whose unknown keys were named
 	// (once per file and invocation: rpc reads the settings again for
 	// get_available_models); set by loadSettings.
@@ -75,9 +74,22 @@ func (s *System) env() assemble.Env {
 	return assemble.Env{Environ: s.Environ, Now: s.Now, Stderr: s.Stderr}
 }
 
-// waitTrapped returns once gopi run's signals are trapped (trapRun).
-func (sys *System) waitTrapped() {
-	if sys.trapped != nil {
-		sys.trapped()
+// interrupts is what the signal traps take from the process: a forced
+// exit stops bash's process groups and the MCP servers (killNow).
+func (s *System) interrupts() interrupt.Config {
+	return interrupt.Config{Signals: s.Signals, Stdout: s.Stdout, Stderr: s.Stderr, Exit: s.Exit, Kill: s.killNow}
+}
+
+// killNow stops at once what must not outlive a forced exit.
+func (s *System) killNow() {
+	s.groups.Kill(0) // SIGKILL now; nothing waits on the way out
+	if s.mcp != nil {
+		s.mcp.Kill()
 	}
+}
+
+// trapSignals makes the first abort signal cancel ctx and a second one
+// exit at once (chat, rpc, acp, mcp list); stop ends the trap.
+func trapSignals(ctx context.Context, sys *System) (context.Context, func()) {
+	return interrupt.Trap(ctx, sys.interrupts())
 }

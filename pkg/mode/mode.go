@@ -1,7 +1,9 @@
 // Package mode encodes what a Runtime did: print writes the answer,
 // json one result object, events the session header, every Agent event and
-// the result object, one JSON object per line. A mode never creates a
-// Runtime and calls Prompt exactly once; an output write failure is
+// the result object, one JSON object per line. In json and events mode
+// exactly one result line is written on every exit (Output). A mode never
+// creates a Runtime; Run prompts it once per prompt argument and once per
+// retry of an answer --output-schema refused. An output write failure is
 // returned as it is, and the session is not rolled back. Beside them,
 // the interactive chat (Chat) and the rpc mode (RPC, pi's RPC protocol,
 // its events through the events encoder) keep a Runtime alive and ask
@@ -10,7 +12,6 @@ package mode
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,10 +21,8 @@ import (
 	"time"
 
 	"gopi/internal/pijson"
-	"gopi/pkg/agent"
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
-	"gopi/pkg/runtime"
 	"gopi/pkg/sandbox"
 	"gopi/pkg/session"
 	"gopi/pkg/tools"
@@ -158,156 +157,6 @@ type Options struct {
 	Guard *sandbox.Guard
 }
 
-// Outcome is what a Run produced.
-type Outcome struct {
-	Result runtime.Result
-	Err    error    // the Runtime refused or was poisoned
-	Class  ai.Class // "" for success
-}
-
-// Run calls rt.Prompt once and encodes the run. The returned error is an
-// output write failure only; the run's own failure is in the Outcome.
-func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, opts Options) (Outcome, error) {
-	if _, err := Parse(string(opts.Mode)); err != nil {
-		return Outcome{}, err
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	w := &lineWriter{w: out.Out}
-	var unsub func()
-	var stream *eventStream
-	switch opts.Mode {
-	case Events:
-		w.json(opts.Header)
-		stream = &eventStream{w: w, now: opts.Now, model: opts.Header.Model}
-		unsub = rt.Control().Subscribe(func(e agent.Event) { stream.event(e.Event) }, agent.Except(agent.RunEnd))
-	case Print:
-		if out.ErrTerminal {
-			p := newProgress(out.Err, opts.Now)
-			unsub = rt.Control().Subscribe(p.event, agent.Except(agent.RunEnd, loop.MessageUpdate))
-			defer p.stop()
-		}
-	}
-	// Every retry and every cut of the context is one stderr line, in
-	// every mode (a terminal's progress line prints its own); so is a
-	// compaction, but in events mode, whose events tell it.
-	var unsubRetry func()
-	if !(opts.Mode == Print && out.ErrTerminal) {
-		unsubRetry = rt.Control().Subscribe(func(e agent.Event) {
-			switch e.Type {
-			case loop.ContextTrimmed:
-				fmt.Fprintln(out.Err, trimLine(e.Trim))
-			case loop.SummaryRetryScheduled:
-				fmt.Fprintln(out.Err, summaryRetryLine(e.Retry))
-			case loop.CompactionEnd:
-				if line := compactionLine(e.Compaction); line != "" && opts.Mode != Events {
-					fmt.Fprintln(out.Err, line)
-				}
-			default:
-				fmt.Fprintln(out.Err, retryLine(e.Retry))
-			}
-		}, agent.Only(loop.RetryStart, loop.SummaryRetryScheduled, loop.ContextTrimmed, loop.CompactionEnd))
-	}
-	res, err := rt.Prompt(ctx, prompt...)
-	stream.settled(res.Reason)
-	for _, m := range opts.Then {
-		if err != nil || (res.Reason != loop.ReasonStop && res.Reason != loop.ReasonLength) {
-			break
-		}
-		var next runtime.Result
-		m.Timestamp = opts.Now().UnixMilli() // sent now, not when the arguments were read
-		next, err = rt.Prompt(ctx, m)
-		stream.settled(next.Reason)
-		res = chain(res, next)
-	}
-	var answer structuredAnswer
-	if opts.Schema != nil {
-		res, answer, err = checkAnswer(ctx, rt, res, err, opts, stream.settled)
-	}
-	if unsub != nil {
-		unsub()
-	}
-	w.close()
-	if unsubRetry != nil {
-		unsubRetry()
-	}
-	o := Outcome{Result: res, Err: err, Class: Classify(&res, err)}
-	if opts.Session != nil {
-		opts.Session.LeafID = res.Leaf
-	}
-	obj := NewResultObject(&res, err, opts.Session, opts.Now().Sub(opts.Start).Milliseconds())
-	answer.apply(&obj, &o)
-	obj.Sandbox, obj.Denials = string(opts.Guard.Mode()), opts.Guard.Denials()
-	if opts.Files != nil {
-		if files, inexact := opts.Files(); files != nil {
-			obj.Files, obj.FilesInexact = files, inexact
-		}
-	}
-	switch opts.Mode {
-	case Print:
-		if opts.Schema != nil {
-			if obj.Structured != nil {
-				w.line(obj.Structured)
-			}
-		} else if obj.Text != "" {
-			w.text(obj.Text)
-		}
-	default:
-		w.json(obj)
-	}
-	switch {
-	case obj.Error != nil:
-		fmt.Fprintf(out.Err, "gopi: %s: %s\n", obj.Error.Class, obj.Error.Message)
-	case res.Reason == loop.ReasonLength:
-		fmt.Fprintln(out.Err, "gopi: warning: the answer was cut short at the output token limit (raise --max-tokens)")
-	}
-	if opts.Mode == Print && obj.Error == nil && obj.Text == "" && opts.Schema == nil {
-		// A run may do its work with tools and end without words; a script
-		// that captured nothing is told why (json and events carry "text": "").
-		fmt.Fprintln(out.Err, emptyAnswer)
-	}
-	return o, w.err
-}
-
-// chain is the result of two runs, one after the other: the first's
-// transcript with the second's new messages, both runs' steps and usage,
-// the second's reason, error and leaf.
-func chain(first, next runtime.Result) runtime.Result {
-	out := next
-	out.Messages = append(ai.CloneMessages(first.Messages), next.New()...)
-	out.Start = first.Start
-	out.Steps += first.Steps
-	out.Usage = first.Usage.Add(next.Usage)
-	out.ByModel = nil
-	for _, by := range [][]runtime.ModelUsage{first.ByModel, next.ByModel} {
-		for _, m := range by {
-			out.ByModel = runtime.AddUsage(out.ByModel, m.Provider, m.Model, m.Usage)
-		}
-	}
-	return out
-}
-
-// emptyAnswer is said on stderr in print mode when a run that succeeded
-// ended without answer text; the exit code stays 0.
-const emptyAnswer = "gopi: the model ended without an answer"
-
-// WriteFailure reports an invocation that failed before its run: json
-// and events write the result object; every mode says why on Err.
-// In events mode a session that was opened still gets its header line
-// first (header may be nil when none was opened).
-func WriteFailure(out IO, m Mode, class ai.Class, err error, info *SessionInfo, header *Header, durationMs int64) error {
-	w := &lineWriter{w: out.Out}
-	if m == Events && header != nil {
-		w.json(*header)
-	}
-	if m == JSON || m == Events {
-		w.json(FailureObject(class, err, info, durationMs))
-	}
-	fmt.Fprintf(out.Err, "gopi: %s\n", err)
-	return w.err
-}
-
 // Delta lines (message_update events carrying a text, thinking or
 // tool-argument delta, nearly every line of a long answer) are written in
 // batches: a delta line waits in the writer until the next line of
@@ -329,12 +178,29 @@ type lineWriter struct {
 	armed   bool // timer will flush pending
 }
 
-func (l *lineWriter) json(v any) {
+func (l *lineWriter) json(v any) { l.line(encodeLine(v)) }
+
+// encodeLine is v's JSON, or an encoding_error object saying why there is
+// none.
+func encodeLine(v any) []byte {
 	b, err := pijson.Marshal(v)
 	if err != nil {
 		b, _ = json.Marshal(map[string]string{"type": "encoding_error", "message": err.Error()})
 	}
-	l.line(b)
+	return b
+}
+
+// result writes what is pending, then obj through o as the one result
+// line (nothing after a failed write, but the output ends all the same).
+func (l *lineWriter) result(o *Output, obj ResultObject) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.flush()
+	if l.err != nil {
+		_ = o.end(nil)
+		return
+	}
+	l.err = o.end(append(encodeLine(obj), '\n'))
 }
 
 // event writes one event line, or keeps a delta's line for the next
@@ -427,8 +293,7 @@ func (l *lineWriter) text(s string) {
 	}
 }
 
-// line writes b and a line end in one write of its own (a result object
-// is recognised by its first bytes, see cmd's exitWriter).
+// line writes b and a line end in one write of its own.
 func (l *lineWriter) line(b []byte) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -1,4 +1,4 @@
-package cmd
+package interrupt
 
 import (
 	"os"
@@ -9,17 +9,26 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// ctrlEvents is where the console's control events come from (Ctrl-C,
+// CtrlEvents is where the console's control events come from (Ctrl-C,
 // Ctrl-Break, the window closing): the console itself, or a fake in tests,
 // since Wine has no console that sends them.
-type ctrlEvents interface {
-	// watch has handle called with each control event (CTRL_C_EVENT …)
+type CtrlEvents interface {
+	// Watch has handle called with each control event (CTRL_C_EVENT …)
 	// until stop; handle reports whether it took the event.
-	watch(handle func(event uint32) bool) (stop func(), err error)
+	Watch(handle func(event uint32) bool) (stop func(), err error)
 }
 
-// consoleCtrl is the source of control events trapSignals watches.
-var consoleCtrl ctrlEvents = winConsole{}
+// consoleCtrl is the source of control events the traps watch.
+var consoleCtrl CtrlEvents = winConsole{}
+
+// SetConsole makes the traps watch c instead of the console, and returns
+// what puts the console back: for tests, which cannot send control
+// events to a process under Wine.
+func SetConsole(c CtrlEvents) (restore func()) {
+	old := consoleCtrl
+	consoleCtrl = c
+	return func() { consoleCtrl = old }
+}
 
 // watchConsole makes Ctrl-C and Ctrl-Break in gopi's console arrive on ch
 // as os.Interrupt, the abort path (a second one exits at once, 130), as
@@ -28,7 +37,7 @@ var consoleCtrl ctrlEvents = winConsole{}
 // handler can be set, Go's handler turns Ctrl-C into os.Interrupt all
 // the same.
 func watchConsole(ch chan<- os.Signal) (stop func()) {
-	stop, err := consoleCtrl.watch(func(event uint32) bool {
+	stop, err := consoleCtrl.Watch(func(event uint32) bool {
 		switch event {
 		case windows.CTRL_C_EVENT, windows.CTRL_BREAK_EVENT:
 			select {
@@ -59,7 +68,7 @@ var (
 	procSetConsoleCtrlHandler = windows.NewLazySystemDLL("kernel32.dll").NewProc("SetConsoleCtrlHandler")
 )
 
-func (winConsole) watch(handle func(uint32) bool) (func(), error) {
+func (winConsole) Watch(handle func(uint32) bool) (func(), error) {
 	ctrlOnce.Do(func() {
 		ctrlCallback = syscall.NewCallback(func(event uintptr) uintptr {
 			if h := ctrlHandler.Load(); h != nil && (*h)(uint32(event)) {
