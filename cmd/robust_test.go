@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
 )
 
 // Overlapping session reads pause the collector once and restore the
