@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gopi/internal/interrupt"
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
 )
@@ -25,7 +26,7 @@ const (
 	ExitBudget      = 8
 	ExitSchema      = 9
 	ExitRequired    = 10
-	ExitInterrupted = 130
+	ExitInterrupted = interrupt.ExitCode // 130: a signal, or stdout's reader went away
 )
 
 // exitCodesHelp is shown in gopi run --help.
