@@ -1,11 +1,3 @@
-// Package mode encodes what a Runtime did: print writes the answer,
-// json one result object, events the session header, every Agent event and
-// the result object, one JSON object per line. A mode never creates a
-// Runtime and calls Prompt exactly once; an output write failure is
-// returned as it is, and the session is not rolled back. Beside them,
-// the interactive chat (Chat) and the rpc mode (RPC, pi's RPC protocol,
-// its events through the events encoder) keep a Runtime alive and ask
-// the command line for another when the session or model changes.
 package mode
 
 import (
@@ -165,8 +157,9 @@ type Outcome struct {
 	Class  ai.Class // "" for success
 }
 
-// Run calls rt.Prompt once and encodes the run. The returned error is an
-// output write failure only; the run's own failure is in the Outcome.
+// Run calls rt.Prompt at most 1 + len(Then) + OutputRetries times (see
+// Options) and encodes the runs as one. The returned error is an output
+// write failure only; the runs' own failure is in the Outcome.
 func Run(ctx context.Context, rt *runtime.Runtime, prompt []ai.Message, out IO, opts Options) (Outcome, error) {
 	if _, err := Parse(string(opts.Mode)); err != nil {
 		return Outcome{}, err

@@ -1,8 +1,10 @@
-package mode
+package chat
 
 import (
 	"strings"
 	"time"
+
+	"gopi/pkg/mode"
 )
 
 // LiveWriter is a chat output that keeps one live row below the lines
@@ -94,7 +96,7 @@ func (r *renderer) drawLive() {
 	case r.text.pending != "":
 		r.scr.setLive(strings.ReplaceAll(r.text.pending, "\t", " "))
 	case r.label != "":
-		r.scr.setLive(r.pal.dim(spinner[r.frame%len(spinner)] + " " + oneLine(r.label, max(r.width()-2, 10))))
+		r.scr.setLive(r.pal.dim(mode.Spinner[r.frame%len(mode.Spinner)] + " " + mode.OneLine(r.label, max(r.width()-2, 10))))
 	default:
 		r.scr.setLive("")
 	}
