@@ -16,7 +16,7 @@ type LiveWriter interface {
 	SetLive(text string)
 }
 
-// spinnerTick is how often the spinner (progress.go's frames) turns
+// spinnerTick is how often the spinner (mode.Spinner's frames) turns
 // while the chat waits.
 const spinnerTick = 120 * time.Millisecond
 
