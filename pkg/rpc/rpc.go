@@ -73,7 +73,7 @@ type rpcOp struct {
 	rt      *runtime.Runtime
 }
 
-// Options configure an Server.
+// Options configure a Server.
 type Options struct {
 	Thinking ai.ThinkingLevel
 	Now      func() time.Time
