@@ -12,9 +12,9 @@ import (
 	"gopi/pkg/acp"
 	"gopi/pkg/agent"
 	"gopi/pkg/ai"
+	"gopi/pkg/chat"
 	"gopi/pkg/loop"
 	"gopi/pkg/mcp"
-	"gopi/pkg/mode"
 	"gopi/pkg/runtime"
 	"gopi/pkg/sandbox"
 	"gopi/pkg/session"
@@ -234,7 +234,7 @@ func (s *acpSession) Models() []ai.Info {
 }
 
 // swap makes rt the session's Runtime and releases the previous one.
-func (s *acpSession) swap(o mode.Opened) {
+func (s *acpSession) swap(o chat.Opened) {
 	s.mu.Lock()
 	old := s.rt
 	s.rt = o.Runtime
@@ -247,7 +247,7 @@ func (s *acpSession) swap(o mode.Opened) {
 func (s *acpSession) SetModel(ref string) error {
 	s.host.mu.Lock()
 	defer s.host.mu.Unlock()
-	o, err := s.h.open(mode.Want{Leaf: s.runtime().Leaf(), Model: ref, Thinking: s.h.a.Thinking()})
+	o, err := s.h.open(chat.Want{Leaf: s.runtime().Leaf(), Model: ref, Thinking: s.h.a.Thinking()})
 	if err != nil {
 		return err
 	}
@@ -258,7 +258,7 @@ func (s *acpSession) SetModel(ref string) error {
 func (s *acpSession) SetThinking(l ai.ThinkingLevel) error {
 	s.host.mu.Lock()
 	defer s.host.mu.Unlock()
-	o, err := s.h.open(mode.Want{Leaf: s.runtime().Leaf(), Thinking: l})
+	o, err := s.h.open(chat.Want{Leaf: s.runtime().Leaf(), Thinking: l})
 	if err != nil {
 		return err
 	}

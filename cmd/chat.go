@@ -12,8 +12,8 @@ import (
 
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
+	"gopi/pkg/chat"
 	"gopi/pkg/mcp"
-	"gopi/pkg/mode"
 	"gopi/pkg/resources"
 	"gopi/pkg/session"
 )
@@ -78,7 +78,7 @@ func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions)
 		return err
 	}
 	defer h.close()
-	first := mode.Opened{Runtime: h.a.Runtime(), Model: h.a.Model().Info, File: h.a.File()}
+	first := chat.Opened{Runtime: h.a.Runtime(), Model: h.a.Model().Info, File: h.a.File()}
 	for _, w := range first.Runtime.Warnings() {
 		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
 	}
@@ -89,10 +89,9 @@ func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions)
 	defer term.Close()
 	stop := context.AfterFunc(ctx, term.Interrupt)
 	defer stop()
-	chat := mode.NewChat(term, term.Out(), first, mode.ChatDeps{Open: h.open, Expand: h.cat.Expand, Tree: h.tree},
-		mode.ChatOptions{Color: !o.noColor && sys.getenv("NO_COLOR") == "", Width: term.Width, Thinking: h.a.Thinking(), Now: sys.Now,
-			First: h.words, FirstFiles: h.files, FirstImages: h.images, Sandbox: sandboxBanner(h.s.guard.Policy(), sys.getenv("HOME"))})
-	err = chat.Run(ctx)
+	err = chat.New(term, term.Out(), first, chat.Deps{Open: h.open, Expand: h.cat.Expand, Tree: h.tree},
+		chat.Options{Color: !o.noColor && sys.getenv("NO_COLOR") == "", Width: term.Width, Thinking: h.a.Thinking(), Now: sys.Now,
+			First: h.words, FirstFiles: h.files, FirstImages: h.images, Sandbox: sandboxBanner(h.s.guard.Policy(), sys.getenv("HOME"))}).Run(ctx)
 	if ctx.Err() != nil {
 		return &reported{code: ExitInterrupted}
 	}
@@ -169,21 +168,25 @@ func (h *chatHost) close() {
 
 // open builds a Runtime for w. The store stays open and locked; a new
 // session replaces it only once its Runtime is built.
-func (h *chatHost) open(w mode.Want) (mode.Opened, error) {
-	want := assemble.Want{Leaf: w.Leaf, Thinking: w.Thinking, NewSession: w.NewSession, Parent: w.Parent}
+func (h *chatHost) open(w chat.Want) (chat.Opened, error) { return h.openParent(w, "") }
+
+// openParent is open with parent recorded as a new session's
+// parentSession (rpc's new_session).
+func (h *chatHost) openParent(w chat.Want, parent string) (chat.Opened, error) {
+	want := assemble.Want{Leaf: w.Leaf, Thinking: w.Thinking, NewSession: w.NewSession, Parent: parent}
 	if w.Model != "" {
 		choice, err := h.chooseModel(w.Model)
 		if err != nil {
-			return mode.Opened{}, err
+			return chat.Opened{}, err
 		}
 		want.Model = &choice
 	}
 	rt, err := h.a.Reopen(want)
 	if err != nil {
-		return mode.Opened{}, err
+		return chat.Opened{}, err
 	}
 	tracePrompts(h.sys, h.s.telemetry, h.a, rt) // telemetry.go
-	return mode.Opened{Runtime: rt, Model: h.a.Model().Info, File: h.a.File(), Thinking: h.a.Thinking()}, nil
+	return chat.Opened{Runtime: rt, Model: h.a.Model().Info, File: h.a.File(), Thinking: h.a.Thinking()}, nil
 }
 
 // chooseModel resolves "provider/id" against the settings, as --model

@@ -40,14 +40,14 @@ func TestChatDisplayPanicExitsInternal(t *testing.T) {
 		t.Fatal(err)
 	}
 	var boom atomic.Bool
-	old := termWidth
-	termWidth = func(*os.File) int {
+	old := chatWidth
+	chatWidth = func() int {
 		if boom.Load() {
 			panic("the terminal went away")
 		}
 		return 120
 	}
-	defer func() { termWidth = old }()
+	defer func() { chatWidth = old }()
 
 	home, cwd := t.TempDir(), t.TempDir()
 	script := filepath.Join(home, "script.json")

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"gopi/internal/interrupt"
-	"gopi/pkg/mode"
+	"gopi/pkg/rpc"
 )
 
 func newRPCCmd(sys *System) *cobra.Command {
@@ -73,12 +73,12 @@ func runRPC(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 		return err
 	}
 	defer h.close()
-	first := mode.Opened{Runtime: h.a.Runtime(), Model: h.a.Model().Info, File: h.a.File()}
+	first := rpc.Opened{Runtime: h.a.Runtime(), Model: h.a.Model().Info, File: h.a.File()}
 	for _, w := range first.Runtime.Warnings() {
 		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
 	}
 	host := &rpcHost{h: h, sys: sys, c: c}
-	err = mode.NewRPC(pipes.Out, sys.Stderr, first, host, mode.RPCOptions{Thinking: h.a.Thinking(), Now: sys.Now, Bound: pipes.Bounder(),
+	err = rpc.NewServer(pipes.Out, sys.Stderr, first, host, rpc.Options{Thinking: h.a.Thinking(), Now: sys.Now, Bound: pipes.Bounder(),
 		MaxLine: h.s.maxPrompt + rpcLineRoom}).Serve(ctx, sys.Stdin)
 	return rpcExit(sys, ctx, err)
 }
@@ -103,7 +103,7 @@ func rpcExit(sys *System, ctx context.Context, err error) error {
 		fmt.Fprintf(sys.Stderr, "gopi: writing the output failed: %v\n", err)
 		return &reported{code: ExitInternal}
 	}
-	if ctx.Err() != nil || (err != nil && !errors.Is(err, mode.ErrInputEnded)) {
+	if ctx.Err() != nil || (err != nil && !errors.Is(err, rpc.ErrInputEnded)) {
 		return &reported{code: ExitInterrupted}
 	}
 	return nil

@@ -12,8 +12,9 @@ import (
 
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
+	"gopi/pkg/chat"
 	"gopi/pkg/export"
-	"gopi/pkg/mode"
+	"gopi/pkg/rpc"
 	"gopi/pkg/session"
 )
 
@@ -28,12 +29,13 @@ type rpcHost struct {
 
 // Open builds the Runtime w asks for: chat's open, or the Assembly's
 // Reopen on another session (a file to switch to, a fork of this one).
-func (r *rpcHost) Open(w mode.Want) (mode.Opened, error) {
+func (r *rpcHost) Open(w rpc.Want) (rpc.Opened, error) {
 	if w.Session == "" && !w.Fork {
-		return r.h.open(w)
+		o, err := r.h.openParent(chat.Want{Leaf: w.Leaf, Model: w.Model, Thinking: w.Thinking, NewSession: w.NewSession}, w.Parent)
+		return rpc.Opened(o), err
 	}
 	if r.h.o.noSession {
-		return mode.Opened{}, errors.New("gopi rpc runs with --no-session: it opens and forks no session files")
+		return rpc.Opened{}, errors.New("gopi rpc runs with --no-session: it opens and forks no session files")
 	}
 	// A fork or clone is a path copy written next to the current file, as pi's.
 	ss := &assemble.SessionSettings{Fork: r.h.a.File(), Leaf: w.Leaf, Branch: true, Dir: filepath.Dir(r.h.a.File())}
@@ -44,7 +46,7 @@ func (r *rpcHost) Open(w mode.Want) (mode.Opened, error) {
 			path = filepath.Join(r.h.s.cwd, path)
 		}
 		if _, err := os.Stat(path); looksLikePath(path) && errors.Is(err, fs.ErrNotExist) {
-			return mode.Opened{}, fmt.Errorf("sessionPath %s: no such session file", path)
+			return rpc.Opened{}, fmt.Errorf("sessionPath %s: no such session file", path)
 		}
 		// The switched session's own model and thinking level, as pi.
 		*ss = assemble.SessionSettings{Path: path, Continue: true}
@@ -52,9 +54,9 @@ func (r *rpcHost) Open(w mode.Want) (mode.Opened, error) {
 	}
 	rt, err := r.h.a.Reopen(want)
 	if err != nil {
-		return mode.Opened{}, err
+		return rpc.Opened{}, err
 	}
-	return mode.Opened{Runtime: rt, Model: r.h.a.Model().Info, File: r.h.a.File(), Thinking: r.h.a.Thinking()}, nil
+	return rpc.Opened{Runtime: rt, Model: r.h.a.Model().Info, File: r.h.a.File(), Thinking: r.h.a.Thinking()}, nil
 }
 
 // Models are the current model, the catalog's models of its provider and
@@ -93,30 +95,30 @@ func (r *rpcHost) CheckImage(what, mime string, data []byte) error {
 }
 
 // Commands are the prompt templates and skills.
-func (r *rpcHost) Commands() []mode.RPCCommand {
-	var out []mode.RPCCommand
+func (r *rpcHost) Commands() []rpc.Command {
+	var out []rpc.Command
 	for _, t := range r.h.cat.Templates {
-		out = append(out, mode.RPCCommand{Name: t.Name, Description: t.Description, Source: "prompt",
-			SourceInfo: mode.RPCSourceInfo{Path: t.Path, Source: "local", Scope: t.Source, Origin: "top-level"}})
+		out = append(out, rpc.Command{Name: t.Name, Description: t.Description, Source: "prompt",
+			SourceInfo: rpc.SourceInfo{Path: t.Path, Source: "local", Scope: t.Source, Origin: "top-level"}})
 	}
 	for _, s := range r.h.cat.Skills {
-		out = append(out, mode.RPCCommand{Name: "skill:" + s.Name, Description: s.Description, Source: "skill",
-			SourceInfo: mode.RPCSourceInfo{Path: s.Path, Source: "local", Scope: s.Source, Origin: "top-level"}})
+		out = append(out, rpc.Command{Name: "skill:" + s.Name, Description: s.Description, Source: "skill",
+			SourceInfo: rpc.SourceInfo{Path: s.Path, Source: "local", Scope: s.Source, Origin: "top-level"}})
 	}
 	return out
 }
 
 // SetAutoCompaction rebuilds the Runtime at its leaf with automatic
 // compaction switched.
-func (r *rpcHost) SetAutoCompaction(on bool, w mode.Want) (mode.Opened, error) {
+func (r *rpcHost) SetAutoCompaction(on bool, w rpc.Want) (rpc.Opened, error) {
 	c := r.h.a.Compaction()
 	c.Disabled = !on
 	rt, err := r.h.a.Reopen(assemble.Want{Leaf: w.Leaf, Thinking: w.Thinking, Compaction: &c})
 	if err != nil {
-		return mode.Opened{}, err
+		return rpc.Opened{}, err
 	}
 	tracePrompts(r.h.sys, r.h.s.telemetry, r.h.a, rt) // telemetry.go
-	return mode.Opened{Runtime: rt, Model: r.h.a.Model().Info, File: r.h.a.File(), Thinking: r.h.a.Thinking()}, nil
+	return rpc.Opened{Runtime: rt, Model: r.h.a.Model().Info, File: r.h.a.File(), Thinking: r.h.a.Thinking()}, nil
 }
 
 func (r *rpcHost) AutoCompaction() bool { return !r.h.a.Compaction().Disabled }

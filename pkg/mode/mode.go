@@ -1,13 +1,3 @@
-// Package mode encodes what a Runtime did: print writes the answer,
-// json one result object, events the session header, every Agent event and
-// the result object, one JSON object per line. In json and events mode
-// exactly one result line is written on every exit (Output). A mode never
-// creates a Runtime; Run prompts it once per prompt argument and once per
-// retry of an answer --output-schema refused. An output write failure is
-// returned as it is, and the session is not rolled back. Beside them,
-// the interactive chat (Chat) and the rpc mode (RPC, pi's RPC protocol,
-// its events through the events encoder) keep a Runtime alive and ask
-// the command line for another when the session or model changes.
 package mode
 
 import (

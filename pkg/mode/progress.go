@@ -28,7 +28,9 @@ type progress struct {
 	running []string // tool calls in flight (events arrive one at a time)
 }
 
-var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+// Spinner is the frames of the progress line's spinner (the chat's live
+// row turns the same).
+var Spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
 func newProgress(w io.Writer, now func() time.Time) *progress {
 	p := &progress{w: w, now: now, ticker: time.NewTicker(120 * time.Millisecond), done: make(chan struct{})}
@@ -46,7 +48,7 @@ func (p *progress) tick() {
 			frame++
 			p.mu.Lock()
 			if p.line != "" {
-				fmt.Fprintf(p.w, "\r\033[K%s %s (%.1fs)", spinner[frame%len(spinner)], p.line, p.now().Sub(p.since).Seconds())
+				fmt.Fprintf(p.w, "\r\033[K%s %s (%.1fs)", Spinner[frame%len(Spinner)], p.line, p.now().Sub(p.since).Seconds())
 			}
 			p.mu.Unlock()
 		}
@@ -66,7 +68,7 @@ func (p *progress) event(e agent.Event) {
 	switch e.Type {
 	case loop.ToolStart:
 		p.running = append(p.running, e.ToolCallID)
-		p.set(e.ToolName + keyArgument(e.Args))
+		p.set(e.ToolName + KeyArgument(e.Args))
 	case loop.ToolEnd:
 		p.running = slices.DeleteFunc(p.running, func(id string) bool { return id == e.ToolCallID })
 		if n := len(p.running); n > 0 {
@@ -107,8 +109,9 @@ func (p *progress) event(e agent.Event) {
 	}
 }
 
-// keyArgument shows the argument that says most about a call.
-func keyArgument(args json.RawMessage) string {
+// KeyArgument shows the argument that says most about a call (": " and
+// its command, path or pattern, made printable), or "".
+func KeyArgument(args json.RawMessage) string {
 	var m map[string]any
 	if json.Unmarshal(args, &m) != nil {
 		return ""

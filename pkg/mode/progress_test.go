@@ -21,8 +21,8 @@ func TestKeyArgumentIsOneSafeLine(t *testing.T) {
 		`not json`:    "",
 	}
 	for in, want := range cases {
-		if got := keyArgument(json.RawMessage(in)); got != want {
-			t.Errorf("keyArgument(%s) = %q, want %q", in, got, want)
+		if got := KeyArgument(json.RawMessage(in)); got != want {
+			t.Errorf("KeyArgument(%s) = %q, want %q", in, got, want)
 		}
 	}
 }

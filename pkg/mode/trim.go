@@ -9,10 +9,12 @@ import (
 
 // trimLine says what a request left out of the conversation, and why.
 func trimLine(t *loop.TrimInfo) string {
-	return "gopi: " + trimText(t)
+	return "gopi: " + TrimText(t)
 }
 
-func trimText(t *loop.TrimInfo) string {
+// TrimText says what a request left out of the conversation and why,
+// without trimLine's "gopi: ".
+func TrimText(t *loop.TrimInfo) string {
 	why := "because compaction is disabled"
 	switch t.Reason {
 	case loop.TrimCompactionFailed:

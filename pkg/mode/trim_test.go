@@ -66,7 +66,7 @@ func TestTrimTextSaysWhy(t *testing.T) {
 			"the conversation does not fit the model's 8000-token window; left out the oldest turn (1 message) even after compaction"},
 	}
 	for _, c := range cases {
-		if got := trimText(&c.info); got != c.want {
+		if got := TrimText(&c.info); got != c.want {
 			t.Errorf("got  %s\nwant %s", got, c.want)
 		}
 	}

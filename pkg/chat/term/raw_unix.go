@@ -1,6 +1,6 @@
 //go:build unix
 
-package cmd
+package term
 
 import (
 	"os"
@@ -20,6 +20,5 @@ func rawTerminal(in, _ *os.File) (restore func(), err error) {
 	return func() { _ = readline.Restore(fd, state) }, nil
 }
 
-// termWidth is the terminal's width in columns; tests put a fake in its
-// place.
-var termWidth = func(*os.File) int { return readline.GetScreenWidth() }
+// termWidth is the terminal's width in columns.
+func termWidth(*os.File) int { return readline.GetScreenWidth() }

@@ -1,4 +1,4 @@
-package cmd
+package term
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/chzyer/readline"
 
-	"gopi/pkg/mode"
+	"gopi/pkg/chat"
 )
 
 // Bracketed paste: the terminal marks pasted text, so its line breaks
@@ -20,36 +20,60 @@ const (
 	bracketedPasteOff = "\x1b[?2004l"
 )
 
-// chatTerminal is the chat's line editor: readline over a raw terminal,
-// with Alt-Enter and pasted line breaks recognised by keyFilter.
-type chatTerminal struct {
+// Terminal is the chat's line editor (a chat.LineReader): readline over
+// a raw terminal, with Alt-Enter and pasted line breaks recognised by
+// keyFilter.
+type Terminal struct {
 	rl       *readline.Instance
 	live     *liveOut  // the chat's output, above the prompt
 	stdin    io.Closer // what readline reads; its Close does not reach it
 	out      *os.File
+	width    func() int // Config.Width
 	altEnter atomic.Bool
 	// restore gives the terminal back the modes rawTerminal changed.
 	restore func()
 	once    sync.Once
 }
 
-// openTerminal puts the terminal in raw mode for the whole chat (so that
-// Ctrl-C is a key, never a signal, even between two prompts) and starts
-// readline with its history in historyFile.
-func openTerminal(sys *System, historyFile string) (*chatTerminal, error) {
-	in, ok1 := sys.Stdin.(*os.File)
-	out, ok2 := sys.Stdout.(*os.File)
+// Config is what a Terminal needs from the program: its streams and
+// where the history is kept. The package reads no environment and opens
+// no stream of its own.
+type Config struct {
+	// In and Out are the terminal: both must be an *os.File.
+	In  io.Reader
+	Out io.Writer
+	// HistoryFile keeps the lines entered, one chat to the next.
+	HistoryFile string
+	// Width, when set, measures the terminal in place of asking it.
+	Width func() int
+}
+
+// ErrNotTerminal is Open's error when In or Out is no file.
+var ErrNotTerminal = errors.New("stdin or stdout is not a terminal")
+
+// SetupError is Open's error when the terminal refused raw mode; no
+// mode is left changed.
+type SetupError struct{ Err error }
+
+func (e *SetupError) Error() string { return "cannot set up the terminal: " + e.Err.Error() }
+func (e *SetupError) Unwrap() error { return e.Err }
+
+// Open puts the terminal in raw mode for the whole chat (so that Ctrl-C
+// is a key, never a signal, even between two prompts) and starts
+// readline with its history in c.HistoryFile. Whatever goes wrong before
+// it returns, an error or a panic, the terminal gets its modes back.
+func Open(c Config) (*Terminal, error) {
+	in, ok1 := c.In.(*os.File)
+	out, ok2 := c.Out.(*os.File)
 	if !ok1 || !ok2 {
-		return nil, usageErr("gopi chat needs a terminal on stdin and stdout; use gopi run")
+		return nil, ErrNotTerminal
 	}
-	t := &chatTerminal{out: out}
+	t := &Terminal{out: out, width: c.Width}
 	restore, err := rawTerminal(in, out)
 	if err != nil {
-		return nil, usageErr("gopi chat: cannot set up the terminal: %v; use gopi run", err)
+		return nil, &SetupError{Err: err}
 	}
 	t.restore = restore
-	// Whatever goes wrong before the terminal is handed over, an error
-	// or a panic, the terminal gets its modes back.
 	opened := false
 	defer func() {
 		if !opened {
@@ -60,7 +84,7 @@ func openTerminal(sys *System, historyFile string) (*chatTerminal, error) {
 	stdin := readline.NewCancelableStdin(in)
 	t.stdin = stdin
 	rl, err := readline.NewEx(&readline.Config{
-		Prompt: "› ", HistoryFile: historyFile, HistoryLimit: 1000,
+		Prompt: "› ", HistoryFile: c.HistoryFile, HistoryLimit: 1000,
 		Stdin: newKeyFilter(stdin), Stdout: out, Stderr: out,
 		FuncIsTerminal: func() bool { return true }, FuncMakeRaw: noop, FuncExitRaw: noop,
 		FuncGetWidth:        t.Width,
@@ -78,7 +102,7 @@ func openTerminal(sys *System, historyFile string) (*chatTerminal, error) {
 
 // filterRune notes an Alt-Enter (keyFilter puts altEnterRune before its
 // Enter) and keeps it out of the line.
-func (t *chatTerminal) filterRune(r rune) (rune, bool) {
+func (t *Terminal) filterRune(r rune) (rune, bool) {
 	if r == altEnterRune {
 		t.altEnter.Store(true)
 		return r, false
@@ -92,40 +116,45 @@ func (t *chatTerminal) filterRune(r rune) (rune, bool) {
 	return r, true
 }
 
-// ReadLine reads one line: Ctrl-C is mode.ErrInterrupt, Ctrl-D on an
+// ReadLine reads one line: Ctrl-C is chat.ErrInterrupt, Ctrl-D on an
 // empty line io.EOF; pasted line breaks come back as "\n".
-func (t *chatTerminal) ReadLine() (mode.Line, error) {
+func (t *Terminal) ReadLine() (chat.Line, error) {
 	s, err := t.rl.Readline()
 	t.live.leave()
 	followUp := t.altEnter.Swap(false)
 	switch {
 	case errors.Is(err, readline.ErrInterrupt):
-		return mode.Line{}, mode.ErrInterrupt
+		return chat.Line{}, chat.ErrInterrupt
 	case err != nil:
-		return mode.Line{}, err
+		return chat.Line{}, err
 	}
 	s = strings.TrimSuffix(strings.ReplaceAll(s, string(pastedNewline), "\n"), "\n")
-	return mode.Line{Text: s, FollowUp: followUp}, nil
+	return chat.Line{Text: s, FollowUp: followUp}, nil
 }
 
 // SetPrompt changes the prompt and redraws it.
-func (t *chatTerminal) SetPrompt(p string) {
+func (t *Terminal) SetPrompt(p string) {
 	t.rl.SetPrompt(p)
 	t.rl.Refresh()
 }
 
 // Out writes above the prompt line and redraws it; it keeps the chat's
-// live row (mode.LiveWriter) between the two.
-func (t *chatTerminal) Out() io.Writer { return t.live }
+// live row (chat.LiveWriter) between the two.
+func (t *Terminal) Out() io.Writer { return t.live }
 
 // Width is the terminal's width in columns.
-func (t *chatTerminal) Width() int { return termWidth(t.out) }
+func (t *Terminal) Width() int {
+	if t.width != nil {
+		return t.width()
+	}
+	return termWidth(t.out)
+}
 
 // Interrupt ends a waiting ReadLine (SIGTERM, SIGINT from elsewhere).
-func (t *chatTerminal) Interrupt() { t.Close() }
+func (t *Terminal) Interrupt() { t.Close() }
 
 // Close stops readline and restores the terminal; safe to call twice.
-func (t *chatTerminal) Close() {
+func (t *Terminal) Close() {
 	t.once.Do(func() {
 		io.WriteString(t.out, bracketedPasteOff)
 		// readline's Close waits for its reader, which waits for input

@@ -1,4 +1,4 @@
-package mode
+package chat
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"gopi/pkg/agent"
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
+	"gopi/pkg/mode"
 )
 
 // renderer draws a run's events as they arrive: answer text line by
@@ -68,9 +69,9 @@ func (r *renderer) event(e agent.Event) {
 			r.waiting("")
 		}
 	case loop.ToolStart:
-		r.started[e.ToolCallID] = toolCall{at: r.now(), arg: keyArgument(e.Args)}
-		r.activity(e.ToolName + keyArgument(e.Args))
-		r.waiting(e.ToolName + keyArgument(e.Args))
+		r.started[e.ToolCallID] = toolCall{at: r.now(), arg: mode.KeyArgument(e.Args)}
+		r.activity(e.ToolName + mode.KeyArgument(e.Args))
+		r.waiting(e.ToolName + mode.KeyArgument(e.Args))
 	case loop.ToolEnd:
 		r.toolEnd(e)
 		if len(r.started) == 0 {
@@ -120,7 +121,7 @@ func (r *renderer) showThinking() {
 		return
 	}
 	words := len(strings.Fields(t))
-	r.scr.line(r.pal.dim(fmt.Sprintf("∴ thinking (%d words): %s", words, oneLine(t, max(r.width()-30, 20)))))
+	r.scr.line(r.pal.dim(fmt.Sprintf("∴ thinking (%d words): %s", words, mode.OneLine(t, max(r.width()-30, 20)))))
 }
 
 // messageEnd flushes the answer. A failed answer's error is not shown
@@ -162,7 +163,7 @@ func resultPreview(out *loop.ToolOutput, n int) string {
 			parts = append(parts, c.Text)
 		}
 	}
-	return oneLine(strings.Join(parts, "\n"), n)
+	return mode.OneLine(strings.Join(parts, "\n"), n)
 }
 
 // notice writes retries and compactions as dim lines, a cut of the
@@ -187,7 +188,7 @@ func (r *renderer) notice(e agent.Event) {
 		}
 		r.scr.line(r.pal.dim(fmt.Sprintf("compacted: %s tokens summarised", formatTokens(int64(e.Compaction.TokensBefore)))))
 	case loop.ContextTrimmed:
-		r.scr.line(r.pal.red(trimText(e.Trim)))
+		r.scr.line(r.pal.red(mode.TrimText(e.Trim)))
 	}
 }
 
@@ -224,7 +225,7 @@ func (r *renderer) subagent(e agent.Event) {
 		return
 	}
 	_ = json.Unmarshal(e.Args, &args)
-	what := d.Event.ToolName + keyArgument(d.Event.Args)
+	what := d.Event.ToolName + mode.KeyArgument(d.Event.Args)
 	switch d.Event.Type {
 	case "tool_execution_start":
 		r.waiting("task " + args.Description + ": " + what)

@@ -1,4 +1,4 @@
-package mode
+package rpc
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"gopi/pkg/ai"
+	"gopi/pkg/mode"
 	"gopi/pkg/runtime"
 	"gopi/pkg/tools"
 )
@@ -26,7 +27,7 @@ var bashCalls atomic.Int64
 // output as pi's bashExecution message (the next prompt's model sees it,
 // unless excludeFromContext), and answers with pi's BashResult. It runs in
 // the background, so that abort_bash reaches it; no run starts meanwhile.
-func (r *RPC) cmdBash(_ context.Context, c *rpcCommand) (any, error) {
+func (r *Server) cmdBash(_ context.Context, c *rpcCommand) (any, error) {
 	command, err := need(c.Command, "command")
 	if err != nil {
 		return nil, err
@@ -70,7 +71,7 @@ func (r *RPC) cmdBash(_ context.Context, c *rpcCommand) (any, error) {
 
 // cmdAbortBash stops the running bash command; its response follows
 // with cancelled true.
-func (r *RPC) cmdAbortBash(_ context.Context, _ *rpcCommand) (any, error) {
+func (r *Server) cmdAbortBash(_ context.Context, _ *rpcCommand) (any, error) {
 	r.mu.Lock()
 	op := r.op
 	r.mu.Unlock()
@@ -83,14 +84,14 @@ func (r *RPC) cmdAbortBash(_ context.Context, _ *rpcCommand) (any, error) {
 
 // bashUpdate writes a bash_execution_update: pi's shape, with the
 // command's id when it had one.
-func (r *RPC) bashUpdate(id *string, delta string) {
+func (r *Server) bashUpdate(id *string, delta string) {
 	v := struct {
 		Type    string  `json:"type"`
 		Version int     `json:"schemaVersion"`
 		ID      *string `json:"id,omitempty"`
 		Delta   string  `json:"delta"`
-	}{"bash_execution_update", SchemaVersion, id, delta}
-	r.w.json(v)
+	}{"bash_execution_update", mode.SchemaVersion, id, delta}
+	r.w.JSON(v)
 }
 
 func resultText(res tools.Result) string {

@@ -1,4 +1,4 @@
-package mode
+package chat
 
 import (
 	"io"
@@ -28,7 +28,7 @@ func (r *chatRig) chatEnds() error {
 // written, instead of waiting for input under a broken display.
 func TestChatDisplayPanicEndsTheChat(t *testing.T) {
 	var boom atomic.Bool
-	r := startRig(t, nil, func(o *ChatOptions, _ *io.Writer) {
+	r := startRig(t, nil, func(o *Options, _ *io.Writer) {
 		o.Width = func() int {
 			if boom.Load() {
 				panic("the console went away")
@@ -67,7 +67,7 @@ func (p panicOnWrite) Write(b []byte) (int, error) {
 // on the run's goroutine) ends the chat the same way, rather than the
 // process with the terminal left raw.
 func TestChatPanicWritingTheOutcomeEndsTheChat(t *testing.T) {
-	r := startRig(t, nil, func(_ *ChatOptions, out *io.Writer) {
+	r := startRig(t, nil, func(_ *Options, out *io.Writer) {
 		*out = panicOnWrite{w: *out, want: "↑"}
 	}, faux.Text("the answer"))
 	r.send("hello")

@@ -1,4 +1,4 @@
-package mode
+package rpc
 
 import (
 	"bufio"
@@ -17,25 +17,25 @@ import (
 	"gopi/pkg/agent"
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
+	"gopi/pkg/mode"
 	"gopi/pkg/runtime"
-	"gopi/pkg/session"
 )
 
-// RPC is the rpc mode (pi 1.6's --mode rpc): one JSON command per line
+// Server is the rpc mode (pi 1.6's --mode rpc): one JSON command per line
 // on stdin, one JSON object per line on stdout, the responses to the
 // commands and the session events exactly as events mode writes them
-// (one encoder: eventStream and lineWriter), without a header line.
+// (one encoder: mode.Lines and its EventStream), without a header line.
 // Records end at LF only. Runs, compactions and session names go on in
 // the background while further commands are read, so that steer,
 // follow_up and abort reach a running run.
-type RPC struct {
-	host   RPCHost
-	w      *lineWriter
+type Server struct {
+	host   Host
+	w      *mode.Lines
 	out    *watchedOut
 	diag   io.Writer
 	now    func() time.Time
 	bounds func(on bool)
-	// maxLine bounds a command line (RPCOptions.MaxLine).
+	// maxLine bounds a command line (Options.MaxLine).
 	maxLine int
 
 	boundMu  sync.Mutex
@@ -46,7 +46,7 @@ type RPC struct {
 	thinking ai.ThinkingLevel
 	steering agent.QueueMode
 	followUp agent.QueueMode
-	stream   *eventStream
+	stream   *mode.EventStream
 	unsub    func()
 	op       *rpcOp       // the run or compaction going on; nil when idle
 	next     []ai.Message // prompts queued while a run was ending: the next run
@@ -73,52 +73,8 @@ type rpcOp struct {
 	rt      *runtime.Runtime
 }
 
-// RPCHost is what the rpc mode needs from the command line, which owns
-// settings, models and session files. Every method that builds a
-// Runtime leaves the current one in use when it fails.
-type RPCHost interface {
-	// Open builds a Runtime as ChatDeps.Open does (leaf, model, thinking,
-	// a new session).
-	Open(Want) (Opened, error)
-	// Models are the models set_model and cycle_model choose from.
-	Models() []ai.Info
-	// Expand checks a prompt, steer or follow_up's text as gopi run
-	// checks a prompt (maxPromptBytes) and expands prompt templates and
-	// /skill:name.
-	Expand(text string) (string, error)
-	// CheckImage refuses an image of a prompt, steer or follow_up (what
-	// names it) that gopi run refuses as an @file: one a model would
-	// refuse. data is the image, decoded.
-	CheckImage(what, mime string, data []byte) error
-	// Commands are the prompt templates and skills (get_commands).
-	Commands() []RPCCommand
-	// SetAutoCompaction builds the Runtime w asks for with automatic
-	// compaction switched, for it and the later ones.
-	SetAutoCompaction(on bool, w Want) (Opened, error)
-	AutoCompaction() bool
-	// Export writes the store as an HTML page to out ("" for the default
-	// name) and returns the file written.
-	Export(store session.Store, file, out string) (string, error)
-}
-
-// RPCCommand is one entry of get_commands.
-type RPCCommand struct {
-	Name        string        `json:"name"`
-	Description string        `json:"description,omitempty"`
-	Source      string        `json:"source"` // "prompt" or "skill"
-	SourceInfo  RPCSourceInfo `json:"sourceInfo"`
-}
-
-// RPCSourceInfo says where a command comes from.
-type RPCSourceInfo struct {
-	Path   string `json:"path"`
-	Source string `json:"source"`
-	Scope  string `json:"scope"` // "user" or "project"
-	Origin string `json:"origin"`
-}
-
-// RPCOptions configure an RPC.
-type RPCOptions struct {
+// Options configure a Server.
+type Options struct {
 	Thinking ai.ThinkingLevel
 	Now      func() time.Time
 	// Bound, when set, is called with true when a run is cancelled (an
@@ -133,16 +89,16 @@ type RPCOptions struct {
 	MaxLine int
 }
 
-// DefaultMaxLine is a command line's bound when RPCOptions gives none.
+// DefaultMaxLine is a command line's bound when Options gives none.
 const DefaultMaxLine = 64 << 20
 
 // ErrInputEnded marks Serve's output error when it came after stdin
 // ended: the client was done.
 var ErrInputEnded = errors.New("stdin ended")
 
-// NewRPC returns the rpc mode over the first Runtime; protocol records
+// NewServer returns the rpc mode over the first Runtime; protocol records
 // go to out, diagnostics to diag.
-func NewRPC(out, diag io.Writer, first Opened, host RPCHost, opts RPCOptions) *RPC {
+func NewServer(out, diag io.Writer, first Opened, host Host, opts Options) *Server {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -150,7 +106,7 @@ func NewRPC(out, diag io.Writer, first Opened, host RPCHost, opts RPCOptions) *R
 		opts.MaxLine = DefaultMaxLine
 	}
 	wo := &watchedOut{w: out, failed: make(chan struct{})}
-	r := &RPC{maxLine: opts.MaxLine, host: host, w: &lineWriter{w: wo}, out: wo, diag: diag, now: opts.Now, bounds: opts.Bound, thinking: opts.Thinking,
+	r := &Server{maxLine: opts.MaxLine, host: host, w: mode.NewLines(wo), out: wo, diag: diag, now: opts.Now, bounds: opts.Bound, thinking: opts.Thinking,
 		steering: agent.OneAtATime, followUp: agent.OneAtATime}
 	r.swap(first)
 	return r
@@ -161,7 +117,7 @@ func NewRPC(out, diag io.Writer, first Opened, host RPCHost, opts RPCOptions) *R
 // aborts what is going on, waits until its messages are in the session,
 // and releases the Runtime. It returns the first output write error
 // (marked ErrInputEnded when stdin had ended).
-func (r *RPC) Serve(ctx context.Context, in io.Reader) error {
+func (r *Server) Serve(ctx context.Context, in io.Reader) error {
 	lines := make(chan inLine)
 	stop := make(chan struct{})
 	defer close(stop)
@@ -247,7 +203,7 @@ func readLine(br *bufio.Reader, max int) (inLine, error) {
 }
 
 // stop bounds every write from now on: the mode is ending.
-func (r *RPC) stop() {
+func (r *Server) stop() {
 	r.boundMu.Lock()
 	defer r.boundMu.Unlock()
 	r.stopping = true
@@ -258,7 +214,7 @@ func (r *RPC) stop() {
 
 // bound bounds the writes while an abort waits for its run (on), or
 // lifts that once it is answered, unless the mode is ending.
-func (r *RPC) bound(on bool) {
+func (r *Server) bound(on bool) {
 	r.boundMu.Lock()
 	defer r.boundMu.Unlock()
 	if r.bounds != nil && (on || !r.stopping) {
@@ -282,15 +238,13 @@ func (o *watchedOut) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func (r *RPC) writeErr() error {
-	r.w.mu.Lock()
-	defer r.w.mu.Unlock()
-	return r.w.err
+func (r *Server) writeErr() error {
+	return r.w.Err()
 }
 
 // shutdown aborts the operation going on, waits for it, and releases
 // the Runtime.
-func (r *RPC) shutdown() {
+func (r *Server) shutdown() {
 	r.mu.Lock()
 	op := r.op
 	r.next = nil
@@ -305,22 +259,22 @@ func (r *RPC) shutdown() {
 	r.mu.Unlock()
 	unsub()
 	_ = cur.Runtime.Dispose(context.Background())
-	r.w.close()
+	r.w.Close()
 }
 
 // swap makes o the current Runtime: events are written from its Agent
 // from now on, the queue modes carry over, and the previous one is
 // released.
-func (r *RPC) swap(o Opened) {
+func (r *Server) swap(o Opened) {
 	r.mu.Lock()
 	old, unsub := r.cur, r.unsub
 	r.cur = o
 	if o.Thinking != "" {
 		r.thinking = o.Thinking
 	}
-	stream := &eventStream{w: r.w, now: r.now, model: o.Model}
+	stream := r.w.EventStream(o.Model, r.now)
 	r.stream = stream
-	r.unsub = o.Runtime.Control().Subscribe(func(e agent.Event) { stream.event(e.Event) }, agent.Except(agent.RunEnd))
+	r.unsub = o.Runtime.Control().Subscribe(func(e agent.Event) { stream.Event(e.Event) }, agent.Except(agent.RunEnd))
 	o.Runtime.Control().SetQueueModes(r.steering, r.followUp)
 	r.mu.Unlock()
 	if unsub != nil {
@@ -331,13 +285,13 @@ func (r *RPC) swap(o Opened) {
 	}
 }
 
-func (r *RPC) current() (Opened, *eventStream) {
+func (r *Server) current() (Opened, *mode.EventStream) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.cur, r.stream
 }
 
-func (r *RPC) level() ai.ThinkingLevel {
+func (r *Server) level() ai.ThinkingLevel {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.thinking == "" {
@@ -347,7 +301,7 @@ func (r *RPC) level() ai.ThinkingLevel {
 }
 
 // busy reports the operation going on (nil when idle).
-func (r *RPC) busy() *rpcOp {
+func (r *Server) busy() *rpcOp {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.op
@@ -366,8 +320,8 @@ type response struct {
 
 // reply writes a command's response: data nil for none, a JSON null
 // written as null.
-func (r *RPC) reply(id *string, command string, data any, err error) {
-	resp := response{ID: id, Type: "response", Version: SchemaVersion, Command: command, Success: err == nil}
+func (r *Server) reply(id *string, command string, data any, err error) {
+	resp := response{ID: id, Type: "response", Version: mode.SchemaVersion, Command: command, Success: err == nil}
 	switch {
 	case err != nil:
 		resp.Error = err.Error()
@@ -379,14 +333,14 @@ func (r *RPC) reply(id *string, command string, data any, err error) {
 		}
 		resp.Data = b
 	}
-	r.w.json(resp)
+	r.w.JSON(resp)
 }
 
 // notice writes a session event of rpc's own (session_info_changed,
 // thinking_level_changed), in pi's shape.
-func (r *RPC) notice(typ, key, value string) {
+func (r *Server) notice(typ, key, value string) {
 	b, _ := pijson.Marshal(value)
-	r.w.line([]byte(`{"type":"` + typ + `","schemaVersion":` + strconv.Itoa(SchemaVersion) + `,"` + key + `":` + string(b) + `}`))
+	r.w.Line([]byte(`{"type":"` + typ + `","schemaVersion":` + strconv.Itoa(mode.SchemaVersion) + `,"` + key + `":` + string(b) + `}`))
 }
 
 // nullJSON is a data field written as null (pi's "no result").
@@ -394,7 +348,7 @@ var nullJSON = json.RawMessage("null")
 
 // start runs msgs as the next run in the background. The caller has
 // checked that nothing is going on.
-func (r *RPC) start(msgs []ai.Message) {
+func (r *Server) start(msgs []ai.Message) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.launch(msgs)
@@ -403,13 +357,13 @@ func (r *RPC) start(msgs []ai.Message) {
 // launch starts the run; r.mu is held. Prompts queued while the run was
 // ending start the next run as soon as it settled, unless it was
 // aborted.
-func (r *RPC) launch(msgs []ai.Message) {
+func (r *Server) launch(msgs []ai.Message) {
 	if len(r.idleSteer)+len(r.idleFollowUp) > 0 {
 		// pi delivers them with the prompt, its queue emptied after
 		// the prompt's own message.
 		msgs = append(append(slices.Clone(msgs), r.idleSteer...), r.idleFollowUp...)
 		r.idleSteer, r.idleFollowUp = nil, nil
-		r.stream.queueAfter = 1
+		r.stream.QueueAfter(1)
 	}
 	ctx, cancel := context.WithCancel(ai.WithRetryControl(context.Background(), &r.retry))
 	rt, stream := r.cur.Runtime, r.stream
@@ -417,7 +371,7 @@ func (r *RPC) launch(msgs []ai.Message) {
 	r.op = op
 	unsent := rt.Control().Subscribe(func(e agent.Event) {
 		for _, m := range e.Unsent {
-			fmt.Fprintf(r.diag, "gopi: not sent (the run ended first): %s\n", oneLine(m.Text(), 60))
+			fmt.Fprintf(r.diag, "gopi: not sent (the run ended first): %s\n", mode.OneLine(m.Text(), 60))
 		}
 	}, agent.Only(agent.RunEnd))
 	go func() {
@@ -430,7 +384,7 @@ func (r *RPC) launch(msgs []ai.Message) {
 		case err != nil:
 			fmt.Fprintf(r.diag, "gopi: %v\n", err)
 		case res.Err != nil && res.Reason != loop.ReasonAborted:
-			fmt.Fprintf(r.diag, "gopi: %s: %v\n", Classify(&res, err), res.Err)
+			fmt.Fprintf(r.diag, "gopi: %s: %v\n", mode.Classify(&res, err), res.Err)
 		}
 		// Idle before agent_settled is written: a client that reads it
 		// may change the session at once. Under r.mu, so that no new run
@@ -438,7 +392,7 @@ func (r *RPC) launch(msgs []ai.Message) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		r.op = nil
-		stream.settled(res.Reason)
+		stream.Settled(res.Reason)
 		next := r.next
 		r.next = nil
 		if len(next) > 0 && ctx.Err() == nil && err == nil {
@@ -450,7 +404,7 @@ func (r *RPC) launch(msgs []ai.Message) {
 // applyPending builds the Runtime a set_model, cycle_model or
 // set_thinking_level during the run asked for, at the run's leaf, and
 // records the switch in the session.
-func (r *RPC) applyPending(rt *runtime.Runtime) {
+func (r *Server) applyPending(rt *runtime.Runtime) {
 	r.mu.Lock()
 	p, auto := r.pending, r.pendingAuto
 	r.pending, r.pendingModel, r.pendingAuto = nil, nil, nil

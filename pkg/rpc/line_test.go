@@ -1,4 +1,4 @@
-package mode
+package rpc
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"gopi/pkg/session"
 )
 
-// A command line over RPCOptions.MaxLine is answered success false,
+// A command line over Options.MaxLine is answered success false,
 // naming the bound, and skipped to its LF without being held: reading a
 // 256 MiB line allocates nothing like its size. The next line is served.
 func TestRPCLineOverTheBound(t *testing.T) {
@@ -24,7 +24,7 @@ func TestRPCLineOverTheBound(t *testing.T) {
 	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	r := NewRPC(outW, io.Discard, Opened{Runtime: rt, Model: faux.Info}, benchHost{}, RPCOptions{MaxLine: 1000})
+	r := NewServer(outW, io.Discard, Opened{Runtime: rt, Model: faux.Info}, benchHost{}, Options{MaxLine: 1000})
 	done := make(chan error, 1)
 	go func() {
 		err := r.Serve(context.Background(), inR)

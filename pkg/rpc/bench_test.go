@@ -1,4 +1,4 @@
-package mode
+package rpc
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ func (benchHost) Models() []ai.Info                  { return []ai.Info{faux.Inf
 func (benchHost) Expand(text string) (string, error) { return text, nil }
 
 func (benchHost) CheckImage(string, string, []byte) error { return nil }
-func (benchHost) Commands() []RPCCommand                  { return nil }
+func (benchHost) Commands() []Command                     { return nil }
 func (benchHost) SetAutoCompaction(bool, Want) (Opened, error) {
 	return Opened{}, errors.New("not here")
 }
@@ -53,7 +53,7 @@ func bigStore(tb testing.TB, n int) (session.Store, string) {
 	return store, leaf
 }
 
-// rpcSession serves an RPC over rt; send writes a command line, next
+// rpcSession serves a Server over rt; send writes a command line, next
 // reads one record.
 type rpcSession struct {
 	in   *io.PipeWriter
@@ -64,7 +64,7 @@ type rpcSession struct {
 func serveRPC(tb testing.TB, rt *gruntime.Runtime) *rpcSession {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	r := NewRPC(outW, io.Discard, Opened{Runtime: rt, Model: faux.Info}, benchHost{}, RPCOptions{})
+	r := NewServer(outW, io.Discard, Opened{Runtime: rt, Model: faux.Info}, benchHost{}, Options{})
 	s := &rpcSession{in: inW, recs: rpcdrive.NewReader(outR), done: make(chan error, 1)}
 	go func() {
 		err := r.Serve(context.Background(), inR)
@@ -140,7 +140,7 @@ func BenchmarkRPCEvents(b *testing.B) {
 	for b.Loop() {
 		store := session.NewMemoryStore("/work/proj", session.Options{})
 		rt, err := gruntime.New(gruntime.Config{Model: faux.Info, Compaction: gruntime.Compaction{Disabled: true}},
-			gruntime.Deps{Model: faux.New(longResponses(longText, n)...), Session: store})
+			gruntime.Deps{Model: faux.New(faux.Response{Text: strings.Repeat("word ", n), ChunkSize: len("word ")}), Session: store})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package mode
+package rpc
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 // (new, switched to, forked, cloned) ends what is going on first; a model
 // or thinking level asked for during a run is the run's from its end
 // (pending), said at once; while idle the switch is recorded at once.
-func (r *RPC) reopen(w Want) (Opened, error) {
+func (r *Server) reopen(w Want) (Opened, error) {
 	if op := r.busy(); op != nil {
 		switch {
 		case w.NewSession:
@@ -44,7 +44,7 @@ func (r *RPC) reopen(w Want) (Opened, error) {
 
 // later keeps w for the end of the run going on; the Opened it returns
 // describes the model asked for.
-func (r *RPC) later(w Want) (Opened, error) {
+func (r *Server) later(w Want) (Opened, error) {
 	cur, _ := r.current()
 	o := Opened{Runtime: cur.Runtime, Model: cur.Model, File: cur.File, Thinking: w.Thinking}
 	if w.Model != "" {
@@ -85,7 +85,7 @@ func (r *RPC) later(w Want) (Opened, error) {
 
 // abortOp ends the run, compaction or bash command going on and waits
 // for it; queued prompts are dropped.
-func (r *RPC) abortOp() {
+func (r *Server) abortOp() {
 	r.mu.Lock()
 	op := r.op
 	r.next = nil
@@ -102,12 +102,12 @@ func (r *RPC) abortOp() {
 }
 
 // atLeaf is a Want for the current session at its current leaf.
-func (r *RPC) atLeaf() Want {
+func (r *Server) atLeaf() Want {
 	cur, _ := r.current()
 	return Want{Leaf: cur.Runtime.Leaf()}
 }
 
-func (r *RPC) cmdNewSession(_ context.Context, c *rpcCommand) (any, error) {
+func (r *Server) cmdNewSession(_ context.Context, c *rpcCommand) (any, error) {
 	w := Want{NewSession: true}
 	if c.ParentSession != nil {
 		w.Parent = *c.ParentSession
@@ -118,7 +118,7 @@ func (r *RPC) cmdNewSession(_ context.Context, c *rpcCommand) (any, error) {
 	return notCancelled, nil
 }
 
-func (r *RPC) cmdExport(_ context.Context, c *rpcCommand) (any, error) {
+func (r *Server) cmdExport(_ context.Context, c *rpcCommand) (any, error) {
 	cur, _ := r.current()
 	path, err := r.host.Export(cur.Runtime.Session(), cur.File, c.OutputPath)
 	if err != nil {
@@ -127,7 +127,7 @@ func (r *RPC) cmdExport(_ context.Context, c *rpcCommand) (any, error) {
 	return map[string]string{"path": path}, nil
 }
 
-func (r *RPC) cmdSwitch(_ context.Context, c *rpcCommand) (any, error) {
+func (r *Server) cmdSwitch(_ context.Context, c *rpcCommand) (any, error) {
 	path, err := need(c.SessionPath, "sessionPath")
 	if err != nil {
 		return nil, err
@@ -139,7 +139,7 @@ func (r *RPC) cmdSwitch(_ context.Context, c *rpcCommand) (any, error) {
 }
 
 // forkable refuses a fork or clone of a session with nothing in its file.
-func (r *RPC) forkable() (Opened, error) {
+func (r *Server) forkable() (Opened, error) {
 	cur, _ := r.current()
 	if cur.File == "" {
 		return cur, errors.New("this session is kept in memory only (--no-session): there is no file to fork")
@@ -152,7 +152,7 @@ func (r *RPC) forkable() (Opened, error) {
 
 // cmdFork starts a new session from before a user message of the
 // session and answers with that message's text, as pi does.
-func (r *RPC) cmdFork(_ context.Context, c *rpcCommand) (any, error) {
+func (r *Server) cmdFork(_ context.Context, c *rpcCommand) (any, error) {
 	id, err := need(c.EntryID, "entryId")
 	if err != nil {
 		return nil, err
@@ -181,7 +181,7 @@ func (r *RPC) cmdFork(_ context.Context, c *rpcCommand) (any, error) {
 	}{target.Message.Text(), false}, nil
 }
 
-func (r *RPC) cmdClone(_ context.Context, _ *rpcCommand) (any, error) {
+func (r *Server) cmdClone(_ context.Context, _ *rpcCommand) (any, error) {
 	cur, err := r.forkable()
 	if err != nil {
 		return nil, err
@@ -196,7 +196,7 @@ func (r *RPC) cmdClone(_ context.Context, _ *rpcCommand) (any, error) {
 	return notCancelled, nil
 }
 
-func (r *RPC) cmdForkMessages(_ context.Context, _ *rpcCommand) (any, error) {
+func (r *Server) cmdForkMessages(_ context.Context, _ *rpcCommand) (any, error) {
 	cur, _ := r.current()
 	type forkMsg struct {
 		EntryID string `json:"entryId"`
@@ -211,7 +211,7 @@ func (r *RPC) cmdForkMessages(_ context.Context, _ *rpcCommand) (any, error) {
 	return map[string]any{"messages": out}, nil
 }
 
-func (r *RPC) cmdEntries(_ context.Context, c *rpcCommand) (any, error) {
+func (r *Server) cmdEntries(_ context.Context, c *rpcCommand) (any, error) {
 	cur, _ := r.current()
 	entries := cur.Runtime.Session().Entries()
 	if c.Since != nil {
@@ -238,7 +238,7 @@ type treeNode struct {
 	LabelTimestamp string        `json:"labelTimestamp,omitempty"`
 }
 
-func (r *RPC) cmdTree(_ context.Context, _ *rpcCommand) (any, error) {
+func (r *Server) cmdTree(_ context.Context, _ *rpcCommand) (any, error) {
 	cur, _ := r.current()
 	return struct {
 		Tree   []*treeNode `json:"tree"`
@@ -276,7 +276,7 @@ func buildRPCTree(entries []session.Entry) []*treeNode {
 	return roots
 }
 
-func (r *RPC) cmdLastText(_ context.Context, _ *rpcCommand) (any, error) {
+func (r *Server) cmdLastText(_ context.Context, _ *rpcCommand) (any, error) {
 	cur, _ := r.current()
 	msgs := cur.Runtime.Messages()
 	for i := len(msgs) - 1; i >= 0; i-- {
@@ -290,7 +290,7 @@ func (r *RPC) cmdLastText(_ context.Context, _ *rpcCommand) (any, error) {
 }
 
 // cmdSetName records the name at once, also during a run, as pi does.
-func (r *RPC) cmdSetName(_ context.Context, c *rpcCommand) (any, error) {
+func (r *Server) cmdSetName(_ context.Context, c *rpcCommand) (any, error) {
 	name, err := need(c.Name, "name")
 	if err != nil {
 		return nil, err
@@ -307,10 +307,10 @@ func (r *RPC) cmdSetName(_ context.Context, c *rpcCommand) (any, error) {
 	return nil, nil
 }
 
-func (r *RPC) cmdCommands(_ context.Context, _ *rpcCommand) (any, error) {
+func (r *Server) cmdCommands(_ context.Context, _ *rpcCommand) (any, error) {
 	cmds := r.host.Commands()
 	if cmds == nil {
-		cmds = []RPCCommand{}
+		cmds = []Command{}
 	}
 	return map[string]any{"commands": cmds}, nil
 }

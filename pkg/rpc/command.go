@@ -1,4 +1,4 @@
-package mode
+package rpc
 
 import (
 	"context"
@@ -50,43 +50,43 @@ type rpcImage struct {
 // rpcHandlers answer the commands of pi 1.6's rpc-commands.md. A handler
 // returns the response's data (nil: none) or the error to answer with;
 // errAnswered means it answers itself (later, from the background).
-var rpcHandlers map[string]func(r *RPC, ctx context.Context, c *rpcCommand) (any, error)
+var rpcHandlers map[string]func(r *Server, ctx context.Context, c *rpcCommand) (any, error)
 
 func init() {
-	rpcHandlers = map[string]func(r *RPC, ctx context.Context, c *rpcCommand) (any, error){
-		"prompt":                        (*RPC).cmdPrompt,
-		"steer":                         func(r *RPC, _ context.Context, c *rpcCommand) (any, error) { return r.cmdQueue(c, false) },
-		"follow_up":                     func(r *RPC, _ context.Context, c *rpcCommand) (any, error) { return r.cmdQueue(c, true) },
-		"abort":                         (*RPC).cmdAbort,
-		"clear_queue":                   (*RPC).cmdClearQueue,
-		"new_session":                   (*RPC).cmdNewSession,
-		"get_state":                     (*RPC).cmdGetState,
-		"get_messages":                  (*RPC).cmdGetMessages,
-		"set_model":                     (*RPC).cmdSetModel,
-		"cycle_model":                   (*RPC).cmdCycleModel,
-		"get_available_models":          (*RPC).cmdModels,
-		"set_thinking_level":            (*RPC).cmdSetThinking,
-		"cycle_thinking_level":          (*RPC).cmdCycleThinking,
-		"get_available_thinking_levels": (*RPC).cmdThinkingLevels,
-		"set_steering_mode":             func(r *RPC, _ context.Context, c *rpcCommand) (any, error) { return r.cmdQueueMode(c, false) },
-		"set_follow_up_mode":            func(r *RPC, _ context.Context, c *rpcCommand) (any, error) { return r.cmdQueueMode(c, true) },
-		"compact":                       (*RPC).cmdCompact,
-		"set_auto_compaction":           (*RPC).cmdAutoCompaction,
-		"set_auto_retry":                (*RPC).cmdAutoRetry,
-		"abort_retry":                   (*RPC).cmdAbortRetry,
-		"bash":                          (*RPC).cmdBash,
-		"abort_bash":                    (*RPC).cmdAbortBash,
-		"get_session_stats":             (*RPC).cmdStats,
-		"export_html":                   (*RPC).cmdExport,
-		"switch_session":                (*RPC).cmdSwitch,
-		"fork":                          (*RPC).cmdFork,
-		"clone":                         (*RPC).cmdClone,
-		"get_fork_messages":             (*RPC).cmdForkMessages,
-		"get_entries":                   (*RPC).cmdEntries,
-		"get_tree":                      (*RPC).cmdTree,
-		"get_last_assistant_text":       (*RPC).cmdLastText,
-		"set_session_name":              (*RPC).cmdSetName,
-		"get_commands":                  (*RPC).cmdCommands,
+	rpcHandlers = map[string]func(r *Server, ctx context.Context, c *rpcCommand) (any, error){
+		"prompt":                        (*Server).cmdPrompt,
+		"steer":                         func(r *Server, _ context.Context, c *rpcCommand) (any, error) { return r.cmdQueue(c, false) },
+		"follow_up":                     func(r *Server, _ context.Context, c *rpcCommand) (any, error) { return r.cmdQueue(c, true) },
+		"abort":                         (*Server).cmdAbort,
+		"clear_queue":                   (*Server).cmdClearQueue,
+		"new_session":                   (*Server).cmdNewSession,
+		"get_state":                     (*Server).cmdGetState,
+		"get_messages":                  (*Server).cmdGetMessages,
+		"set_model":                     (*Server).cmdSetModel,
+		"cycle_model":                   (*Server).cmdCycleModel,
+		"get_available_models":          (*Server).cmdModels,
+		"set_thinking_level":            (*Server).cmdSetThinking,
+		"cycle_thinking_level":          (*Server).cmdCycleThinking,
+		"get_available_thinking_levels": (*Server).cmdThinkingLevels,
+		"set_steering_mode":             func(r *Server, _ context.Context, c *rpcCommand) (any, error) { return r.cmdQueueMode(c, false) },
+		"set_follow_up_mode":            func(r *Server, _ context.Context, c *rpcCommand) (any, error) { return r.cmdQueueMode(c, true) },
+		"compact":                       (*Server).cmdCompact,
+		"set_auto_compaction":           (*Server).cmdAutoCompaction,
+		"set_auto_retry":                (*Server).cmdAutoRetry,
+		"abort_retry":                   (*Server).cmdAbortRetry,
+		"bash":                          (*Server).cmdBash,
+		"abort_bash":                    (*Server).cmdAbortBash,
+		"get_session_stats":             (*Server).cmdStats,
+		"export_html":                   (*Server).cmdExport,
+		"switch_session":                (*Server).cmdSwitch,
+		"fork":                          (*Server).cmdFork,
+		"clone":                         (*Server).cmdClone,
+		"get_fork_messages":             (*Server).cmdForkMessages,
+		"get_entries":                   (*Server).cmdEntries,
+		"get_tree":                      (*Server).cmdTree,
+		"get_last_assistant_text":       (*Server).cmdLastText,
+		"set_session_name":              (*Server).cmdSetName,
+		"get_commands":                  (*Server).cmdCommands,
 	}
 }
 
@@ -95,7 +95,7 @@ var errAnswered = errors.New("answered")
 
 // handle decodes one line and answers it. Bad input is answered with
 // success false and never stops the mode.
-func (r *RPC) handle(ctx context.Context, line []byte) {
+func (r *Server) handle(ctx context.Context, line []byte) {
 	var head map[string]json.RawMessage
 	if err := json.Unmarshal(line, &head); err != nil || head == nil {
 		msg := `the line is not a JSON object: a command is {"type":NAME,...}`
@@ -168,7 +168,7 @@ func need(v *string, field string) (string, error) {
 
 // message is a prompt, steer or follow-up's text (templates and skills
 // expanded) and images as one user message.
-func (r *RPC) message(c *rpcCommand) (ai.Message, error) {
+func (r *Server) message(c *rpcCommand) (ai.Message, error) {
 	text, err := need(c.Message, "message")
 	if err != nil {
 		return ai.Message{}, err
@@ -193,7 +193,7 @@ func (r *RPC) message(c *rpcCommand) (ai.Message, error) {
 // reaches the session: data that is not base64, is not a png, jpeg, gif
 // or webp image, is not the image mimeType says, or is one a model
 // refuses (the host's check).
-func (r *RPC) checkImage(i int, img rpcImage) error {
+func (r *Server) checkImage(i int, img rpcImage) error {
 	what := fmt.Sprintf("images[%d]", i)
 	data, err := base64.StdEncoding.DecodeString(img.Data)
 	if err != nil {
@@ -209,7 +209,7 @@ func (r *RPC) checkImage(i int, img rpcImage) error {
 	return r.host.CheckImage(what, mime, data)
 }
 
-func (r *RPC) cmdPrompt(_ context.Context, c *rpcCommand) (any, error) {
+func (r *Server) cmdPrompt(_ context.Context, c *rpcCommand) (any, error) {
 	switch c.StreamingBehavior {
 	case "", "steer", "followUp":
 	default:
@@ -242,7 +242,7 @@ func (r *RPC) cmdPrompt(_ context.Context, c *rpcCommand) (any, error) {
 
 // cmdQueue queues a steer or follow-up for the run going on; while idle,
 // as pi, for the next prompt, which delivers it after its own message.
-func (r *RPC) cmdQueue(c *rpcCommand, followUp bool) (any, error) {
+func (r *Server) cmdQueue(c *rpcCommand, followUp bool) (any, error) {
 	m, err := r.message(c)
 	if err != nil {
 		return nil, err
@@ -273,14 +273,14 @@ func texts(msgs []ai.Message) []string {
 
 // queueUpdate writes a queue_update the rpc mode makes itself (the
 // queue of the next prompt).
-func (r *RPC) queueUpdate(steering, followUp []string) {
+func (r *Server) queueUpdate(steering, followUp []string) {
 	_, stream := r.current()
-	stream.write(loop.Event{Type: loop.QueueUpdate, Steering: steering, FollowUp: followUp})
+	stream.Write(loop.Event{Type: loop.QueueUpdate, Steering: steering, FollowUp: followUp})
 }
 
 // enqueue gives m to the running run; a run that no longer takes input
 // (it is ending, or a compaction is going on) gets it as the next run.
-func (r *RPC) enqueue(m ai.Message, followUp bool) (any, error) {
+func (r *Server) enqueue(m ai.Message, followUp bool) (any, error) {
 	queued := map[string]string{"disposition": "queued"}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -310,9 +310,9 @@ func (r *RPC) enqueue(m ai.Message, followUp bool) (any, error) {
 // cmdAbort ends the run or compaction going on and answers once it has
 // settled (its messages in the session); queued prompts are dropped.
 // Until then a write waits only a bounded time for its reader
-// (RPCOptions.Bound): a client that stopped reading does not keep the
+// (Options.Bound): a client that stopped reading does not keep the
 // abort from ending the run.
-func (r *RPC) cmdAbort(_ context.Context, c *rpcCommand) (any, error) {
+func (r *Server) cmdAbort(_ context.Context, c *rpcCommand) (any, error) {
 	r.mu.Lock()
 	op := r.op
 	r.next = nil
@@ -329,7 +329,7 @@ func (r *RPC) cmdAbort(_ context.Context, c *rpcCommand) (any, error) {
 	return nil, errAnswered
 }
 
-func (r *RPC) cmdClearQueue(_ context.Context, _ *rpcCommand) (any, error) {
+func (r *Server) cmdClearQueue(_ context.Context, _ *rpcCommand) (any, error) {
 	out := struct {
 		Steering []string `json:"steering"`
 		FollowUp []string `json:"followUp"`

@@ -1,4 +1,4 @@
-package mode
+package chat
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"gopi/pkg/agent"
 	"gopi/pkg/ai"
+	"gopi/pkg/mode"
 	"gopi/pkg/runtime"
 	"gopi/pkg/session"
 )
@@ -43,31 +44,21 @@ type Want struct {
 	Model      string // "provider/id" to switch to; "" keeps the current one
 	Thinking   ai.ThinkingLevel
 	NewSession bool // start a new session (the current one is released)
-	// Session, with NewSession, opens this existing session file instead
-	// (rpc's switch_session); Leaf "" continues from its newest entry.
-	Session string
-	// Fork, with NewSession, starts the new session as a copy of the path
-	// from the root to Leaf in the current session's file, its parent
-	// session that file (rpc's fork, clone); Leaf "" gives an empty one.
-	Fork bool
-	// Parent, with NewSession, is recorded as the new session's
-	// parentSession (rpc's new_session).
-	Parent string
 }
 
-// Opened is a Runtime the command line built for the chat.
+// Opened is a Runtime the host built for the chat.
 type Opened struct {
 	Runtime *runtime.Runtime
 	Model   ai.Info
 	File    string // "" without a session file
-	// Thinking is the Runtime's thinking level when the command line chose
+	// Thinking is the Runtime's thinking level when the host chose
 	// it (a switched session's own); "" keeps the one asked for.
 	Thinking ai.ThinkingLevel
 }
 
-// ChatDeps are what the chat needs from the command line, which owns
-// settings, models and session files.
-type ChatDeps struct {
+// Deps are what the chat needs from its host, which owns settings,
+// models and session files.
+type Deps struct {
 	// Open builds a Runtime on the open session (or a new one). On error
 	// the current Runtime stays in use.
 	Open func(Want) (Opened, error)
@@ -77,8 +68,8 @@ type ChatDeps struct {
 	Tree func(w io.Writer, store session.Store) error
 }
 
-// ChatOptions tune the chat's display.
-type ChatOptions struct {
+// Options tune the chat's display.
+type Options struct {
 	Color    bool
 	Width    func() int // the terminal's width; nil: 80
 	Thinking ai.ThinkingLevel
@@ -100,8 +91,8 @@ type Chat struct {
 	in   LineReader
 	scr  *screen
 	pal  palette
-	deps ChatDeps
-	opts ChatOptions
+	deps Deps
+	opts Options
 	rend *renderer
 
 	mu          sync.Mutex // guards the fields below
@@ -133,10 +124,10 @@ type queuedInput struct {
 	followUp bool
 }
 
-// NewChat returns a chat over the first Runtime; output goes to out,
+// New returns a chat over the first Runtime; output goes to out,
 // whole lines at a time, and, when out is a LiveWriter, the answer's line
 // still arriving and a spinner while the chat waits in its live row.
-func NewChat(in LineReader, out io.Writer, first Opened, deps ChatDeps, opts ChatOptions) *Chat {
+func New(in LineReader, out io.Writer, first Opened, deps Deps, opts Options) *Chat {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -169,10 +160,10 @@ func (c *Chat) Run(ctx context.Context) (err error) {
 	}()
 	defer c.shutdown()
 	if first := c.opts.First; c.opts.FirstFiles != "" || len(c.opts.FirstImages) > 0 {
-		c.scr.line(c.pal.cyan("› " + oneLine(first, c.width()-2)))
+		c.scr.line(c.pal.cyan("› " + mode.OneLine(first, c.width()-2)))
 		c.promptWith(ctx, c.opts.FirstFiles+first, c.opts.FirstImages)
 	} else if first != "" {
-		c.scr.line(c.pal.cyan("› " + oneLine(first, c.width()-2))) // shown as a typed line would be
+		c.scr.line(c.pal.cyan("› " + mode.OneLine(first, c.width()-2))) // shown as a typed line would be
 		if c.handle(ctx, Line{Text: first}) {
 			return c.scr.error()
 		}
@@ -323,7 +314,7 @@ func (c *Chat) updatePrompt() {
 	case c.partial != "":
 		p = "… "
 	case c.op != nil && c.activity != "":
-		p = "[" + oneLine(c.activity, 40) + "] steer › "
+		p = "[" + mode.OneLine(c.activity, 40) + "] steer › "
 	case c.op != nil:
 		p = "steer › "
 	}

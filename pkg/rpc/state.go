@@ -1,7 +1,7 @@
 // rpc's state commands: get_state, get_messages, the queue modes,
 // compact and automatic compaction, retries and session statistics.
 
-package mode
+package rpc
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"gopi/pkg/agent"
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
+	"gopi/pkg/mode"
 	"gopi/pkg/session"
 )
 
@@ -35,7 +36,7 @@ type rpcState struct {
 	Pending        int       `json:"pendingMessageCount"`
 }
 
-func (r *RPC) cmdGetState(_ context.Context, _ *rpcCommand) (any, error) {
+func (r *Server) cmdGetState(_ context.Context, _ *rpcCommand) (any, error) {
 	r.mu.Lock()
 	cur, op, steering, followUp, next, pending := r.cur, r.op, r.steering, r.followUp, len(r.next), r.pendingModel
 	r.mu.Unlock()
@@ -54,7 +55,7 @@ func (r *RPC) cmdGetState(_ context.Context, _ *rpcCommand) (any, error) {
 // session's path as the next request would start from it (after a
 // compaction its summary, then the messages kept), the messages of a run
 // going on included once they ended.
-func (r *RPC) cmdGetMessages(_ context.Context, _ *rpcCommand) (any, error) {
+func (r *Server) cmdGetMessages(_ context.Context, _ *rpcCommand) (any, error) {
 	cur, _ := r.current()
 	return map[string]any{"messages": contextMessages(cur.Runtime.Path())}, nil
 }
@@ -101,7 +102,7 @@ func summaryMessage(role string, e *session.Entry, fields map[string]any) ai.Mes
 	return m
 }
 
-func (r *RPC) cmdQueueMode(c *rpcCommand, followUp bool) (any, error) {
+func (r *Server) cmdQueueMode(c *rpcCommand, followUp bool) (any, error) {
 	m, err := need(c.Mode, "mode")
 	if err != nil {
 		return nil, err
@@ -125,7 +126,7 @@ func (r *RPC) cmdQueueMode(c *rpcCommand, followUp bool) (any, error) {
 // startOp claims the one operation slot for op (a bash command or a
 // compaction in the background) on the current Runtime, with a context
 // of its own that op.cancel ends, or answers busy while another holds it.
-func (r *RPC) startOp(op rpcOp) (*rpcOp, context.Context, error) {
+func (r *Server) startOp(op rpcOp) (*rpcOp, context.Context, error) {
 	ctx, cancel := context.WithCancel(ai.WithRetryControl(context.Background(), &r.retry))
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -142,7 +143,7 @@ func (r *RPC) startOp(op rpcOp) (*rpcOp, context.Context, error) {
 // and answers when the compaction entry is in the session. As pi, a run
 // going on is aborted first, and compaction_start and compaction_end
 // (reason manual) frame it.
-func (r *RPC) cmdCompact(_ context.Context, c *rpcCommand) (any, error) {
+func (r *Server) cmdCompact(_ context.Context, c *rpcCommand) (any, error) {
 	if op := r.busy(); op != nil && !op.compact && !op.bash {
 		r.abortOp()
 	}
@@ -152,7 +153,7 @@ func (r *RPC) cmdCompact(_ context.Context, c *rpcCommand) (any, error) {
 	}
 	rt := op.rt
 	_, stream := r.current()
-	stream.write(loop.Event{Type: loop.CompactionStart, Compaction: &loop.CompactionInfo{Reason: "manual"}})
+	stream.Write(loop.Event{Type: loop.CompactionStart, Compaction: &loop.CompactionInfo{Reason: "manual"}})
 	go func() {
 		defer close(op.done)
 		defer op.cancel()
@@ -178,7 +179,7 @@ func (r *RPC) cmdCompact(_ context.Context, c *rpcCommand) (any, error) {
 		r.next = nil
 		// Idle before compaction_end is written, as pi: a client that
 		// reads it may send the next command at once.
-		stream.write(loop.Event{Type: loop.CompactionEnd, Compaction: end})
+		stream.Write(loop.Event{Type: loop.CompactionEnd, Compaction: end})
 		if len(next) > 0 && ctx.Err() == nil {
 			r.launch(next)
 		}
@@ -203,7 +204,7 @@ func (r *RPC) cmdCompact(_ context.Context, c *rpcCommand) (any, error) {
 	return nil, errAnswered
 }
 
-func (r *RPC) cmdAutoCompaction(_ context.Context, c *rpcCommand) (any, error) {
+func (r *Server) cmdAutoCompaction(_ context.Context, c *rpcCommand) (any, error) {
 	if c.Enabled == nil {
 		return nil, errors.New(`field "enabled" is required (true or false)`)
 	}
@@ -230,7 +231,7 @@ func (r *RPC) cmdAutoCompaction(_ context.Context, c *rpcCommand) (any, error) {
 }
 
 // autoCompaction is the setting, one asked for during the run included.
-func (r *RPC) autoCompaction() bool {
+func (r *Server) autoCompaction() bool {
 	r.mu.Lock()
 	p := r.pendingAuto
 	r.mu.Unlock()
@@ -242,7 +243,7 @@ func (r *RPC) autoCompaction() bool {
 
 // cmdAutoRetry switches automatic retries for the requests that fail
 // from now on.
-func (r *RPC) cmdAutoRetry(_ context.Context, c *rpcCommand) (any, error) {
+func (r *Server) cmdAutoRetry(_ context.Context, c *rpcCommand) (any, error) {
 	if c.Enabled == nil {
 		return nil, errors.New(`field "enabled" is required (true or false)`)
 	}
@@ -253,12 +254,12 @@ func (r *RPC) cmdAutoRetry(_ context.Context, c *rpcCommand) (any, error) {
 // cmdAbortRetry cancels the wait before a pending retry: the request
 // fails with its last error (auto_retry_end says "Retry cancelled").
 // Without one pending it does nothing, as pi.
-func (r *RPC) cmdAbortRetry(_ context.Context, _ *rpcCommand) (any, error) {
+func (r *Server) cmdAbortRetry(_ context.Context, _ *rpcCommand) (any, error) {
 	r.retry.CancelWait()
 	return nil, nil
 }
 
-func (r *RPC) cmdStats(_ context.Context, _ *rpcCommand) (any, error) {
+func (r *Server) cmdStats(_ context.Context, _ *rpcCommand) (any, error) {
 	cur, _ := r.current()
 	store := cur.Runtime.Session()
 	var users, assistants, calls, results int
@@ -312,7 +313,7 @@ func (r *RPC) cmdStats(_ context.Context, _ *rpcCommand) (any, error) {
 		total.Cost.Total, nil}
 	if w := cur.Model.ContextWindow; w > 0 {
 		out.ContextUsage = &contextUsage{ContextWindow: w}
-		if n, ok := contextTokens(msgs); ok || len(msgs) == 0 {
+		if n, ok := mode.ContextTokens(msgs); ok || len(msgs) == 0 {
 			// An empty session's context is 0 tokens, as pi says.
 			p := float64(n) * 100 / float64(w)
 			out.ContextUsage.Tokens, out.ContextUsage.Percent = &n, &p

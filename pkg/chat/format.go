@@ -1,13 +1,10 @@
-package mode
+package chat
 
 import (
 	"fmt"
 	"io"
 	"strings"
 	"sync"
-	"unicode/utf8"
-
-	"gopi/pkg/ai"
 )
 
 // palette colours text with ANSI escapes, or not at all (NO_COLOR,
@@ -146,34 +143,4 @@ func formatCost(c float64) string {
 		return fmt.Sprintf("$%.2f", c)
 	}
 	return fmt.Sprintf("$%.4f", c)
-}
-
-// contextTokens is how full the context was at the last answer: its
-// input, cached and output tokens, as pi's footer counts them.
-func contextTokens(msgs []ai.Message) (int64, bool) {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		m := msgs[i]
-		if m.Role != ai.RoleAssistant {
-			continue
-		}
-		u := m.Usage
-		if n := u.Input + u.Output + u.CacheRead + u.CacheWrite; n > 0 {
-			return n, true
-		}
-	}
-	return 0, false
-}
-
-// oneLine shortens text to its first line and at most n characters.
-func oneLine(text string, n int) string {
-	text = strings.TrimSpace(text)
-	first, rest, more := strings.Cut(text, "\n")
-	first = strings.TrimSpace(first)
-	if utf8.RuneCountInString(first) > n {
-		return first[:runeOffset(first, n-1)] + "…"
-	}
-	if more && strings.TrimSpace(rest) != "" {
-		return first + " …"
-	}
-	return first
 }

@@ -1,4 +1,4 @@
-package mode
+package chat
 
 import (
 	"bytes"
@@ -110,7 +110,7 @@ func newRig(t *testing.T, tool *gate, responses ...faux.Response) *chatRig {
 }
 
 // startRig is newRig with the chat's options and output changed by tune.
-func startRig(t *testing.T, tool *gate, tune func(*ChatOptions, *io.Writer), responses ...faux.Response) *chatRig {
+func startRig(t *testing.T, tool *gate, tune func(*Options, *io.Writer), responses ...faux.Response) *chatRig {
 	t.Helper()
 	r := &chatRig{t: t, lines: &fakeLines{in: make(chan fakeLine), stop: make(chan struct{})}, out: &syncBuffer{}, tool: tool,
 		store: session.NewMemoryStore("/work", session.Options{}), model: faux.New(responses...), done: make(chan error, 1)}
@@ -118,17 +118,17 @@ func startRig(t *testing.T, tool *gate, tune func(*ChatOptions, *io.Writer), res
 	if err != nil {
 		t.Fatal(err)
 	}
-	deps := ChatDeps{Open: r.open,
+	deps := Deps{Open: r.open,
 		Expand: func(s string) (string, error) { return strings.Replace(s, "/greet", "hello from a template", 1), nil },
 		Tree: func(w io.Writer, s session.Store) error {
 			_, err := fmt.Fprintf(w, "tree of %d entries\n", len(s.Entries()))
 			return err
 		}}
-	opts, out := ChatOptions{Width: func() int { return 60 }}, io.Writer(r.out)
+	opts, out := Options{Width: func() int { return 60 }}, io.Writer(r.out)
 	if tune != nil {
 		tune(&opts, &out)
 	}
-	chat := NewChat(r.lines, out, first, deps, opts)
+	chat := New(r.lines, out, first, deps, opts)
 	go func() { r.done <- chat.Run(context.Background()) }()
 	r.expect("/help for commands")
 	return r

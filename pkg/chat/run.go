@@ -1,4 +1,4 @@
-package mode
+package chat
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"gopi/pkg/agent"
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
+	"gopi/pkg/mode"
 	"gopi/pkg/runtime"
 	"gopi/pkg/session"
 )
@@ -66,7 +67,7 @@ func (c *Chat) background(ctx context.Context, fn func(context.Context, *runtime
 func (c *Chat) settle(ctx context.Context, outcome func()) {
 	c.mu.Lock()
 	for _, q := range c.queued {
-		c.scr.line(c.pal.dim("not sent (the run ended first): " + oneLine(q.text, 60)))
+		c.scr.line(c.pal.dim("not sent (the run ended first): " + mode.OneLine(q.text, 60)))
 	}
 	next := strings.Join(c.next, "\n")
 	c.op, c.queued, c.next, c.activity = nil, nil, nil, ""
@@ -76,7 +77,7 @@ func (c *Chat) settle(ctx context.Context, outcome func()) {
 	switch {
 	case next == "":
 	case ctx.Err() != nil:
-		c.scr.line(c.pal.dim("not sent (the run was aborted): " + oneLine(next, 60)))
+		c.scr.line(c.pal.dim("not sent (the run was aborted): " + mode.OneLine(next, 60)))
 	default:
 		c.prompt(c.ctx, next)
 	}
@@ -114,7 +115,7 @@ func (c *Chat) queue(text string, followUp bool) {
 	}
 	err = send(msg)
 	if err == nil {
-		c.scr.line(c.pal.dim(fmt.Sprintf("queued (%s): %s", kind, oneLine(expanded, 60))))
+		c.scr.line(c.pal.dim(fmt.Sprintf("queued (%s): %s", kind, mode.OneLine(expanded, 60))))
 		return
 	}
 	c.mu.Lock()
@@ -124,7 +125,7 @@ func (c *Chat) queue(text string, followUp bool) {
 	}
 	c.mu.Unlock()
 	if errors.Is(err, agent.ErrNotRunning) {
-		c.scr.line(c.pal.dim("queued as the next prompt: " + oneLine(text, 60)))
+		c.scr.line(c.pal.dim("queued as the next prompt: " + mode.OneLine(text, 60)))
 		return
 	}
 	c.scr.line(c.pal.red(err.Error()))
@@ -146,12 +147,12 @@ func (c *Chat) took(text string) {
 	c.mu.Lock()
 	c.unqueue(text)
 	c.mu.Unlock()
-	c.scr.line(c.pal.cyan("› " + oneLine(text, c.width()-2)))
+	c.scr.line(c.pal.cyan("› " + mode.OneLine(text, c.width()-2)))
 }
 
 // report writes how a run ended and the status line.
 func (c *Chat) report(rt *runtime.Runtime, res *runtime.Result, err error) {
-	class := Classify(res, err)
+	class := mode.Classify(res, err)
 	switch {
 	case class == ai.ClassAborted:
 		c.scr.line(c.pal.red("aborted") + c.pal.dim(" (the session keeps what was said; the next prompt continues from it)"))
@@ -188,7 +189,7 @@ func (c *Chat) statusLine(rt *runtime.Runtime, u ai.Usage, msgs []ai.Message) st
 
 // fill is the context fill against the window, e.g. 12.3k/200k.
 func (c *Chat) fill(rt *runtime.Runtime, msgs []ai.Message) string {
-	n, ok := contextTokens(msgs)
+	n, ok := mode.ContextTokens(msgs)
 	if !ok {
 		n = int64(session.BuildContext(rt.Path(), session.Budget{}).Tokens)
 	}

@@ -1,4 +1,4 @@
-package cmd
+package term
 
 import (
 	"io"
@@ -11,7 +11,7 @@ import (
 // of the row below the last output, the live row's too.
 const eraseLiveRow = "\x1b[1A\r\x1b[2K"
 
-// liveOut is the chat's output (mode.LiveWriter): lines go above
+// liveOut is the chat's output (chat.LiveWriter): lines go above
 // readline's prompt, and one live row (the answer's line still arriving,
 // or a spinner) stays between them and the prompt, drawn again in place.
 // The live row is one terminal row: the chat keeps it narrower than the

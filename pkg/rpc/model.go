@@ -1,4 +1,4 @@
-package mode
+package rpc
 
 import (
 	"context"
@@ -53,7 +53,7 @@ func modelObject(i ai.Info) rpcModel {
 		Cost: i.Prices, ContextWindow: i.ContextWindow, MaxTokens: i.MaxOutputTokens}
 }
 
-func (r *RPC) cmdModels(_ context.Context, _ *rpcCommand) (any, error) {
+func (r *Server) cmdModels(_ context.Context, _ *rpcCommand) (any, error) {
 	models := []rpcModel{}
 	for _, m := range r.host.Models() {
 		models = append(models, modelObject(m))
@@ -61,7 +61,7 @@ func (r *RPC) cmdModels(_ context.Context, _ *rpcCommand) (any, error) {
 	return map[string]any{"models": models}, nil
 }
 
-func (r *RPC) cmdSetModel(_ context.Context, c *rpcCommand) (any, error) {
+func (r *Server) cmdSetModel(_ context.Context, c *rpcCommand) (any, error) {
 	prov, err := need(c.Provider, "provider")
 	if err != nil {
 		return nil, err
@@ -82,7 +82,7 @@ func (r *RPC) cmdSetModel(_ context.Context, c *rpcCommand) (any, error) {
 	return modelObject(o.Model), nil
 }
 
-func (r *RPC) cmdCycleModel(_ context.Context, _ *rpcCommand) (any, error) {
+func (r *Server) cmdCycleModel(_ context.Context, _ *rpcCommand) (any, error) {
 	models := r.host.Models()
 	cur, _ := r.current()
 	r.mu.Lock()
@@ -120,7 +120,7 @@ func levels(m ai.Info) []ai.ThinkingLevel {
 
 // setThinking switches to level, clamped to the model as pi clamps it;
 // thinking_level_changed says the level in use when it changed.
-func (r *RPC) setThinking(level ai.ThinkingLevel) error {
+func (r *Server) setThinking(level ai.ThinkingLevel) error {
 	old := r.level()
 	r.mu.Lock()
 	r.thinking = level
@@ -139,7 +139,7 @@ func (r *RPC) setThinking(level ai.ThinkingLevel) error {
 	return nil
 }
 
-func (r *RPC) cmdSetThinking(_ context.Context, c *rpcCommand) (any, error) {
+func (r *Server) cmdSetThinking(_ context.Context, c *rpcCommand) (any, error) {
 	l, err := need(c.Level, "level")
 	if err != nil {
 		return nil, err
@@ -150,7 +150,7 @@ func (r *RPC) cmdSetThinking(_ context.Context, c *rpcCommand) (any, error) {
 	return nil, r.setThinking(ai.ThinkingLevel(l))
 }
 
-func (r *RPC) cmdCycleThinking(_ context.Context, _ *rpcCommand) (any, error) {
+func (r *Server) cmdCycleThinking(_ context.Context, _ *rpcCommand) (any, error) {
 	cur, _ := r.current()
 	ls := levels(cur.Model)
 	if len(ls) == 1 {
@@ -163,7 +163,7 @@ func (r *RPC) cmdCycleThinking(_ context.Context, _ *rpcCommand) (any, error) {
 	return map[string]any{"level": next}, nil
 }
 
-func (r *RPC) cmdThinkingLevels(_ context.Context, _ *rpcCommand) (any, error) {
+func (r *Server) cmdThinkingLevels(_ context.Context, _ *rpcCommand) (any, error) {
 	cur, _ := r.current()
 	return map[string]any{"levels": levels(cur.Model)}, nil
 }
