@@ -4,11 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-
-	"github.com/spf13/cobra"
 
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
@@ -17,66 +12,28 @@ import (
 	"gopi/pkg/session"
 )
 
-// rpcHost is the chat's host (its Assembly) as the rpc mode asks for it:
-// the same Runtimes, plus another session file, a fork of this one, and
-// automatic compaction switched.
+// rpcHost is a conversation's host as the rpc mode asks for it: the
+// Assembly's Runtimes, plus its models, the prompt's checks, the
+// templates and skills, and the session's export.
 type rpcHost struct {
-	h   *chatHost
+	h   *host
 	sys *System
-	c   *cobra.Command
 }
 
-// Open builds the Runtime w asks for: chat's open, or the Assembly's
-// Reopen on another session (a file to switch to, a fork of this one).
+// Open builds the Runtime w asks for with the Assembly's Reopen: a leaf,
+// model, thinking level or new session, another session file to switch
+// to, a fork of this one.
 func (r *rpcHost) Open(w mode.Want) (mode.Opened, error) {
-	if w.Session == "" && !w.Fork {
-		return r.h.open(w)
-	}
-	if r.h.o.noSession {
+	if (w.Session != "" || w.Fork) && r.h.o.noSession {
 		return mode.Opened{}, errors.New("gopi rpc runs with --no-session: it opens and forks no session files")
 	}
-	// A fork or clone is a path copy written next to the current file, as pi's.
-	ss := &assemble.SessionSettings{Fork: r.h.a.File(), Leaf: w.Leaf, Branch: true, Dir: filepath.Dir(r.h.a.File())}
-	want := assemble.Want{Thinking: w.Thinking, Session: ss}
-	if w.Session != "" {
-		path := w.Session
-		if looksLikePath(path) && !filepath.IsAbs(path) {
-			path = filepath.Join(r.h.s.cwd, path)
-		}
-		if _, err := os.Stat(path); looksLikePath(path) && errors.Is(err, fs.ErrNotExist) {
-			return mode.Opened{}, fmt.Errorf("sessionPath %s: no such session file", path)
-		}
-		// The switched session's own model and thinking level, as pi.
-		*ss = assemble.SessionSettings{Path: path, Continue: true}
-		want.Thinking = ""
-	}
-	rt, err := r.h.a.Reopen(want)
-	if err != nil {
-		return mode.Opened{}, err
-	}
-	return mode.Opened{Runtime: rt, Model: r.h.a.Model().Info, File: r.h.a.File(), Thinking: r.h.a.Thinking()}, nil
+	return r.h.open(w)
 }
 
 // Models are the current model, the catalog's models of its provider and
-// the models the settings declare.
-func (r *rpcHost) Models() []ai.Info {
-	cur := r.h.a.Model().Info
-	out := []ai.Info{cur}
-	listed, err := listModels(r.sys, r.c, "")
-	if err != nil {
-		return out
-	}
-	for _, m := range listed {
-		if (m.Provider == cur.Provider || m.Declared) && !(m.Provider == cur.Provider && m.ID == cur.ID) {
-			info := m.Info
-			if info.Provider == cur.Provider && info.BaseURL == "" {
-				info.BaseURL = cur.BaseURL // one provider, one address
-			}
-			out = append(out, info)
-		}
-	}
-	return out
-}
+// the models the settings declare (the Assembly's own settings: its
+// folder, --bare).
+func (r *rpcHost) Models() []ai.Info { return r.h.a.Models() }
 
 // Expand checks and expands a prompt, steer or follow_up's text as gopi
 // run does its prompt: bounded by maxPromptBytes, expanded within it.
@@ -115,8 +72,7 @@ func (r *rpcHost) SetAutoCompaction(on bool, w mode.Want) (mode.Opened, error) {
 	if err != nil {
 		return mode.Opened{}, err
 	}
-	tracePrompts(r.h.sys, r.h.s.telemetry, r.h.a, rt) // telemetry.go
-	return mode.Opened{Runtime: rt, Model: r.h.a.Model().Info, File: r.h.a.File(), Thinking: r.h.a.Thinking()}, nil
+	return r.h.opened(rt), nil
 }
 
 func (r *rpcHost) AutoCompaction() bool { return !r.h.a.Compaction().Disabled }

@@ -11,12 +11,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"gopi/pkg/ai"
+	"gopi/pkg/assemble"
 	"gopi/pkg/loop"
 	"gopi/pkg/mode"
 	"gopi/pkg/runtime"
 	"gopi/pkg/sandbox"
 	"gopi/pkg/session"
-	"gopi/pkg/telemetry"
 	"gopi/pkg/tools"
 )
 
@@ -196,8 +196,8 @@ func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 		sys.forced.setSession(p.sessionInfo)
 		sys.forced.setGuard(p.guard)
 	}
-	if p != nil && p.store != nil {
-		defer p.store.Close()
+	if p != nil && p.a != nil {
+		defer p.close(sys)
 	}
 	if p != nil && p.cancel != nil {
 		defer p.cancel()
@@ -208,7 +208,6 @@ func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 	if p.done {
 		return nil
 	}
-	defer p.finishTools(sys)
 	return p.execute(p.ctx, sys, out, m, start)
 }
 
@@ -217,10 +216,9 @@ func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, m mode
 	for _, w := range p.rt.Warnings() {
 		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
 	}
-	p.swept = startSweep(p.spill, sys.Now())
 	info := p.sessionInfo()
 	var o mode.Outcome
-	defer traceRun(sys, p, start)(&o, &rerr) // telemetry.go: the run's spans, sent as it returns
+	defer traceRun(p, start)(&o, &rerr) // telemetry.go: the run's spans, sent as it returns
 	o, werr := mode.Run(ctx, p.rt, p.prompt, out, mode.Options{Mode: m, Session: info, Header: p.header(), Start: start, Now: sys.Now, Then: p.then,
 		Schema: p.schema, OutputRetries: p.outputRetries, Guard: p.guard,
 		Files: func() ([]tools.FileChange, bool) { return p.changes.List(p.cwd), p.changes.Inexact() }})
@@ -283,6 +281,9 @@ func fileExists(path string) bool {
 
 // prepared is everything a run needs, built before anything is sent.
 type prepared struct {
+	// a is the run's Assembly: its Close releases the session, the spill
+	// folder, bash's process groups, the MCP servers and the sandbox.
+	a      *assemble.Assembly
 	store  session.Store
 	file   string
 	leaf   string // the entry the run continues from
@@ -297,12 +298,6 @@ type prepared struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	done   bool // nothing to run (--print-system-prompt)
-	// spill is the run's spill folder (rundir.go); swept waits for the
-	// sweep of earlier runs' folders execute starts (nil: not started).
-	spill string
-	swept func()
-	// groups are the process groups bash calls left running.
-	groups *tools.Groups
 	// schema is --output-schema's, nil without it; outputRetries how
 	// often an answer that does not satisfy it goes back to the model.
 	schema        *mode.OutputSchema
@@ -313,9 +308,12 @@ type prepared struct {
 	guard   *sandbox.Guard // the result's sandbox and denials
 	// secrets are scrubbed from the @file arguments' text.
 	secrets *tools.Secrets
+}
 
-	// otel is settings' "telemetry" key (telemetry.go).
-	otel telemetry.Settings
+// close releases the run's Assembly.
+func (p *prepared) close(sys *System) {
+	sys.hosts.remove(p.a)
+	p.a.Close()
 }
 
 // sessionInfo names the session file for the result object; nil when no

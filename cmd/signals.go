@@ -148,10 +148,7 @@ func forceExit(sys *System, force func()) {
 		case <-time.After(forceWait):
 		}
 	}
-	sys.groups.Kill(0) // SIGKILL now; nothing waits on the way out
-	if sys.mcp != nil {
-		sys.mcp.Kill()
-	}
+	sys.hosts.kill() // SIGKILL now; nothing waits on the way out
 	exit := sys.Exit
 	if exit == nil {
 		exit = os.Exit

@@ -125,7 +125,7 @@ func (a *Assembly) runChild(ctx context.Context, parentStore session.Store, pare
 			if len(s.Custom) > 0 {
 				s.Custom = slices.DeleteFunc(slices.Clone(s.Custom), func(t tools.Tool) bool { return !slices.Contains(def.Tools, t.Spec().Name) })
 			}
-			s.MoreTools = nil
+			s.MCP = MCPSettings{}
 		}
 		if def.Prompt != "" {
 			s.SystemPrompt = def.Prompt
@@ -148,7 +148,7 @@ func (a *Assembly) runChild(ctx context.Context, parentStore session.Store, pare
 			choice = ch
 		}
 	}
-	child := &Assembly{s: s, env: a.env, choice: choice, chosen: true, thinking: thinking,
+	child := &Assembly{s: s, env: a.env, choice: choice, chosen: true, thinking: thinking, held: a.held,
 		parent: childOf{depth: depth, tree: a.parent.tree, changes: a.changes, parentFile: parentFile, parentCall: call.ID}}
 	if err := child.openSession(s.Session); err != nil {
 		child.Close()
