@@ -106,6 +106,14 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 		set.SystemPrompt = withSchema(cat.SystemPromptFor(set.Tools), p.schema)
 	}
 	sys.waitTrapped() // before MCP servers start and stdin is read
+	return openRun(ctx, sys, s, o, cat, set, p)
+}
+
+// openRun builds the run's Assembly, reads the prompt (within the
+// --timeout deadline) and builds the Runtime; on error p says which
+// session was opened, and its Assembly, once built, is released by
+// runRun.
+func openRun(ctx context.Context, sys *System, s *runSettings, o *runOptions, cat *resources.Catalog, set assemble.Settings, p *prepared) (*prepared, error) {
 	a, err := assemble.New(set, sys.env(ctx))
 	if err != nil {
 		return nil, err
