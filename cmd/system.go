@@ -44,8 +44,8 @@ type System struct {
 	// trapped waits until gopi run's signals are trapped; set by trapRun.
 	trapped func()
 	// settingsSaid are the settings files whose unknown keys were named
-	// (once per file and invocation: rpc reads the settings again for
-	// get_available_models); set by loadSettings.
+	// (once per file and invocation, however often they are read); set by
+	// loadSettings.
 	settingsSaid *saidOnce
 }
 
