@@ -50,13 +50,8 @@ type Env struct {
 
 // Getenv looks a variable up in Environ, the last setting winning.
 func (e Env) Getenv(key string) string {
-	for i := len(e.Environ) - 1; i >= 0; i-- {
-		kv := e.Environ[i]
-		if len(kv) > len(key) && kv[len(key)] == '=' && kv[:len(key)] == key {
-			return kv[len(key)+1:]
-		}
-	}
-	return ""
+	v, _ := e.lookup(key)
+	return v
 }
 
 // lookup is os.LookupEnv on Environ.
