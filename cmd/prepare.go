@@ -118,7 +118,7 @@ func openRun(ctx context.Context, sys *System, s *runSettings, o *runOptions, ca
 	if err != nil {
 		return nil, err
 	}
-	p.a, p.guard = a, a.Guard()
+	p.a = a
 	sys.hosts.add(a)
 	if s.timeout > 0 { // the deadline covers reading stdin too; runRun cancels it
 		p.ctx, p.cancel = context.WithTimeout(ctx, s.timeout)
@@ -128,10 +128,7 @@ func openRun(ctx context.Context, sys *System, s *runSettings, o *runOptions, ca
 		return p, err
 	}
 	p.cwd = s.cwd
-	err = a.Open()
-	p.store, p.file, p.leaf, p.name = a.Store(), a.File(), a.Leaf(), a.Name()
-	p.model, p.rt, p.changes = a.Model().Info, a.Runtime(), a.Changes()
-	return p, err
+	return p, a.Open()
 }
 
 // assembly is the typed settings assemble builds a Runtime from.
