@@ -79,16 +79,15 @@ func runACP(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 	return nil
 }
 
-// acpHost opens ACP's sessions, each a chat host (its Assembly) of its
-// own folder. Opening is one at a time: the settings are read through
-// the command's flags.
+// acpHost opens ACP's sessions, each a host (its Assembly) of its own
+// folder. Opening is one at a time: the settings are read through the
+// command's flags.
 type acpHost struct {
 	sys *System
 	c   *cobra.Command
 	o   *runOptions
 
-	mu   sync.Mutex
-	live map[*mcp.Manager]bool // the MCP servers of the open sessions
+	mu sync.Mutex
 }
 
 // checkFolder refuses a session folder that is not one, in the
@@ -149,20 +148,14 @@ func (a *acpHost) open(ctx context.Context, o *runOptions, servers []acp.MCPServ
 		more = append(more, mcp.Server{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL,
 			Headers: s.Headers, Cwd: o.cwd, Source: "the editor's session"})
 	}
-	h, err := newChatHost(ctx, a.sys, a.c, &chatOptions{runOptions: *o, moreMCP: more})
+	h, err := openHost(ctx, a.sys, a.c, &chatOptions{runOptions: *o, moreMCP: more})
 	if err != nil {
 		return nil, err
 	}
 	for _, w := range h.a.Runtime().Warnings() {
 		fmt.Fprintf(a.sys.Stderr, "gopi: warning: %s\n", w)
 	}
-	if plan := h.s.mcp; plan != nil && plan.m != nil {
-		if a.live == nil {
-			a.live = map[*mcp.Manager]bool{}
-		}
-		a.live[plan.m] = true
-	}
-	return &acpSession{host: a, h: h, o: *o, servers: servers, rpc: &rpcHost{h: h, sys: a.sys, c: a.c}, rt: h.a.Runtime()}, nil
+	return &acpSession{host: a, h: h, o: *o, servers: servers, rpc: &rpcHost{h: h, sys: a.sys}, rt: h.a.Runtime()}, nil
 }
 
 func (a *acpHost) List(cwd string) ([]acp.Listed, error) {
@@ -189,10 +182,10 @@ func (a *acpHost) List(cwd string) ([]acp.Listed, error) {
 	return out, nil
 }
 
-// acpSession is one ACP session: a chat host and its current Runtime.
+// acpSession is one ACP session: a host and its current Runtime.
 type acpSession struct {
 	host    *acpHost
-	h       *chatHost
+	h       *host
 	o       runOptions
 	servers []acp.MCPServer // the client's
 	rpc     *rpcHost
@@ -247,7 +240,7 @@ func (s *acpSession) swap(o chat.Opened) {
 func (s *acpSession) SetModel(ref string) error {
 	s.host.mu.Lock()
 	defer s.host.mu.Unlock()
-	o, err := s.h.open(chat.Want{Leaf: s.runtime().Leaf(), Model: ref, Thinking: s.h.a.Thinking()})
+	o, err := s.h.openChat(chat.Want{Leaf: s.runtime().Leaf(), Model: ref, Thinking: s.h.a.Thinking()})
 	if err != nil {
 		return err
 	}
@@ -258,7 +251,7 @@ func (s *acpSession) SetModel(ref string) error {
 func (s *acpSession) SetThinking(l ai.ThinkingLevel) error {
 	s.host.mu.Lock()
 	defer s.host.mu.Unlock()
-	o, err := s.h.open(chat.Want{Leaf: s.runtime().Leaf(), Thinking: l})
+	o, err := s.h.openChat(chat.Want{Leaf: s.runtime().Leaf(), Thinking: l})
 	if err != nil {
 		return err
 	}
@@ -266,7 +259,7 @@ func (s *acpSession) SetThinking(l ai.ThinkingLevel) error {
 	return nil
 }
 
-func (s *acpSession) Sandbox() string { return string(s.h.s.guard.Policy().Mode) }
+func (s *acpSession) Sandbox() string { return string(s.h.a.Guard().Policy().Mode) }
 
 func (s *acpSession) Sandboxes() []string {
 	return []string{string(sandbox.ReadOnly), string(sandbox.WorkspaceWrite), string(sandbox.Off)}
@@ -328,7 +321,7 @@ func (s *acpSession) SetAsk(ask func(acp.Permission) bool) {
 
 func (s *acpSession) applyAsk() {
 	s.mu.Lock()
-	ask, g := s.ask, s.h.s.guard
+	ask, g := s.ask, s.h.a.Guard()
 	s.mu.Unlock()
 	if ask == nil {
 		g.SetAsk(nil)
@@ -361,21 +354,7 @@ func (s *acpSession) Close() {
 	s.host.releaseLocked(s.h)
 }
 
-// releaseLocked closes a session's chat host; a.mu is held. The
-// process's MCP manager (sys.mcp, which the chat host's close stops and a
-// later Runtime's build checks) is this host's while it closes, then
-// another open session's.
-func (a *acpHost) releaseLocked(h *chatHost) {
-	var own *mcp.Manager
-	if plan := h.s.mcp; plan != nil {
-		own = plan.m
-	}
-	delete(a.live, own)
-	a.sys.mcp = own
+// releaseLocked closes a session's host; a.mu is held.
+func (a *acpHost) releaseLocked(h *host) {
 	h.close()
-	a.sys.mcp = nil
-	for m := range a.live {
-		a.sys.mcp = m
-		break
-	}
 }

@@ -3,19 +3,13 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"io"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"gopi/pkg/ai"
-	"gopi/pkg/assemble"
 	"gopi/pkg/chat"
 	"gopi/pkg/mcp"
-	"gopi/pkg/resources"
-	"gopi/pkg/session"
 )
 
 // chatOptions are gopi chat's flags: run's session, model and tool flags
@@ -73,7 +67,7 @@ func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions)
 		return usageErr("gopi chat needs a terminal on stdin and stdout; for pipes and scripts use gopi run " +
 			"(e.g. gopi run \"fix the tests\", or echo PROMPT | gopi run)")
 	}
-	h, err := newChatHost(ctx, sys, c, o)
+	h, err := openHost(ctx, sys, c, o)
 	if err != nil {
 		return err
 	}
@@ -89,133 +83,11 @@ func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions)
 	defer term.Close()
 	stop := context.AfterFunc(ctx, term.Interrupt)
 	defer stop()
-	err = chat.New(term, term.Out(), first, chat.Deps{Open: h.open, Expand: h.cat.Expand, Tree: h.tree},
+	err = chat.New(term, term.Out(), first, chat.Deps{Open: h.openChat, Expand: h.cat.Expand, Tree: h.tree},
 		chat.Options{Color: !o.noColor && sys.getenv("NO_COLOR") == "", Width: term.Width, Thinking: h.a.Thinking(), Now: sys.Now,
-			First: h.words, FirstFiles: h.files, FirstImages: h.images, Sandbox: sandboxBanner(h.s.guard.Policy(), sys.getenv("HOME"))}).Run(ctx)
+			First: h.words, FirstFiles: h.files, FirstImages: h.images, Sandbox: sandboxBanner(h.a.Guard().Policy(), sys.getenv("HOME"))}).Run(ctx)
 	if ctx.Err() != nil {
 		return &reported{code: ExitInterrupted}
 	}
 	return err
-}
-
-// chatHost builds the chat's Runtimes: the first from the flags, later
-// ones for /leaf, /model, /thinking and /new on the same settings.
-type chatHost struct {
-	sys *System
-	s   *runSettings
-	o   *chatOptions
-	cat *resources.Catalog
-	a   *assemble.Assembly
-	// the first prompt: its words, the text of its @file arguments, their images
-	words, files string
-	images       []ai.Content
-}
-
-// newChatHost builds the first Runtime as gopi run does.
-func newChatHost(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions) (*chatHost, error) {
-	s, err := readSettings(sys, c, &o.runOptions)
-	if err != nil {
-		return nil, err
-	}
-	s.mcp.servers = append(s.mcp.servers, o.moreMCP...)
-	ms, err := modelSettings(s.cfg, o.apiKey)
-	if err != nil {
-		return nil, err
-	}
-	cat, err := loadResources(sys, s, &o.runOptions)
-	if err != nil {
-		return nil, err
-	}
-	// As in run: a new session's model is chosen before anything touches
-	// the disk; a resumed one falls back to the model it last used.
-	set := s.assembly(&o.runOptions, ms, cat.SystemPrompt(), nil)
-	if set.Subagents, set.Tools, err = readSubagents(s.cfg, cat, set.Tools, o.excludeTools); err != nil {
-		return nil, err
-	}
-	if len(set.Tools) != len(s.tools) { // defined agents offer task: the prompt says so
-		set.SystemPrompt = cat.SystemPromptFor(set.Tools)
-	}
-	// As pi's chat and rpc: --session on a session with entries continues
-	// from its newest one (gopi run asks for --leaf or -c).
-	set.Session.Newest = true
-	set.ClampThinking = true
-	set.Session.LockWait = o.lockWait
-	set.MoreTools = mcpTools(ctx, sys, s)
-	a, err := assemble.New(set, sys.env())
-	if err != nil {
-		return nil, err
-	}
-	h := &chatHost{sys: sys, s: s, o: o, cat: cat, a: a}
-	// A missing @file is a usage error before any session is written.
-	if h.words, h.files, h.images, err = chatFirst(sys, s, o.args, a.Secrets()); err != nil {
-		return nil, err
-	}
-	if err := a.Open(); err != nil {
-		h.close()
-		return nil, err
-	}
-	tracePrompts(sys, s.telemetry, a, a.Runtime()) // telemetry.go
-	return h, nil
-}
-
-// close releases the session store (and its lock).
-func (h *chatHost) close() {
-	killGroups(h.sys, h.s.groups)
-	h.s.guard.Close() // the sandbox's helper
-	finishRunDir(h.s.spillDir, h.a.SpillKept(), h.sys.Now())
-	h.a.Close()
-}
-
-// open builds a Runtime for w. The store stays open and locked; a new
-// session replaces it only once its Runtime is built.
-func (h *chatHost) open(w chat.Want) (chat.Opened, error) { return h.openParent(w, "") }
-
-// openParent is open with parent recorded as a new session's
-// parentSession (rpc's new_session).
-func (h *chatHost) openParent(w chat.Want, parent string) (chat.Opened, error) {
-	want := assemble.Want{Leaf: w.Leaf, Thinking: w.Thinking, NewSession: w.NewSession, Parent: parent}
-	if w.Model != "" {
-		choice, err := h.chooseModel(w.Model)
-		if err != nil {
-			return chat.Opened{}, err
-		}
-		want.Model = &choice
-	}
-	rt, err := h.a.Reopen(want)
-	if err != nil {
-		return chat.Opened{}, err
-	}
-	tracePrompts(h.sys, h.s.telemetry, h.a, rt) // telemetry.go
-	return chat.Opened{Runtime: rt, Model: h.a.Model().Info, File: h.a.File(), Thinking: h.a.Thinking()}, nil
-}
-
-// chooseModel resolves "provider/id" against the settings, as --model
-// does; the settings are not changed.
-func (h *chatHost) chooseModel(ref string) (assemble.Choice, error) {
-	prov, id, _ := strings.Cut(ref, "/")
-	if prov == "" || id == "" {
-		return assemble.Choice{}, usageErr("/model %q: give provider/id, e.g. anthropic/claude-sonnet-4-5 (gopi models lists them)", ref)
-	}
-	id, _, err := cutThinking(h.s.cfg, id, declaredProviders(h.s.cfg))
-	if err != nil {
-		return assemble.Choice{}, err
-	}
-	choice, err := h.a.ChooseModel(prov, id)
-	if err != nil {
-		return assemble.Choice{}, err
-	}
-	if choice.Note != "" {
-		fmt.Fprintln(h.sys.Stderr, choice.Note)
-	}
-	return choice, nil
-}
-
-// tree draws the store's entries as gopi session tree does.
-func (h *chatHost) tree(w io.Writer, store session.Store) error {
-	f := &session.File{Path: h.a.File(), Header: store.Header(), Entries: store.Entries()}
-	if len(f.Entries) == 0 {
-		_, err := fmt.Fprintln(w, "(no entries yet)")
-		return err
-	}
-	return drawTree(w, f, buildTree(f.Entries))
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gopi/pkg/assemble"
 	"gopi/pkg/resources"
 	"gopi/pkg/tools"
 )
@@ -32,7 +33,11 @@ func newContextCmd(sys *System) *cobra.Command {
 			if err := printMCPContext(sys.Stdout, s.mcp); err != nil {
 				return err
 			}
-			g, err := readGuard(sys, c.Flags(), s.cfg, s.cwd, s.spillDir)
+			ss, err := readSandbox(sys, c.Flags(), s.cfg, s.cwd)
+			if err != nil {
+				return err
+			}
+			g, err := assemble.NewGuard(ss, assemble.NewSpillDir(), sys.env(c.Context()))
 			if err != nil {
 				return err
 			}

@@ -28,7 +28,7 @@ func Main(args []string, sys System) (code int) {
 			code = ExitInternal
 		}
 	}()
-	sys.args = args
+	sys.args, sys.hosts = args, &openHosts{}
 	root := newRootCmd(&sys)
 	root.SetArgs(args)
 	root.SetIn(sys.Stdin)

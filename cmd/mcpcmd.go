@@ -52,7 +52,7 @@ Exits 10 when an enabled server did not start, 130 when interrupted.`,
 			// stopped, and gopi exits 130.
 			ctx, stop := trapSignals(c.Context(), sys)
 			defer stop()
-			m := startServers(ctx, sys, s, s.mcp, env)
+			m := assemble.StartMCP(sys.env(ctx), s.mcp.settings(), env)
 			sts := m.Statuses()
 			if left := m.Close(); len(left) > 0 {
 				fmt.Fprintf(sys.Stderr, "gopi: warning: MCP server(s) %s did not end within the wait after SIGKILL\n", strings.Join(left, ", "))

@@ -12,6 +12,7 @@ import (
 
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/catalog"
+	"gopi/pkg/assemble"
 )
 
 // listedModel is one row of gopi models: a catalog model, or one declared
@@ -104,18 +105,7 @@ func listModels(sys *System, c *cobra.Command, prov string) ([]listedModel, erro
 // provider's name (and no "api" of its own) takes the catalog's row of
 // the same id, its own fields winning.
 func addDeclared(out []listedModel, name string, cp customProvider, m ai.Info) []listedModel {
-	builtin := cp.API == "" && (name == "anthropic" || name == "openai")
-	api := strings.TrimSuffix(cp.API, "-responses")
-	if builtin {
-		api = name
-	}
-	info, _ := catalog.Resolve(api, m.ID)
-	info = cp.Describe(info, m)
-	info.Provider, info.ID = name, m.ID
-	if !builtin {
-		info.API = cp.API
-	}
-	row := listedModel{Info: info, Declared: true}
+	row := listedModel{Info: assemble.DeclaredInfo(name, cp, m), Declared: true}
 	if i := slices.IndexFunc(out, func(l listedModel) bool { return !l.Declared && l.Provider == name && l.ID == m.ID }); i >= 0 {
 		out[i] = row
 		return out

@@ -22,7 +22,6 @@ import (
 	"gopi/pkg/mode"
 	"gopi/pkg/resources"
 	"gopi/pkg/runtime"
-	"gopi/pkg/sandbox"
 	"gopi/pkg/telemetry"
 	"gopi/pkg/tools"
 )
@@ -38,8 +37,6 @@ type runSettings struct {
 	tools    []string
 	custom   []tools.Tool // the custom tools among tools ("customTools")
 	noSync   bool
-	spillDir string        // bash's spill files (rundir.go)
-	groups   *tools.Groups // what bash calls left running, killed at the end
 	// maxPrompt bounds the prompt in bytes (--max-prompt-bytes).
 	maxPrompt int
 	compact   runtime.Compaction
@@ -51,8 +48,8 @@ type runSettings struct {
 	// systemPrompt and appendSystemPrompt are --system-prompt and
 	// --append-system-prompt: text, or a file holding it.
 	systemPrompt, appendSystemPrompt string
-	guard                            *sandbox.Guard // the sandbox and permission rules (sandbox.go)
-	mcp                              *mcpPlan       // the MCP servers to start (mcp.go)
+	sandbox                          *assemble.SandboxSettings // the sandbox and permission rules (sandbox.go)
+	mcp                              *mcpPlan                  // the MCP servers to start (mcp.go)
 
 	// telemetry is the "telemetry" key (telemetry.go).
 	telemetry telemetry.Settings
@@ -91,7 +88,7 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 		}
 		return &prepared{done: true}, err
 	}
-	p := &prepared{tools: s.tools, ctx: ctx, cancel: func() {}, otel: s.telemetry}
+	p := &prepared{tools: s.tools, ctx: ctx, cancel: func() {}}
 	if p.schema, err = loadOutputSchema(sys, s, o); err != nil {
 		return p, err
 	}
@@ -110,11 +107,20 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 		set.SystemPrompt = withSchema(cat.SystemPromptFor(set.Tools), p.schema)
 	}
 	rs.trapped() // before MCP servers start and stdin is read
-	set.MoreTools = mcpTools(p.ctx, sys, s)
-	a, err := assemble.New(set, sys.env())
+	return openRun(ctx, sys, s, o, cat, set, p)
+}
+
+// openRun builds the run's Assembly, reads the prompt (within the
+// --timeout deadline) and builds the Runtime; on error p says which
+// session was opened, and its Assembly, once built, is released by
+// runRun.
+func openRun(ctx context.Context, sys *System, s *runSettings, o *runOptions, cat *resources.Catalog, set assemble.Settings, p *prepared) (*prepared, error) {
+	a, err := assemble.New(set, sys.env(ctx))
 	if err != nil {
 		return nil, err
 	}
+	p.a = a
+	sys.hosts.add(a)
 	if s.timeout > 0 { // the deadline covers reading stdin too; runRun cancels it
 		p.ctx, p.cancel = context.WithTimeout(ctx, s.timeout)
 	}
@@ -122,11 +128,8 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 	if err := readPromptMessage(sys, s, o, cat, p); err != nil {
 		return p, err
 	}
-	p.spill, p.groups, sys.groups, p.cwd, p.guard = s.spillDir, s.groups, s.groups, s.cwd, s.guard
-	err = a.Open()
-	p.store, p.file, p.leaf, p.name = a.Store(), a.File(), a.Leaf(), a.Name()
-	p.model, p.rt, p.changes = a.Model().Info, a.Runtime(), a.Changes()
-	return p, err
+	p.cwd = s.cwd
+	return p, a.Open()
 }
 
 // assembly is the typed settings assemble builds a Runtime from.
@@ -134,7 +137,8 @@ func (s *runSettings) assembly(o *runOptions, ms assemble.ModelSettings, systemP
 	return assemble.Settings{
 		Cwd: s.cwd, Home: s.cfg.home, Bare: o.bare, Model: ms, Thinking: s.thinking, ThinkingExplicit: s.cfg.rank("thinking") == 3,
 		MaxSteps: s.maxSteps, MaxTokens: s.maxTok, Compaction: s.compact, CompactionModel: s.compactModel, Limits: s.limits, Tools: s.tools, Custom: s.custom,
-		Hooks: s.cfg.hooks, Secrets: s.cfg.secrets, SystemPrompt: systemPrompt, OutputSchema: schema, SpillDir: s.spillDir, Groups: s.groups, Guard: s.guard,
+		Hooks: s.cfg.hooks, Secrets: s.cfg.secrets, SystemPrompt: systemPrompt, OutputSchema: schema,
+		Sandbox: s.sandbox, MCP: s.mcp.settings(), Telemetry: assemble.TelemetrySettings{Settings: s.telemetry, Version: version},
 		Session: assemble.SessionSettings{Path: o.session, Leaf: o.leaf, Continue: o.cont, None: o.noSession, Fork: o.fork, ID: o.sessionID,
 			Name: o.name.v, NameSet: o.name.set, Dir: s.sessionDir, NoSync: s.noSync},
 		Origin: s.cfg.origin,
@@ -211,7 +215,7 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 		return nil, err
 	}
 	warnMissingPromptFile(sys, s.cfg, s.cwd)
-	if s.guard, err = readGuard(sys, c.Flags(), s.cfg, s.cwd, s.spillDir); err != nil {
+	if s.sandbox, err = readSandbox(sys, c.Flags(), s.cfg, s.cwd); err != nil {
 		return nil, err
 	}
 	if s.mcp, err = readMCP(sys, s.cfg, o, s.cwd); err != nil {
@@ -251,7 +255,7 @@ func openSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 	if err != nil {
 		return nil, err
 	}
-	return &runSettings{cwd: cwd, cfg: cfg, spillDir: newRunDir(), groups: &tools.Groups{},
+	return &runSettings{cwd: cwd, cfg: cfg,
 		systemPrompt: cfg.str("systemPrompt"), appendSystemPrompt: cfg.str("appendSystemPrompt")}, nil
 }
 

@@ -68,7 +68,7 @@ func runRPC(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 	if o.json {
 		return usageErr("--json and --mode rpc ask for different outputs: give one of them")
 	}
-	h, err := newChatHost(ctx, sys, c, &chatOptions{runOptions: *o, lockWait: rpcLockWait})
+	h, err := openHost(ctx, sys, c, &chatOptions{runOptions: *o, lockWait: rpcLockWait})
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func runRPC(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 	for _, w := range first.Runtime.Warnings() {
 		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
 	}
-	host := &rpcHost{h: h, sys: sys, c: c}
+	host := &rpcHost{h: h, sys: sys}
 	err = rpc.NewServer(pipes.Out, sys.Stderr, first, host, rpc.Options{Thinking: h.a.Thinking(), Now: sys.Now, Bound: pipes.Bounder(),
 		MaxLine: h.s.maxPrompt + rpcLineRoom}).Serve(ctx, sys.Stdin)
 	return rpcExit(sys, ctx, err)

@@ -4,81 +4,38 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-
-	"github.com/spf13/cobra"
 
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
-	"gopi/pkg/chat"
 	"gopi/pkg/export"
 	"gopi/pkg/rpc"
 	"gopi/pkg/session"
 )
 
-// rpcHost is the chat's host (its Assembly) as the rpc mode asks for it:
-// the same Runtimes, plus another session file, a fork of this one, and
-// automatic compaction switched.
+// rpcHost is a conversation's host as the rpc mode asks for it: the
+// Assembly's Runtimes, plus its models, the prompt's checks, the
+// templates and skills, and the session's export.
 type rpcHost struct {
-	h   *chatHost
+	h   *host
 	sys *System
-	c   *cobra.Command
 }
 
-// Open builds the Runtime w asks for: chat's open, or the Assembly's
-// Reopen on another session (a file to switch to, a fork of this one).
+// Open builds the Runtime w asks for with the Assembly's Reopen: a leaf,
+// model, thinking level or new session, another session file to switch
+// to, a fork of this one.
 func (r *rpcHost) Open(w rpc.Want) (rpc.Opened, error) {
-	if w.Session == "" && !w.Fork {
-		o, err := r.h.openParent(chat.Want{Leaf: w.Leaf, Model: w.Model, Thinking: w.Thinking, NewSession: w.NewSession}, w.Parent)
-		return rpc.Opened(o), err
-	}
-	if r.h.o.noSession {
+	if (w.Session != "" || w.Fork) && r.h.o.noSession {
 		return rpc.Opened{}, errors.New("gopi rpc runs with --no-session: it opens and forks no session files")
 	}
-	// A fork or clone is a path copy written next to the current file, as pi's.
-	ss := &assemble.SessionSettings{Fork: r.h.a.File(), Leaf: w.Leaf, Branch: true, Dir: filepath.Dir(r.h.a.File())}
-	want := assemble.Want{Thinking: w.Thinking, Session: ss}
-	if w.Session != "" {
-		path := w.Session
-		if looksLikePath(path) && !filepath.IsAbs(path) {
-			path = filepath.Join(r.h.s.cwd, path)
-		}
-		if _, err := os.Stat(path); looksLikePath(path) && errors.Is(err, fs.ErrNotExist) {
-			return rpc.Opened{}, fmt.Errorf("sessionPath %s: no such session file", path)
-		}
-		// The switched session's own model and thinking level, as pi.
-		*ss = assemble.SessionSettings{Path: path, Continue: true}
-		want.Thinking = ""
-	}
-	rt, err := r.h.a.Reopen(want)
-	if err != nil {
-		return rpc.Opened{}, err
-	}
-	return rpc.Opened{Runtime: rt, Model: r.h.a.Model().Info, File: r.h.a.File(), Thinking: r.h.a.Thinking()}, nil
+	o, err := r.h.open(assemble.Want{Leaf: w.Leaf, ModelRef: w.Model, Thinking: w.Thinking, NewSession: w.NewSession, Parent: w.Parent,
+		SwitchTo: w.Session, Fork: w.Fork})
+	return rpc.Opened(o), err
 }
 
 // Models are the current model, the catalog's models of its provider and
-// the models the settings declare.
-func (r *rpcHost) Models() []ai.Info {
-	cur := r.h.a.Model().Info
-	out := []ai.Info{cur}
-	listed, err := listModels(r.sys, r.c, "")
-	if err != nil {
-		return out
-	}
-	for _, m := range listed {
-		if (m.Provider == cur.Provider || m.Declared) && !(m.Provider == cur.Provider && m.ID == cur.ID) {
-			info := m.Info
-			if info.Provider == cur.Provider && info.BaseURL == "" {
-				info.BaseURL = cur.BaseURL // one provider, one address
-			}
-			out = append(out, info)
-		}
-	}
-	return out
-}
+// the models the settings declare (the Assembly's own settings: its
+// folder, --bare).
+func (r *rpcHost) Models() []ai.Info { return r.h.a.Models() }
 
 // Expand checks and expands a prompt, steer or follow_up's text as gopi
 // run does its prompt: bounded by maxPromptBytes, expanded within it.
@@ -117,8 +74,7 @@ func (r *rpcHost) SetAutoCompaction(on bool, w rpc.Want) (rpc.Opened, error) {
 	if err != nil {
 		return rpc.Opened{}, err
 	}
-	tracePrompts(r.h.sys, r.h.s.telemetry, r.h.a, rt) // telemetry.go
-	return rpc.Opened{Runtime: rt, Model: r.h.a.Model().Info, File: r.h.a.File(), Thinking: r.h.a.Thinking()}, nil
+	return rpc.Opened(r.h.opened(rt)), nil
 }
 
 func (r *rpcHost) AutoCompaction() bool { return !r.h.a.Compaction().Disabled }

@@ -13,12 +13,10 @@ import (
 
 	"gopi/internal/interrupt"
 	"gopi/pkg/ai"
+	"gopi/pkg/assemble"
 	"gopi/pkg/loop"
 	"gopi/pkg/mode"
-	"gopi/pkg/runtime"
 	"gopi/pkg/sandbox"
-	"gopi/pkg/session"
-	"gopi/pkg/telemetry"
 	"gopi/pkg/tools"
 )
 
@@ -205,10 +203,10 @@ func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 		p, err = prepareRun(trap.Context(), sys, c, o, m, runStreams{stdout: stdout, trapped: trap.Ready})
 	}
 	if p != nil {
-		stdout.Opened(p.sessionInfo, p.guard)
+		stdout.Opened(p.sessionInfo, p.guard())
 	}
-	if p != nil && p.store != nil {
-		defer p.store.Close()
+	if p != nil && p.a != nil {
+		defer p.close(sys)
 	}
 	if p != nil && p.cancel != nil {
 		defer p.cancel()
@@ -219,7 +217,6 @@ func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 	if p.done {
 		return nil
 	}
-	defer p.finishTools(sys)
 	return p.execute(p.ctx, sys, out, trap.Stdout(), m, start)
 }
 
@@ -234,16 +231,16 @@ type runStreams struct {
 // execute runs the prepared prompt and maps the outcome to the exit code;
 // stdout tells whether its reader went away or stopped reading.
 func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, stdout *interrupt.Stdout, m mode.Mode, start time.Time) (rerr error) {
-	for _, w := range p.rt.Warnings() {
+	rt, changes := p.a.Runtime(), p.a.Changes()
+	for _, w := range rt.Warnings() {
 		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
 	}
-	p.swept = startSweep(p.spill, sys.Now())
 	info := p.sessionInfo()
 	var o mode.Outcome
-	defer traceRun(sys, p, start)(&o, &rerr) // telemetry.go: the run's spans, sent as it returns
-	o, werr := mode.Run(ctx, p.rt, p.prompt, out, mode.Options{Mode: m, Session: info, Header: p.header(), Start: start, Now: sys.Now, Then: p.then,
-		Schema: p.schema, OutputRetries: p.outputRetries, Guard: p.guard,
-		Files: func() ([]tools.FileChange, bool) { return p.changes.List(p.cwd), p.changes.Inexact() }})
+	defer traceRun(p, start)(&o, &rerr) // telemetry.go: the run's spans, sent as it returns
+	o, werr := mode.Run(ctx, rt, p.prompt, out, mode.Options{Mode: m, Session: info, Header: p.header(), Start: start, Now: sys.Now, Then: p.then,
+		Schema: p.schema, OutputRetries: p.outputRetries, Guard: p.a.Guard(),
+		Files: func() ([]tools.FileChange, bool) { return changes.List(p.cwd), changes.Inexact() }})
 	if err := stdoutLost(sys, stdout, o.Class != ai.ClassAborted); err != nil {
 		return err
 	}
@@ -289,7 +286,7 @@ func stdoutLost(sys *System, stdout *interrupt.Stdout, ended bool) error {
 func reportFailure(sys *System, out mode.IO, stdout *interrupt.Stdout, m mode.Mode, p *prepared, err error, start time.Time) error {
 	var info *mode.SessionInfo
 	var header *mode.Header
-	if p != nil && p.store != nil && p.file != "" && fileExists(p.file) {
+	if p != nil && p.opened() && fileExists(p.a.File()) {
 		// A failure before the first entry (a required MCP server that
 		// did not start) names no file it never wrote, like the failures
 		// before the store was opened.
@@ -313,12 +310,9 @@ func fileExists(path string) bool {
 
 // prepared is everything a run needs, built before anything is sent.
 type prepared struct {
-	store  session.Store
-	file   string
-	leaf   string // the entry the run continues from
-	name   string // -n/--name, normalised: recorded before the first prompt
-	rt     *runtime.Runtime
-	model  ai.Info
+	// a is the run's Assembly: its Close releases the session, the spill
+	// folder, bash's process groups, the MCP servers and the sandbox.
+	a      *assemble.Assembly
 	tools  []string
 	prompt []ai.Message
 	// then are the further message arguments, each a prompt of its own.
@@ -327,42 +321,52 @@ type prepared struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	done   bool // nothing to run (--print-system-prompt)
-	// spill is the run's spill folder (rundir.go); swept waits for the
-	// sweep of earlier runs' folders execute starts (nil: not started).
-	spill string
-	swept func()
-	// groups are the process groups bash calls left running.
-	groups *tools.Groups
 	// schema is --output-schema's, nil without it; outputRetries how
 	// often an answer that does not satisfy it goes back to the model.
 	schema        *mode.OutputSchema
 	outputRetries int
-	// changes records the files the run's tools changed.
-	changes *tools.Changes
-	cwd     string
-	guard   *sandbox.Guard // the result's sandbox and denials
+	cwd           string
 	// secrets are scrubbed from the @file arguments' text.
 	secrets *tools.Secrets
+}
 
-	// otel is settings' "telemetry" key (telemetry.go).
-	otel telemetry.Settings
+// close releases the run's Assembly.
+func (p *prepared) close(sys *System) {
+	sys.hosts.remove(p.a)
+	p.a.Close()
 }
 
 // sessionInfo names the session file for the result object; nil when no
 // file was opened (--no-session keeps nothing a later run could resume).
 func (p *prepared) sessionInfo() *mode.SessionInfo {
-	if p.store == nil || p.file == "" {
+	if !p.opened() {
 		return nil
 	}
-	leaf := p.leaf
-	if p.rt != nil {
-		leaf = p.rt.Leaf()
+	a := p.a
+	leaf := a.Leaf()
+	if rt := a.Runtime(); rt != nil {
+		leaf = rt.Leaf()
 	}
-	return &mode.SessionInfo{ID: p.store.Header().ID, File: p.file, LeafID: leaf}
+	return &mode.SessionInfo{ID: a.Store().Header().ID, File: a.File(), LeafID: leaf}
+}
+
+// opened says whether the run's Assembly opened a session file.
+func (p *prepared) opened() bool {
+	return p.a != nil && p.a.Store() != nil && p.a.File() != ""
 }
 
 func (p *prepared) header() mode.Header {
-	return mode.Header{Header: p.store.Header(), File: p.file, LeafID: p.leaf, Model: p.model, Tools: p.tools}
+	a := p.a
+	return mode.Header{Header: a.Store().Header(), File: a.File(), LeafID: a.Leaf(), Model: a.Model().Info, Tools: p.tools}
+}
+
+// guard is the run's sandbox and permission rules (the result's sandbox
+// and denials); nil before its Assembly was built.
+func (p *prepared) guard() *sandbox.Guard {
+	if p.a == nil {
+		return nil
+	}
+	return p.a.Guard()
 }
 
 // resolveCwd returns the absolute working directory.

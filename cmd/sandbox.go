@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"gopi/pkg/ai"
+	"gopi/pkg/assemble"
 	"gopi/pkg/sandbox"
 )
 
@@ -39,12 +39,11 @@ type permissionSettings struct {
 	Ask   []string `json:"ask"` // asked about where gopi asks (gopi acp), refused elsewhere
 }
 
-// readGuard builds the run's sandbox and permission rules from flags and
-// settings. A sandbox asked for (by --sandbox, GOPI_SANDBOX or settings)
-// that the kernel cannot give fails the run before anything is sent
-// (exit 10); when only the default cannot be had, one stderr line says
-// so and the run goes without. Commands without these flags get nil.
-func readGuard(sys *System, flags *pflag.FlagSet, cfg *settings, cwd, spillDir string) (*sandbox.Guard, error) {
+// readSandbox reads the run's sandbox and permission rules from flags
+// and settings; assemble builds the guard from them (and refuses a
+// sandbox asked for that the kernel cannot give). Commands without these
+// flags get nil.
+func readSandbox(sys *System, flags *pflag.FlagSet, cfg *settings, cwd string) (*assemble.SandboxSettings, error) {
 	if flags.Lookup("sandbox") == nil {
 		return nil, nil
 	}
@@ -66,24 +65,12 @@ func readGuard(sys *System, flags *pflag.FlagSet, cfg *settings, cwd, spillDir s
 	if p.Writable, err = writableRoots(flags, m, origin, cwd); err != nil {
 		return nil, err
 	}
-	p.TempDir = filepath.Join(sandbox.RealPath(filepath.Dir(spillDir)), filepath.Base(spillDir), "tmp")
 	p.Cache = cacheDir(cfg, m, cwd)
 	rules, err := readRules(flags, ps, cwd)
 	if err != nil {
 		return nil, err
 	}
-	if err := sandbox.Check(p, sys.SandboxProbe); err != nil {
-		if explicit {
-			return nil, &classedError{Class: ai.ClassRequired, Err: fmt.Errorf("%s %s cannot be applied: %v; nothing was run (--sandbox off runs without a sandbox)", origin, m, err)}
-		}
-		fmt.Fprintf(sys.Stderr, "gopi: warning: running without a sandbox: %v (set --sandbox off to say so, or a mode to require one)\n", err)
-		p.Mode = sandbox.Off
-	}
-	self, err := os.Executable()
-	if err != nil && p.Enforced() {
-		return nil, &classedError{Class: ai.ClassRequired, Err: fmt.Errorf("%s %s cannot be applied: the gopi executable is not found (%v); --sandbox off runs without a sandbox", origin, m, err)}
-	}
-	return sandbox.New(p, rules, self), nil
+	return &assemble.SandboxSettings{Policy: p, Rules: rules, Origin: origin, Explicit: explicit}, nil
 }
 
 // cacheDir is the workspace's build cache folder in workspace-write:

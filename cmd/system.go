@@ -8,14 +8,13 @@ import (
 	"context"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/mattn/go-isatty"
 
 	"gopi/internal/interrupt"
 	"gopi/pkg/assemble"
-	"gopi/pkg/mcp"
-	"gopi/pkg/tools"
 )
 
 // System is what gopi takes from its process. Main receives it so that
@@ -38,13 +37,13 @@ type System struct {
 	// SandboxProbe reports the kernel's Landlock ABI; nil asks the kernel.
 	SandboxProbe func() (abi int, err error)
 
-	args   []string      // the arguments Main was given, for a flag error's mode
-	groups *tools.Groups // bash's background process groups, killed by a forced exit too
-	mcp    *mcp.Manager  // the MCP servers started, stopped on the way out (mcp.go)
+	args []string // the arguments Main was given, for a flag error's mode
+	// hosts are the Assemblies open, whose processes a forced exit kills.
+	hosts *openHosts
 
 	// settingsSaid are the settings files whose unknown keys were named
-	// (once per file and invocation: rpc reads the settings again for
-	// get_available_models); set by loadSettings.
+	// (once per file and invocation, however often they are read); set by
+	// loadSettings.
 	settingsSaid *saidOnce
 }
 
@@ -69,9 +68,51 @@ func (s *System) getenv(key string) string {
 	return ""
 }
 
-// env is what assemble takes from the process.
-func (s *System) env() assemble.Env {
-	return assemble.Env{Environ: s.Environ, Now: s.Now, Stderr: s.Stderr}
+// env is what assemble takes from the process; ctx's end (a signal)
+// stops MCP servers starting.
+func (s *System) env(ctx context.Context) assemble.Env {
+	return assemble.Env{Environ: s.Environ, Now: s.Now, Stderr: s.Stderr, Context: ctx, Version: cmdVersion(), SandboxProbe: s.SandboxProbe}
+}
+
+// openHosts are the Assemblies of one invocation that are open (ACP
+// opens one per session): a forced exit kills their processes at once.
+// Nil (a System Main did not start) keeps none.
+type openHosts struct {
+	mu  sync.Mutex
+	set map[*assemble.Assembly]bool
+}
+
+func (h *openHosts) add(a *assemble.Assembly) {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.set == nil {
+		h.set = map[*assemble.Assembly]bool{}
+	}
+	h.set[a] = true
+}
+
+func (h *openHosts) remove(a *assemble.Assembly) {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.set, a)
+}
+
+// kill ends the processes of every open Assembly without waiting.
+func (h *openHosts) kill() {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for a := range h.set {
+		a.Kill()
+	}
 }
 
 // interrupts is what the signal traps take from the process: a forced
@@ -82,10 +123,7 @@ func (s *System) interrupts() interrupt.Config {
 
 // killNow stops at once what must not outlive a forced exit.
 func (s *System) killNow() {
-	s.groups.Kill(0) // SIGKILL now; nothing waits on the way out
-	if s.mcp != nil {
-		s.mcp.Kill()
-	}
+	s.hosts.kill() // SIGKILL now; nothing waits on the way out
 }
 
 // trapSignals makes the first abort signal cancel ctx and a second one

@@ -78,7 +78,7 @@ func (a *Assembly) openSession(ss SessionSettings) error {
 		return err
 	}
 	a.store, a.file = fs, fs.Path()
-	a.s.Guard.KeepReadOnly(a.file) // no command may empty or forge it
+	a.Guard().KeepReadOnly(a.file) // no command may empty or forge it
 	for _, w := range fs.Warnings() {
 		fmt.Fprintf(a.env.Stderr, "gopi: warning: %s\n", w)
 	}

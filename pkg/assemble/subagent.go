@@ -97,20 +97,8 @@ func (a *Assembly) taskTool(store session.Store) tools.Tool {
 // runChild runs one child to its end (or ctx's) and returns its final
 // answer as the task call's result.
 func (a *Assembly) runChild(ctx context.Context, parentStore session.Store, parentFile string, call tools.Call, args tools.TaskArgs) (tools.Result, error) {
-	s := a.s // a copy: the child's settings
-	s.OutputSchema = nil
-	if s.Subagents.SystemPrompt != "" {
-		s.SystemPrompt = s.Subagents.SystemPrompt
-	}
-	s.Session = SessionSettings{None: a.s.Session.None, NoSync: a.s.Session.NoSync}
-	if parentFile != "" {
-		s.Session.Dir = filepath.Dir(parentFile)
-	}
 	depth := a.parent.depth + 1
-	// A general child has the parent's tools, task only while the depth allows.
-	s.Tools = slices.DeleteFunc(slices.Clone(a.s.Tools), func(n string) bool {
-		return n == tools.TaskName && depth >= s.Subagents.maxDepth()
-	})
+	s := a.childSettings(parentFile, depth)
 	choice, thinking := a.choice, a.thinking
 	var def *resources.Agent
 	if args.Agent != "" {
@@ -119,36 +107,12 @@ func (a *Assembly) runChild(ctx context.Context, parentStore session.Store, pare
 			return tools.ErrorResult(fmt.Sprintf("Unknown agent %q.", args.Agent)), nil
 		}
 		def = &s.Subagents.Agents[i]
-		if def.Tools != nil {
-			// An agent's tools only narrow the parent's.
-			s.Tools = slices.DeleteFunc(slices.Clone(s.Tools), func(n string) bool { return !slices.Contains(def.Tools, n) })
-			if len(s.Custom) > 0 {
-				s.Custom = slices.DeleteFunc(slices.Clone(s.Custom), func(t tools.Tool) bool { return !slices.Contains(def.Tools, t.Spec().Name) })
-			}
-			s.MoreTools = nil
-		}
-		if def.Prompt != "" {
-			s.SystemPrompt = def.Prompt
-		}
-		if def.MaxSteps > 0 {
-			s.MaxSteps = def.MaxSteps
-		}
-		if def.Thinking != "" {
-			thinking = ai.ThinkingLevel(def.Thinking)
-		}
-		if def.Model != "" {
-			prov, id, ok := strings.Cut(def.Model, "/")
-			if !ok {
-				prov, id = "", def.Model
-			}
-			ch, err := a.ChooseModel(prov, id)
-			if err != nil {
-				return tools.ErrorResult(fmt.Sprintf("Agent %s: model %s cannot be used: %v", def.Name, def.Model, err)), nil
-			}
-			choice = ch
+		var refusal string
+		if choice, thinking, refusal = a.applyAgent(&s, def, choice, thinking); refusal != "" {
+			return tools.ErrorResult(refusal), nil
 		}
 	}
-	child := &Assembly{s: s, env: a.env, choice: choice, chosen: true, thinking: thinking,
+	child := &Assembly{s: s, env: a.env, choice: choice, chosen: true, thinking: thinking, held: a.held,
 		parent: childOf{depth: depth, tree: a.parent.tree, changes: a.changes, parentFile: parentFile, parentCall: call.ID}}
 	if err := child.openSession(s.Session); err != nil {
 		child.Close()
@@ -159,13 +123,72 @@ func (a *Assembly) runChild(ctx context.Context, parentStore session.Store, pare
 	if err != nil {
 		return tools.ErrorResult("The sub-agent could not start: " + err.Error()), nil
 	}
-	sid := child.store.Header().ID
 	agentName := ""
 	if def != nil {
 		agentName = def.Name
 	}
-	// Every event of the child reaches the parent's stream, in order, as
-	// an update of the task call.
+	return child.prompt(ctx, rt, call, args, agentName), nil
+}
+
+// childSettings are a general child's: the parent's without the output
+// schema, with the sub-agents' system prompt, a memory or new session
+// next to the parent's, and the parent's tools, task only while the
+// depth allows.
+func (a *Assembly) childSettings(parentFile string, depth int) Settings {
+	s := a.s // a copy: the child's settings
+	s.OutputSchema = nil
+	if s.Subagents.SystemPrompt != "" {
+		s.SystemPrompt = s.Subagents.SystemPrompt
+	}
+	s.Session = SessionSettings{None: a.s.Session.None, NoSync: a.s.Session.NoSync}
+	if parentFile != "" {
+		s.Session.Dir = filepath.Dir(parentFile)
+	}
+	s.Tools = slices.DeleteFunc(slices.Clone(a.s.Tools), func(n string) bool {
+		return n == tools.TaskName && depth >= s.Subagents.maxDepth()
+	})
+	return s
+}
+
+// applyAgent narrows s to the defined agent def: its tools (only ever
+// fewer than the parent's), prompt, step limit, thinking level and
+// model. A model that cannot be used is the refusal returned.
+func (a *Assembly) applyAgent(s *Settings, def *resources.Agent, choice Choice, thinking ai.ThinkingLevel) (Choice, ai.ThinkingLevel, string) {
+	if def.Tools != nil {
+		s.Tools = slices.DeleteFunc(slices.Clone(s.Tools), func(n string) bool { return !slices.Contains(def.Tools, n) })
+		if len(s.Custom) > 0 {
+			s.Custom = slices.DeleteFunc(slices.Clone(s.Custom), func(t tools.Tool) bool { return !slices.Contains(def.Tools, t.Spec().Name) })
+		}
+		s.MCP = MCPSettings{}
+	}
+	if def.Prompt != "" {
+		s.SystemPrompt = def.Prompt
+	}
+	if def.MaxSteps > 0 {
+		s.MaxSteps = def.MaxSteps
+	}
+	if def.Thinking != "" {
+		thinking = ai.ThinkingLevel(def.Thinking)
+	}
+	if def.Model != "" {
+		prov, id, ok := strings.Cut(def.Model, "/")
+		if !ok {
+			prov, id = "", def.Model
+		}
+		ch, err := a.ChooseModel(prov, id)
+		if err != nil {
+			return choice, thinking, fmt.Sprintf("Agent %s: model %s cannot be used: %v", def.Name, def.Model, err)
+		}
+		choice = ch
+	}
+	return choice, thinking, ""
+}
+
+// prompt runs the task's prompt on the child's Runtime, every event of
+// it reaching the parent's stream, in order, as an update of the task
+// call, and returns the child's final answer as the call's result.
+func (a *Assembly) prompt(ctx context.Context, rt *runtime.Runtime, call tools.Call, args tools.TaskArgs, agentName string) tools.Result {
+	sid := a.store.Header().ID
 	var enc loop.Encoder
 	var buf []byte
 	unsub := rt.Control().Subscribe(func(e agent.Event) {
@@ -182,9 +205,9 @@ func (a *Assembly) runChild(ctx context.Context, parentStore session.Store, pare
 	res, perr := rt.Prompt(ctx, ai.UserText(args.Prompt, a.now().UnixMilli()))
 	unsub()
 	_ = rt.Dispose(context.WithoutCancel(ctx))
-	det := ChildDetails{Agent: agentName, Session: child.file, SessionID: sid, Leaf: res.Leaf, Reason: res.Reason, Usage: res.Usage}
+	det := ChildDetails{Agent: agentName, Session: a.file, SessionID: sid, Leaf: res.Leaf, Reason: res.Reason, Usage: res.Usage}
 	if perr != nil && res.Reason == "" {
-		return tools.Result{Content: []ai.Content{ai.TextContent("The sub-agent failed: " + perr.Error())}, Details: det, IsError: true}, nil
+		return tools.Result{Content: []ai.Content{ai.TextContent("The sub-agent failed: " + perr.Error())}, Details: det, IsError: true}
 	}
 	final, _ := res.Final()
 	answer := final.Text()
@@ -197,9 +220,9 @@ func (a *Assembly) runChild(ctx context.Context, parentStore session.Store, pare
 		if strings.TrimSpace(answer) != "" {
 			msg += " Its last answer:\n\n" + answer
 		}
-		return tools.Result{Content: []ai.Content{ai.TextContent(msg)}, Details: det, IsError: true}, nil
+		return tools.Result{Content: []ai.Content{ai.TextContent(msg)}, Details: det, IsError: true}
 	}
-	return tools.Result{Content: []ai.Content{ai.TextContent(answer)}, Details: det}, nil
+	return tools.Result{Content: []ai.Content{ai.TextContent(answer)}, Details: det}
 }
 
 // progress is the text of a child event's update: what the chat shows

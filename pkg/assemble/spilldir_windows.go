@@ -1,4 +1,4 @@
-package cmd
+package assemble
 
 import "io/fs"
 

@@ -1,4 +1,4 @@
-package cmd
+package assemble
 
 import (
 	"bytes"
@@ -7,12 +7,12 @@ import (
 	"unsafe"
 )
 
-// runDirNames returns the names in parent that start with runDirPrefix.
+// spillDirNames returns the names in parent that start with spillPrefix.
 // It reads the folder's raw entries (getdents64) and makes a string only
 // for those: a busy temporary folder's hundreds of other names cost a
 // string each through Readdirnames, about 0.3 M instructions of a
 // one-turn run with /tmp at 400 entries.
-func runDirNames(parent string) ([]string, error) {
+func spillDirNames(parent string) ([]string, error) {
 	d, err := os.Open(parent)
 	if err != nil {
 		return nil, err
@@ -42,14 +42,14 @@ func runDirNames(parent string) ([]string, error) {
 		if n <= 0 {
 			return names, nil
 		}
-		names = appendRunDirNames(names, buf[:n])
+		names = appendSpillDirNames(names, buf[:n])
 	}
 }
 
-// appendRunDirNames appends the runDirPrefix names among the
+// appendSpillDirNames appends the spillPrefix names among the
 // linux_dirent64 records in b (inode, offset, record length, type, name
 // ending in NUL).
-func appendRunDirNames(names []string, b []byte) []string {
+func appendSpillDirNames(names []string, b []byte) []string {
 	const nameOff = unsafe.Offsetof(syscall.Dirent{}.Name)
 	const reclenOff = unsafe.Offsetof(syscall.Dirent{}.Reclen)
 	for len(b) > int(nameOff) {
@@ -61,7 +61,7 @@ func appendRunDirNames(names []string, b []byte) []string {
 		if i := bytes.IndexByte(name, 0); i >= 0 {
 			name = name[:i]
 		}
-		if bytes.HasPrefix(name, []byte(runDirPrefix)) {
+		if bytes.HasPrefix(name, []byte(spillPrefix)) {
 			names = append(names, string(name))
 		}
 		b = b[reclen:]

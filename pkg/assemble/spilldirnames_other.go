@@ -1,14 +1,14 @@
 //go:build !linux
 
-package cmd
+package assemble
 
 import (
 	"os"
 	"strings"
 )
 
-// runDirNames returns the names in parent that start with runDirPrefix.
-func runDirNames(parent string) ([]string, error) {
+// spillDirNames returns the names in parent that start with spillPrefix.
+func spillDirNames(parent string) ([]string, error) {
 	d, err := os.Open(parent)
 	if err != nil {
 		return nil, err
@@ -20,7 +20,7 @@ func runDirNames(parent string) ([]string, error) {
 	}
 	kept := names[:0]
 	for _, n := range names {
-		if strings.HasPrefix(n, runDirPrefix) {
+		if strings.HasPrefix(n, spillPrefix) {
 			kept = append(kept, n)
 		}
 	}
