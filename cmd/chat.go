@@ -148,7 +148,7 @@ func newChatHost(ctx context.Context, sys *System, c *cobra.Command, o *chatOpti
 	}
 	h := &chatHost{sys: sys, s: s, o: o, cat: cat, a: a}
 	// A missing @file is a usage error before any session is written.
-	if h.words, h.files, h.images, err = chatFirst(sys, s, o.args, a.Secrets()); err != nil {
+	if h.words, h.files, h.images, err = promptInput(sys, s, nil, a.Secrets(), false).Chat(o.args); err != nil {
 		return nil, err
 	}
 	if err := a.Open(); err != nil {

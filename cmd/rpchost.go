@@ -13,6 +13,7 @@ import (
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
 	"gopi/pkg/export"
+	"gopi/pkg/input"
 	"gopi/pkg/mode"
 	"gopi/pkg/session"
 )
@@ -81,15 +82,12 @@ func (r *rpcHost) Models() []ai.Info {
 // Expand checks and expands a prompt, steer or follow_up's text as gopi
 // run does its prompt: bounded by maxPromptBytes, expanded within it.
 func (r *rpcHost) Expand(text string) (string, error) {
-	if len(text) > r.h.s.maxPrompt {
-		return "", promptTooLarge("the message", r.h.s.maxPrompt, r.h.s.cfg)
-	}
-	return expandPrompt(r.h.cat, text, r.h.s)
+	return promptInput(r.h.sys, r.h.s, r.h.cat, nil, false).Message(text)
 }
 
 // CheckImage refuses what run refuses as an @file image.
 func (r *rpcHost) CheckImage(what, mime string, data []byte) error {
-	return checkImage(what, mime, data)
+	return input.CheckImage(what, mime, data)
 }
 
 // Commands are the prompt templates and skills.
