@@ -209,10 +209,10 @@ func (h *chatHost) chooseModel(ref string) (assemble.Choice, error) {
 
 // tree draws the store's entries as gopi session tree does.
 func (h *chatHost) tree(w io.Writer, store session.Store) error {
-	f := &session.File{Path: h.a.File(), Header: store.Header(), Entries: store.Entries()}
-	if len(f.Entries) == 0 {
+	entries := store.Entries()
+	if len(entries) == 0 {
 		_, err := fmt.Fprintln(w, "(no entries yet)")
 		return err
 	}
-	return drawTree(w, f, buildTree(f.Entries))
+	return session.DrawTree(w, store.Header().ID, h.a.File(), session.TreeNodes(entries))
 }
