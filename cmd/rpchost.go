@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gopi/internal/atomicfile"
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
 	"gopi/pkg/export"
@@ -132,7 +133,7 @@ func (r *rpcHost) Export(store session.Store, file, out string) (string, error) 
 		return "", err
 	}
 	f := &session.File{Path: file, Header: store.Header(), Entries: store.Entries()}
-	err = replaceFile(dest, func(w io.Writer) error {
+	err = atomicfile.WriteFile(dest, 0o600, func(w io.Writer) error {
 		_, err := export.Render(w, f, export.Options{})
 		return err
 	})

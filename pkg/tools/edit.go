@@ -138,7 +138,7 @@ func (t *EditTool) Run(ctx context.Context, call Call) (Result, error) {
 	if err != nil {
 		return ErrorResult(writeFolderFailure("edit", a.Path, err)), nil
 	}
-	defer d.close()
+	defer d.Close()
 	res = replaceResult(note, a.Path, t.ops.replace(d, name, []byte(bom+out), st))
 	if res.IsError {
 		return res, nil
