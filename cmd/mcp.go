@@ -177,17 +177,17 @@ func mcpSelector(c *settings, exclude []string) func(string) bool {
 // which are known only once their servers run.
 func isMCPEntry(e string) bool { return strings.HasPrefix(strings.TrimLeft(e, "+-"), "mcp__") }
 
-// startMCP starts the run's servers (once per invocation: chat's later
-// Runtimes reuse them) and adds their tools to reg. A server that does
-// not start is named on stderr with its reason and stderr tail, and the
-// run goes on without it, unless it is "required": then the run stops
-// (exit 10) before any request.
 // mcpTools is the MCP servers' part of every registry a run or chat
 // builds: the servers start with the first, later ones reuse them.
 func mcpTools(ctx context.Context, sys *System, s *runSettings) func(tools.Env, *tools.Registry) error {
 	return func(env tools.Env, reg *tools.Registry) error { return startMCP(ctx, sys, s, env, reg) }
 }
 
+// startMCP starts the run's servers (once per invocation: chat's later
+// Runtimes reuse them) and adds their tools to reg. A server that does
+// not start is named on stderr with its reason and stderr tail, and the
+// run goes on without it, unless it is "required": then the run stops
+// (exit 10) before any request.
 func startMCP(ctx context.Context, sys *System, s *runSettings, env tools.Env, reg *tools.Registry) error {
 	plan := s.mcp
 	if plan == nil || len(plan.servers) == 0 {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"gopi/pkg/ai"
+	"gopi/pkg/assemble"
 	"gopi/pkg/session"
 )
 
@@ -38,6 +39,14 @@ func sessionEnv(sys *System, cwdFlag string) (root, cwd string, err error) {
 	}
 	return filepath.Join(home, "sessions"), cwd, nil
 }
+
+// gcPaused reads a session with the collector paused (assemble.GCPaused):
+// the session commands share one pause with the run's store.
+func gcPaused[T any](read func() (T, error)) (T, error) { return assemble.GCPaused(read) }
+
+// looksLikePath says whether a session reference names a file rather
+// than an id (assemble.LooksLikePath).
+func looksLikePath(ref string) bool { return assemble.LooksLikePath(ref) }
 
 // readSession reads a session by path or id prefix, without the lock.
 func readSession(sys *System, ref, cwdFlag string) (*session.File, error) {

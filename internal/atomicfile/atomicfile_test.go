@@ -89,9 +89,12 @@ func TestReplaceSteps(t *testing.T) {
 	defer d.Close()
 	var steps []string
 	s := Steps{
-		SyncFile: func(f *os.File) error { steps = append(steps, "sync "+filepath.Base(f.Name())[:len(".f.gopi-tmp-")]); return f.Sync() },
-		Rename:   func(from, to string) error { steps = append(steps, "rename"); return os.Rename(from, to) },
-		SyncDir:  func(string) error { steps = append(steps, "syncdir"); return errors.New("EIO") },
+		SyncFile: func(f *os.File) error {
+			steps = append(steps, "sync "+filepath.Base(f.Name())[:len(".f.gopi-tmp-")])
+			return f.Sync()
+		},
+		Rename:  func(from, to string) error { steps = append(steps, "rename"); return os.Rename(from, to) },
+		SyncDir: func(string) error { steps = append(steps, "syncdir"); return errors.New("EIO") },
 	}
 	err = s.Replace(d, "f", 0o644, nil, Bytes([]byte("x")))
 	var unsynced *UnsyncedError

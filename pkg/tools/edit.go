@@ -182,7 +182,7 @@ func editOpenFailure(shown string, err error) Result {
 	}
 	switch notRegular, dir := isNotRegular(err); {
 	case dir:
-		return ErrorResult(fmt.Sprintf("Cannot edit %s: it is a directory.", shown))
+		return ErrorResult(fmt.Sprintf("Cannot edit %s: it is a folder.", shown))
 	case notRegular:
 		return ErrorResult(fmt.Sprintf("Cannot edit %s: %v; edit only changes regular files. Use bash for anything else.", shown, err))
 	}

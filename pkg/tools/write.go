@@ -95,7 +95,7 @@ func writableTarget(d *atomicfile.Folder, name, shown string) (fs.FileInfo, Resu
 	case err != nil:
 		return nil, ErrorResult(fmt.Sprintf("Cannot write %s: %v", shown, err)), false
 	case st.IsDir():
-		return nil, ErrorResult(fmt.Sprintf("Cannot write %s: it is a directory. Choose a file path.", shown)), false
+		return nil, ErrorResult(fmt.Sprintf("Cannot write %s: it is a folder. Choose a file path.", shown)), false
 	case !st.Mode().IsRegular():
 		return nil, ErrorResult(fmt.Sprintf("Cannot write %s: %v; write only replaces regular files. "+
 			"Choose another path, or use bash if you mean to send data into it.", shown, checkRegular(st))), false
