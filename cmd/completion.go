@@ -229,7 +229,7 @@ func completeSessions(sys *System, c *cobra.Command, typed string) ([]cobra.Comp
 		}
 		desc := info.ModTime.Format("2006-01-02 15:04")
 		if s, ok := summarize(info); ok && s.FirstPrompt != "" {
-			desc += " · " + oneLine(s.FirstPrompt, 50)
+			desc += " · " + session.OneLine(s.FirstPrompt, 50)
 		}
 		out = append(out, cobra.CompletionWithDesc(info.Header.ID, desc))
 	}
@@ -278,8 +278,8 @@ func completeLeaves(sys *System, c *cobra.Command, typed string) []cobra.Complet
 		if !strings.HasPrefix(e.ID, typed) {
 			continue
 		}
-		kind, preview := describe(e)
-		out = append(out, cobra.CompletionWithDesc(e.ID, oneLine(kind+": "+preview, 60)))
+		kind, preview := session.Preview(e, 60)
+		out = append(out, cobra.CompletionWithDesc(e.ID, session.OneLine(kind+": "+preview, 60)))
 	}
 	return out
 }

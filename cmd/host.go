@@ -57,7 +57,7 @@ func openHost(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions
 	sys.hosts.add(a)
 	h := &host{sys: sys, s: s, o: o, cat: cat, a: a}
 	// A missing @file is a usage error before any session is written.
-	if h.words, h.files, h.images, err = chatFirst(sys, s, o.args, a.Secrets()); err != nil {
+	if h.words, h.files, h.images, err = promptInput(sys, s, nil, a.Secrets(), false).Chat(o.args); err != nil {
 		h.close()
 		return nil, err
 	}
@@ -117,10 +117,10 @@ func (h *host) opened(rt *runtime.Runtime) chat.Opened {
 
 // tree draws the store's entries as gopi session tree does.
 func (h *host) tree(w io.Writer, store session.Store) error {
-	f := &session.File{Path: h.a.File(), Header: store.Header(), Entries: store.Entries()}
-	if len(f.Entries) == 0 {
+	entries := store.Entries()
+	if len(entries) == 0 {
 		_, err := fmt.Fprintln(w, "(no entries yet)")
 		return err
 	}
-	return drawTree(w, f, buildTree(f.Entries))
+	return session.DrawTree(w, store.Header().ID, h.a.File(), session.TreeNodes(entries))
 }

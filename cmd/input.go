@@ -1,22 +1,17 @@
 package cmd
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"strings"
-	"time"
+
+	"gopi/pkg/input"
+	"gopi/pkg/resources"
+	"gopi/pkg/tools"
 )
 
-// stdinNotice is how long gopi waits for stdin before saying so.
-const stdinNotice = 3 * time.Second
-
-// defaultMaxPromptBytes bounds a prompt (arguments and stdin together)
-// unless --max-prompt-bytes or maxPromptBytes says otherwise: far more
-// than any model's context, far less than what would exhaust memory.
-const defaultMaxPromptBytes = 10 << 20
+// defaultMaxPromptBytes is --max-prompt-bytes' default.
+const defaultMaxPromptBytes = input.DefaultMaxBytes
 
 // promptLimit reads the prompt bound: --max-prompt-bytes, GOPI_MAX_PROMPT_BYTES
 // or maxPromptBytes, else the default; 0 or less is a usage error.
@@ -34,92 +29,24 @@ func promptLimit(c *settings) (int, error) {
 	return n, nil
 }
 
-// promptTooLarge is the usage error of a prompt over the bound.
-func promptTooLarge(what string, limit int, c *settings) error {
-	return promptOverLimit(fmt.Sprintf("%s is larger than %d bytes", what, limit), c)
-}
-
-// promptOverLimit says what is over the bound, which setting set it and
-// what to do.
-func promptOverLimit(fact string, c *settings) error {
-	return usageErr("%s, the limit set by %s: shorten it, or raise the limit with --max-prompt-bytes N", fact, c.origin("maxPromptBytes"))
-}
-
-// readPrompt joins head (the @file text) and the words of args and, when
-// stdin is not a terminal, puts what it holds, trimmed, before them and a
-// blank line (alone, it is the prompt). A prompt over limit bytes is refused before
-// anything is sent or written; stdin is never read past limit+1 bytes.
-func readPrompt(ctx context.Context, sys *System, c *settings, head string, args []string, noStdin bool, limit int) (string, error) {
-	prompt := head + strings.Join(args, " ")
-	if len(prompt) > limit {
-		return "", promptTooLarge("the prompt given as arguments", limit, c)
+// promptInput is the reader of this invocation's prompt: its working
+// folder and home, its bound, the secrets scrubbed from @file text, the
+// templates and skills (cat, nil for none). Stdin is read only when
+// withStdin is set and stdin is not a terminal; the notice goes to a
+// terminal's stderr only.
+func promptInput(sys *System, s *runSettings, cat *resources.Catalog, secrets *tools.Secrets, withStdin bool) *input.Reader {
+	r := &input.Reader{Cwd: s.cwd, Home: sys.getenv("HOME"), Limit: s.maxPrompt, LimitOrigin: s.cfg.origin("maxPromptBytes"),
+		Secrets: secrets, Now: sys.Now}
+	if cat != nil {
+		r.Expander = cat
 	}
-	if !noStdin && !sys.StdinTTY && sys.Stdin != nil {
-		in, err := readStdin(ctx, sys, limit)
-		if err != nil {
-			return "", err
-		}
-		if len(in) > limit {
-			return "", promptTooLarge("the prompt on stdin", limit, c)
-		}
-		// pi 1.6's order: stdin (trimmed) first, then the @file text and
-		// the first message; gopi keeps a blank line after stdin, where
-		// pi joins the two with nothing.
-		in = strings.TrimSpace(in)
-		switch {
-		case in == "":
-		case strings.TrimSpace(prompt) == "":
-			prompt = in
-		default:
-			prompt = in + "\n\n" + prompt
+	if withStdin && !sys.StdinTTY && sys.Stdin != nil {
+		r.Stdin = sys.Stdin
+		if sys.StderrTTY {
+			r.Notice = sys.Stderr
 		}
 	}
-	if strings.TrimSpace(prompt) == "" {
-		return "", usageErr("empty prompt: give it as arguments (gopi run \"fix the tests\") or on stdin")
-	}
-	if len(prompt) > limit {
-		return "", promptTooLarge("the prompt (arguments and stdin together)", limit, c)
-	}
-	return prompt, nil
-}
-
-// readStdin reads stdin to its end, or to limit+1 bytes: enough to tell a
-// prompt over the limit, never an unbounded read. When nothing has arrived
-// after a few seconds and stderr is a terminal, it says what it is
-// waiting for.
-func readStdin(ctx context.Context, sys *System, limit int) (string, error) {
-	type result struct {
-		data []byte
-		err  error
-	}
-	done := make(chan result, 1)
-	go func() {
-		b, err := io.ReadAll(io.LimitReader(sys.Stdin, int64(limit)+1))
-		done <- result{b, err}
-	}()
-	timer := time.NewTimer(stdinNotice)
-	defer timer.Stop()
-	for {
-		select {
-		case r := <-done:
-			if r.err != nil {
-				return "", usageErr("read the prompt from stdin: %v (give the prompt as arguments, or pass --no-stdin)", r.err)
-			}
-			if len(r.data) > limit {
-				return string(r.data), nil // the caller refuses it, by its length
-			}
-			return strings.TrimRight(string(r.data), "\n"), nil
-		case <-timer.C:
-			if sys.StderrTTY {
-				fmt.Fprintln(sys.Stderr, "gopi: waiting for the prompt on stdin (end it with Ctrl-D, or pass --no-stdin)")
-			}
-		case <-ctx.Done():
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return "", &cause{"the prompt on stdin did not end before the deadline (--timeout)", ctx.Err()}
-			}
-			return "", &cause{"interrupted while waiting for the prompt on stdin", ctx.Err()}
-		}
-	}
+	return r
 }
 
 func isDir(path string) error {

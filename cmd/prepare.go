@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -145,51 +144,16 @@ func (s *runSettings) assembly(o *runOptions, ms assemble.ModelSettings, systemP
 	}
 }
 
-// readPromptMessage reads the prompts as pi 1.6 does: the @file
-// arguments' text and images, the first message and stdin make the first
-// prompt; every further message argument is a prompt of its own, sent
-// after the one before it ended (p.then). Each is bounded by
-// --max-prompt-bytes and has a template or skill expanded (bounded too).
+// readPromptMessage reads the prompts (input.Reader.Run): the first, of
+// the @file arguments, the first message and stdin, and every further
+// message argument as a prompt of its own (p.then).
 func readPromptMessage(sys *System, s *runSettings, o *runOptions, cat *resources.Catalog, p *prepared) error {
-	files, messages := splitArgs(o.args)
-	head, images, err := readFileArgs(sys, s.cwd, files, s.maxPrompt, s.cfg, p.secrets)
+	first, then, err := promptInput(sys, s, cat, p.secrets, !o.noStdin).Run(p.ctx, o.args)
 	if err != nil {
 		return err
 	}
-	first := messages[:min(len(messages), 1)]
-	text, err := readPrompt(p.ctx, sys, s.cfg, head, first, o.noStdin, s.maxPrompt)
-	if err != nil {
-		return err
-	}
-	if text, err = expandPrompt(cat, text, s); err != nil {
-		return err
-	}
-	now := sys.Now().UnixMilli()
-	msg := ai.UserText(text, now)
-	msg.Content = append(msg.Content, images...)
-	p.prompt = []ai.Message{msg}
-	for _, m := range messages[min(len(messages), 1):] {
-		if len(m) > s.maxPrompt {
-			return promptTooLarge("a message given as an argument", s.maxPrompt, s.cfg)
-		}
-		if m, err = expandPrompt(cat, m, s); err != nil {
-			return err
-		}
-		p.then = append(p.then, ai.UserText(m, now))
-	}
+	p.prompt, p.then = []ai.Message{first}, then
 	return nil
-}
-
-// expandPrompt expands a template or skill in one prompt.
-func expandPrompt(cat *resources.Catalog, text string, s *runSettings) (string, error) {
-	text, err := cat.ExpandWithin(text, s.maxPrompt)
-	if errors.Is(err, resources.ErrRefused) {
-		return "", promptOverLimit(err.Error(), s.cfg)
-	}
-	if err != nil {
-		return "", usageErr("%v", err)
-	}
-	return text, nil
 }
 
 // readSettings reads and checks every setting of a run (or a chat).

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 
+	"gopi/internal/atomicfile"
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
 	"gopi/pkg/export"
+	"gopi/pkg/input"
 	"gopi/pkg/rpc"
 	"gopi/pkg/session"
 )
@@ -40,15 +42,12 @@ func (r *rpcHost) Models() []ai.Info { return r.h.a.Models() }
 // Expand checks and expands a prompt, steer or follow_up's text as gopi
 // run does its prompt: bounded by maxPromptBytes, expanded within it.
 func (r *rpcHost) Expand(text string) (string, error) {
-	if len(text) > r.h.s.maxPrompt {
-		return "", promptTooLarge("the message", r.h.s.maxPrompt, r.h.s.cfg)
-	}
-	return expandPrompt(r.h.cat, text, r.h.s)
+	return promptInput(r.h.sys, r.h.s, r.h.cat, nil, false).Message(text)
 }
 
 // CheckImage refuses what run refuses as an @file image.
 func (r *rpcHost) CheckImage(what, mime string, data []byte) error {
-	return checkImage(what, mime, data)
+	return input.CheckImage(what, mime, data)
 }
 
 // Commands are the prompt templates and skills.
@@ -92,7 +91,7 @@ func (r *rpcHost) Export(store session.Store, file, out string) (string, error) 
 		return "", err
 	}
 	f := &session.File{Path: file, Header: store.Header(), Entries: store.Entries()}
-	err = replaceFile(dest, func(w io.Writer) error {
+	err = atomicfile.WriteFile(dest, 0o600, func(w io.Writer) error {
 		_, err := export.Render(w, f, export.Options{})
 		return err
 	})

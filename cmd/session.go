@@ -4,10 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -15,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"gopi/pkg/ai"
+	"gopi/pkg/assemble"
 	"gopi/pkg/session"
 )
 
@@ -40,6 +39,14 @@ func sessionEnv(sys *System, cwdFlag string) (root, cwd string, err error) {
 	}
 	return filepath.Join(home, "sessions"), cwd, nil
 }
+
+// gcPaused reads a session with the collector paused (assemble.GCPaused):
+// the session commands share one pause with the run's store.
+func gcPaused[T any](read func() (T, error)) (T, error) { return assemble.GCPaused(read) }
+
+// looksLikePath says whether a session reference names a file rather
+// than an id (assemble.LooksLikePath).
+func looksLikePath(ref string) bool { return assemble.LooksLikePath(ref) }
 
 // readSession reads a session by path or id prefix, without the lock.
 func readSession(sys *System, ref, cwdFlag string) (*session.File, error) {
@@ -153,7 +160,7 @@ func summarize(info session.Info) (sessionSummary, bool) {
 		Modified: info.ModTime.UTC().Format("2006-01-02 15:04"), Name: session.SessionName(f.Entries)}
 	for _, e := range f.Entries {
 		if e.Type == session.TypeMessage && e.Message != nil && e.Message.Role == ai.RoleUser {
-			s.FirstPrompt = oneLine(e.Message.Text(), 60)
+			_, s.FirstPrompt = session.Preview(e, 60)
 			break
 		}
 	}
@@ -233,86 +240,13 @@ func printSummaries(w io.Writer, rows []sessionSummary, asJSON, folders bool) er
 		if name == "" {
 			name = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t", r.ShortID, r.Modified, r.Entries, r.NewestLeaf, oneLine(name, 30))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t", r.ShortID, r.Modified, r.Entries, r.NewestLeaf, session.OneLine(name, 30))
 		if folders {
 			fmt.Fprintf(tw, "%s\t", r.Cwd)
 		}
 		fmt.Fprintln(tw, r.FirstPrompt)
 	}
 	return tw.Flush()
-}
-
-// oneLine flattens text to one line of at most n characters.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
-
-// describe names an entry for tree and show: role or type, and a preview.
-func describe(e session.Entry) (kind, preview string) {
-	switch e.Type {
-	case session.TypeMessage:
-		if e.Message == nil {
-			return "message", ""
-		}
-		m := e.Message
-		text := m.Text()
-		if text == "" {
-			for _, c := range m.ToolCalls() {
-				text += c.Name + " " + string(c.Arguments) + " "
-			}
-		}
-		if m.Role == ai.RoleAssistant && m.StopReason != ai.StopStop && m.StopReason != ai.StopToolUse {
-			text = "[" + string(m.StopReason) + "] " + text
-		}
-		if m.Role == session.RoleSystem && text == "" {
-			text = systemPreview(m)
-		}
-		return m.Role, text
-	case session.TypeModelChange:
-		return e.Type, e.Provider + "/" + e.ModelID
-	case session.TypeThinkingLevelChange:
-		return e.Type, e.ThinkingLevel
-	case session.TypeCompaction, session.TypeBranchSummary:
-		return e.Type, e.Summary
-	case session.TypeContextEdit:
-		if len(e.Data) == 0 || string(e.Data) == "null" {
-			return e.Type, "omits " + e.TargetID + " from the context"
-		}
-		return e.Type, "replaces the content of " + e.TargetID
-	case session.TypeSessionInfo:
-		if e.Name != nil {
-			return e.Type, *e.Name
-		}
-	}
-	return e.Type, ""
-}
-
-// systemPreview names what a pi system message declares: its prompt
-// sections and the tools it adds or removes.
-func systemPreview(m *ai.Message) string {
-	var parts []string
-	var sections map[string]json.RawMessage
-	if json.Unmarshal(m.Extra["sections"], &sections) == nil && len(sections) > 0 {
-		names := slices.Sorted(maps.Keys(sections))
-		parts = append(parts, "sections "+strings.Join(names, ", "))
-	}
-	for _, k := range []string{"toolsAdded", "toolsRemoved"} {
-		var tools []struct {
-			Name string `json:"name"`
-		}
-		if json.Unmarshal(m.Extra[k], &tools) == nil && len(tools) > 0 {
-			var names []string
-			for _, t := range tools {
-				names = append(names, t.Name)
-			}
-			parts = append(parts, k+" "+strings.Join(names, ", "))
-		}
-	}
-	return strings.Join(parts, "; ")
 }
 
 func sortInfos(infos []session.Info) {

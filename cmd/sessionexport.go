@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gopi/internal/atomicfile"
 	"gopi/pkg/export"
 	"gopi/pkg/session"
 )
@@ -67,7 +68,15 @@ func runSessionExport(sys *System, opts exportOptions) error {
 	if dest == "" {
 		return render(sys.Stdout)
 	}
-	if err := replaceFile(dest, render); err != nil {
+	// A new page is private (0600) like the session it comes from; a
+	// replaced one keeps its mode.
+	err = atomicfile.WriteFile(dest, 0o600, render)
+	var unsynced *atomicfile.UnsyncedError
+	if errors.As(err, &unsynced) {
+		fmt.Fprintf(sys.Stderr, "gopi: warning: %s is written, but %v, so it may not survive a crash\n", dest, err)
+		err = nil
+	}
+	if err != nil {
 		var ce *classedError
 		if errors.As(err, &ce) {
 			return err
@@ -143,37 +152,4 @@ func startsLikeSession(path string) bool {
 	n, _ := io.ReadFull(f, head)
 	line, _, found := bytes.Cut(head[:n], []byte("\n"))
 	return (found || n < len(head)) && bytes.Contains(line, []byte(`"session"`))
-}
-
-// replaceFile writes path through a temporary file in the same folder,
-// synced and renamed, so path is either the old file or the whole new
-// one; when write fails the temporary file is removed. A new file is
-// private (0600) like the session it comes from; a replaced one keeps its
-// mode.
-func replaceFile(path string, write func(io.Writer) error) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".gopi-export-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if st, serr := os.Stat(path); serr == nil {
-		if err = tmp.Chmod(st.Mode().Perm()); err != nil {
-			return err
-		}
-	}
-	if err = write(tmp); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

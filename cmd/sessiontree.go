@@ -12,18 +12,6 @@ import (
 	"gopi/pkg/session"
 )
 
-type treeNode struct {
-	ID       string `json:"id"`
-	ParentID string `json:"parentId,omitempty"`
-	Kind     string `json:"kind"`
-	Preview  string `json:"preview"`
-	Depth    int    `json:"depth"`
-	Leaf     bool   `json:"leaf"`
-	Newest   bool   `json:"newest"`
-	Label    string `json:"label,omitempty"`
-	prefix   string // the drawing in front of the id
-}
-
 func newSessionTreeCmd(sys *System) *cobra.Command {
 	var asJSON bool
 	var cwdFlag string
@@ -37,58 +25,19 @@ func newSessionTreeCmd(sys *System) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			nodes := buildTree(f.Entries)
+			nodes := session.TreeNodes(f.Entries)
 			if asJSON {
 				if nodes == nil {
-					nodes = []treeNode{}
+					nodes = []session.TreeNode{}
 				}
 				return json.NewEncoder(sys.Stdout).Encode(nodes)
 			}
-			return drawTree(sys.Stdout, f, nodes)
+			return session.DrawTree(sys.Stdout, f.Header.ID, f.Path, nodes)
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print the entries as JSON")
 	c.Flags().StringVar(&cwdFlag, "cwd", "", "working directory (default: the current one)")
 	return c
-}
-
-// buildTree lays the entries out as session.Tree.Lines does.
-func buildTree(entries []session.Entry) []treeNode {
-	t := session.NewTree(entries)
-	labels := session.Labels(entries)
-	newest := ""
-	if n, ok := session.Newest(entries); ok {
-		newest = n.ID
-	}
-	var out []treeNode
-	for _, l := range t.Lines() {
-		e := entries[l.Index]
-		kind, preview := describe(e)
-		out = append(out, treeNode{ID: e.ID, ParentID: e.Parent(), Kind: kind, Preview: oneLine(preview, 70),
-			Depth: l.Depth, Leaf: len(t.Children(l.Index)) == 0, Newest: e.ID == newest, Label: labels[e.ID], prefix: l.Prefix})
-	}
-	return out
-}
-
-func drawTree(w io.Writer, f *session.File, nodes []treeNode) error {
-	fmt.Fprintf(w, "session %s  %s\n", f.Header.ID, f.Path)
-	for _, n := range nodes {
-		mark := "  "
-		switch {
-		case n.Newest:
-			mark = "=>"
-		case n.Leaf:
-			mark = " *"
-		}
-		label := ""
-		if n.Label != "" {
-			label = " [" + n.Label + "]"
-		}
-		if _, err := fmt.Fprintf(w, "%s %s%s %-11s %s%s\n", mark, n.prefix, n.ID, n.Kind, n.Preview, label); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func newSessionShowCmd(sys *System) *cobra.Command {
@@ -128,9 +77,11 @@ func newSessionShowCmd(sys *System) *cobra.Command {
 
 func showPath(w io.Writer, path []session.Entry) error {
 	for _, e := range path {
-		kind, text := describe(e)
+		kind, text := session.Kind(e), ""
 		if e.Type == session.TypeMessage && e.Message != nil {
 			text = messageBody(e.Message)
+		} else {
+			text = session.Says(e, 0)
 		}
 		if _, err := fmt.Fprintf(w, "── %s %s\n%s\n\n", e.ID, kind, strings.TrimRight(text, "\n")); err != nil {
 			return err
@@ -146,7 +97,7 @@ func messageBody(m *ai.Message) string {
 		case ai.TypeText:
 			parts = append(parts, c.Text)
 		case ai.TypeThinking:
-			parts = append(parts, "(thinking) "+oneLine(c.Thinking, 200))
+			parts = append(parts, "(thinking) "+session.OneLine(c.Thinking, 200))
 		case ai.TypeToolCall:
 			parts = append(parts, fmt.Sprintf("→ %s %s", c.Name, c.Arguments))
 		case ai.TypeImage:

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"gopi/internal/atomicfile"
 	"gopi/pkg/ai"
 	"gopi/pkg/session"
 )
@@ -65,23 +66,11 @@ func noteShown(home, key string) bool {
 	return false
 }
 
-// writeFileAtomic replaces path with data through a temporary file in the
-// same folder, so a reader never sees half a file.
+// writeFileAtomic replaces path with data (atomicfile.WriteFile), its
+// folder made first: a reader never sees half a file.
 func writeFileAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".notes-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return atomicfile.WriteFile(path, 0o600, atomicfile.Bytes(data))
 }

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"gopi/internal/filekind"
 )
 
 // MaxFileSize bounds every file gopi reads as a setting or a resource:
@@ -85,29 +87,12 @@ func openNonBlocking(fsys fs.FS, abs string) (fs.File, error) {
 // checkFile refuses what is not a regular file, or is larger than limit.
 func checkFile(st fs.FileInfo, limit int64) error {
 	if !st.Mode().IsRegular() {
-		return &refusal{"is " + describeMode(st.Mode()) + ", not a regular file"}
+		return &refusal{"is " + filekind.Of(st.Mode()) + ", not a regular file"}
 	}
 	if st.Size() > limit {
 		return &refusal{fmt.Sprintf("is %d bytes, larger than the %s allowed", st.Size(), sizeText(limit))}
 	}
 	return nil
-}
-
-// describeMode names a file type for a message.
-func describeMode(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m.IsDir():
-		return "a folder"
-	}
-	return "a special file"
 }
 
 // sizeText writes a byte count the way people read limits.

@@ -106,7 +106,7 @@ func (e *ChangedError) EntriesLost() bool { return e.Change != ChangeGrown }
 // NotRegularError says what a path that should be a session file is.
 type NotRegularError struct {
 	Path string
-	Kind string // "a directory", "a named pipe (FIFO)", ...
+	Kind string // filekind.Of: "a folder", "a named pipe (FIFO)", ...
 }
 
 func (e *NotRegularError) Error() string {

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"gopi/internal/filekind"
 )
 
 // A session is the file the user named, not the name. The write lock
@@ -35,23 +37,6 @@ func realPath(path string) (string, error) {
 	return filepath.Join(dir, filepath.Base(path)), nil
 }
 
-// fileKind names what a non-regular file is, for a message.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "not a regular file"
-}
-
 // openRegular opens path for reading only if it is a regular file: it
 // stats first, and opens with O_NONBLOCK so that a FIFO or a device put
 // there in between cannot block the open; the fstat after the open is
@@ -62,7 +47,7 @@ func openRegular(path string) (*os.File, os.FileInfo, error) {
 		return nil, nil, fmt.Errorf("open session %s: %w", path, err)
 	}
 	if !st.Mode().IsRegular() {
-		return nil, nil, &NotRegularError{Path: path, Kind: fileKind(st.Mode())}
+		return nil, nil, &NotRegularError{Path: path, Kind: filekind.Of(st.Mode())}
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|oNonblock|oCloexec, 0)
 	if err != nil {
@@ -75,7 +60,7 @@ func openRegular(path string) (*os.File, os.FileInfo, error) {
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, &NotRegularError{Path: path, Kind: fileKind(st.Mode())}
+		return nil, nil, &NotRegularError{Path: path, Kind: filekind.Of(st.Mode())}
 	}
 	return f, st, nil
 }

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"gopi/internal/filekind"
 )
 
 // SessionDir returns the folder of cwd's sessions under root, named as pi
@@ -109,7 +111,7 @@ func statSession(path string) (Info, error) {
 		return Info{}, err
 	}
 	if !st.Mode().IsRegular() {
-		return Info{}, &NotRegularError{Path: path, Kind: fileKind(st.Mode())}
+		return Info{}, &NotRegularError{Path: path, Kind: filekind.Of(st.Mode())}
 	}
 	h, err := ReadHeader(path)
 	if err != nil {

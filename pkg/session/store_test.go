@@ -371,7 +371,7 @@ func TestAppendChecks(t *testing.T) {
 // looking for a header and ran out of memory. A device is now refused
 // before it is read at all.
 func TestNonSessionFilesFailFast(t *testing.T) {
-	if _, err := ReadFile("/dev/zero"); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "/dev/zero is a device") {
+	if _, err := ReadFile("/dev/zero"); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "/dev/zero is a character device") {
 		t.Fatalf("/dev/zero: %v", err)
 	}
 	p := filepath.Join(tempDir(t), "big.jsonl")

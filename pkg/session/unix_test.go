@@ -129,8 +129,8 @@ func TestNotRegularRefused(t *testing.T) {
 	tests := []struct{ path, kind string }{
 		{fifo, "a named pipe (FIFO)"},
 		{link, "a named pipe (FIFO)"},
-		{folder, "a directory"},
-		{"/dev/null", "a device"},
+		{folder, "a folder"},
+		{"/dev/null", "a character device"},
 	}
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.path), func(t *testing.T) {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"gopi/internal/atomicfile"
 )
 
 type change struct {
@@ -166,7 +168,7 @@ func TestReplaceSteps(t *testing.T) {
 					steps = append(steps, "rename "+from+" "+to)
 					return os.Rename(from, to)
 				},
-				syncDir: func(dir string) error { steps = append(steps, "syncdir "+dir); return syncDir(dir) },
+				syncDir: func(dir string) error { steps = append(steps, "syncdir "+dir); return atomicfile.SyncDir(dir) },
 			}
 			if res := runTool(t, env, changers(ops)[i].tool, c.args); res.IsError {
 				t.Fatal(text(res))

@@ -2,55 +2,7 @@
 
 package tools
 
-import (
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"syscall"
-
-	"golang.org/x/sys/unix"
-)
-
-// keepOwnerAndMode gives f the owner and mode of old. Owner first: a chown
-// clears the set-user-ID and set-group-ID bits. A chown the process may
-// not make (EPERM: not root, not in the group) is skipped, leaving the
-// replacement owned by whoever runs gopi.
-func keepOwnerAndMode(f *os.File, old fs.FileInfo) error {
-	uid, gid, ok := -1, -1, false
-	switch st := old.Sys().(type) {
-	case *unix.Stat_t:
-		uid, gid, ok = int(st.Uid), int(st.Gid), true
-	case *syscall.Stat_t:
-		uid, gid, ok = int(st.Uid), int(st.Gid), true
-	}
-	if ok {
-		err := f.Chown(uid, gid)
-		if err != nil && !errors.Is(err, syscall.EPERM) {
-			return fmt.Errorf("chown %s: %w", filepath.Base(f.Name()), err)
-		}
-	}
-	if err := f.Chmod(old.Mode() & keptModeBits); err != nil {
-		return fmt.Errorf("chmod %s: %w", filepath.Base(f.Name()), err)
-	}
-	return nil
-}
-
-// syncDir fsyncs a folder so a rename in it is durable. File systems that
-// cannot sync a folder (EINVAL, ENOTSUP) have nothing more to offer and
-// are not an error.
-func syncDir(dir string) error {
-	d, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY, 0)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
-		return err
-	}
-	return nil
-}
+import "syscall"
 
 // oDirectory makes an open of a folder fail on anything else.
 const oDirectory = syscall.O_DIRECTORY

@@ -138,7 +138,7 @@ func (t *EditTool) Run(ctx context.Context, call Call) (Result, error) {
 	if err != nil {
 		return ErrorResult(writeFolderFailure("edit", a.Path, err)), nil
 	}
-	defer d.close()
+	defer d.Close()
 	res = replaceResult(note, a.Path, t.ops.replace(d, name, []byte(bom+out), st))
 	if res.IsError {
 		return res, nil
@@ -182,7 +182,7 @@ func editOpenFailure(shown string, err error) Result {
 	}
 	switch notRegular, dir := isNotRegular(err); {
 	case dir:
-		return ErrorResult(fmt.Sprintf("Cannot edit %s: it is a directory.", shown))
+		return ErrorResult(fmt.Sprintf("Cannot edit %s: it is a folder.", shown))
 	case notRegular:
 		return ErrorResult(fmt.Sprintf("Cannot edit %s: %v; edit only changes regular files. Use bash for anything else.", shown, err))
 	}

@@ -119,7 +119,7 @@ func openForRead(abs, shown string) (*os.File, Result, bool) {
 	}
 	switch notRegular, dir := isNotRegular(err); {
 	case dir:
-		return nil, ErrorResult(fmt.Sprintf("Cannot read %s: it is a directory. List it with ls or bash instead.", shown)), false
+		return nil, ErrorResult(fmt.Sprintf("Cannot read %s: it is a folder. List it with ls or bash instead.", shown)), false
 	case notRegular:
 		return nil, ErrorResult(fmt.Sprintf("Cannot read %s: %v; read only opens regular files, so a pipe or device cannot make it hang. "+
 			"If you need its data, use bash with a timeout, e.g. `timeout 5 head -c 10000 %s`.", shown, err, shown)), false

@@ -58,7 +58,7 @@ func TestRead(t *testing.T) {
 		{name: "latin1 binary", args: map[string]any{"path": "latin1.txt"}, wantErr: true, want: []string{"binary file", "UTF-8"}},
 		{name: "few bad bytes replaced", args: map[string]any{"path": "bad-utf8-sparse.txt"}, exact: "ok \uFFFD line\nnext\n"},
 		{name: "missing", args: map[string]any{"path": "nope.txt"}, wantErr: true, want: []string{"File not found: nope.txt"}},
-		{name: "directory", args: map[string]any{"path": "dir"}, wantErr: true, want: []string{"is a directory"}},
+		{name: "directory", args: map[string]any{"path": "dir"}, wantErr: true, want: []string{"is a folder"}},
 		{name: "absolute path", args: map[string]any{"path": filepath.Join(env.Cwd, "small.txt"), "limit": 1}, want: []string{"alpha\n\n[2 more lines"}},
 		{name: "at prefix", args: map[string]any{"path": "@small.txt"}, exact: "alpha\nbeta\ngamma"},
 		{name: "tilde is HOME", args: map[string]any{"path": "~/small.txt"}, exact: "alpha\nbeta\ngamma"},

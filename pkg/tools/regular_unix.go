@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"gopi/internal/filekind"
 )
 
 // openRegular opens path for reading if, and only if, it is a regular file
@@ -69,23 +71,7 @@ func regularFD(fd int) error {
 }
 
 // modeOf turns the file type bits of a raw stat into an fs.FileMode.
-func modeOf(m uint32) fs.FileMode {
-	switch m & syscall.S_IFMT {
-	case syscall.S_IFDIR:
-		return fs.ModeDir
-	case syscall.S_IFIFO:
-		return fs.ModeNamedPipe
-	case syscall.S_IFSOCK:
-		return fs.ModeSocket
-	case syscall.S_IFCHR:
-		return fs.ModeDevice | fs.ModeCharDevice
-	case syscall.S_IFBLK:
-		return fs.ModeDevice
-	case syscall.S_IFLNK:
-		return fs.ModeSymlink
-	}
-	return fs.ModeIrregular
-}
+func modeOf(m uint32) fs.FileMode { return filekind.ModeOf(m) }
 
 // openNonblock opens path read-only without waiting for a pipe's writer or
 // a device, retrying when a signal interrupts the call.

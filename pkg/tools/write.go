@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"gopi/internal/atomicfile"
 	"gopi/pkg/ai"
 	"gopi/pkg/sandbox"
 )
@@ -65,7 +66,7 @@ func (t *WriteTool) Run(ctx context.Context, call Call) (Result, error) {
 	if err != nil {
 		return ErrorResult(writeFolderFailure("write", a.Path, err)), nil
 	}
-	defer d.close()
+	defer d.Close()
 	old, res, ok := writableTarget(d, name, a.Path)
 	if !ok {
 		return res, nil
@@ -86,15 +87,15 @@ func (t *WriteTool) Run(ctx context.Context, call Call) (Result, error) {
 // new one, or says why it cannot be written. A pipe, socket or device is
 // refused, not replaced: renaming a regular file over /dev/null or
 // someone's FIFO would break whatever uses it.
-func writableTarget(d *folder, name, shown string) (fs.FileInfo, Result, bool) {
-	st, err := d.stat(name)
+func writableTarget(d *atomicfile.Folder, name, shown string) (fs.FileInfo, Result, bool) {
+	st, err := d.Stat(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, Result{}, true
 	case err != nil:
 		return nil, ErrorResult(fmt.Sprintf("Cannot write %s: %v", shown, err)), false
 	case st.IsDir():
-		return nil, ErrorResult(fmt.Sprintf("Cannot write %s: it is a directory. Choose a file path.", shown)), false
+		return nil, ErrorResult(fmt.Sprintf("Cannot write %s: it is a folder. Choose a file path.", shown)), false
 	case !st.Mode().IsRegular():
 		return nil, ErrorResult(fmt.Sprintf("Cannot write %s: %v; write only replaces regular files. "+
 			"Choose another path, or use bash if you mean to send data into it.", shown, checkRegular(st))), false

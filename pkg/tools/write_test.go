@@ -23,7 +23,7 @@ func TestWrite(t *testing.T) {
 		{name: "empty", path: "e.txt", content: "", want: "Successfully wrote 0 bytes to e.txt", file: "e.txt"},
 		{name: "overwrite keeps mode", path: "run.sh", content: "new", want: "Successfully wrote 3 bytes to run.sh", file: "run.sh"},
 		{name: "absolute", path: filepath.Join(env.Cwd, "abs.txt"), content: "x", want: "Successfully wrote 1 bytes to " + filepath.Join(env.Cwd, "abs.txt"), file: "abs.txt"},
-		{name: "directory", path: "adir", content: "x", wantErr: true, want: "Cannot write adir: it is a directory. Choose a file path."},
+		{name: "directory", path: "adir", content: "x", wantErr: true, want: "Cannot write adir: it is a folder. Choose a file path."},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
