@@ -18,10 +18,10 @@ import (
 	"gopi/pkg/session"
 )
 
-// chatOptions are gopi chat's flags: run's session, model and tool flags
-// plus the display.
+// chatOptions are gopi chat's flags: the agent's (run's without its
+// output flags) plus the display.
 type chatOptions struct {
-	runOptions
+	agentOptions
 	noColor bool
 	// lockWait: how long an existing session's lock held elsewhere is
 	// waited for (rpc: rpcLockWait).
@@ -31,7 +31,9 @@ type chatOptions struct {
 	moreMCP []mcp.Server
 }
 
-func newChatCmd(sys *System) *cobra.Command {
+// newChatCmd is gopi chat; runF, when not nil, is called with the options
+// in place of running (tests).
+func newChatCmd(sys *System, runF func(*cobra.Command, *chatOptions) error) *cobra.Command {
 	o := &chatOptions{}
 	c := &cobra.Command{
 		Use:   "chat [flags] [PROMPT...]",
@@ -52,10 +54,13 @@ use gopi run.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.args = args
+			if runF != nil {
+				return runF(c, o)
+			}
 			return runChat(c.Context(), sys, c, o)
 		},
 	}
-	addAgentFlags(c.Flags(), &o.runOptions)
+	o.agentOptions.AddFlags(c.Flags())
 	c.Flags().BoolVar(&o.noColor, "no-color", false, "no colours (also when NO_COLOR is set)")
 	registerAgentCompletions(c, sys)
 	return c
@@ -114,7 +119,7 @@ type chatHost struct {
 
 // newChatHost builds the first Runtime as gopi run does.
 func newChatHost(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions) (*chatHost, error) {
-	s, err := readSettings(sys, c, &o.runOptions)
+	s, err := readSettings(sys, c, &o.agentOptions)
 	if err != nil {
 		return nil, err
 	}
@@ -123,13 +128,13 @@ func newChatHost(ctx context.Context, sys *System, c *cobra.Command, o *chatOpti
 	if err != nil {
 		return nil, err
 	}
-	cat, err := loadResources(sys, s, &o.runOptions)
+	cat, err := loadResources(sys, s, &o.agentOptions)
 	if err != nil {
 		return nil, err
 	}
 	// As in run: a new session's model is chosen before anything touches
 	// the disk; a resumed one falls back to the model it last used.
-	set := s.assembly(&o.runOptions, ms, cat.SystemPrompt(), nil)
+	set := s.assembly(&o.agentOptions, ms, cat.SystemPrompt(), nil)
 	if set.Subagents, set.Tools, err = readSubagents(s.cfg, cat, set.Tools, o.excludeTools); err != nil {
 		return nil, err
 	}

@@ -14,15 +14,6 @@ import (
 	"gopi/pkg/sandbox"
 )
 
-// addSandboxFlags adds the sandbox and permission flags of run and chat.
-func addSandboxFlags(f *pflag.FlagSet) {
-	f.String("sandbox", "", "what tools and commands may write: read-only, workspace-write (the default where the kernel supports it) or off")
-	f.Bool("allow-network", false, "let commands connect and bind TCP sockets (the sandbox blocks them by default)")
-	f.StringArray("add-dir", nil, "a further folder commands and tools may write in (workspace-write; repeatable)")
-	f.StringArray("allow-tools", nil, "permission patterns such as Bash(git *) or Edit(src/**): a tool named here may only be called as one says (repeatable, or comma-separated)")
-	f.StringArray("deny-tools", nil, "permission patterns such as Bash(rm *) or Read(/etc/**): matching calls are refused (repeatable, or comma-separated; deny wins)")
-}
-
 // sandboxSettings is settings' "sandbox" object.
 type sandboxSettings struct {
 	Mode     string `json:"mode"`
