@@ -147,21 +147,16 @@ func (a *acpHost) Load(ctx context.Context, cwd, id string, servers []acp.MCPSer
 func (a *acpHost) open(ctx context.Context, o *agentOptions, servers []acp.MCPServer, sandboxMode string) (*acpSession, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	want := *o
 	if sandboxMode != "" {
-		f := a.c.Flags().Lookup("sandbox")
-		old, changed := f.Value.String(), f.Changed
-		if err := f.Value.Set(sandboxMode); err != nil {
-			return nil, err
-		}
-		f.Changed = true
-		defer func() { _ = f.Value.Set(old); f.Changed = changed }()
+		want.sandbox = setString{v: sandboxMode, set: true}
 	}
 	more := make([]mcp.Server, 0, len(servers))
 	for _, s := range servers {
 		more = append(more, mcp.Server{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL,
 			Headers: s.Headers, Cwd: o.cwd, Source: "the editor's session"})
 	}
-	h, err := newChatHost(ctx, a.sys, a.c, &chatOptions{agentOptions: *o, moreMCP: more})
+	h, err := newChatHost(ctx, a.sys, a.c, &chatOptions{agentOptions: want, moreMCP: more})
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,7 @@ func newContextCmd(sys *System) *cobra.Command {
 			if err := printMCPContext(sys.Stdout, s.mcp); err != nil {
 				return err
 			}
-			g, err := readGuard(sys, c.Flags(), s.cfg, s.cwd, s.spillDir)
+			g, err := readGuard(sys, &o.sandboxFlags, s.cfg, s.cwd, s.spillDir)
 			if err != nil {
 				return err
 			}

@@ -128,7 +128,8 @@ func (r *resourceFlags) AddFlags(f *pflag.FlagSet) {
 // sandboxFlags are the sandbox and permission flags (sandbox.go reads
 // them into the run's policy).
 type sandboxFlags struct {
-	sandbox      string
+	added        bool // AddFlags ran: the command takes a sandbox
+	sandbox      setString
 	allowNetwork bool
 	addDirs      []string
 	allowTools   []string
@@ -137,7 +138,8 @@ type sandboxFlags struct {
 
 // AddFlags adds the sandbox and permission flags to f.
 func (s *sandboxFlags) AddFlags(f *pflag.FlagSet) {
-	f.StringVar(&s.sandbox, "sandbox", "", "what tools and commands may write: read-only, workspace-write (the default where the kernel supports it) or off")
+	s.added = true
+	f.Var(&s.sandbox, "sandbox", "what tools and commands may write: read-only, workspace-write (the default where the kernel supports it) or off")
 	f.BoolVar(&s.allowNetwork, "allow-network", false, "let commands connect and bind TCP sockets (the sandbox blocks them by default)")
 	f.StringArrayVar(&s.addDirs, "add-dir", nil, "a further folder commands and tools may write in (workspace-write; repeatable)")
 	f.StringArrayVar(&s.allowTools, "allow-tools", nil, "permission patterns such as Bash(git *) or Edit(src/**): a tool named here may only be called as one says (repeatable, or comma-separated)")

@@ -34,6 +34,7 @@ func defaultAgent(args ...string) agentOptions {
 		toolFlags:     toolFlags{tools: tools.DefaultNames},
 		limitFlags:    limitFlags{maxSteps: loop.DefaultMaxSteps},
 		resourceFlags: resourceFlags{fsync: "always"},
+		sandboxFlags:  sandboxFlags{added: true},
 		args:          args,
 	}
 }
@@ -63,7 +64,7 @@ func everyAgentWant(args ...string) agentOptions {
 		limitFlags: limitFlags{maxSteps: 3, maxTokens: 100, maxBudgetTokens: "1000", maxBudgetUSD: "0.5"},
 		resourceFlags: resourceFlags{systemPrompt: "SP", appendSystemPrompt: "ASP", fsync: "never", cwd: "W", bare: true,
 			noSkills: true, noTempl: true, noContext: true, noThemes: true},
-		sandboxFlags: sandboxFlags{sandbox: "off", allowNetwork: true, addDirs: []string{"A"}, allowTools: []string{"Bash(git *)"}, denyTools: []string{"Read(x)"}},
+		sandboxFlags: sandboxFlags{added: true, sandbox: setString{v: "off", set: true}, allowNetwork: true, addDirs: []string{"A"}, allowTools: []string{"Bash(git *)"}, denyTools: []string{"Read(x)"}},
 		args:         args,
 	}
 }

@@ -210,7 +210,7 @@ func readSettings(sys *System, c *cobra.Command, o *agentOptions) (*runSettings,
 		return nil, err
 	}
 	warnMissingPromptFile(sys, s.cfg, s.cwd)
-	if s.guard, err = readGuard(sys, c.Flags(), s.cfg, s.cwd, s.spillDir); err != nil {
+	if s.guard, err = readGuard(sys, &o.sandboxFlags, s.cfg, s.cwd, s.spillDir); err != nil {
 		return nil, err
 	}
 	if s.mcp, err = readMCP(sys, s.cfg, o, s.cwd); err != nil {

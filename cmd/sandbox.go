@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/spf13/pflag"
 
 	"gopi/pkg/ai"
 	"gopi/pkg/mode"
@@ -36,8 +35,8 @@ type permissionSettings struct {
 // that the kernel cannot give fails the run before anything is sent
 // (exit 10); when only the default cannot be had, one stderr line says
 // so and the run goes without. Commands without these flags get nil.
-func readGuard(sys *System, flags *pflag.FlagSet, cfg *settings, cwd, spillDir string) (*sandbox.Guard, error) {
-	if flags.Lookup("sandbox") == nil {
+func readGuard(sys *System, flags *sandboxFlags, cfg *settings, cwd, spillDir string) (*sandbox.Guard, error) {
+	if !flags.added {
 		return nil, nil
 	}
 	var ss sandboxSettings
@@ -53,14 +52,13 @@ func readGuard(sys *System, flags *pflag.FlagSet, cfg *settings, cwd, spillDir s
 		return nil, err
 	}
 	p := sandbox.Policy{Mode: m, AllowGit: ss.AllowGit != nil && *ss.AllowGit, AllowConfig: ss.AllowConfig != nil && *ss.AllowConfig}
-	p.Network, _ = flags.GetBool("allow-network")
-	p.Network = p.Network || (ss.Network != nil && *ss.Network)
-	if p.Writable, err = writableRoots(flags, m, origin, cwd); err != nil {
+	p.Network = flags.allowNetwork || (ss.Network != nil && *ss.Network)
+	if p.Writable, err = writableRoots(flags.addDirs, m, origin, cwd); err != nil {
 		return nil, err
 	}
 	p.TempDir = filepath.Join(sandbox.RealPath(filepath.Dir(spillDir)), filepath.Base(spillDir), "tmp")
 	p.Cache = cacheDir(cfg, m, cwd)
-	rules, err := readRules(flags, ps, cwd)
+	rules, err := readRules(flags.allowTools, flags.denyTools, ps, cwd)
 	if err != nil {
 		return nil, err
 	}
@@ -148,13 +146,13 @@ func printSandboxContext(w io.Writer, p sandbox.Policy, environ []string) {
 
 // readMode reads the sandbox mode: --sandbox over GOPI_SANDBOX over
 // settings' "sandbox.mode"; unset (not explicit) is workspace-write.
-func readMode(sys *System, flags *pflag.FlagSet, ss sandboxSettings) (m sandbox.Mode, origin string, explicit bool, err error) {
+func readMode(sys *System, flags *sandboxFlags, ss sandboxSettings) (m sandbox.Mode, origin string, explicit bool, err error) {
 	raw, origin := ss.Mode, `"sandbox.mode" in settings`
 	if v := sys.getenv("GOPI_SANDBOX"); v != "" {
 		raw, origin = v, "GOPI_SANDBOX"
 	}
-	if f := flags.Lookup("sandbox"); f.Changed {
-		raw, origin = f.Value.String(), "--sandbox"
+	if flags.sandbox.set {
+		raw, origin = flags.sandbox.v, "--sandbox"
 	}
 	if raw == "" {
 		return sandbox.WorkspaceWrite, "--sandbox", false, nil
@@ -167,9 +165,8 @@ func readMode(sys *System, flags *pflag.FlagSet, ss sandboxSettings) (m sandbox.
 
 // writableRoots are the working folder and each --add-dir, real paths;
 // --add-dir must name a folder, and only workspace-write takes it.
-func writableRoots(flags *pflag.FlagSet, m sandbox.Mode, origin, cwd string) ([]string, error) {
+func writableRoots(dirs []string, m sandbox.Mode, origin, cwd string) ([]string, error) {
 	roots := []string{sandbox.RealPath(cwd)}
-	dirs, _ := flags.GetStringArray("add-dir")
 	for _, d := range dirs {
 		abs := d
 		if !filepath.IsAbs(abs) {
@@ -187,9 +184,7 @@ func writableRoots(flags *pflag.FlagSet, m sandbox.Mode, origin, cwd string) ([]
 }
 
 // readRules reads --allow-tools, --deny-tools and settings' permissions.
-func readRules(flags *pflag.FlagSet, ps permissionSettings, cwd string) (*sandbox.Rules, error) {
-	allow, _ := flags.GetStringArray("allow-tools")
-	deny, _ := flags.GetStringArray("deny-tools")
+func readRules(allow, deny []string, ps permissionSettings, cwd string) (*sandbox.Rules, error) {
 	rules, err := sandbox.ParseRules(append(ps.Allow, splitPatterns(allow)...), append(ps.Deny, splitPatterns(deny)...), cwd)
 	if err == nil {
 		err = rules.AddAsk(ps.Ask, cwd)
