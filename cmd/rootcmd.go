@@ -81,7 +81,7 @@ func runRoot(ctx context.Context, sys *System, c *cobra.Command, o *rootOptions,
 		return c.Help() // stdout is not a terminal and nothing asked for
 	}
 	chat := sys.StdinTTY && sys.StdoutTTY && !anyChanged(c, runOnlyFlags)
-	if err := refuseCommandLike(c, args); err != nil {
+	if err := refuseCommandLike(c, args, o.print); err != nil {
 		if chat {
 			return err
 		}
@@ -124,13 +124,13 @@ var commandLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompi
 // refuseCommandLike refuses words that look like a mistyped command as
 // prompts: a lone word ("gopi sesion", "gopi frobnicate"), or a first word
 // close to a command's name followed by more ("gopi sesion list", which
-// would send two prompts). Words after "--", or with pi's -p, are prompts;
+// would send two prompts). Words after "--", or with pi's -p (printFlag), are prompts;
 // "gopi run WORDS" sends them too.
-func refuseCommandLike(c *cobra.Command, args []string) error {
+func refuseCommandLike(c *cobra.Command, args []string, printFlag bool) error {
 	if len(args) == 0 || !commandLike().MatchString(args[0]) || c.ArgsLenAtDash() == 0 {
 		return nil
 	}
-	if p, _ := c.Flags().GetBool("print"); p {
+	if printFlag {
 		return nil
 	}
 	s := c.SuggestionsFor(args[0])
