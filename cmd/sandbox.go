@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-
 	"gopi/pkg/ai"
 	"gopi/pkg/mode"
 	"gopi/pkg/sandbox"
