@@ -124,8 +124,8 @@ var commandLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompi
 // refuseCommandLike refuses words that look like a mistyped command as
 // prompts: a lone word ("gopi sesion", "gopi frobnicate"), or a first word
 // close to a command's name followed by more ("gopi sesion list", which
-// would send two prompts). Words after "--", or with pi's -p (printFlag), are prompts;
-// "gopi run WORDS" sends them too.
+// would send two prompts). Words after "--", or with pi's -p (printFlag),
+// are prompts; "gopi run WORDS" sends them too.
 func refuseCommandLike(c *cobra.Command, args []string, printFlag bool) error {
 	if len(args) == 0 || !commandLike().MatchString(args[0]) || c.ArgsLenAtDash() == 0 {
 		return nil
