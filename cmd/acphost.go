@@ -20,8 +20,17 @@ import (
 	"gopi/pkg/session"
 )
 
-func newACPCmd(sys *System) *cobra.Command {
-	o := &runOptions{}
+// acpOptions are gopi acp's flags: the agent's. json is run's --json
+// with --mode acp, which is refused.
+type acpOptions struct {
+	agentOptions
+	json bool
+}
+
+// newACPCmd is gopi acp; runF, when not nil, is called with the options
+// in place of running (tests).
+func newACPCmd(sys *System, runF func(*cobra.Command, *acpOptions) error) *cobra.Command {
+	o := &acpOptions{}
 	c := &cobra.Command{
 		Use:   "acp [flags]",
 		Short: "Serve the Agent Client Protocol on stdin and stdout (Zed, JetBrains and other editors)",
@@ -41,16 +50,19 @@ every prompt, keeps what they reached and exits 0. gopi run --mode acp is the sa
   gopi acp --provider anthropic --model claude-sonnet-4-5`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(c, o)
+			}
 			return runACP(c.Context(), sys, c, o)
 		},
 	}
-	addAgentFlags(c.Flags(), o)
+	o.agentOptions.AddFlags(c.Flags())
 	registerAgentCompletions(c, sys)
 	return c
 }
 
 // runACP serves ACP until stdin ends or a signal arrives.
-func runACP(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) error {
+func runACP(ctx context.Context, sys *System, c *cobra.Command, o *acpOptions) error {
 	ctx, untrap := trapSignals(ctx, sys)
 	defer untrap()
 	if err := checkConflicts(c.Flags()); err != nil {
@@ -67,7 +79,7 @@ func runACP(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 			return usageErr("--%s: in acp mode the editor chooses the session (session/new, session/load)", f)
 		}
 	}
-	host := &acpHost{sys: sys, c: c, o: o}
+	host := &acpHost{sys: sys, c: c, o: &o.agentOptions}
 	srv := acp.NewServer(sys.Stdout, host, acp.Options{Version: cmdVersion(), Diag: sys.Stderr, Now: sys.Now})
 	if err := srv.Serve(ctx, sys.Stdin); err != nil {
 		fmt.Fprintf(sys.Stderr, "gopi: writing the output failed: %v\n", err)
@@ -85,7 +97,7 @@ func runACP(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 type acpHost struct {
 	sys *System
 	c   *cobra.Command
-	o   *runOptions
+	o   *agentOptions
 
 	mu sync.Mutex
 }
@@ -131,24 +143,19 @@ func (a *acpHost) Load(ctx context.Context, cwd, id string, servers []acp.MCPSer
 
 // open builds a session's host; sandbox, when given, replaces the
 // sandbox mode of the flags and settings.
-func (a *acpHost) open(ctx context.Context, o *runOptions, servers []acp.MCPServer, sandboxMode string) (*acpSession, error) {
+func (a *acpHost) open(ctx context.Context, o *agentOptions, servers []acp.MCPServer, sandboxMode string) (*acpSession, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	want := *o
 	if sandboxMode != "" {
-		f := a.c.Flags().Lookup("sandbox")
-		old, changed := f.Value.String(), f.Changed
-		if err := f.Value.Set(sandboxMode); err != nil {
-			return nil, err
-		}
-		f.Changed = true
-		defer func() { _ = f.Value.Set(old); f.Changed = changed }()
+		want.sandbox = setString{v: sandboxMode, set: true}
 	}
 	more := make([]mcp.Server, 0, len(servers))
 	for _, s := range servers {
 		more = append(more, mcp.Server{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL,
 			Headers: s.Headers, Cwd: o.cwd, Source: "the editor's session"})
 	}
-	h, err := openHost(ctx, a.sys, a.c, &chatOptions{runOptions: *o, moreMCP: more})
+	h, err := openHost(ctx, a.sys, a.c, &chatOptions{agentOptions: want, moreMCP: more})
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +193,7 @@ func (a *acpHost) List(cwd string) ([]acp.Listed, error) {
 type acpSession struct {
 	host    *acpHost
 	h       *host
-	o       runOptions
+	o       agentOptions
 	servers []acp.MCPServer // the client's
 	rpc     *rpcHost
 

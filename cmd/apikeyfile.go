@@ -25,7 +25,7 @@ const (
 // loadAPIKeyFile reads --api-key-file into o.apiKey. A relative path is
 // taken from the working directory of the run (--cwd), as prompt files
 // are.
-func (o *runOptions) loadAPIKeyFile(cwd string) error {
+func (o *modelFlags) loadAPIKeyFile(cwd string) error {
 	if o.keyFile == "" {
 		return nil
 	}

@@ -12,10 +12,10 @@ import (
 	"gopi/pkg/mcp"
 )
 
-// chatOptions are gopi chat's flags: run's session, model and tool flags
-// plus the display.
+// chatOptions are gopi chat's flags: the agent's (run's without its
+// output flags) plus the display.
 type chatOptions struct {
-	runOptions
+	agentOptions
 	noColor bool
 	// lockWait: how long an existing session's lock held elsewhere is
 	// waited for (rpc: rpcLockWait).
@@ -25,7 +25,9 @@ type chatOptions struct {
 	moreMCP []mcp.Server
 }
 
-func newChatCmd(sys *System) *cobra.Command {
+// newChatCmd is gopi chat; runF, when not nil, is called with the options
+// in place of running (tests).
+func newChatCmd(sys *System, runF func(*cobra.Command, *chatOptions) error) *cobra.Command {
 	o := &chatOptions{}
 	c := &cobra.Command{
 		Use:   "chat [flags] [PROMPT...]",
@@ -46,10 +48,13 @@ use gopi run.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.args = args
+			if runF != nil {
+				return runF(c, o)
+			}
 			return runChat(c.Context(), sys, c, o)
 		},
 	}
-	addAgentFlags(c.Flags(), &o.runOptions)
+	o.agentOptions.AddFlags(c.Flags())
 	c.Flags().BoolVar(&o.noColor, "no-color", false, "no colours (also when NO_COLOR is set)")
 	registerAgentCompletions(c, sys)
 	return c

@@ -183,11 +183,11 @@ func TestSettingsOfTheRightTypeReadBack(t *testing.T) {
 	sys, _, _ := sysFor(t, cwd)
 	writeSettings(t, filepath.Join(sys.getenv("GOPI_HOME"), "settings.json"), `{"tools":["read","bash"],"maxSteps":5}`)
 	writeSettings(t, filepath.Join(cwd, ".gopi", "settings.json"), `{"tools":" ls ,grep","maxSteps":"7","maxTokens":100,"timeout":"90s"}`)
-	c := newRunCmd(sys)
+	c := newRunCmd(sys, nil)
 	if err := c.ParseFlags(nil); err != nil {
 		t.Fatal(err)
 	}
-	s, err := readSettings(sys, c, &runOptions{})
+	s, err := readSettings(sys, c, &agentOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

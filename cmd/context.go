@@ -13,7 +13,7 @@ import (
 )
 
 func newContextCmd(sys *System) *cobra.Command {
-	o := &runOptions{}
+	o := &agentOptions{}
 	c := &cobra.Command{
 		Use:   "context",
 		Short: "Print the assembled system prompt and every resource found or skipped",
@@ -33,7 +33,7 @@ func newContextCmd(sys *System) *cobra.Command {
 			if err := printMCPContext(sys.Stdout, s.mcp); err != nil {
 				return err
 			}
-			ss, err := readSandbox(sys, c.Flags(), s.cfg, s.cwd)
+			ss, err := readSandbox(sys, &o.sandboxFlags, s.cfg, s.cwd)
 			if err != nil {
 				return err
 			}
@@ -57,14 +57,14 @@ func newContextCmd(sys *System) *cobra.Command {
 	f.BoolVar(&o.noSkills, "no-skills", false, "do not load skills")
 	f.BoolVar(&o.noTempl, "no-prompt-templates", false, "do not load prompt templates")
 	f.BoolVar(&o.noContext, "no-context-files", false, "do not load AGENTS.md or CLAUDE.md files")
-	addSandboxFlags(f)
+	o.sandboxFlags.AddFlags(f)
 	return c
 }
 
 // discover loads the resources of a run (or of gopi context); a
 // --system-prompt or systemPrompt naming a file that is refused is a
 // usage error naming where the value came from.
-func discover(sys *System, s *runSettings, o *runOptions) (*resources.Catalog, error) {
+func discover(sys *System, s *runSettings, o *agentOptions) (*resources.Catalog, error) {
 	cat, err := resources.Load(resources.Options{
 		Cwd: s.cwd, Home: sys.getenv("HOME"), GopiHome: s.cfg.home, Now: sys.Now,
 		SystemPrompt: s.systemPrompt, AppendSystemPrompt: s.appendSystemPrompt,

@@ -33,7 +33,7 @@ type host struct {
 
 // openHost builds the first Runtime as gopi run does.
 func openHost(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions) (*host, error) {
-	s, err := readSettings(sys, c, &o.runOptions)
+	s, err := readSettings(sys, c, &o.agentOptions)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func openHost(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions
 	if err != nil {
 		return nil, err
 	}
-	cat, err := loadResources(sys, s, &o.runOptions)
+	cat, err := loadResources(sys, s, &o.agentOptions)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ func openHost(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions
 // a new session's model is chosen before anything touches the disk and
 // a resumed one falls back to the model it last used.
 func hostSettings(s *runSettings, o *chatOptions, ms assemble.ModelSettings, cat *resources.Catalog) (assemble.Settings, error) {
-	set := s.assembly(&o.runOptions, ms, cat.SystemPrompt(), nil)
+	set := s.assembly(&o.agentOptions, ms, cat.SystemPrompt(), nil)
 	var err error
 	if set.Subagents, set.Tools, err = readSubagents(s.cfg, cat, set.Tools, o.excludeTools); err != nil {
 		return set, err

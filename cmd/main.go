@@ -61,7 +61,7 @@ func newRootCmd(sys *System) *cobra.Command {
 		root.AddCommand(one(sys))
 		root.CompletionOptions.DisableDefaultCmd = true
 	} else {
-		root.AddCommand(newRunCmd(sys), newChatCmd(sys), newVersionCmd(sys), newModelsCmd(sys), newSessionCmd(sys), newContextCmd(sys), newMCPCmd(sys), newRPCCmd(sys), newACPCmd(sys))
+		root.AddCommand(newRunCmd(sys, nil), newChatCmd(sys, nil), newVersionCmd(sys), newModelsCmd(sys), newSessionCmd(sys), newContextCmd(sys), newMCPCmd(sys), newRPCCmd(sys, nil), newACPCmd(sys, nil))
 	}
 	root.SetHelpCommand(newHelpCmd())
 	root.InitDefaultCompletionCmd()
@@ -86,9 +86,9 @@ func onlyCommand(args []string) func(*System) *cobra.Command {
 	}
 	switch args[0] {
 	case "run":
-		return newRunCmd
+		return func(sys *System) *cobra.Command { return newRunCmd(sys, nil) }
 	case "chat":
-		return newChatCmd
+		return func(sys *System) *cobra.Command { return newChatCmd(sys, nil) }
 	case "version":
 		return newVersionCmd
 	case "models":
@@ -100,9 +100,9 @@ func onlyCommand(args []string) func(*System) *cobra.Command {
 	case "mcp":
 		return newMCPCmd
 	case "rpc":
-		return newRPCCmd
+		return func(sys *System) *cobra.Command { return newRPCCmd(sys, nil) }
 	case "acp":
-		return newACPCmd
+		return func(sys *System) *cobra.Command { return newACPCmd(sys, nil) }
 	}
 	return nil
 }

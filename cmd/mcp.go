@@ -49,7 +49,7 @@ type mcpPlan struct {
 // .mcp.json shape). A later server replaces an earlier one of the same
 // name. --bare reads no settings folder; --no-mcp and --no-tools start
 // none. Every fault is a usage error naming the file.
-func readMCP(sys *System, c *settings, o *runOptions, cwd string) (*mcpPlan, error) {
+func readMCP(sys *System, c *settings, o *agentOptions, cwd string) (*mcpPlan, error) {
 	plan := &mcpPlan{}
 	if o.noMCP || o.noTools {
 		return plan, nil

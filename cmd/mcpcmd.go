@@ -26,7 +26,7 @@ func newMCPCmd(sys *System) *cobra.Command {
 }
 
 func newMCPListCmd(sys *System) *cobra.Command {
-	o := &runOptions{}
+	o := &agentOptions{}
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "list",

@@ -62,11 +62,11 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 	if _, err := mode.Parse(string(m)); err != nil {
 		return nil, usageErr("--mode %q: use print (pi's text), json, events or rpc", m)
 	}
-	s, err := readSettings(sys, c, o)
+	s, err := readSettings(sys, c, &o.agentOptions)
 	if err != nil {
 		return nil, err
 	}
-	cat, err := loadResources(sys, s, o)
+	cat, err := loadResources(sys, s, &o.agentOptions)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +98,7 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 	if err != nil {
 		return nil, err
 	}
-	set := s.assembly(o, ms, withSchema(cat.SystemPrompt(), p.schema), schemaJSON(p.schema))
+	set := s.assembly(&o.agentOptions, ms, withSchema(cat.SystemPrompt(), p.schema), schemaJSON(p.schema))
 	if set.Subagents, set.Tools, err = readSubagents(s.cfg, cat, set.Tools, o.excludeTools); err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func openRun(ctx context.Context, sys *System, s *runSettings, o *runOptions, ca
 }
 
 // assembly is the typed settings assemble builds a Runtime from.
-func (s *runSettings) assembly(o *runOptions, ms assemble.ModelSettings, systemPrompt string, schema json.RawMessage) assemble.Settings {
+func (s *runSettings) assembly(o *agentOptions, ms assemble.ModelSettings, systemPrompt string, schema json.RawMessage) assemble.Settings {
 	return assemble.Settings{
 		Cwd: s.cwd, Home: s.cfg.home, Bare: o.bare, Model: ms, Thinking: s.thinking, ThinkingExplicit: s.cfg.rank("thinking") == 3,
 		MaxSteps: s.maxSteps, MaxTokens: s.maxTok, Compaction: s.compact, CompactionModel: s.compactModel, Limits: s.limits, Tools: s.tools, Custom: s.custom,
@@ -157,7 +157,7 @@ func readPromptMessage(sys *System, s *runSettings, o *runOptions, cat *resource
 }
 
 // readSettings reads and checks every setting of a run (or a chat).
-func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, error) {
+func readSettings(sys *System, c *cobra.Command, o *agentOptions) (*runSettings, error) {
 	s, err := openSettings(sys, c, o)
 	if err != nil {
 		return nil, err
@@ -179,7 +179,7 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 		return nil, err
 	}
 	warnMissingPromptFile(sys, s.cfg, s.cwd)
-	if s.sandbox, err = readSandbox(sys, c.Flags(), s.cfg, s.cwd); err != nil {
+	if s.sandbox, err = readSandbox(sys, &o.sandboxFlags, s.cfg, s.cwd); err != nil {
 		return nil, err
 	}
 	if s.mcp, err = readMCP(sys, s.cfg, o, s.cwd); err != nil {
@@ -190,7 +190,7 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 
 // readContextSettings reads what gopi context needs: the working
 // directory, the settings files, the tools the prompt is built for.
-func readContextSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, error) {
+func readContextSettings(sys *System, c *cobra.Command, o *agentOptions) (*runSettings, error) {
 	s, err := openSettings(sys, c, o)
 	if err != nil {
 		return nil, err
@@ -207,7 +207,7 @@ func readContextSettings(sys *System, c *cobra.Command, o *runOptions) (*runSett
 
 // openSettings resolves the working directory and the key file, and
 // loads the layered settings.
-func openSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, error) {
+func openSettings(sys *System, c *cobra.Command, o *agentOptions) (*runSettings, error) {
 	cwd, err := resolveCwd(sys, o.cwd)
 	if err != nil {
 		return nil, err
@@ -224,7 +224,7 @@ func openSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 }
 
 // readTools resolves the tools offered, custom tools among them.
-func (s *runSettings) readTools(o *runOptions) error {
+func (s *runSettings) readTools(o *agentOptions) error {
 	var err error
 	if s.tools, err = toolNames(s.cfg, o.noTools, o.excludeTools); err != nil {
 		return err
@@ -282,7 +282,7 @@ func (s *runSettings) readRunValues() error {
 	return nil
 }
 
-func loadResources(sys *System, s *runSettings, o *runOptions) (*resources.Catalog, error) {
+func loadResources(sys *System, s *runSettings, o *agentOptions) (*resources.Catalog, error) {
 	cat, err := discover(sys, s, o)
 	if err != nil {
 		return nil, err

@@ -25,12 +25,21 @@ taken for a mistyped command, not a prompt, and so is a first word close to a
 command's name followed by more (gopi sesion list): gopi run WORDS, gopi --
 WORDS or -p sends them.`
 
+// rootOptions are bare gopi's flags: the union of run's and chat's, and
+// pi's --version.
+type rootOptions struct {
+	agentOptions
+	outputFlags
+	noColor bool
+	version bool
+}
+
 // addRootRun makes bare gopi a run or a chat, as pi is: it takes the
 // union of their flags and picks by the terminal and the flags given.
 // Without flags (a command below runs) it sets only what the commands
 // below inherit: the usage template and the flag error function.
 func addRootRun(root *cobra.Command, sys *System, flags bool) {
-	o := &chatOptions{}
+	o := &rootOptions{}
 	root.Use = "gopi [flags] [PROMPT...]"
 	root.Long = rootLong
 	root.Example = `  gopi --provider faux                 # on a terminal: a chat with the offline model
@@ -44,10 +53,10 @@ func addRootRun(root *cobra.Command, sys *System, flags bool) {
 	}
 	if flags {
 		f := root.Flags()
-		addAgentFlags(f, &o.runOptions)
-		addRunFlags(f, &o.runOptions)
+		o.agentOptions.AddFlags(f)
+		o.outputFlags.AddFlags(f)
 		f.BoolVar(&o.noColor, "no-color", false, "no colours in a chat (also when NO_COLOR is set)")
-		f.BoolP("version", "v", false, "print gopi's version and exit (as gopi version)")
+		f.BoolVarP(&o.version, "version", "v", false, "print gopi's version and exit (as gopi version)")
 		registerAgentCompletions(root, sys)
 	}
 	setExitHelp(root)
@@ -64,15 +73,15 @@ func addRootRun(root *cobra.Command, sys *System, flags bool) {
 
 // runRoot is bare gopi with flags or words (Main turns bare gopi without
 // either into chat or run itself).
-func runRoot(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions, args []string) error {
-	if v, _ := c.Flags().GetBool("version"); v { // pi's --version
+func runRoot(ctx context.Context, sys *System, c *cobra.Command, o *rootOptions, args []string) error {
+	if o.version { // pi's --version
 		return printVersion(sys, false)
 	}
 	if len(args) == 0 && c.Flags().NFlag() == 0 {
 		return c.Help() // stdout is not a terminal and nothing asked for
 	}
 	chat := sys.StdinTTY && sys.StdoutTTY && !anyChanged(c, runOnlyFlags)
-	if err := refuseCommandLike(c, args); err != nil {
+	if err := refuseCommandLike(c, args, o.print); err != nil {
 		if chat {
 			return err
 		}
@@ -80,9 +89,9 @@ func runRoot(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions,
 	}
 	o.args = args
 	if chat {
-		return runChat(ctx, sys, c, o)
+		return runChat(ctx, sys, c, &chatOptions{agentOptions: o.agentOptions, noColor: o.noColor})
 	}
-	return runRun(ctx, sys, c, &o.runOptions)
+	return runRun(ctx, sys, c, &runOptions{agentOptions: o.agentOptions, outputFlags: o.outputFlags})
 }
 
 // reportUsage reports a usage error of what would have been a run in the
@@ -115,13 +124,13 @@ var commandLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompi
 // refuseCommandLike refuses words that look like a mistyped command as
 // prompts: a lone word ("gopi sesion", "gopi frobnicate"), or a first word
 // close to a command's name followed by more ("gopi sesion list", which
-// would send two prompts). Words after "--", or with pi's -p, are prompts;
-// "gopi run WORDS" sends them too.
-func refuseCommandLike(c *cobra.Command, args []string) error {
+// would send two prompts). Words after "--", or with pi's -p (printFlag),
+// are prompts; "gopi run WORDS" sends them too.
+func refuseCommandLike(c *cobra.Command, args []string, printFlag bool) error {
 	if len(args) == 0 || !commandLike().MatchString(args[0]) || c.ArgsLenAtDash() == 0 {
 		return nil
 	}
-	if p, _ := c.Flags().GetBool("print"); p {
+	if printFlag {
 		return nil
 	}
 	s := c.SuggestionsFor(args[0])

@@ -12,8 +12,17 @@ import (
 	"gopi/pkg/rpc"
 )
 
-func newRPCCmd(sys *System) *cobra.Command {
-	o := &runOptions{}
+// rpcOptions are gopi rpc's flags: the agent's. json is run's --json
+// with --mode rpc, which is refused.
+type rpcOptions struct {
+	agentOptions
+	json bool
+}
+
+// newRPCCmd is gopi rpc; runF, when not nil, is called with the options
+// in place of running (tests).
+func newRPCCmd(sys *System, runF func(*cobra.Command, *rpcOptions) error) *cobra.Command {
+	o := &rpcOptions{}
 	c := &cobra.Command{
 		Use:   "rpc [flags]",
 		Short: "Serve pi's RPC protocol on stdin and stdout (for editors and other programs)",
@@ -36,10 +45,13 @@ does. gopi run --mode rpc is the same.`,
   echo '{"type":"prompt","message":"hello"}' | gopi rpc --no-session`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(c, o)
+			}
 			return runRPC(c.Context(), sys, c, o)
 		},
 	}
-	addAgentFlags(c.Flags(), o)
+	o.agentOptions.AddFlags(c.Flags())
 	registerAgentCompletions(c, sys)
 	return c
 }
@@ -51,7 +63,7 @@ const rpcLockWait = 5 * time.Second
 
 // runRPC builds the first Runtime as chat does and serves the protocol until
 // stdin ends or a signal arrives.
-func runRPC(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) error {
+func runRPC(ctx context.Context, sys *System, c *cobra.Command, o *rpcOptions) error {
 	ctx, untrap := trapSignals(ctx, sys)
 	defer untrap()
 	// stdout is a pipe's, bounded once a run is cancelled; a stderr on
@@ -68,7 +80,7 @@ func runRPC(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 	if o.json {
 		return usageErr("--json and --mode rpc ask for different outputs: give one of them")
 	}
-	h, err := openHost(ctx, sys, c, &chatOptions{runOptions: *o, lockWait: rpcLockWait})
+	h, err := openHost(ctx, sys, c, &chatOptions{agentOptions: o.agentOptions, lockWait: rpcLockWait})
 	if err != nil {
 		return err
 	}

@@ -9,52 +9,24 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"gopi/internal/interrupt"
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
-	"gopi/pkg/loop"
 	"gopi/pkg/mode"
 	"gopi/pkg/sandbox"
 	"gopi/pkg/tools"
 )
 
-// runOptions are gopi run's flags.
+// runOptions are gopi run's flags: the agent's and its own output flags.
 type runOptions struct {
-	session   string
-	leaf      string
-	cont      bool
-	noSession bool
-	fork      string    // --fork: the session to copy into a new one
-	sessionID string    // --session-id
-	name      setString // -n/--name (an empty one given is refused)
-	apiKey    string
-	keyFile   string // --api-key-file
-	noTools   bool
-	// excludeTools are --exclude-tools' names and patterns.
-	excludeTools []string
-	cwd          string
-	bare         bool
-	noStdin      bool
-	noSkills     bool
-	noTempl      bool
-	noContext    bool
-	printSP      bool
-	args         []string
-	// outputSchema is --output-schema's file, outputRetries how often an
-	// answer that does not satisfy it goes back to the model.
-	outputSchema  string
-	outputRetries int
-	// mode is --mode (given or not), json --json: outputMode joins them.
-	mode setString
-	json bool
-	// mcpConfig are --mcp-config's files; noMCP is --no-mcp (mcp.go).
-	mcpConfig []string
-	noMCP     bool
+	agentOptions
+	outputFlags
 }
 
-func newRunCmd(sys *System) *cobra.Command {
+// newRunCmd is gopi run; runF, when not nil, is called with the options
+// in place of running (tests).
+func newRunCmd(sys *System, runF func(*cobra.Command, *runOptions) error) *cobra.Command {
 	o := &runOptions{}
 	c := &cobra.Command{
 		Use:   "run [flags] [@FILE...] [PROMPT...]",
@@ -94,80 +66,17 @@ With --json the output is one line, the result object (also the last line of
   gopi run --session SESSION --leaf LEAF "and now the docs"`,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.args = args
+			if runF != nil {
+				return runF(c, o)
+			}
 			return runRun(c.Context(), sys, c, o)
 		},
 	}
 	c.SetFlagErrorFunc(runFlagError(sys))
-	addAgentFlags(c.Flags(), o)
-	addRunFlags(c.Flags(), o)
+	o.agentOptions.AddFlags(c.Flags())
+	o.outputFlags.AddFlags(c.Flags())
 	registerAgentCompletions(c, sys)
 	return c
-}
-
-// setString is a string flag that knows whether it was given.
-type setString struct {
-	v   string
-	set bool
-}
-
-func (s *setString) String() string     { return s.v }
-func (s *setString) Set(v string) error { s.v, s.set = v, true; return nil }
-func (s *setString) Type() string       { return "string" }
-
-// runOnlyFlags are the flags of gopi run that gopi chat has not: given
-// to bare gopi, they ask for a run (rootcmd.go).
-var runOnlyFlags = []string{"mode", "json", "print", "timeout", "no-stdin", "print-system-prompt", "max-prompt-bytes"}
-
-// addRunFlags adds runOnlyFlags.
-func addRunFlags(f *pflag.FlagSet, o *runOptions) {
-	o.mode.v = string(mode.Print)
-	f.Var(&o.mode, "mode", "output: print (the answer; pi's text), json (one result object), events (a JSON line per event, pi's --mode json) rpc (pi's RPC protocol on stdin and stdout, as gopi rpc) or acp (the Agent Client Protocol, as gopi acp)")
-	f.BoolVar(&o.json, "json", false, "same as --mode json")
-	f.BoolP("print", "p", false, "run the prompt and exit, also on a terminal (pi's -p; what gopi run always does)")
-	f.Duration("timeout", 0, "deadline for the whole run, e.g. 10m (exit 7 when it expires)")
-	f.BoolVar(&o.noStdin, "no-stdin", false, "do not read stdin")
-	f.BoolVar(&o.printSP, "print-system-prompt", false, "print the assembled system prompt and exit")
-	f.Int("max-prompt-bytes", defaultMaxPromptBytes, "refuse a prompt (arguments and stdin together) larger than this (exit 2)")
-}
-
-// addAgentFlags adds the flags gopi run and gopi chat share: session,
-// model, tools, limits and resource discovery.
-func addAgentFlags(f *pflag.FlagSet, o *runOptions) {
-	f.StringVar(&o.session, "session", "", "session file, or the prefix of a session id, to resume or create")
-	f.StringVar(&o.leaf, "leaf", "", "continue from this entry id (or a unique prefix); a new branch when it is not the newest")
-	f.BoolVarP(&o.cont, "continue", "c", false, "continue from the newest entry (without --session: the newest session of this folder)")
-	f.BoolVar(&o.noSession, "no-session", false, "keep nothing on disk")
-	f.StringVar(&o.fork, "fork", "", "start a new session holding a copy of this session (file or id prefix) and continue from its newest entry")
-	f.StringVar(&o.sessionID, "session-id", "", "the session with this id: continued from its newest entry when it exists, started with this id otherwise")
-	f.String("session-dir", "", "keep and look up sessions directly in this folder (default: $GOPI_HOME/sessions/<folder of the working directory>)")
-	f.VarP(&o.name, "name", "n", "name the session (a session_info entry, as pi's --name)")
-	f.String("provider", "", "model provider: anthropic, openai, faux, or one declared in settings")
-	f.String("model", "", "model id, or provider/id")
-	f.String("base-url", "", "the provider's API address (local and compatible servers)")
-	f.StringVar(&o.apiKey, "api-key", "", apiKeyHelp)
-	f.StringVar(&o.keyFile, "api-key-file", "", apiKeyFileHelp)
-	f.String("system-prompt", "", "system prompt text, or a file holding it")
-	f.String("append-system-prompt", "", "text (or a file) appended to the system prompt")
-	f.StringSlice("tools", tools.DefaultNames, "tools to offer: read,write,edit,bash,grep,find,ls (* matches any characters), or +name,-name to change the default ones")
-	f.StringSliceVar(&o.excludeTools, "exclude-tools", nil, "tools not to offer, after every other choice: names or patterns (*)")
-	f.BoolVar(&o.noTools, "no-tools", false, "offer no tools")
-	f.StringArrayVar(&o.mcpConfig, "mcp-config", nil, "also start the MCP servers of this file ({\"mcpServers\": {...}}, as Claude Code's .mcp.json); may be repeated")
-	f.BoolVar(&o.noMCP, "no-mcp", false, "start no MCP server")
-	f.Int("max-steps", loop.DefaultMaxSteps, "most model requests in one run")
-	f.Int("max-tokens", 0, "most output tokens per answer (default: the model's)")
-	f.StringVar(&o.outputSchema, "output-schema", "", "a JSON Schema file the final answer must satisfy (exit 9 when it never does)")
-	f.IntVar(&o.outputRetries, "output-retries", mode.DefaultOutputRetries, "how often an answer that does not satisfy --output-schema is sent back")
-	f.String("max-budget-tokens", "", "most input and output tokens the whole run may spend (exit 8 when spent)")
-	f.String("max-budget-usd", "", "most US dollars the whole run may spend, from the model's prices (exit 8 when spent)")
-	f.String("thinking", "", "thinking level: off, minimal, low, medium, high, xhigh")
-	f.String("fsync", "always", "sync the session file after each entry: always or never")
-	f.StringVar(&o.cwd, "cwd", "", "working directory for tools and sessions (default: the current one)")
-	f.BoolVar(&o.bare, "bare", false, "discover nothing: no settings files, context files, skills, templates or hooks")
-	f.BoolVar(&o.noSkills, "no-skills", false, "do not load skills")
-	f.BoolVar(&o.noTempl, "no-prompt-templates", false, "do not expand prompt templates")
-	f.BoolVar(&o.noContext, "no-context-files", false, "do not load AGENTS.md or CLAUDE.md files")
-	addSandboxFlags(f)
-	f.Bool("no-themes", false, "accepted for pi's command lines: gopi has no themes")
 }
 
 // runRun is gopi run: every failure is reported here, in the mode asked
@@ -179,9 +88,9 @@ func addAgentFlags(f *pflag.FlagSet, o *runOptions) {
 func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) error {
 	switch o.mode.v {
 	case "rpc":
-		return runRPC(ctx, sys, c, o)
+		return runRPC(ctx, sys, c, &rpcOptions{agentOptions: o.agentOptions, json: o.json})
 	case "acp":
-		return runACP(ctx, sys, c, o)
+		return runACP(ctx, sys, c, &acpOptions{agentOptions: o.agentOptions, json: o.json})
 	}
 	start := sys.Now()
 	m, err := pickMode(o.mode.v, o.mode.set, o.json)

@@ -7,20 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"gopi/pkg/assemble"
 	"gopi/pkg/sandbox"
 )
-
-// addSandboxFlags adds the sandbox and permission flags of run and chat.
-func addSandboxFlags(f *pflag.FlagSet) {
-	f.String("sandbox", "", "what tools and commands may write: read-only, workspace-write (the default where the kernel supports it) or off")
-	f.Bool("allow-network", false, "let commands connect and bind TCP sockets (the sandbox blocks them by default)")
-	f.StringArray("add-dir", nil, "a further folder commands and tools may write in (workspace-write; repeatable)")
-	f.StringArray("allow-tools", nil, "permission patterns such as Bash(git *) or Edit(src/**): a tool named here may only be called as one says (repeatable, or comma-separated)")
-	f.StringArray("deny-tools", nil, "permission patterns such as Bash(rm *) or Read(/etc/**): matching calls are refused (repeatable, or comma-separated; deny wins)")
-}
 
 // sandboxSettings is settings' "sandbox" object.
 type sandboxSettings struct {
@@ -43,8 +32,8 @@ type permissionSettings struct {
 // and settings; assemble builds the guard from them (and refuses a
 // sandbox asked for that the kernel cannot give). Commands without these
 // flags get nil.
-func readSandbox(sys *System, flags *pflag.FlagSet, cfg *settings, cwd string) (*assemble.SandboxSettings, error) {
-	if flags.Lookup("sandbox") == nil {
+func readSandbox(sys *System, flags *sandboxFlags, cfg *settings, cwd string) (*assemble.SandboxSettings, error) {
+	if !flags.added {
 		return nil, nil
 	}
 	var ss sandboxSettings
@@ -60,13 +49,12 @@ func readSandbox(sys *System, flags *pflag.FlagSet, cfg *settings, cwd string) (
 		return nil, err
 	}
 	p := sandbox.Policy{Mode: m, AllowGit: ss.AllowGit != nil && *ss.AllowGit, AllowConfig: ss.AllowConfig != nil && *ss.AllowConfig}
-	p.Network, _ = flags.GetBool("allow-network")
-	p.Network = p.Network || (ss.Network != nil && *ss.Network)
-	if p.Writable, err = writableRoots(flags, m, origin, cwd); err != nil {
+	p.Network = flags.allowNetwork || (ss.Network != nil && *ss.Network)
+	if p.Writable, err = writableRoots(flags.addDirs, m, origin, cwd); err != nil {
 		return nil, err
 	}
 	p.Cache = cacheDir(cfg, m, cwd)
-	rules, err := readRules(flags, ps, cwd)
+	rules, err := readRules(flags.allowTools, flags.denyTools, ps, cwd)
 	if err != nil {
 		return nil, err
 	}
@@ -143,13 +131,13 @@ func printSandboxContext(w io.Writer, p sandbox.Policy, environ []string) {
 
 // readMode reads the sandbox mode: --sandbox over GOPI_SANDBOX over
 // settings' "sandbox.mode"; unset (not explicit) is workspace-write.
-func readMode(sys *System, flags *pflag.FlagSet, ss sandboxSettings) (m sandbox.Mode, origin string, explicit bool, err error) {
+func readMode(sys *System, flags *sandboxFlags, ss sandboxSettings) (m sandbox.Mode, origin string, explicit bool, err error) {
 	raw, origin := ss.Mode, `"sandbox.mode" in settings`
 	if v := sys.getenv("GOPI_SANDBOX"); v != "" {
 		raw, origin = v, "GOPI_SANDBOX"
 	}
-	if f := flags.Lookup("sandbox"); f.Changed {
-		raw, origin = f.Value.String(), "--sandbox"
+	if flags.sandbox.set {
+		raw, origin = flags.sandbox.v, "--sandbox"
 	}
 	if raw == "" {
 		return sandbox.WorkspaceWrite, "--sandbox", false, nil
@@ -162,9 +150,8 @@ func readMode(sys *System, flags *pflag.FlagSet, ss sandboxSettings) (m sandbox.
 
 // writableRoots are the working folder and each --add-dir, real paths;
 // --add-dir must name a folder, and only workspace-write takes it.
-func writableRoots(flags *pflag.FlagSet, m sandbox.Mode, origin, cwd string) ([]string, error) {
+func writableRoots(dirs []string, m sandbox.Mode, origin, cwd string) ([]string, error) {
 	roots := []string{sandbox.RealPath(cwd)}
-	dirs, _ := flags.GetStringArray("add-dir")
 	for _, d := range dirs {
 		abs := d
 		if !filepath.IsAbs(abs) {
@@ -182,9 +169,7 @@ func writableRoots(flags *pflag.FlagSet, m sandbox.Mode, origin, cwd string) ([]
 }
 
 // readRules reads --allow-tools, --deny-tools and settings' permissions.
-func readRules(flags *pflag.FlagSet, ps permissionSettings, cwd string) (*sandbox.Rules, error) {
-	allow, _ := flags.GetStringArray("allow-tools")
-	deny, _ := flags.GetStringArray("deny-tools")
+func readRules(allow, deny []string, ps permissionSettings, cwd string) (*sandbox.Rules, error) {
 	rules, err := sandbox.ParseRules(append(ps.Allow, splitPatterns(allow)...), append(ps.Deny, splitPatterns(deny)...), cwd)
 	if err == nil {
 		err = rules.AddAsk(ps.Ask, cwd)

@@ -79,7 +79,7 @@ func TestLenientModeReadsArgsAsTheFlagParser(t *testing.T) {
 		{[]string{"run", "--session", "--json", "x"}, "print"},   // --session's value
 		{[]string{"run", "-c", "--json", "--max-steps"}, "json"}, // a value missing at the end
 	}
-	flags := newRunCmd(&System{}).Flags()
+	flags := newRunCmd(&System{}, nil).Flags()
 	for _, c := range cases {
 		if m := lenientMode(flags, c.args); string(m) != c.mode {
 			t.Errorf("%v: mode %q, want %q", c.args, m, c.mode)
@@ -135,11 +135,11 @@ func TestSettingsPrecedence(t *testing.T) {
 		t.Helper()
 		s := *sys
 		s.Environ = append(slices.Clone(sys.Environ), env...)
-		c := newRunCmd(&s)
+		c := newRunCmd(&s, nil)
 		if err := c.ParseFlags(args); err != nil {
 			t.Fatal(err)
 		}
-		got, err := readSettings(&s, c, &runOptions{})
+		got, err := readSettings(&s, c, &agentOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,9 +161,9 @@ func TestBareReadsNoSettings(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(cwd, ".gopi", "settings.json"), []byte(`{"thinking":"high"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c := newRunCmd(sys)
+	c := newRunCmd(sys, nil)
 	_ = c.ParseFlags([]string{"--bare"})
-	s, err := readSettings(sys, c, &runOptions{bare: true})
+	s, err := readSettings(sys, c, &agentOptions{resourceFlags: resourceFlags{bare: true}})
 	if err != nil || s.thinking != "" {
 		t.Fatalf("bare read settings: %v %q", err, s.thinking)
 	}

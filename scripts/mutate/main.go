@@ -5,7 +5,7 @@
 //	go run ./scripts/mutate ./pkg/session              # every mutant of the package
 //	go run ./scripts/mutate -files lock.go ./pkg/session
 //	go run ./scripts/mutate -list ./pkg/tools           # list the mutants, run nothing
-//	go run ./scripts/mutate -tests ./pkg/session,./cmd ./pkg/session
+//	go run ./scripts/mutate -tests ./pkg/session,./e2e ./pkg/session
 //	go run ./scripts/mutate -sample 100 -j 2 ./pkg/loop   # a reproducible random 100
 //	go run ./scripts/mutate -only before.txt ./pkg/session # only the mutants an earlier run names
 //
