@@ -16,6 +16,7 @@ import (
 
 	"gopi/pkg/ai"
 	"gopi/pkg/resources"
+	"gopi/pkg/settings"
 	"gopi/pkg/tools"
 )
 
@@ -53,7 +54,7 @@ func splitArgs(args []string) (files, messages []string) {
 // views, which hold process environments (API keys among them); secrets
 // (the keys kept from tool output) are scrubbed from text as from a
 // tool's.
-func readFileArgs(sys *System, cwd string, paths []string, limit int, c *settings, secrets *tools.Secrets) (string, []ai.Content, error) {
+func readFileArgs(sys *System, cwd string, paths []string, limit int, c *settings.Settings, secrets *tools.Secrets) (string, []ai.Content, error) {
 	var text strings.Builder
 	var images []ai.Content
 	for _, p := range paths {

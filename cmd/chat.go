@@ -82,7 +82,7 @@ func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions)
 	for _, w := range first.Runtime.Warnings() {
 		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
 	}
-	term, err := openTerminal(sys, filepath.Join(h.s.cfg.home, "chat_history"))
+	term, err := openTerminal(sys, filepath.Join(h.s.cfg.Home(), "chat_history"))
 	if err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ func newChatHost(ctx context.Context, sys *System, c *cobra.Command, o *chatOpti
 		return nil, err
 	}
 	s.mcp.servers = append(s.mcp.servers, o.moreMCP...)
-	ms, err := modelSettings(s.cfg, o.apiKey)
+	ms, err := s.cfg.Model(o.apiKey)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +130,7 @@ func newChatHost(ctx context.Context, sys *System, c *cobra.Command, o *chatOpti
 	// As in run: a new session's model is chosen before anything touches
 	// the disk; a resumed one falls back to the model it last used.
 	set := s.assembly(&o.runOptions, ms, cat.SystemPrompt(), nil)
-	if set.Subagents, set.Tools, err = readSubagents(s.cfg, cat, set.Tools, o.excludeTools); err != nil {
+	if set.Subagents, set.Tools, err = s.cfg.Subagents(cat, set.Tools, o.excludeTools); err != nil {
 		return nil, err
 	}
 	if len(set.Tools) != len(s.tools) { // defined agents offer task: the prompt says so
@@ -193,7 +193,7 @@ func (h *chatHost) chooseModel(ref string) (assemble.Choice, error) {
 	if prov == "" || id == "" {
 		return assemble.Choice{}, usageErr("/model %q: give provider/id, e.g. anthropic/claude-sonnet-4-5 (gopi models lists them)", ref)
 	}
-	id, _, err := cutThinking(h.s.cfg, id, declaredProviders(h.s.cfg))
+	id, _, err := h.s.cfg.CutThinking(id, h.s.cfg.DeclaredProviders())
 	if err != nil {
 		return assemble.Choice{}, err
 	}

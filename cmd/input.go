@@ -8,48 +8,33 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"gopi/pkg/settings"
 )
 
 // stdinNotice is how long gopi waits for stdin before saying so.
 const stdinNotice = 3 * time.Second
 
-// defaultMaxPromptBytes bounds a prompt (arguments and stdin together)
-// unless --max-prompt-bytes or maxPromptBytes says otherwise: far more
-// than any model's context, far less than what would exhaust memory.
-const defaultMaxPromptBytes = 10 << 20
-
-// promptLimit reads the prompt bound: --max-prompt-bytes, GOPI_MAX_PROMPT_BYTES
-// or maxPromptBytes, else the default; 0 or less is a usage error.
-func promptLimit(c *settings) (int, error) {
-	if c.str("maxPromptBytes") == "" {
-		return defaultMaxPromptBytes, nil
-	}
-	n, err := c.integer("maxPromptBytes")
-	if err != nil {
-		return 0, err
-	}
-	if n <= 0 {
-		return 0, usageErr("%s %q: give a whole number of bytes above 0 (the default is %d)", c.origin("maxPromptBytes"), c.str("maxPromptBytes"), defaultMaxPromptBytes)
-	}
-	return n, nil
-}
+// defaultMaxPromptBytes bounds a prompt unless --max-prompt-bytes or
+// maxPromptBytes says otherwise.
+const defaultMaxPromptBytes = settings.DefaultMaxPromptBytes
 
 // promptTooLarge is the usage error of a prompt over the bound.
-func promptTooLarge(what string, limit int, c *settings) error {
+func promptTooLarge(what string, limit int, c *settings.Settings) error {
 	return promptOverLimit(fmt.Sprintf("%s is larger than %d bytes", what, limit), c)
 }
 
 // promptOverLimit says what is over the bound, which setting set it and
 // what to do.
-func promptOverLimit(fact string, c *settings) error {
-	return usageErr("%s, the limit set by %s: shorten it, or raise the limit with --max-prompt-bytes N", fact, c.origin("maxPromptBytes"))
+func promptOverLimit(fact string, c *settings.Settings) error {
+	return usageErr("%s, the limit set by %s: shorten it, or raise the limit with --max-prompt-bytes N", fact, c.Origin("maxPromptBytes"))
 }
 
 // readPrompt joins head (the @file text) and the words of args and, when
 // stdin is not a terminal, puts what it holds, trimmed, before them and a
 // blank line (alone, it is the prompt). A prompt over limit bytes is refused before
 // anything is sent or written; stdin is never read past limit+1 bytes.
-func readPrompt(ctx context.Context, sys *System, c *settings, head string, args []string, noStdin bool, limit int) (string, error) {
+func readPrompt(ctx context.Context, sys *System, c *settings.Settings, head string, args []string, noStdin bool, limit int) (string, error) {
 	prompt := head + strings.Join(args, " ")
 	if len(prompt) > limit {
 		return "", promptTooLarge("the prompt given as arguments", limit, c)

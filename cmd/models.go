@@ -12,6 +12,7 @@ import (
 
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/catalog"
+	"gopi/pkg/assemble"
 )
 
 // listedModel is one row of gopi models: a catalog model, or one declared
@@ -64,8 +65,8 @@ func listModels(sys *System, c *cobra.Command, prov string) ([]listedModel, erro
 	if err != nil {
 		return nil, err
 	}
-	customs := map[string]customProvider{}
-	if err := cfg.decode("providers", &customs); err != nil {
+	customs := map[string]assemble.Provider{}
+	if err := cfg.Decode("providers", &customs); err != nil {
 		return nil, err
 	}
 	var out []listedModel
@@ -103,7 +104,7 @@ func listModels(sys *System, c *cobra.Command, prov string) ([]listedModel, erro
 // of its id filled in, as a run uses it. One declared under a built-in
 // provider's name (and no "api" of its own) takes the catalog's row of
 // the same id, its own fields winning.
-func addDeclared(out []listedModel, name string, cp customProvider, m ai.Info) []listedModel {
+func addDeclared(out []listedModel, name string, cp assemble.Provider, m ai.Info) []listedModel {
 	builtin := cp.API == "" && (name == "anthropic" || name == "openai")
 	api := strings.TrimSuffix(cp.API, "-responses")
 	if builtin {

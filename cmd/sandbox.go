@@ -12,6 +12,7 @@ import (
 	"gopi/pkg/ai"
 	"gopi/pkg/mode"
 	"gopi/pkg/sandbox"
+	"gopi/pkg/settings"
 )
 
 // addSandboxFlags adds the sandbox and permission flags of run and chat.
@@ -23,58 +24,20 @@ func addSandboxFlags(f *pflag.FlagSet) {
 	f.StringArray("deny-tools", nil, "permission patterns such as Bash(rm *) or Read(/etc/**): matching calls are refused (repeatable, or comma-separated; deny wins)")
 }
 
-// sandboxSettings is settings' "sandbox" object.
-type sandboxSettings struct {
-	Mode     string `json:"mode"`
-	Network  *bool  `json:"network"`
-	AllowGit *bool  `json:"allowGit"`
-	// AllowConfig lets commands and tools change the project's .gopi/,
-	// .pi/, mcp.json and .mcp.json (read-only by default).
-	AllowConfig *bool `json:"allowConfig"`
-}
-
-// permissionSettings is settings' "permissions" object.
-type permissionSettings struct {
-	Allow []string `json:"allow"`
-	Deny  []string `json:"deny"`
-	Ask   []string `json:"ask"` // asked about where gopi asks (gopi acp), refused elsewhere
-}
-
 // readGuard builds the run's sandbox and permission rules from flags and
-// settings. A sandbox asked for (by --sandbox, GOPI_SANDBOX or settings)
-// that the kernel cannot give fails the run before anything is sent
-// (exit 10); when only the default cannot be had, one stderr line says
-// so and the run goes without. Commands without these flags get nil.
-func readGuard(sys *System, flags *pflag.FlagSet, cfg *settings, cwd, spillDir string) (*sandbox.Guard, error) {
-	if flags.Lookup("sandbox") == nil {
-		return nil, nil
-	}
-	var ss sandboxSettings
-	if err := cfg.decode("sandbox", &ss); err != nil {
+// settings (settings.Sandbox). A sandbox asked for (by --sandbox,
+// GOPI_SANDBOX or settings) that the kernel cannot give fails the run
+// before anything is sent (exit 10); when only the default cannot be
+// had, one stderr line says so and the run goes without. Commands
+// without these flags get nil.
+func readGuard(sys *System, cfg *settings.Settings, cwd, spillDir string) (*sandbox.Guard, error) {
+	sb, ok, err := cfg.Sandbox(cwd, spillDir)
+	if !ok || err != nil {
 		return nil, err
 	}
-	var ps permissionSettings
-	if err := cfg.decode("permissions", &ps); err != nil {
-		return nil, err
-	}
-	m, origin, explicit, err := readMode(sys, flags, ss)
-	if err != nil {
-		return nil, err
-	}
-	p := sandbox.Policy{Mode: m, AllowGit: ss.AllowGit != nil && *ss.AllowGit, AllowConfig: ss.AllowConfig != nil && *ss.AllowConfig}
-	p.Network, _ = flags.GetBool("allow-network")
-	p.Network = p.Network || (ss.Network != nil && *ss.Network)
-	if p.Writable, err = writableRoots(flags, m, origin, cwd); err != nil {
-		return nil, err
-	}
-	p.TempDir = filepath.Join(sandbox.RealPath(filepath.Dir(spillDir)), filepath.Base(spillDir), "tmp")
-	p.Cache = cacheDir(cfg, m, cwd)
-	rules, err := readRules(flags, ps, cwd)
-	if err != nil {
-		return nil, err
-	}
+	p, m, origin := sb.Policy, sb.Policy.Mode, sb.Origin
 	if err := sandbox.Check(p, sys.SandboxProbe); err != nil {
-		if explicit {
+		if sb.Explicit {
 			return nil, &classedError{Class: ai.ClassRequired, Err: fmt.Errorf("%s %s cannot be applied: %v; nothing was run (--sandbox off runs without a sandbox)", origin, m, err)}
 		}
 		fmt.Fprintf(sys.Stderr, "gopi: warning: running without a sandbox: %v (set --sandbox off to say so, or a mode to require one)\n", err)
@@ -84,17 +47,7 @@ func readGuard(sys *System, flags *pflag.FlagSet, cfg *settings, cwd, spillDir s
 	if err != nil && p.Enforced() {
 		return nil, &classedError{Class: ai.ClassRequired, Err: fmt.Errorf("%s %s cannot be applied: the gopi executable is not found (%v); --sandbox off runs without a sandbox", origin, m, err)}
 	}
-	return sandbox.New(p, rules, self), nil
-}
-
-// cacheDir is the workspace's build cache folder in workspace-write:
-// $GOPI_HOME/cache/<folder>-<hash of its path>, one per working folder;
-// "" in the other modes or without a gopi home.
-func cacheDir(cfg *settings, m sandbox.Mode, cwd string) string {
-	if m != sandbox.WorkspaceWrite || cfg.home == "" {
-		return ""
-	}
-	return sandbox.CacheDir(filepath.Join(sandbox.RealPath(cfg.home), "cache"), cwd)
+	return sandbox.New(p, sb.Rules, self), nil
 }
 
 // sandboxBanner is the sandbox as the chat's banner shows it: the mode
@@ -153,90 +106,6 @@ func printSandboxContext(w io.Writer, p sandbox.Policy, environ []string) {
 	if p.Mode == sandbox.WorkspaceWrite && !p.AllowGit {
 		fmt.Fprintln(w, `- .git: read-only (settings "sandbox": {"allowGit": true} makes it writable)`)
 	}
-}
-
-// readMode reads the sandbox mode: --sandbox over GOPI_SANDBOX over
-// settings' "sandbox.mode"; unset (not explicit) is workspace-write.
-func readMode(sys *System, flags *pflag.FlagSet, ss sandboxSettings) (m sandbox.Mode, origin string, explicit bool, err error) {
-	raw, origin := ss.Mode, `"sandbox.mode" in settings`
-	if v := sys.getenv("GOPI_SANDBOX"); v != "" {
-		raw, origin = v, "GOPI_SANDBOX"
-	}
-	if f := flags.Lookup("sandbox"); f.Changed {
-		raw, origin = f.Value.String(), "--sandbox"
-	}
-	if raw == "" {
-		return sandbox.WorkspaceWrite, "--sandbox", false, nil
-	}
-	if m, err = sandbox.ParseMode(raw); err != nil {
-		return "", origin, true, usageErr("%s: %v", origin, err)
-	}
-	return m, origin, true, nil
-}
-
-// writableRoots are the working folder and each --add-dir, real paths;
-// --add-dir must name a folder, and only workspace-write takes it.
-func writableRoots(flags *pflag.FlagSet, m sandbox.Mode, origin, cwd string) ([]string, error) {
-	roots := []string{sandbox.RealPath(cwd)}
-	dirs, _ := flags.GetStringArray("add-dir")
-	for _, d := range dirs {
-		abs := d
-		if !filepath.IsAbs(abs) {
-			abs = filepath.Join(cwd, d)
-		}
-		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-			return nil, usageErr("--add-dir %s: not a folder; give an existing folder commands may write in", d)
-		}
-		roots = append(roots, sandbox.RealPath(abs))
-	}
-	if len(dirs) > 0 && m != sandbox.WorkspaceWrite {
-		return nil, usageErr("--add-dir has no effect with %s %s: it adds a writable folder to workspace-write", origin, m)
-	}
-	return roots, nil
-}
-
-// readRules reads --allow-tools, --deny-tools and settings' permissions.
-func readRules(flags *pflag.FlagSet, ps permissionSettings, cwd string) (*sandbox.Rules, error) {
-	allow, _ := flags.GetStringArray("allow-tools")
-	deny, _ := flags.GetStringArray("deny-tools")
-	rules, err := sandbox.ParseRules(append(ps.Allow, splitPatterns(allow)...), append(ps.Deny, splitPatterns(deny)...), cwd)
-	if err == nil {
-		err = rules.AddAsk(ps.Ask, cwd)
-	}
-	if err != nil {
-		return nil, usageErr("%v", err)
-	}
-	return rules, nil
-}
-
-// splitPatterns splits flag values at commas outside parentheses.
-func splitPatterns(values []string) []string {
-	var out []string
-	for _, v := range values {
-		depth, start := 0, 0
-		for i, c := range v {
-			switch c {
-			case '(':
-				depth++
-			case ')':
-				depth--
-			case ',':
-				if depth == 0 {
-					out = appendPattern(out, v[start:i])
-					start = i + 1
-				}
-			}
-		}
-		out = appendPattern(out, v[start:])
-	}
-	return out
-}
-
-func appendPattern(out []string, s string) []string {
-	if s = strings.TrimSpace(s); s != "" {
-		out = append(out, s)
-	}
-	return out
 }
 
 // setGuard records the run's sandbox for the object a second interrupt

@@ -13,6 +13,7 @@ import (
 
 	"gopi/pkg/assemble"
 	"gopi/pkg/mcp"
+	"gopi/pkg/settings"
 	"gopi/pkg/tools"
 )
 
@@ -46,7 +47,7 @@ type System struct {
 	// settingsSaid are the settings files whose unknown keys were named
 	// (once per file and invocation: rpc reads the settings again for
 	// get_available_models); set by loadSettings.
-	settingsSaid *saidOnce
+	settingsSaid *settings.Said
 }
 
 // OSSystem is the real process.

@@ -1,0 +1,355 @@
+package settings
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/viper"
+
+	"gopi/pkg/assemble"
+	"gopi/pkg/extension"
+	"gopi/pkg/resources"
+)
+
+// Keys are the keys of settings.json that have a flag, and their flags; a
+// key's environment variable is GOPI_ followed by the flag name in
+// capitals (EnvName).
+var Keys = map[string]string{
+	"provider":           "provider",
+	"model":              "model",
+	"baseUrl":            "base-url",
+	"thinking":           "thinking",
+	"maxSteps":           "max-steps",
+	"maxTokens":          "max-tokens",
+	"tools":              "tools",
+	"timeout":            "timeout",
+	"systemPrompt":       "system-prompt",
+	"appendSystemPrompt": "append-system-prompt",
+	"fsync":              "fsync",
+	"maxPromptBytes":     "max-prompt-bytes",
+	"maxBudgetTokens":    "max-budget-tokens",
+	"maxBudgetUsd":       "max-budget-usd",
+	"sessionDir":         "session-dir",
+}
+
+// EnvName is the environment variable of a flag: GOPI_MAX_STEPS for
+// max-steps.
+func EnvName(flag string) string {
+	return "GOPI_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// Options say what one Load reads.
+type Options struct {
+	// Home is $GOPI_HOME (its settings.json is the user's).
+	Home string
+	// Cwd is the run's working folder; the project's settings files are
+	// found from it up to the repository root.
+	Cwd string
+	// Bare reads no settings file.
+	Bare bool
+	// Flags are the command's flags (nil: none).
+	Flags viper.FlagValueSet
+	// Getenv reads the process's environment (the GOPI_* variables).
+	Getenv func(string) string
+	// Stderr gets a warning for each key of a settings file gopi does
+	// not read, the first time Said lets it.
+	Stderr io.Writer
+	// Said remembers the files whose unknown keys were named in this
+	// invocation (nil: a new memory).
+	Said *Said
+}
+
+// Settings are one invocation's settings, from every source: flags >
+// environment > project settings files (the nearest folder's first) >
+// the global settings file > defaults.
+type Settings struct {
+	v      *viper.Viper
+	home   string
+	getenv func(string) string
+	files  []string // settings files read, in merge order: global first, then the project's from its root down
+	// setBy names, for each key (lower case, as viper keeps them), the
+	// settings files its value came from: the last one for a plain value,
+	// every one for an object merged across files.
+	setBy map[string][]string
+	flags map[string]viper.FlagValue // the command's flags, by name
+	env   map[string]string          // key → the GOPI_ variable that set it
+	// hooks are the "hooks" of every settings file, in merge order: they
+	// add up instead of a nearer file's replacing a farther one's.
+	hooks extension.HooksConfig
+	// secrets are the "secrets" of every settings file.
+	secrets []string
+	// customTools are the "customTools" of every settings file, a nearer
+	// file's replacing a farther one's of the same name.
+	customTools []customTool
+	// toolLayers are the "tools" values of the settings files, in merge
+	// order (Tools resolves them).
+	toolLayers []toolLayer
+	// mcpLayers are the "mcpServers" of the settings files (MCP).
+	mcpLayers []mcpLayer
+	stderr    io.Writer
+	said      *Said
+}
+
+// Load reads the settings files (none when bare) and binds the flags and
+// the GOPI_* variables of Keys, on one new viper instance.
+func Load(o Options) (*Settings, error) {
+	if o.Said == nil {
+		o.Said = &Said{}
+	}
+	if o.Stderr == nil {
+		o.Stderr = io.Discard
+	}
+	if o.Getenv == nil {
+		o.Getenv = func(string) string { return "" }
+	}
+	s := &Settings{v: viper.New(), home: o.Home, getenv: o.Getenv, setBy: map[string][]string{},
+		flags: map[string]viper.FlagValue{}, env: map[string]string{}, stderr: o.Stderr, said: o.Said}
+	if o.Flags != nil {
+		o.Flags.VisitAll(func(f viper.FlagValue) { s.flags[f.Name()] = f })
+	}
+	if !o.Bare {
+		for _, f := range Files(o.Home, o.Cwd) {
+			if err := s.merge(f); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for key, name := range Keys {
+		f := s.flags[name]
+		if f != nil {
+			if err := s.v.BindFlagValue(key, f); err != nil {
+				return nil, fmt.Errorf("bind flag %s: %w", name, err)
+			}
+		}
+		env := EnvName(name)
+		if val := o.Getenv(env); val != "" && (f == nil || !f.HasChanged()) {
+			s.v.Set(key, val) // the environment outranks settings files, a flag given outranks it
+			s.env[key] = env
+		}
+	}
+	return s, nil
+}
+
+// Files are the settings files one invocation may read, in the order they
+// are merged, a later one overriding an earlier one key by key:
+// $GOPI_HOME's, then each project folder's .gopi/settings.json from the
+// repository root down to the working directory (the folders
+// resources.ProjectRoots finds for skills and templates), so a project's
+// settings, hooks among them, apply wherever in it gopi starts.
+func Files(home, cwd string) []string {
+	files := []string{filepath.Join(home, "settings.json")}
+	roots := resources.ProjectRoots(nil, cwd)
+	for i := len(roots) - 1; i >= 0; i-- {
+		dir := filepath.Join(roots[i], resources.ProjectDir)
+		if dir == home { // ~/.gopi is $GOPI_HOME, read above as the user's
+			continue
+		}
+		files = append(files, filepath.Join(dir, "settings.json"))
+	}
+	return files
+}
+
+// HookDir is where the hooks a settings file declares run: a project's
+// hooks in the project folder that holds its .gopi (so "./policy.sh" is
+// found from any subfolder), $GOPI_HOME's in the working directory ("").
+func HookDir(home, settings string) string {
+	dir := filepath.Dir(settings)
+	if dir == home {
+		return ""
+	}
+	return filepath.Dir(dir)
+}
+
+// merge reads one settings file; a missing file is fine, a malformed
+// one is a usage error naming it. It is read as every resource is: a
+// regular file of at most resources.MaxFileSize, never a blocking open.
+func (s *Settings) merge(path string) error {
+	data, err := resources.ReadFile(nil, path, resources.MaxFileSize)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if errors.Is(err, resources.ErrRefused) {
+		return assemble.Usagef("settings %s %v: make it a regular file of at most 1 MiB, or remove it", path, err)
+	}
+	if err != nil {
+		return assemble.Usagef("read settings %s: %v", path, err)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return assemble.Usagef("settings %s is %s; fix or remove it", path, JSONProblem(data, err))
+	}
+	if s.said.First(path) {
+		warnUnknown(s.stderr, path, unknownKeys(obj))
+	}
+	if err := s.takeApart(path, obj); err != nil {
+		return err
+	}
+	values := toAny(obj)
+	if err := checkTypes(path, values); err != nil {
+		return err
+	}
+	s.mergeSecrets(values)
+	s.takeToolLayer(path, values)
+	for k, val := range values {
+		k = strings.ToLower(k)
+		_, isMap := val.(map[string]any)
+		_, wasMap := s.v.Get(k).(map[string]any) // no flag is bound yet
+		if !isMap || !wasMap {
+			s.setBy[k] = nil // replaced, not merged
+		}
+		s.setBy[k] = append(s.setBy[k], path)
+	}
+	if err := s.v.MergeConfigMap(values); err != nil {
+		return assemble.Usagef("settings %s: %v", path, err)
+	}
+	s.files = append(s.files, path)
+	return nil
+}
+
+// takeApart takes the keys that are not plain settings out of one file:
+// "hooks" (they add up), "customTools" and "mcpServers" (by name).
+func (s *Settings) takeApart(path string, obj map[string]json.RawMessage) error {
+	if raw, ok := obj["hooks"]; ok {
+		var h extension.HooksConfig
+		if err := json.Unmarshal(raw, &h); err != nil {
+			return assemble.Usagef("settings %s: \"hooks\" has the wrong shape: %s", path, JSONProblem(raw, err))
+		}
+		h.SetDir(HookDir(s.home, path))
+		s.hooks.BeforeTool = append(s.hooks.BeforeTool, h.BeforeTool...)
+		s.hooks.AfterTool = append(s.hooks.AfterTool, h.AfterTool...)
+		delete(obj, "hooks")
+	}
+	if raw, ok := obj["customTools"]; ok {
+		if err := s.mergeCustomTools(path, raw); err != nil {
+			return err
+		}
+		delete(obj, "customTools")
+	}
+	if raw, ok := obj["mcpServers"]; ok {
+		s.mcpLayers = append(s.mcpLayers, mcpLayer{path: path, raw: raw})
+		delete(obj, "mcpServers")
+	}
+	return nil
+}
+
+func toAny(obj map[string]json.RawMessage) map[string]any {
+	out := map[string]any{}
+	for k, raw := range obj {
+		var v any
+		_ = json.Unmarshal(raw, &v)
+		out[k] = v
+	}
+	return out
+}
+
+// Home is $GOPI_HOME.
+func (s *Settings) Home() string { return s.home }
+
+// Files are the settings files read, in merge order.
+func (s *Settings) Files() []string { return s.files }
+
+// Hooks are the "hooks" of every settings file, in merge order.
+func (s *Settings) Hooks() extension.HooksConfig { return s.hooks }
+
+// Secrets are the variable names of every settings file's "secrets",
+// and those AddSecret added.
+func (s *Settings) Secrets() []string { return s.secrets }
+
+// String reads a text setting; from a file it is a string or, for the
+// keys that take one, a number in decimal (checkTypes let no other type
+// in).
+func (s *Settings) String(key string) string { return s.v.GetString(key) }
+
+// Integer reads a whole-number setting strictly ("1.5" is an error).
+func (s *Settings) Integer(key string) (int, error) {
+	raw := strings.TrimSpace(s.String(key))
+	if raw == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil {
+		return 0, assemble.Usagef("%s %q: give a whole number", s.Origin(key), raw)
+	}
+	return n, nil
+}
+
+// List reads a comma-separated or JSON-array setting (checkTypes let no
+// other type in from a file; flags and the environment give strings).
+func (s *Settings) List(key string) []string {
+	var out []string
+	switch t := s.v.Get(key).(type) {
+	case []any:
+		for _, x := range t {
+			out = append(out, fmt.Sprint(x))
+		}
+	case []string:
+		out = t
+	case string:
+		for _, e := range strings.Split(t, ",") {
+			if e = strings.TrimSpace(e); e != "" {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+// Decode reads a structured setting (providers, retry, compaction) into
+// dst; its wrong shape is a usage error naming where it came from.
+func (s *Settings) Decode(key string, dst any) error {
+	raw := s.v.Get(key)
+	if raw == nil {
+		return nil
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return assemble.Usagef("%s: %v", s.Origin(key), err)
+	}
+	if err := json.Unmarshal(b, dst); err != nil {
+		return assemble.Usagef("%s has the wrong shape: %s", s.Origin(key), JSONProblem(b, err))
+	}
+	return nil
+}
+
+// given is the flag of that name when the user gave it.
+func (s *Settings) given(name string) viper.FlagValue {
+	if f := s.flags[name]; f != nil && f.HasChanged() {
+		return f
+	}
+	return nil
+}
+
+// HasFlag reports whether the command has a flag of that name.
+func (s *Settings) HasFlag(name string) bool { return s.flags[name] != nil }
+
+// flagList is a list flag's values ("[a,b]" as pflag writes them, CSV
+// inside the brackets).
+func (s *Settings) flagList(name string) []string {
+	f := s.flags[name]
+	if f == nil {
+		return nil
+	}
+	raw := strings.TrimSuffix(strings.TrimPrefix(f.ValueString(), "["), "]")
+	if raw == "" {
+		return nil
+	}
+	list, _ := csv.NewReader(strings.NewReader(raw)).Read()
+	return list
+}
+
+// flagBool is a boolean flag's value.
+func (s *Settings) flagBool(name string) bool {
+	f := s.flags[name]
+	if f == nil {
+		return false
+	}
+	b, _ := strconv.ParseBool(f.ValueString())
+	return b
+}
