@@ -39,8 +39,11 @@ func loadSettings(sys *System, flags *pflag.FlagSet, cwd string, bare bool) (*se
 // them.
 type flagValues struct{ fs *pflag.FlagSet }
 
-func (s flagValues) VisitAll(fn func(viper.FlagValue)) {
-	s.fs.VisitAll(func(f *pflag.Flag) { fn(flagValue{f}) })
+func (s flagValues) Lookup(name string) viper.FlagValue {
+	if f := s.fs.Lookup(name); f != nil {
+		return flagValue{f}
+	}
+	return nil
 }
 
 // flagValue is one pflag flag as a viper.FlagValue.

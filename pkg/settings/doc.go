@@ -21,5 +21,5 @@
 //   - Keys gopi does not read are named on the Stderr given, once per
 //     file per invocation (Said), with the closest known key.
 //   - The package imports no cobra and nothing of cmd: the command hands
-//     over its flags as viper.FlagValueSet.
+//     over its flags as viper.FlagValue, looked up by name (Flags).
 package settings

@@ -29,8 +29,8 @@ func knownSettingsKeys() []string {
 	for k := range settingTypes {
 		seen[k] = true
 	}
-	for k := range Keys {
-		seen[k] = true
+	for _, k := range Keys {
+		seen[k.Name] = true
 	}
 	for _, k := range otherSettingsKeys {
 		seen[k] = true

@@ -12,7 +12,8 @@ import (
 // by " or " for an object merged across them), or, for the default, the
 // flag ("--max-steps") or the key (`setting "retry"`) that has none.
 func (s *Settings) Origin(key string) string {
-	flag, hasFlag := Keys[key]
+	flag := flagOf(key)
+	hasFlag := flag != ""
 	if hasFlag && s.given(flag) != nil {
 		return "--" + flag
 	}
@@ -44,7 +45,7 @@ const (
 // Rank says how close to the run a setting was given: a flag, the
 // environment, a settings file, or unset.
 func (s *Settings) Rank(key string) Source {
-	if s.given(Keys[key]) != nil {
+	if flag := flagOf(key); flag != "" && s.given(flag) != nil {
 		return FromFlag
 	}
 	if _, ok := s.env[key]; ok {

@@ -18,31 +18,43 @@ import (
 	"gopi/pkg/resources"
 )
 
-// Keys are the keys of settings.json that have a flag, and their flags; a
-// key's environment variable is GOPI_ followed by the flag name in
-// capitals (EnvName).
-var Keys = map[string]string{
-	"provider":           "provider",
-	"model":              "model",
-	"baseUrl":            "base-url",
-	"thinking":           "thinking",
-	"maxSteps":           "max-steps",
-	"maxTokens":          "max-tokens",
-	"tools":              "tools",
-	"timeout":            "timeout",
-	"systemPrompt":       "system-prompt",
-	"appendSystemPrompt": "append-system-prompt",
-	"fsync":              "fsync",
-	"maxPromptBytes":     "max-prompt-bytes",
-	"maxBudgetTokens":    "max-budget-tokens",
-	"maxBudgetUsd":       "max-budget-usd",
-	"sessionDir":         "session-dir",
+// Key is a key of settings.json that has a flag, and a GOPI_ variable:
+// GOPI_ followed by the flag name in capitals.
+type Key struct{ Name, Flag, Env string }
+
+// Keys are the keys of settings.json that have a flag.
+var Keys = []Key{
+	{"provider", "provider", "GOPI_PROVIDER"},
+	{"model", "model", "GOPI_MODEL"},
+	{"baseUrl", "base-url", "GOPI_BASE_URL"},
+	{"thinking", "thinking", "GOPI_THINKING"},
+	{"maxSteps", "max-steps", "GOPI_MAX_STEPS"},
+	{"maxTokens", "max-tokens", "GOPI_MAX_TOKENS"},
+	{"tools", "tools", "GOPI_TOOLS"},
+	{"timeout", "timeout", "GOPI_TIMEOUT"},
+	{"systemPrompt", "system-prompt", "GOPI_SYSTEM_PROMPT"},
+	{"appendSystemPrompt", "append-system-prompt", "GOPI_APPEND_SYSTEM_PROMPT"},
+	{"fsync", "fsync", "GOPI_FSYNC"},
+	{"maxPromptBytes", "max-prompt-bytes", "GOPI_MAX_PROMPT_BYTES"},
+	{"maxBudgetTokens", "max-budget-tokens", "GOPI_MAX_BUDGET_TOKENS"},
+	{"maxBudgetUsd", "max-budget-usd", "GOPI_MAX_BUDGET_USD"},
+	{"sessionDir", "session-dir", "GOPI_SESSION_DIR"},
 }
 
-// EnvName is the environment variable of a flag: GOPI_MAX_STEPS for
-// max-steps.
-func EnvName(flag string) string {
-	return "GOPI_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+// flagOf is the flag of a key ("" for a key without one).
+func flagOf(key string) string {
+	for _, k := range Keys {
+		if k.Name == key {
+			return k.Flag
+		}
+	}
+	return ""
+}
+
+// Flags are the command's flags, as viper reads them: Lookup is nil for
+// a flag the command does not have. Only the flags read are looked up.
+type Flags interface {
+	Lookup(name string) viper.FlagValue
 }
 
 // Options say what one Load reads.
@@ -55,7 +67,7 @@ type Options struct {
 	// Bare reads no settings file.
 	Bare bool
 	// Flags are the command's flags (nil: none).
-	Flags viper.FlagValueSet
+	Flags Flags
 	// Getenv reads the process's environment (the GOPI_* variables).
 	Getenv func(string) string
 	// Stderr gets a warning for each key of a settings file gopi does
@@ -78,8 +90,8 @@ type Settings struct {
 	// settings files its value came from: the last one for a plain value,
 	// every one for an object merged across files.
 	setBy map[string][]string
-	flags map[string]viper.FlagValue // the command's flags, by name
-	env   map[string]string          // key → the GOPI_ variable that set it
+	flags Flags             // the command's flags
+	env   map[string]string // key → the GOPI_ variable that set it
 	// hooks are the "hooks" of every settings file, in merge order: they
 	// add up instead of a nearer file's replacing a farther one's.
 	hooks extension.HooksConfig
@@ -109,11 +121,11 @@ func Load(o Options) (*Settings, error) {
 	if o.Getenv == nil {
 		o.Getenv = func(string) string { return "" }
 	}
-	s := &Settings{v: viper.New(), home: o.Home, getenv: o.Getenv, setBy: map[string][]string{},
-		flags: map[string]viper.FlagValue{}, env: map[string]string{}, stderr: o.Stderr, said: o.Said}
-	if o.Flags != nil {
-		o.Flags.VisitAll(func(f viper.FlagValue) { s.flags[f.Name()] = f })
+	if o.Flags == nil {
+		o.Flags = noFlags{}
 	}
+	s := &Settings{v: viper.New(), home: o.Home, getenv: o.Getenv, setBy: map[string][]string{},
+		flags: o.Flags, env: map[string]string{}, stderr: o.Stderr, said: o.Said}
 	if !o.Bare {
 		for _, f := range Files(o.Home, o.Cwd) {
 			if err := s.merge(f); err != nil {
@@ -121,17 +133,16 @@ func Load(o Options) (*Settings, error) {
 			}
 		}
 	}
-	for key, name := range Keys {
-		f := s.flags[name]
+	for _, k := range Keys {
+		f := s.flags.Lookup(k.Flag)
 		if f != nil {
-			if err := s.v.BindFlagValue(key, f); err != nil {
-				return nil, fmt.Errorf("bind flag %s: %w", name, err)
+			if err := s.v.BindFlagValue(k.Name, f); err != nil {
+				return nil, fmt.Errorf("bind flag %s: %w", k.Flag, err)
 			}
 		}
-		env := EnvName(name)
-		if val := o.Getenv(env); val != "" && (f == nil || !f.HasChanged()) {
-			s.v.Set(key, val) // the environment outranks settings files, a flag given outranks it
-			s.env[key] = env
+		if val := o.Getenv(k.Env); val != "" && (f == nil || !f.HasChanged()) {
+			s.v.Set(k.Name, val) // the environment outranks settings files, a flag given outranks it
+			s.env[k.Name] = k.Env
 		}
 	}
 	return s, nil
@@ -320,19 +331,19 @@ func (s *Settings) Decode(key string, dst any) error {
 
 // given is the flag of that name when the user gave it.
 func (s *Settings) given(name string) viper.FlagValue {
-	if f := s.flags[name]; f != nil && f.HasChanged() {
+	if f := s.flags.Lookup(name); f != nil && f.HasChanged() {
 		return f
 	}
 	return nil
 }
 
 // HasFlag reports whether the command has a flag of that name.
-func (s *Settings) HasFlag(name string) bool { return s.flags[name] != nil }
+func (s *Settings) HasFlag(name string) bool { return s.flags.Lookup(name) != nil }
 
 // flagList is a list flag's values ("[a,b]" as pflag writes them, CSV
 // inside the brackets).
 func (s *Settings) flagList(name string) []string {
-	f := s.flags[name]
+	f := s.flags.Lookup(name)
 	if f == nil {
 		return nil
 	}
@@ -346,10 +357,15 @@ func (s *Settings) flagList(name string) []string {
 
 // flagBool is a boolean flag's value.
 func (s *Settings) flagBool(name string) bool {
-	f := s.flags[name]
+	f := s.flags.Lookup(name)
 	if f == nil {
 		return false
 	}
 	b, _ := strconv.ParseBool(f.ValueString())
 	return b
 }
+
+// noFlags is a command without flags.
+type noFlags struct{}
+
+func (noFlags) Lookup(string) viper.FlagValue { return nil }

@@ -30,10 +30,13 @@ func (f *flag) ValueType() string   { return f.typ }
 
 type flags []*flag
 
-func (fs flags) VisitAll(fn func(viper.FlagValue)) {
+func (fs flags) Lookup(name string) viper.FlagValue {
 	for _, f := range fs {
-		fn(f)
+		if f.name == name {
+			return f
+		}
 	}
+	return nil
 }
 
 // runFlags are a few of gopi run's flags with their defaults; given sets

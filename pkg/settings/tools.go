@@ -67,7 +67,7 @@ func (s *Settings) Tools(noTools bool, exclude []string) ([]string, error) {
 // order, and last --tools or GOPI_TOOLS when given.
 func (s *Settings) toolValues() []toolLayer {
 	layers := s.toolLayers
-	if s.given(Keys["tools"]) != nil || s.env["tools"] != "" {
+	if s.given("tools") != nil || s.env["tools"] != "" {
 		layers = append(slices.Clip(layers), toolLayer{origin: s.Origin("tools"), entries: s.List("tools")})
 	}
 	return layers
