@@ -208,6 +208,17 @@ func (s *Settings) merge(path string) error {
 	}
 	s.mergeSecrets(values)
 	s.takeToolLayer(path, values)
+	s.recordOrigins(path, values)
+	if err := s.v.MergeConfigMap(values); err != nil {
+		return assemble.Usagef("settings %s: %v", path, err)
+	}
+	s.files = append(s.files, path)
+	return nil
+}
+
+// recordOrigins notes path as the origin of each key of one file: the
+// only one of a plain value, one more of an object merged with another.
+func (s *Settings) recordOrigins(path string, values map[string]any) {
 	for k, val := range values {
 		k = strings.ToLower(k)
 		_, isMap := val.(map[string]any)
@@ -217,11 +228,6 @@ func (s *Settings) merge(path string) error {
 		}
 		s.setBy[k] = append(s.setBy[k], path)
 	}
-	if err := s.v.MergeConfigMap(values); err != nil {
-		return assemble.Usagef("settings %s: %v", path, err)
-	}
-	s.files = append(s.files, path)
-	return nil
 }
 
 // takeApart takes the keys that are not plain settings out of one file:
