@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -198,7 +196,7 @@ func readSettings(sys *System, c *cobra.Command, o *runOptions) (*runSettings, e
 	s.thinking, s.maxSteps, s.maxTok, s.timeout, s.noSync = r.Thinking, r.MaxSteps, r.MaxTokens, r.Timeout, r.NoSync
 	s.compact, s.compactModel, s.limits, s.sessionDir = r.Compaction, r.CompactionModel, r.Limits, r.SessionDir
 	s.tools, s.custom, s.telemetry, s.maxPrompt = r.Tools, r.Custom, r.Telemetry, r.MaxPromptBytes
-	warnMissingPromptFile(sys, s.cfg, s.cwd)
+	s.cfg.WarnMissingPromptFiles(s.cwd)
 	if s.guard, err = readGuard(sys, s.cfg, s.cwd, s.spillDir); err != nil {
 		return nil, err
 	}
@@ -221,7 +219,7 @@ func readContextSettings(sys *System, c *cobra.Command, o *runOptions) (*runSett
 	if s.custom, err = s.cfg.CustomTools(s.tools); err != nil {
 		return nil, err
 	}
-	warnMissingPromptFile(sys, s.cfg, s.cwd)
+	s.cfg.WarnMissingPromptFiles(s.cwd)
 	if s.mcp, err = readMCP(s.cfg, o, s.cwd); err != nil {
 		return nil, err
 	}
@@ -260,29 +258,6 @@ func loadResources(sys *System, s *runSettings, o *runOptions) (*resources.Catal
 		}
 	}
 	return cat, nil
-}
-
-// warnMissingPromptFile says when --system-prompt or --append-system-prompt
-// looks like a file's path but names no file (or a folder): it is then
-// used as text. A named pipe, a device or a file over 1 MiB there is
-// refused by resources.Load instead.
-func warnMissingPromptFile(sys *System, c *settings.Settings, cwd string) {
-	for _, key := range []string{"systemPrompt", "appendSystemPrompt"} {
-		v := c.String(key)
-		if v == "" || strings.ContainsAny(v, " \n") || !(strings.ContainsRune(v, '/') || filepath.Ext(v) != "") {
-			continue
-		}
-		path := v
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(cwd, path)
-		}
-		switch st, err := os.Stat(path); {
-		case err != nil:
-			fmt.Fprintf(sys.Stderr, "gopi: warning: %s %q names no file; it is used as the prompt text itself\n", c.Origin(key), v)
-		case st.IsDir(): // anything else that is not a regular file is refused by resources.Load
-			fmt.Fprintf(sys.Stderr, "gopi: warning: %s %q is not a file (a folder?); it is used as the prompt text itself\n", c.Origin(key), v)
-		}
-	}
 }
 
 // loadOutputSchema reads --output-schema's file (bounded, a regular file)

@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -201,4 +202,27 @@ func (s *Settings) PromptLimit() (int, error) {
 		return 0, assemble.Usagef("%s %q: give a whole number of bytes above 0 (the default is %d)", s.Origin("maxPromptBytes"), s.String("maxPromptBytes"), DefaultMaxPromptBytes)
 	}
 	return n, nil
+}
+
+// WarnMissingPromptFiles says when --system-prompt or --append-system-prompt
+// looks like a file's path but names no file (or a folder): it is then
+// used as text. A named pipe, a device or a file over 1 MiB there is
+// refused by resources.Load instead. The warning goes to Options.Stderr.
+func (s *Settings) WarnMissingPromptFiles(cwd string) {
+	for _, key := range []string{"systemPrompt", "appendSystemPrompt"} {
+		v := s.String(key)
+		if v == "" || strings.ContainsAny(v, " \n") || !(strings.ContainsRune(v, '/') || filepath.Ext(v) != "") {
+			continue
+		}
+		path := v
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(cwd, path)
+		}
+		switch st, err := os.Stat(path); {
+		case err != nil:
+			fmt.Fprintf(s.stderr, "gopi: warning: %s %q names no file; it is used as the prompt text itself\n", s.Origin(key), v)
+		case st.IsDir(): // anything else that is not a regular file is refused by resources.Load
+			fmt.Fprintf(s.stderr, "gopi: warning: %s %q is not a file (a folder?); it is used as the prompt text itself\n", s.Origin(key), v)
+		}
+	}
 }
