@@ -81,7 +81,7 @@ func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions)
 	for _, w := range first.Runtime.Warnings() {
 		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
 	}
-	term, err := openTerminal(sys, filepath.Join(h.s.cfg.home, "chat_history"))
+	term, err := openTerminal(sys, filepath.Join(h.s.cfg.Home(), "chat_history"))
 	if err != nil {
 		return err
 	}

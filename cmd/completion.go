@@ -11,6 +11,7 @@ import (
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/catalog"
 	"gopi/pkg/session"
+	"gopi/pkg/settings"
 	"gopi/pkg/tools"
 )
 
@@ -83,7 +84,7 @@ func registerAgentCompletions(c *cobra.Command, sys *System) {
 
 // completionSettings reads the settings as the command line would (--cwd,
 // --bare), or nil when they cannot be read.
-func completionSettings(sys *System, c *cobra.Command) *settings {
+func completionSettings(sys *System, c *cobra.Command) *settings.Settings {
 	cwd, err := resolveCwd(sys, flagString(c, "cwd"))
 	if err != nil {
 		return nil
@@ -103,22 +104,13 @@ func flagString(c *cobra.Command, name string) string {
 	return ""
 }
 
-// declaredProviders are the providers settings declare, by name.
-func declaredProviders(cfg *settings) map[string]customProvider {
-	customs := map[string]customProvider{}
-	if cfg != nil {
-		_ = cfg.decode("providers", &customs)
-	}
-	return customs
-}
-
 func completeProviders(sys *System, c *cobra.Command) []cobra.Completion {
 	out := []cobra.Completion{
 		cobra.CompletionWithDesc("anthropic", "Anthropic Messages API (ANTHROPIC_API_KEY)"),
 		cobra.CompletionWithDesc("openai", "OpenAI Chat Completions API (OPENAI_API_KEY)"),
 		cobra.CompletionWithDesc("faux", "the scripted offline model"),
 	}
-	customs := declaredProviders(completionSettings(sys, c))
+	customs := completionSettings(sys, c).DeclaredProviders()
 	names := make([]string, 0, len(customs))
 	for name := range customs {
 		names = append(names, name)
@@ -144,7 +136,7 @@ func completeModels(sys *System, c *cobra.Command) ([]cobra.Completion, cobra.Sh
 		return nil, cobra.ShellCompDirectiveDefault
 	}
 	models := slices.Clone(catalog.All())
-	for name, p := range declaredProviders(completionSettings(sys, c)) {
+	for name, p := range completionSettings(sys, c).DeclaredProviders() {
 		for _, m := range p.Models {
 			m.Provider = name
 			// one declared under a built-in provider's name takes the

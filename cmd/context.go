@@ -9,6 +9,7 @@ import (
 
 	"gopi/pkg/assemble"
 	"gopi/pkg/resources"
+	"gopi/pkg/settings"
 	"gopi/pkg/tools"
 )
 
@@ -33,7 +34,7 @@ func newContextCmd(sys *System) *cobra.Command {
 			if err := printMCPContext(sys.Stdout, s.mcp); err != nil {
 				return err
 			}
-			ss, err := readSandbox(sys, &o.sandboxFlags, s.cfg, s.cwd)
+			ss, err := readSandbox(&o.sandboxFlags, s.cfg, s.cwd)
 			if err != nil {
 				return err
 			}
@@ -66,7 +67,7 @@ func newContextCmd(sys *System) *cobra.Command {
 // usage error naming where the value came from.
 func discover(sys *System, s *runSettings, o *agentOptions) (*resources.Catalog, error) {
 	cat, err := resources.Load(resources.Options{
-		Cwd: s.cwd, Home: sys.getenv("HOME"), GopiHome: s.cfg.home, Now: sys.Now,
+		Cwd: s.cwd, Home: sys.getenv("HOME"), GopiHome: s.cfg.Home(), Now: sys.Now,
 		SystemPrompt: s.systemPrompt, AppendSystemPrompt: s.appendSystemPrompt,
 		ActiveTools: s.tools, NoSkills: o.noSkills, NoTemplates: o.noTempl, NoContextFiles: o.noContext, Bare: o.bare,
 	})
@@ -77,16 +78,16 @@ func discover(sys *System, s *runSettings, o *agentOptions) (*resources.Catalog,
 		if pe.Kind == resources.KindAppend {
 			key = "appendSystemPrompt"
 		}
-		return nil, usageErr("%s names %s, which %v: give a regular file of at most 1 MiB, or the text itself", s.cfg.origin(key), pe.Path, pe.Err)
+		return nil, usageErr("%s names %s, which %v: give a regular file of at most 1 MiB, or the text itself", s.cfg.Origin(key), pe.Path, pe.Err)
 	case err != nil:
 		return nil, usageErr("%v", err)
 	}
 	return cat, nil
 }
 
-func printContext(w io.Writer, c *settings, cat *resources.Catalog) error {
+func printContext(w io.Writer, c *settings.Settings, cat *resources.Catalog) error {
 	fmt.Fprintf(w, "# System prompt\n\n%s\n\n# Settings files (merged in this order: a later one overrides an earlier one key by key)\n", cat.SystemPrompt())
-	for _, f := range c.files {
+	for _, f := range c.Files() {
 		fmt.Fprintf(w, "- %s\n", f)
 	}
 	fmt.Fprintln(w, "\n# Resources found")

@@ -38,7 +38,7 @@ func openHost(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions
 		return nil, err
 	}
 	s.mcp.servers = append(s.mcp.servers, o.moreMCP...)
-	ms, err := modelSettings(s.cfg, o.apiKey)
+	ms, err := s.cfg.Model(o.apiKey)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +74,7 @@ func openHost(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions
 func hostSettings(s *runSettings, o *chatOptions, ms assemble.ModelSettings, cat *resources.Catalog) (assemble.Settings, error) {
 	set := s.assembly(&o.agentOptions, ms, cat.SystemPrompt(), nil)
 	var err error
-	if set.Subagents, set.Tools, err = readSubagents(s.cfg, cat, set.Tools, o.excludeTools); err != nil {
+	if set.Subagents, set.Tools, err = s.cfg.Subagents(cat, set.Tools, o.excludeTools); err != nil {
 		return set, err
 	}
 	if len(set.Tools) != len(s.tools) { // defined agents offer task: the prompt says so

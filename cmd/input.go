@@ -7,27 +7,12 @@ import (
 
 	"gopi/pkg/input"
 	"gopi/pkg/resources"
+	"gopi/pkg/settings"
 	"gopi/pkg/tools"
 )
 
 // defaultMaxPromptBytes is --max-prompt-bytes' default.
-const defaultMaxPromptBytes = input.DefaultMaxBytes
-
-// promptLimit reads the prompt bound: --max-prompt-bytes, GOPI_MAX_PROMPT_BYTES
-// or maxPromptBytes, else the default; 0 or less is a usage error.
-func promptLimit(c *settings) (int, error) {
-	if c.str("maxPromptBytes") == "" {
-		return defaultMaxPromptBytes, nil
-	}
-	n, err := c.integer("maxPromptBytes")
-	if err != nil {
-		return 0, err
-	}
-	if n <= 0 {
-		return 0, usageErr("%s %q: give a whole number of bytes above 0 (the default is %d)", c.origin("maxPromptBytes"), c.str("maxPromptBytes"), defaultMaxPromptBytes)
-	}
-	return n, nil
-}
+const defaultMaxPromptBytes = settings.DefaultMaxPromptBytes
 
 // promptInput is the reader of this invocation's prompt: its working
 // folder and home, its bound, the secrets scrubbed from @file text, the
@@ -35,7 +20,7 @@ func promptLimit(c *settings) (int, error) {
 // withStdin is set and stdin is not a terminal; the notice goes to a
 // terminal's stderr only.
 func promptInput(sys *System, s *runSettings, cat *resources.Catalog, secrets *tools.Secrets, withStdin bool) *input.Reader {
-	r := &input.Reader{Cwd: s.cwd, Home: sys.getenv("HOME"), Limit: s.maxPrompt, LimitOrigin: s.cfg.origin("maxPromptBytes"),
+	r := &input.Reader{Cwd: s.cwd, Home: sys.getenv("HOME"), Limit: s.maxPrompt, LimitOrigin: s.cfg.Origin("maxPromptBytes"),
 		Secrets: secrets, Now: sys.Now}
 	if cat != nil {
 		r.Expander = cat

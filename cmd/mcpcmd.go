@@ -43,7 +43,7 @@ Exits 10 when an enabled server did not start, 130 when interrupted.`,
 			if err != nil {
 				return err
 			}
-			ms, err := modelSettings(s.cfg, "")
+			ms, err := s.cfg.Model("")
 			if err != nil {
 				return err
 			}

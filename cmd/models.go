@@ -65,8 +65,8 @@ func listModels(sys *System, c *cobra.Command, prov string) ([]listedModel, erro
 	if err != nil {
 		return nil, err
 	}
-	customs := map[string]customProvider{}
-	if err := cfg.decode("providers", &customs); err != nil {
+	customs := map[string]assemble.Provider{}
+	if err := cfg.Decode("providers", &customs); err != nil {
 		return nil, err
 	}
 	var out []listedModel
@@ -104,7 +104,7 @@ func listModels(sys *System, c *cobra.Command, prov string) ([]listedModel, erro
 // of its id filled in, as a run uses it. One declared under a built-in
 // provider's name (and no "api" of its own) takes the catalog's row of
 // the same id, its own fields winning.
-func addDeclared(out []listedModel, name string, cp customProvider, m ai.Info) []listedModel {
+func addDeclared(out []listedModel, name string, cp assemble.Provider, m ai.Info) []listedModel {
 	row := listedModel{Info: assemble.DeclaredInfo(name, cp, m), Declared: true}
 	if i := slices.IndexFunc(out, func(l listedModel) bool { return !l.Declared && l.Provider == name && l.ID == m.ID }); i >= 0 {
 		out[i] = row

@@ -1,14 +1,9 @@
 package cmd
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
-	"reflect"
 	"regexp"
 	"strings"
 	"syscall"
@@ -120,102 +115,6 @@ func fileProblem(err error) string {
 	return err.Error()
 }
 
-// jsonProblem says what is wrong with a JSON document in the user's
-// words, with the line and column of a syntax error in data.
-func jsonProblem(data []byte, err error) string {
-	var syn *json.SyntaxError
-	if errors.As(err, &syn) {
-		line, col := lineCol(data, syn.Offset)
-		what := strings.TrimPrefix(syn.Error(), "invalid character ")
-		switch {
-		case strings.Contains(what, "looking for beginning of object key string"):
-			what = "a key must be a quoted string (\"key\": value) and no comma may end an object"
-		case strings.Contains(what, "after object key:value pair"), strings.Contains(what, "after array element"):
-			what = "a comma or closing bracket is missing before this point"
-		case strings.HasPrefix(syn.Error(), "unexpected end"):
-			what = "the file ends before the JSON does (a closing bracket missing?)"
-		default:
-			what = "unexpected " + strings.TrimPrefix(what, "unexpected ")
-		}
-		return fmt.Sprintf("not valid JSON at line %d, column %d: %s", line, col, what)
-	}
-	var typ *json.UnmarshalTypeError
-	if errors.As(err, &typ) {
-		field := jsonPath(typ.Field)
-		if field == "" {
-			return fmt.Sprintf("a value is %s: give %s", jsonKind(typ.Value), goKindWords(typ.Type))
-		}
-		return fmt.Sprintf("%q is %s: give %s", field, jsonKind(typ.Value), goKindWords(typ.Type))
-	}
-	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return "unknown field " + f
-	}
-	return strings.TrimPrefix(err.Error(), "json: ")
-}
-
-// jsonPath is an UnmarshalTypeError's field path without the names of
-// Go types it passed through (they begin with a capital; settings keys,
-// as gopi reads them, do not).
-func jsonPath(field string) string {
-	parts := strings.Split(field, ".")
-	kept := parts[:0]
-	for _, p := range parts {
-		if p != "" && !(p[0] >= 'A' && p[0] <= 'Z') {
-			kept = append(kept, p)
-		}
-	}
-	return strings.Join(kept, ".")
-}
-
-// lineCol is the line and column (from 1) of byte offset off in data;
-// json.SyntaxError's Offset is just past the byte refused.
-func lineCol(data []byte, off int64) (int, int) {
-	off = max(0, min(off-1, int64(len(data))))
-	before := data[:off]
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := len([]rune(string(before[bytes.LastIndexByte(before, '\n')+1:]))) + 1
-	return line, col
-}
-
-func jsonKind(v string) string {
-	switch v {
-	case "string":
-		return "a string"
-	case "number", "number int", "number float":
-		return "a number"
-	case "bool":
-		return "true or false"
-	case "array":
-		return "a list"
-	case "object":
-		return "an object"
-	}
-	if strings.HasPrefix(v, "number") {
-		return "a number (" + strings.TrimPrefix(v, "number ") + ")"
-	}
-	return v
-}
-
-func goKindWords(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "a whole number"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Slice, reflect.Array:
-		return "a list"
-	}
-	return "an object"
-}
-
 // cause is an error that reads as its words alone while errors.Is still
 // finds what it wraps (context.Canceled: exit 130), so "context
 // canceled" never reaches the user.
@@ -226,20 +125,3 @@ type cause struct {
 
 func (c *cause) Error() string { return c.msg }
 func (c *cause) Unwrap() error { return c.err }
-
-// checkSessionDir refuses a --session-dir (sessionDir) that names a file:
-// it was found only when the first entry was written ("mkdir ...: not a
-// directory", exit 5).
-func checkSessionDir(c *settings, dir, cwd string) error {
-	if dir == "" {
-		return nil
-	}
-	path := dir
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(cwd, path)
-	}
-	if st, err := os.Stat(path); err == nil && !st.IsDir() {
-		return usageErr("%s %s is a file, not a folder: give a folder for the sessions (it is made when missing)", c.origin("sessionDir"), dir)
-	}
-	return nil
-}

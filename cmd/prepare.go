@@ -4,12 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
-	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,6 +16,7 @@ import (
 	"gopi/pkg/mode"
 	"gopi/pkg/resources"
 	"gopi/pkg/runtime"
+	"gopi/pkg/settings"
 	"gopi/pkg/telemetry"
 	"gopi/pkg/tools"
 )
@@ -28,7 +24,7 @@ import (
 // runSettings are the validated plain values of one run.
 type runSettings struct {
 	cwd      string
-	cfg      *settings
+	cfg      *settings.Settings
 	thinking ai.ThinkingLevel
 	maxSteps int
 	maxTok   int
@@ -94,12 +90,12 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 	p.outputRetries = o.outputRetries
 	// A new session's model is chosen before anything touches the disk; a
 	// resumed one falls back to the model and thinking level it last used.
-	ms, err := modelSettings(s.cfg, o.apiKey)
+	ms, err := s.cfg.Model(o.apiKey)
 	if err != nil {
 		return nil, err
 	}
 	set := s.assembly(&o.agentOptions, ms, withSchema(cat.SystemPrompt(), p.schema), schemaJSON(p.schema))
-	if set.Subagents, set.Tools, err = readSubagents(s.cfg, cat, set.Tools, o.excludeTools); err != nil {
+	if set.Subagents, set.Tools, err = s.cfg.Subagents(cat, set.Tools, o.excludeTools); err != nil {
 		return nil, err
 	}
 	if len(set.Tools) != len(s.tools) { // defined agents offer task: the prompt says so
@@ -134,13 +130,13 @@ func openRun(ctx context.Context, sys *System, s *runSettings, o *runOptions, ca
 // assembly is the typed settings assemble builds a Runtime from.
 func (s *runSettings) assembly(o *agentOptions, ms assemble.ModelSettings, systemPrompt string, schema json.RawMessage) assemble.Settings {
 	return assemble.Settings{
-		Cwd: s.cwd, Home: s.cfg.home, Bare: o.bare, Model: ms, Thinking: s.thinking, ThinkingExplicit: s.cfg.rank("thinking") == 3,
+		Cwd: s.cwd, Home: s.cfg.Home(), Bare: o.bare, Model: ms, Thinking: s.thinking, ThinkingExplicit: s.cfg.Rank("thinking") == settings.FromFlag,
 		MaxSteps: s.maxSteps, MaxTokens: s.maxTok, Compaction: s.compact, CompactionModel: s.compactModel, Limits: s.limits, Tools: s.tools, Custom: s.custom,
-		Hooks: s.cfg.hooks, Secrets: s.cfg.secrets, SystemPrompt: systemPrompt, OutputSchema: schema,
+		Hooks: s.cfg.Hooks(), Secrets: s.cfg.Secrets(), SystemPrompt: systemPrompt, OutputSchema: schema,
 		Sandbox: s.sandbox, MCP: s.mcp.settings(), Telemetry: assemble.TelemetrySettings{Settings: s.telemetry, Version: version},
 		Session: assemble.SessionSettings{Path: o.session, Leaf: o.leaf, Continue: o.cont, None: o.noSession, Fork: o.fork, ID: o.sessionID,
 			Name: o.name.v, NameSet: o.name.set, Dir: s.sessionDir, NoSync: s.noSync},
-		Origin: s.cfg.origin,
+		Origin: s.cfg.Origin,
 	}
 }
 
@@ -162,27 +158,18 @@ func readSettings(sys *System, c *cobra.Command, o *agentOptions) (*runSettings,
 	if err != nil {
 		return nil, err
 	}
-	if err := s.readRunValues(); err != nil {
+	r, err := s.cfg.Run(settings.RunRequest{Cwd: s.cwd, NoTools: o.noTools, Exclude: o.excludeTools})
+	if err != nil {
 		return nil, err
 	}
-	if err := s.readTools(o); err != nil {
+	s.thinking, s.maxSteps, s.maxTok, s.timeout, s.noSync = r.Thinking, r.MaxSteps, r.MaxTokens, r.Timeout, r.NoSync
+	s.compact, s.compactModel, s.limits, s.sessionDir = r.Compaction, r.CompactionModel, r.Limits, r.SessionDir
+	s.tools, s.custom, s.telemetry, s.maxPrompt = r.Tools, r.Custom, r.Telemetry, r.MaxPromptBytes
+	s.cfg.WarnMissingPromptFiles(s.cwd)
+	if s.sandbox, err = readSandbox(&o.sandboxFlags, s.cfg, s.cwd); err != nil {
 		return nil, err
 	}
-	s.sessionDir = s.cfg.str("sessionDir")
-	if err := checkSessionDir(s.cfg, s.sessionDir, s.cwd); err != nil {
-		return nil, err
-	}
-	if err := s.cfg.decode("telemetry", &s.telemetry); err != nil {
-		return nil, err
-	}
-	if s.maxPrompt, err = promptLimit(s.cfg); err != nil {
-		return nil, err
-	}
-	warnMissingPromptFile(sys, s.cfg, s.cwd)
-	if s.sandbox, err = readSandbox(sys, &o.sandboxFlags, s.cfg, s.cwd); err != nil {
-		return nil, err
-	}
-	if s.mcp, err = readMCP(sys, s.cfg, o, s.cwd); err != nil {
+	if s.mcp, err = readMCP(s.cfg, o, s.cwd); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -195,11 +182,14 @@ func readContextSettings(sys *System, c *cobra.Command, o *agentOptions) (*runSe
 	if err != nil {
 		return nil, err
 	}
-	if err := s.readTools(o); err != nil {
+	if s.tools, err = s.cfg.Tools(o.noTools, o.excludeTools); err != nil {
 		return nil, err
 	}
-	warnMissingPromptFile(sys, s.cfg, s.cwd)
-	if s.mcp, err = readMCP(sys, s.cfg, o, s.cwd); err != nil {
+	if s.custom, err = s.cfg.CustomTools(s.tools); err != nil {
+		return nil, err
+	}
+	s.cfg.WarnMissingPromptFiles(s.cwd)
+	if s.mcp, err = readMCP(s.cfg, o, s.cwd); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -220,66 +210,7 @@ func openSettings(sys *System, c *cobra.Command, o *agentOptions) (*runSettings,
 		return nil, err
 	}
 	return &runSettings{cwd: cwd, cfg: cfg,
-		systemPrompt: cfg.str("systemPrompt"), appendSystemPrompt: cfg.str("appendSystemPrompt")}, nil
-}
-
-// readTools resolves the tools offered, custom tools among them.
-func (s *runSettings) readTools(o *agentOptions) error {
-	var err error
-	if s.tools, err = toolNames(s.cfg, o.noTools, o.excludeTools); err != nil {
-		return err
-	}
-	s.custom, err = commandTools(s.cfg, s.tools)
-	return err
-}
-
-// readRunValues reads the thinking level, the limits and the session's
-// fsync.
-func (s *runSettings) readRunValues() error {
-	cfg := s.cfg
-	var err error
-	if t := cfg.str("thinking"); t != "" {
-		if !slices.Contains(ai.ThinkingLevels, ai.ThinkingLevel(t)) {
-			return usageErr("%s %q: use off, minimal, low, medium, high or xhigh", cfg.origin("thinking"), t)
-		}
-		s.thinking = ai.ThinkingLevel(t)
-	}
-	if s.maxSteps, err = cfg.integer("maxSteps"); err != nil {
-		return err
-	}
-	if s.maxSteps <= 0 {
-		return usageErr("%s %q: give a whole number above 0", cfg.origin("maxSteps"), cfg.str("maxSteps"))
-	}
-	if s.maxTok, err = cfg.integer("maxTokens"); err != nil {
-		return err
-	}
-	if s.maxTok < 0 {
-		return usageErr("%s %q: give a whole number, 0 for the model's limit", cfg.origin("maxTokens"), cfg.str("maxTokens"))
-	}
-	if s.compact, s.compactModel, err = readCompaction(cfg); err != nil {
-		return err
-	}
-	if s.limits, err = readLimits(cfg); err != nil {
-		return err
-	}
-	if t := cfg.str("timeout"); t != "" && t != "0s" && t != "0" {
-		d, err := time.ParseDuration(t)
-		if _, unitless := time.ParseDuration(t + "s"); err != nil && unitless == nil {
-			return usageErr("%s %q: a duration needs its unit: give %ss (or m, h, ms), such as 90s or 10m", cfg.origin("timeout"), t, t)
-		}
-		if err != nil || d <= 0 {
-			return usageErr("%s %q: give a duration such as 90s or 10m", cfg.origin("timeout"), t)
-		}
-		s.timeout = d
-	}
-	switch f := cfg.str("fsync"); f {
-	case "", "always":
-	case "never":
-		s.noSync = true
-	default:
-		return usageErr("%s %q: use always or never", cfg.origin("fsync"), f)
-	}
-	return nil
+		systemPrompt: cfg.String("systemPrompt"), appendSystemPrompt: cfg.String("appendSystemPrompt")}, nil
 }
 
 func loadResources(sys *System, s *runSettings, o *agentOptions) (*resources.Catalog, error) {
@@ -296,49 +227,6 @@ func loadResources(sys *System, s *runSettings, o *agentOptions) (*resources.Cat
 		}
 	}
 	return cat, nil
-}
-
-// warnMissingPromptFile says when --system-prompt or --append-system-prompt
-// looks like a file's path but names no file (or a folder): it is then
-// used as text. A named pipe, a device or a file over 1 MiB there is
-// refused by resources.Load instead.
-func warnMissingPromptFile(sys *System, c *settings, cwd string) {
-	for _, key := range []string{"systemPrompt", "appendSystemPrompt"} {
-		v := c.str(key)
-		if v == "" || strings.ContainsAny(v, " \n") || !(strings.ContainsRune(v, '/') || filepath.Ext(v) != "") {
-			continue
-		}
-		path := v
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(cwd, path)
-		}
-		switch st, err := os.Stat(path); {
-		case err != nil:
-			fmt.Fprintf(sys.Stderr, "gopi: warning: %s %q names no file; it is used as the prompt text itself\n", c.origin(key), v)
-		case st.IsDir(): // anything else that is not a regular file is refused by resources.Load
-			fmt.Fprintf(sys.Stderr, "gopi: warning: %s %q is not a file (a folder?); it is used as the prompt text itself\n", c.origin(key), v)
-		}
-	}
-}
-
-// readLimits reads the run's budgets; unset is no limit.
-func readLimits(cfg *settings) (loop.Limits, error) {
-	var l loop.Limits
-	if raw := strings.TrimSpace(cfg.str("maxBudgetTokens")); raw != "" {
-		n, err := strconv.ParseInt(raw, 10, 64)
-		if err != nil || n <= 0 {
-			return l, usageErr("%s %q: give a whole number of tokens above 0", cfg.origin("maxBudgetTokens"), raw)
-		}
-		l.Tokens = n
-	}
-	if raw := strings.TrimSpace(cfg.str("maxBudgetUsd")); raw != "" {
-		usd, err := strconv.ParseFloat(strings.TrimPrefix(raw, "$"), 64)
-		if err != nil || !(usd > 0) || math.IsInf(usd, 0) {
-			return l, usageErr("%s %q: give US dollars above 0, such as 0.50", cfg.origin("maxBudgetUsd"), raw)
-		}
-		l.USD = usd
-	}
-	return l, nil
 }
 
 // loadOutputSchema reads --output-schema's file (bounded, a regular file)

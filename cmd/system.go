@@ -15,6 +15,7 @@ import (
 
 	"gopi/internal/interrupt"
 	"gopi/pkg/assemble"
+	"gopi/pkg/settings"
 )
 
 // System is what gopi takes from its process. Main receives it so that
@@ -44,7 +45,7 @@ type System struct {
 	// settingsSaid are the settings files whose unknown keys were named
 	// (once per file and invocation, however often they are read); set by
 	// loadSettings.
-	settingsSaid *saidOnce
+	settingsSaid *settings.Said
 }
 
 // OSSystem is the real process.

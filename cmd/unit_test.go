@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"gopi/pkg/ai"
 )
 
@@ -83,26 +81,6 @@ func TestLenientModeReadsArgsAsTheFlagParser(t *testing.T) {
 	for _, c := range cases {
 		if m := lenientMode(flags, c.args); string(m) != c.mode {
 			t.Errorf("%v: mode %q, want %q", c.args, m, c.mode)
-		}
-	}
-}
-
-func TestSplitModel(t *testing.T) {
-	cases := [][4]string{
-		{"", "anthropic/claude-x", "anthropic", "claude-x"},
-		{"openai", "gpt-5", "openai", "gpt-5"},
-		{"openai", "meta/llama", "openai", "meta/llama"}, // an explicit provider keeps slashes in ids
-		{"openai", "openai/gpt-5", "openai", "gpt-5"},    // its own name is cut, whatever set it
-		{"", "./script.json", "", "./script.json"},
-	}
-	for _, c := range cases {
-		cfg := &settings{v: newLayers(), flags: pflag.NewFlagSet("t", pflag.ContinueOnError), env: map[string]string{}}
-		if c[0] != "" {
-			cfg.v.Set("provider", c[0])
-		}
-		cfg.v.Set("model", c[1])
-		if p, id := splitModel(cfg, nil); p != c[2] || id != c[3] {
-			t.Errorf("splitModel(%q, %q) = %q, %q", c[0], c[1], p, id)
 		}
 	}
 }

@@ -14,11 +14,6 @@ import (
 	"gopi/pkg/tools"
 )
 
-// DefaultMaxBytes bounds a prompt (arguments and stdin together) unless
-// --max-prompt-bytes or maxPromptBytes says otherwise: far more than any
-// model's context, far less than what would exhaust memory.
-const DefaultMaxBytes = 10 << 20
-
 // StdinNotice is how long a Reader waits for stdin before saying so.
 const StdinNotice = 3 * time.Second
 

@@ -1,4 +1,4 @@
-package cmd
+package settings
 
 import (
 	"encoding/json"
@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 )
 
 // otherSettingsKeys are the top-level keys of settings.json read apart
@@ -30,8 +29,8 @@ func knownSettingsKeys() []string {
 	for k := range settingTypes {
 		seen[k] = true
 	}
-	for k := range settingsKeys {
-		seen[k] = true
+	for _, k := range Keys {
+		seen[k.Name] = true
 	}
 	for _, k := range otherSettingsKeys {
 		seen[k] = true
@@ -158,26 +157,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// saidOnce remembers what was said, so that it is said once.
-type saidOnce struct {
-	mu   sync.Mutex
-	said map[string]bool
-}
-
-// first reports whether key is new, and remembers it.
-func (s *saidOnce) first(key string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.said[key] {
-		return false
-	}
-	if s.said == nil {
-		s.said = map[string]bool{}
-	}
-	s.said[key] = true
-	return true
 }
 
 // warnUnknown writes one line per unknown key of a settings file.

@@ -1,4 +1,4 @@
-package cmd
+package settings
 
 import (
 	"encoding/json"
@@ -15,7 +15,7 @@ import (
 // read, and the keys of a declared provider and model, so that neither
 // can change without the other (the reader warns of any other key).
 func TestSettingsSchemaNamesTheKeysRead(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "docs", "schema", "settings.schema.json"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "schema", "settings.schema.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestSettingsSchemaNamesTheKeysRead(t *testing.T) {
 // The schema is a JSON Schema that takes the settings the README shows and
 // refuses the mistakes the reader refuses or warns of.
 func TestSettingsSchemaValidates(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "docs", "schema", "settings.schema.json"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "schema", "settings.schema.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package cmd
+package settings
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"gopi/pkg/assemble"
 	"gopi/pkg/tools"
 )
 
@@ -24,51 +25,51 @@ type customTool struct {
 	file string
 }
 
-// mergeCustomTools reads the "customTools" of one settings file into c; a
+// mergeCustomTools reads the "customTools" of one settings file; a
 // nearer file's tool replaces a farther one's of the same name.
-func (c *settings) mergeCustomTools(path string, raw json.RawMessage) error {
+func (s *Settings) mergeCustomTools(path string, raw json.RawMessage) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	var list []customTool
 	if err := dec.Decode(&list); err != nil {
-		return usageErr("settings %s: \"customTools\" has the wrong shape: %s; give a list of "+
-			`{"name", "description", "parameters", "command", "timeout"}`, path, jsonProblem(raw, err))
+		return assemble.Usagef("settings %s: \"customTools\" has the wrong shape: %s; give a list of "+
+			`{"name", "description", "parameters", "command", "timeout"}`, path, JSONProblem(raw, err))
 	}
 	for _, t := range list {
-		t.dir, t.file = hookDir(c.home, path), path
-		c.customTools = slices.DeleteFunc(c.customTools, func(o customTool) bool { return o.Name == t.Name })
-		c.customTools = append(c.customTools, t)
+		t.dir, t.file = HookDir(s.home, path), path
+		s.customTools = slices.DeleteFunc(s.customTools, func(o customTool) bool { return o.Name == t.Name })
+		s.customTools = append(s.customTools, t)
 	}
 	return nil
 }
 
 // customToolNames are the names of the declared custom tools.
-func (c *settings) customToolNames() []string {
-	names := make([]string, len(c.customTools))
-	for i, t := range c.customTools {
+func (s *Settings) customToolNames() []string {
+	names := make([]string, len(s.customTools))
+	for i, t := range s.customTools {
 		names[i] = t.Name
 	}
 	return names
 }
 
-// commandTools builds the custom tools among names.
-func commandTools(c *settings, names []string) ([]tools.Tool, error) {
+// CustomTools builds the custom tools ("customTools") among names.
+func (s *Settings) CustomTools(names []string) ([]tools.Tool, error) {
 	var out []tools.Tool
-	for _, t := range c.customTools {
+	for _, t := range s.customTools {
 		if !slices.Contains(names, t.Name) {
 			continue
 		}
 		spec := tools.CommandSpec{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Command: t.Command,
 			Timeout: time.Duration(t.Timeout * float64(time.Second))}
 		if t.Timeout < 0 || t.Timeout > tools.MaxBashTimeout.Seconds() {
-			return nil, usageErr("settings %s: custom tool %q: timeout %v: give seconds above 0 and at most 86400", t.file, t.Name, t.Timeout)
+			return nil, assemble.Usagef("settings %s: custom tool %q: timeout %v: give seconds above 0 and at most 86400", t.file, t.Name, t.Timeout)
 		}
 		if t.dir != "" {
 			spec.Env = []string{"GOPI_PROJECT_DIR=" + t.dir}
 		}
 		ct, err := tools.NewCommand(spec, tools.Options{})
 		if err != nil {
-			return nil, usageErr("settings %s: %v", t.file, err)
+			return nil, assemble.Usagef("settings %s: %v", t.file, err)
 		}
 		out = append(out, ct)
 	}

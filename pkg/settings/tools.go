@@ -1,4 +1,4 @@
-package cmd
+package settings
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"gopi/pkg/assemble"
 	"gopi/pkg/tools"
 )
 
@@ -17,7 +18,7 @@ type toolLayer struct {
 	null    bool
 }
 
-// toolNames resolves the tool selection as pi 1.6 does (none with
+// Tools resolves the tool selection as pi 1.6 does (none with
 // --no-tools). Each "tools" value, from the settings files in merge order
 // and then --tools or GOPI_TOOLS, either replaces the selection (plain
 // names, or patterns where * matches any characters) or, when all its
@@ -26,14 +27,11 @@ type toolLayer struct {
 // removes every tool a name or pattern matches. A name that is no tool,
 // a pattern in --tools that matches none, and a list mixing both kinds
 // of entry are usage errors.
-func toolNames(cfg *settings, noTools bool, exclude []string) ([]string, error) {
+func (s *Settings) Tools(noTools bool, exclude []string) ([]string, error) {
 	if noTools {
 		return nil, nil
 	}
-	layers := cfg.toolLayers
-	if f := cfg.flags.Lookup("tools"); (f != nil && f.Changed) || cfg.env["tools"] != "" {
-		layers = append(slices.Clip(layers), toolLayer{origin: cfg.origin("tools"), entries: cfg.list("tools")})
-	}
+	layers := s.toolValues()
 	// A value that replaces the selection makes the ones before it moot
 	// (they are not checked either, as a value a nearer file overrides).
 	for i := len(layers) - 1; i > 0; i-- {
@@ -45,8 +43,8 @@ func toolNames(cfg *settings, noTools bool, exclude []string) ([]string, error) 
 	// Custom tools from settings are tools like the built-in ones, and
 	// offered by default beside gopi's default set.
 	all := append(slices.Clone(tools.AllNames), tools.TaskName)
-	all = append(all, cfg.customToolNames()...)
-	defaults := append(slices.Clone(tools.DefaultNames), cfg.customToolNames()...)
+	all = append(all, s.customToolNames()...)
+	defaults := append(slices.Clone(tools.DefaultNames), s.customToolNames()...)
 	sel := slices.Clone(defaults)
 	for _, l := range layers {
 		var err error
@@ -60,9 +58,19 @@ func toolNames(cfg *settings, noTools bool, exclude []string) ([]string, error) 
 		if err := knownTool("--exclude-tools", e, true, all); err != nil {
 			return nil, err
 		}
-		sel = slices.DeleteFunc(sel, func(name string) bool { return matchTool(e, name) })
+		sel = slices.DeleteFunc(sel, func(name string) bool { return MatchTool(e, name) })
 	}
-	return slices.DeleteFunc(sel, isMCPEntry), nil
+	return slices.DeleteFunc(sel, IsMCPEntry), nil
+}
+
+// toolValues are the "tools" values of the settings files, in merge
+// order, and last --tools or GOPI_TOOLS when given.
+func (s *Settings) toolValues() []toolLayer {
+	layers := s.toolLayers
+	if s.given("tools") != nil || s.env["tools"] != "" {
+		layers = append(slices.Clip(layers), toolLayer{origin: s.Origin("tools"), entries: s.List("tools")})
+	}
+	return layers
 }
 
 // applyTools applies one "tools" value to the selection so far; all are
@@ -82,20 +90,20 @@ func applyTools(sel []string, l toolLayer, all []string) ([]string, error) {
 				return nil, err
 			}
 			for _, name := range all {
-				if matchTool(e, name) && !slices.Contains(out, name) {
+				if MatchTool(e, name) && !slices.Contains(out, name) {
 					out = append(out, name)
 				}
 			}
 		}
 		return out, nil
 	case mods < len(l.entries):
-		return nil, usageErr("%s: tool names cannot be mixed with +name or -name entries: give the whole list (read,bash), or only changes to the default one (+grep,-write)", l.origin)
+		return nil, assemble.Usagef("%s: tool names cannot be mixed with +name or -name entries: give the whole list (read,bash), or only changes to the default one (+grep,-write)", l.origin)
 	}
 	sel = slices.Clone(sel)
 	for _, e := range l.entries {
 		name := e[1:]
 		if strings.Contains(name, "*") {
-			return nil, usageErr("%s: +name and -name entries take exact tool names, not patterns: %s (use --exclude-tools for patterns)", l.origin, e)
+			return nil, assemble.Usagef("%s: +name and -name entries take exact tool names, not patterns: %s (use --exclude-tools for patterns)", l.origin, e)
 		}
 		if err := knownTool(l.origin, name, false, all); err != nil {
 			return nil, err
@@ -116,24 +124,24 @@ func isToolModifier(e string) bool { return strings.HasPrefix(e, "+") || strings
 // knownTool refuses a name that is no tool, and a pattern that matches
 // none unless unmatched patterns are fine (an exclusion excludes nothing).
 func knownTool(origin, entry string, patternMayMiss bool, all []string) error {
-	if isMCPEntry(entry) { // MCP tools are known once their servers run (mcpSelector)
+	if IsMCPEntry(entry) { // MCP tools are known once their servers run (MCPSelector)
 		return nil
 	}
 	if strings.Contains(entry, "*") {
-		if patternMayMiss || slices.ContainsFunc(all, func(n string) bool { return matchTool(entry, n) }) {
+		if patternMayMiss || slices.ContainsFunc(all, func(n string) bool { return MatchTool(entry, n) }) {
 			return nil
 		}
-		return usageErr("%s: the pattern %q matches no tool: choose from %s", origin, entry, strings.Join(all, ","))
+		return assemble.Usagef("%s: the pattern %q matches no tool: choose from %s", origin, entry, strings.Join(all, ","))
 	}
 	if !slices.Contains(all, entry) {
-		return usageErr("%s: unknown tool %q: choose from %s, or declare it under \"customTools\" in settings", origin, entry, strings.Join(all, ","))
+		return assemble.Usagef("%s: unknown tool %q: choose from %s, or declare it under \"customTools\" in settings", origin, entry, strings.Join(all, ","))
 	}
 	return nil
 }
 
-// matchTool reports whether a name or pattern (* matches any characters)
+// MatchTool reports whether a name or pattern (* matches any characters)
 // matches a tool name.
-func matchTool(pattern, name string) bool {
+func MatchTool(pattern, name string) bool {
 	if !strings.Contains(pattern, "*") {
 		return pattern == name
 	}
@@ -144,8 +152,8 @@ func matchTool(pattern, name string) bool {
 	return regexp.MustCompile("^" + strings.Join(parts, ".*") + "$").MatchString(name)
 }
 
-// settingsToolLayer records a settings file's "tools" value.
-func (c *settings) settingsToolLayer(path string, values map[string]any) {
+// takeToolLayer records a settings file's "tools" value.
+func (s *Settings) takeToolLayer(path string, values map[string]any) {
 	for k, val := range values {
 		if !strings.EqualFold(k, "tools") {
 			continue
@@ -157,12 +165,12 @@ func (c *settings) settingsToolLayer(path string, values map[string]any) {
 				l.entries = append(l.entries, strings.TrimSpace(fmt.Sprint(x)))
 			}
 		case string:
-			for _, s := range strings.Split(t, ",") {
-				if s = strings.TrimSpace(s); s != "" {
-					l.entries = append(l.entries, s)
+			for _, e := range strings.Split(t, ",") {
+				if e = strings.TrimSpace(e); e != "" {
+					l.entries = append(l.entries, e)
 				}
 			}
 		}
-		c.toolLayers = append(c.toolLayers, l)
+		s.toolLayers = append(s.toolLayers, l)
 	}
 }
