@@ -15,6 +15,7 @@ import (
 	"gopi/pkg/assemble"
 	"gopi/pkg/mode"
 	"gopi/pkg/sandbox"
+	"gopi/pkg/structured"
 	"gopi/pkg/tools"
 )
 
@@ -232,7 +233,7 @@ type prepared struct {
 	done   bool // nothing to run (--print-system-prompt)
 	// schema is --output-schema's, nil without it; outputRetries how
 	// often an answer that does not satisfy it goes back to the model.
-	schema        *mode.OutputSchema
+	schema        *structured.Schema
 	outputRetries int
 	cwd           string
 	// secrets are scrubbed from the @file arguments' text.
