@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gopi/internal/filekind"
 	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
@@ -246,7 +247,7 @@ func loadOutputSchema(sys *System, s *runSettings, o *runOptions) (*structured.S
 	}
 	doc, err := resources.ReadFile(nil, path, resources.MaxFileSize)
 	if err != nil {
-		return nil, usageErr("--output-schema %s: %s; give a JSON Schema file of at most 1 MiB", o.outputSchema, fileProblem(err))
+		return nil, usageErr("--output-schema %s: %s; give a JSON Schema file of at most 1 MiB", o.outputSchema, filekind.Problem(err))
 	}
 	sch, err := structured.NewSchema(doc)
 	if err != nil {

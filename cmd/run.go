@@ -13,6 +13,7 @@ import (
 	"gopi/internal/interrupt"
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
+	"gopi/pkg/exitcode"
 	"gopi/pkg/mode"
 	"gopi/pkg/sandbox"
 	"gopi/pkg/structured"
@@ -151,44 +152,19 @@ func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, stdout
 	o, werr := mode.Run(ctx, rt, p.prompt, out, mode.Options{Mode: m, Session: info, Header: p.header(), Start: start, Now: sys.Now, Then: p.then,
 		Schema: p.schema, OutputRetries: p.outputRetries, Guard: p.a.Guard(),
 		Files: func() ([]tools.FileChange, bool) { return changes.List(p.cwd), changes.Inexact() }})
-	if err := stdoutLost(sys, stdout, o.Class != ai.ClassAborted); err != nil {
-		return err
+	if line := stdout.Lost(o.Class != ai.ClassAborted); line != "" {
+		fmt.Fprintln(sys.Stderr, line)
+		return &reported{code: exitcode.Interrupted}
 	}
 	if werr != nil {
 		// stdout failed (a full disk): say so on stderr; the session keeps the run.
 		fmt.Fprintf(sys.Stderr, "gopi: writing the output failed: %v\n", werr)
-		return &reported{code: ExitInternal}
+		return &reported{code: exitcode.Internal}
 	}
-	err := o.Err
-	if err == nil {
-		err = o.Result.Err
-	}
-	if code := exitCode(o.Class, err); code != ExitOK {
+	if code := exitcode.Of(o.Class, o.Cause()); code != exitcode.OK {
 		return &reported{code: code}
 	}
 	return nil
-}
-
-// stdoutLost says on stderr that nobody reads the run's output any more,
-// and returns the exit of an interrupt; nil while stdout is read. ended
-// says the run had ended on its own (it was not aborted).
-func stdoutLost(sys *System, stdout *interrupt.Stdout, ended bool) error {
-	switch {
-	case stdout.Gone():
-		// Like an interrupt, whether the run was still going (it was
-		// aborted) or had just ended.
-		what := "the run was aborted"
-		if ended {
-			what = "its end was not written"
-		}
-		fmt.Fprintf(sys.Stderr, "gopi: stdout was closed by its reader: %s; the session keeps what was done\n", what)
-	case stdout.Stuck():
-		// Only a cancelled run bounds its writes: it ends as interrupted.
-		fmt.Fprintln(sys.Stderr, interrupt.StuckLine)
-	default:
-		return nil
-	}
-	return &reported{code: ExitInterrupted}
 }
 
 // reportFailure writes a failure before the run in mode m and returns its
@@ -209,7 +185,7 @@ func reportFailure(sys *System, out mode.IO, stdout *interrupt.Stdout, m mode.Mo
 	if werr != nil && !stdout.Gone() && !stdout.Stuck() {
 		return werr
 	}
-	return &reported{code: exitCode(class, err)}
+	return &reported{code: exitcode.Of(class, err)}
 }
 
 // fileExists says whether path names something on disk.

@@ -1,0 +1,11 @@
+// Package exitcode is gopi's exit codes, the contract scripts and CI rely
+// on: the codes themselves, the one mapping of an error class (ai.Class,
+// the result object's error.class) to its code, and the table of codes
+// each command's help ends with.
+//
+// Guarantees: a code never changes meaning; every class maps to exactly
+// one code (an unknown one to Internal); only the --timeout deadline
+// exits Timeout, a provider's own stall is a provider failure; each
+// command's table lists the codes that command can exit with and no
+// other.
+package exitcode
