@@ -99,36 +99,23 @@ func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 	if err == nil {
 		err = checkConflicts(c.Flags())
 	}
-	// The run works with a System of its own whose stderr waits until the
-	// signals are trapped and is bounded with a stdout pipe it shares.
-	rs := *sys
-	trap := interrupt.TrapRun(ctx, rs.interrupts())
-	defer trap.Stop()
-	rs.Stderr = trap.Stderr()
-	sys = &rs
-	stdout := mode.NewOutput(trap.Stdout(), m)
-	trap.OnForce(func() { stdout.Abandon(sys.Now().Sub(start).Milliseconds()) })
-	out := mode.IO{Out: stdout, Err: sys.Stderr, ErrTerminal: sys.StderrTTY}
+	inv := trapRun(ctx, sys, m, start)
+	defer inv.trap.Stop()
 	var p *prepared
 	if err == nil {
-		p, err = prepareRun(trap.Context(), sys, c, o, m, runStreams{stdout: stdout, trapped: trap.Ready})
+		p, err = prepareRun(inv.trap.Context(), inv.sys, c, o, m, runStreams{stdout: inv.stdout, trapped: inv.trap.Ready})
 	}
 	if p != nil {
-		stdout.Opened(p.sessionInfo, p.guard())
-	}
-	if p != nil && p.a != nil {
-		defer p.close(sys)
-	}
-	if p != nil && p.cancel != nil {
-		defer p.cancel()
+		inv.stdout.Opened(p.sessionInfo, p.guard())
+		defer p.release(inv.sys)
 	}
 	if err != nil {
-		return reportFailure(sys, out, trap.Stdout(), m, p, err, start)
+		return inv.fail(p, err)
 	}
 	if p.done {
 		return nil
 	}
-	return p.execute(p.ctx, sys, out, trap.Stdout(), m, start)
+	return inv.execute(p)
 }
 
 // runStreams are what gopi run hands prepareRun: its stdout, and the wait
@@ -139,20 +126,43 @@ type runStreams struct {
 	trapped func()
 }
 
+// invocation is one gopi run once its signals are trapped: a System of
+// its own whose stderr waits until they are and is bounded with a stdout
+// pipe it shares, its stdout as one mode.Output, its output mode and when
+// it began.
+type invocation struct {
+	sys    *System
+	trap   *interrupt.Run
+	stdout *mode.Output
+	out    mode.IO
+	m      mode.Mode
+	start  time.Time
+}
+
+// trapRun traps the run's signals; a second one ends stdout with the
+// forced exit's result line.
+func trapRun(ctx context.Context, sys *System, m mode.Mode, start time.Time) *invocation {
+	rs := *sys
+	trap := interrupt.TrapRun(ctx, rs.interrupts())
+	rs.Stderr = trap.Stderr()
+	stdout := mode.NewOutput(trap.Stdout(), m)
+	trap.OnForce(func() { stdout.Abandon(rs.Now().Sub(start).Milliseconds()) })
+	return &invocation{sys: &rs, trap: trap, stdout: stdout, out: mode.IO{Out: stdout, Err: rs.Stderr, ErrTerminal: rs.StderrTTY}, m: m, start: start}
+}
+
 // execute runs the prepared prompt and maps the outcome to the exit code;
 // stdout tells whether its reader went away or stopped reading.
-func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, stdout *interrupt.Stdout, m mode.Mode, start time.Time) (rerr error) {
-	rt, changes := p.a.Runtime(), p.a.Changes()
+func (inv *invocation) execute(p *prepared) (rerr error) {
+	sys, rt, changes := inv.sys, p.a.Runtime(), p.a.Changes()
 	for _, w := range rt.Warnings() {
 		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
 	}
-	info := p.sessionInfo()
 	var o mode.Outcome
-	defer traceRun(p, start)(&o, &rerr) // telemetry.go: the run's spans, sent as it returns
-	o, werr := mode.Run(ctx, rt, p.prompt, out, mode.Options{Mode: m, Session: info, Header: p.header(), Start: start, Now: sys.Now, Then: p.then,
-		Schema: p.schema, OutputRetries: p.outputRetries, Guard: p.a.Guard(),
+	defer traceRun(p, inv.start)(&o, &rerr) // telemetry.go: the run's spans, sent as it returns
+	o, werr := mode.Run(p.ctx, rt, p.prompt, inv.out, mode.Options{Mode: inv.m, Session: p.sessionInfo(), Header: p.header(), Start: inv.start,
+		Now: sys.Now, Then: p.then, Schema: p.schema, OutputRetries: p.outputRetries, Guard: p.a.Guard(),
 		Files: func() ([]tools.FileChange, bool) { return changes.List(p.cwd), changes.Inexact() }})
-	if line := stdout.Lost(o.Class != ai.ClassAborted); line != "" {
+	if line := inv.trap.Stdout().Lost(o.Class != ai.ClassAborted); line != "" {
 		fmt.Fprintln(sys.Stderr, line)
 		return &reported{code: exitcode.Interrupted}
 	}
@@ -167,9 +177,10 @@ func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, stdout
 	return nil
 }
 
-// reportFailure writes a failure before the run in mode m and returns its
-// exit code; a stdout whose reader is gone does not change the code.
-func reportFailure(sys *System, out mode.IO, stdout *interrupt.Stdout, m mode.Mode, p *prepared, err error, start time.Time) error {
+// fail writes a failure before the run and returns its exit code; a
+// stdout whose reader is gone does not change the code. p (nil before
+// the run was prepared) says which session was opened.
+func (inv *invocation) fail(p *prepared, err error) error {
 	var info *mode.SessionInfo
 	var header *mode.Header
 	if p != nil && p.opened() && fileExists(p.a.File()) {
@@ -181,8 +192,8 @@ func reportFailure(sys *System, out mode.IO, stdout *interrupt.Stdout, m mode.Mo
 		header = &h
 	}
 	class := classOf(err)
-	werr := mode.WriteFailure(out, m, class, err, info, header, sys.Now().Sub(start).Milliseconds())
-	if werr != nil && !stdout.Gone() && !stdout.Stuck() {
+	werr := mode.WriteFailure(inv.out, inv.m, class, err, info, header, inv.sys.Now().Sub(inv.start).Milliseconds())
+	if stdout := inv.trap.Stdout(); werr != nil && !stdout.Gone() && !stdout.Stuck() {
 		return werr
 	}
 	return &reported{code: exitcode.Of(class, err)}
@@ -216,10 +227,15 @@ type prepared struct {
 	secrets *tools.Secrets
 }
 
-// close releases the run's Assembly.
-func (p *prepared) close(sys *System) {
-	sys.hosts.remove(p.a)
-	p.a.Close()
+// release ends the --timeout deadline and releases the run's Assembly.
+func (p *prepared) release(sys *System) {
+	if p.cancel != nil {
+		p.cancel()
+	}
+	if p.a != nil {
+		sys.hosts.remove(p.a)
+		p.a.Close()
+	}
 }
 
 // sessionInfo names the session file for the result object; nil when no
