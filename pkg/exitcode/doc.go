@@ -3,9 +3,8 @@
 // the result object's error.class) to its code, and the table of codes
 // each command's help ends with.
 //
-// Guarantees: a code never changes meaning; every class maps to exactly
-// one code (an unknown one to Internal); only the --timeout deadline
-// exits Timeout, a provider's own stall is a provider failure; each
-// command's table lists the codes that command can exit with and no
-// other.
+// Guarantees: a code keeps its meaning; every class maps to exactly one
+// code, one this package does not know to Internal; only the --timeout
+// deadline exits Timeout (a provider's own stall is a provider failure);
+// a run's table (gopi run, bare gopi) lists every code once.
 package exitcode
