@@ -5,6 +5,6 @@
 // tool call by its key argument (KeyArgument), a request that left the
 // oldest turns out (Trim), and the spinner's frames (Spinner).
 //
-// Guarantees: every function is pure and returns one line (KeyArgument's
-// control characters become spaces); nothing here writes anywhere.
+// Guarantees: every function is pure, and nothing here writes anywhere;
+// Text never holds a line feed, KeyArgument no control character at all.
 package oneline
