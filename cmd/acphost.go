@@ -13,6 +13,7 @@ import (
 	"gopi/pkg/agent"
 	"gopi/pkg/ai"
 	"gopi/pkg/chat"
+	"gopi/pkg/exitcode"
 	"gopi/pkg/loop"
 	"gopi/pkg/mcp"
 	"gopi/pkg/runtime"
@@ -83,10 +84,10 @@ func runACP(ctx context.Context, sys *System, c *cobra.Command, o *acpOptions) e
 	srv := acp.NewServer(sys.Stdout, host, acp.Options{Version: cmdVersion(), Diag: sys.Stderr, Now: sys.Now})
 	if err := srv.Serve(ctx, sys.Stdin); err != nil {
 		fmt.Fprintf(sys.Stderr, "gopi: writing the output failed: %v\n", err)
-		return &reported{code: ExitInternal}
+		return &reported{code: exitcode.Internal}
 	}
 	if ctx.Err() != nil {
-		return &reported{code: ExitInterrupted}
+		return &reported{code: exitcode.Interrupted}
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"gopi/pkg/chat"
+	"gopi/pkg/exitcode"
 	"gopi/pkg/mcp"
 )
 
@@ -92,7 +93,7 @@ func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions)
 		chat.Options{Color: !o.noColor && sys.getenv("NO_COLOR") == "", Width: term.Width, Thinking: h.a.Thinking(), Now: sys.Now,
 			First: h.words, FirstFiles: h.files, FirstImages: h.images, Sandbox: sandboxBanner(h.a.Guard().Policy(), sys.getenv("HOME"))}).Run(ctx)
 	if ctx.Err() != nil {
-		return &reported{code: ExitInterrupted}
+		return &reported{code: exitcode.Interrupted}
 	}
 	return err
 }

@@ -17,6 +17,8 @@ import (
 
 	"github.com/chzyer/readline"
 	"github.com/creack/pty"
+
+	"gopi/pkg/exitcode"
 )
 
 // A panic of the chat's display after set-up (it asks the terminal's
@@ -139,8 +141,8 @@ func TestChatDisplayPanicExitsInternal(t *testing.T) {
 		ptmx.WriteString("\x04") // Ctrl-D ends a chat still waiting for input, so the test ends
 		t.Fatal("the chat did not exit after its display panicked")
 	}
-	if c != ExitInternal || !strings.Contains(stderr.String(), "gopi: internal error") || !strings.Contains(stderr.String(), "the terminal went away") {
-		t.Fatalf("exit %d, stderr %q; want %d and the panic", c, stderr.String(), ExitInternal)
+	if c != exitcode.Internal || !strings.Contains(stderr.String(), "gopi: internal error") || !strings.Contains(stderr.String(), "the terminal went away") {
+		t.Fatalf("exit %d, stderr %q; want %d and the panic", c, stderr.String(), exitcode.Internal)
 	}
 	if after, err := readline.GetState(int(tty.Fd())); err != nil || !reflect.DeepEqual(after, cooked) {
 		t.Errorf("the terminal's modes were not restored (%v)", err)

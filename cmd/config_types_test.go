@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"gopi/pkg/exitcode"
 )
 
 // A settings value of the wrong JSON type is a usage error naming the
@@ -63,8 +65,8 @@ func TestSettingsOfTheWrongTypeAreUsageErrors(t *testing.T) {
 				args = append(append([]string{"run"}, args...), "hi")
 			}
 			stdout, stderr, code := runMain(t, sys, args...)
-			if code != ExitUsage {
-				t.Fatalf("exit %d, want %d; stderr %q", code, ExitUsage, stderr)
+			if code != exitcode.Usage {
+				t.Fatalf("exit %d, want %d; stderr %q", code, exitcode.Usage, stderr)
 			}
 			if c.name == "json mode" {
 				// One result object; the message is in it.

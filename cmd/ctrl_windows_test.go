@@ -15,6 +15,7 @@ import (
 
 	"gopi/internal/interrupt"
 	"gopi/internal/wintest"
+	"gopi/pkg/exitcode"
 )
 
 // fakeCtrl is a console whose control events the test sends: Wine has
@@ -96,8 +97,8 @@ func TestWindowsCtrlEventsAbortTheRun(t *testing.T) {
 			if !ctrl.send(ev.event) {
 				t.Fatalf("%s was not taken", ev.name)
 			}
-			if c := <-code; c != ExitInterrupted {
-				t.Fatalf("exit %d, want %d; stderr %q", c, ExitInterrupted, errOut.String())
+			if c := <-code; c != exitcode.Interrupted {
+				t.Fatalf("exit %d, want %d; stderr %q", c, exitcode.Interrupted, errOut.String())
 			}
 			data, err := os.ReadFile(file)
 			if err != nil {

@@ -8,75 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"gopi/internal/interrupt"
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
+	"gopi/pkg/exitcode"
 )
-
-// Exit codes: the contract scripts and CI rely on.
-const (
-	ExitOK          = 0
-	ExitInternal    = 1
-	ExitUsage       = 2
-	ExitProvider    = 3
-	ExitAuth        = 4
-	ExitSession     = 5
-	ExitMaxSteps    = 6
-	ExitTimeout     = 7
-	ExitBudget      = 8
-	ExitSchema      = 9
-	ExitRequired    = 10
-	ExitInterrupted = interrupt.ExitCode // 130: a signal, or stdout's reader went away
-)
-
-// exitCodesHelp is shown in gopi run --help.
-const exitCodesHelp = `Exit codes:
-  0    the model stopped with an answer
-  1    internal error
-  2    usage or input error (nothing was sent to a model, no file was changed)
-  3    the model or provider failed (after retries)
-  4    authentication or quota refused
-  5    the session could not be read or written (locked, changed by another program, disk full)
-  6    max steps reached
-  7    --timeout expired
-  8    a budget was spent (--max-budget-tokens, --max-budget-usd)
-  9    the answer did not satisfy --output-schema after its retries
-  10   something the run requires could not start (a sandbox asked for, a required MCP server), before any request
-  130  interrupted (SIGINT/SIGTERM/SIGHUP, or stdout's reader went away)`
-
-// exitCode maps an error class to the exit code. A provider's own stall
-// timeout is a provider failure; only the --timeout deadline exits 7.
-func exitCode(class ai.Class, err error) int {
-	switch class {
-	case "":
-		return ExitOK
-	case ai.ClassUsage:
-		return ExitUsage
-	case ai.ClassAuth, ai.ClassQuota:
-		return ExitAuth
-	case ai.ClassRateLimit, ai.ClassOverloaded, ai.ClassServer, ai.ClassNetwork, ai.ClassContextOverflow:
-		return ExitProvider
-	case ai.ClassTimeout:
-		var pe *ai.ProviderError
-		if errors.As(err, &pe) {
-			return ExitProvider
-		}
-		return ExitTimeout
-	case ai.ClassAborted:
-		return ExitInterrupted
-	case ai.ClassMaxSteps:
-		return ExitMaxSteps
-	case ai.ClassBudgetTokens, ai.ClassBudgetUSD:
-		return ExitBudget
-	case ai.ClassSchema:
-		return ExitSchema
-	case ai.ClassRequired:
-		return ExitRequired
-	case ai.ClassSession:
-		return ExitSession
-	}
-	return ExitInternal
-}
 
 // classedError is a failure before the run, with its class.
 type classedError = assemble.Error
@@ -120,3 +55,16 @@ func usageArgs(c *cobra.Command) {
 type reported struct{ code int }
 
 func (r *reported) Error() string { return fmt.Sprintf("exit %d", r.code) }
+
+// exitCodesOf is the exit code table of c's help (pkg/exitcode).
+func exitCodesOf(c *cobra.Command) string {
+	table, _ := exitcode.Table(strings.TrimPrefix(strings.TrimPrefix(c.CommandPath(), c.Root().Name()), " "))
+	return table
+}
+
+// setExitHelp ends the usage (and so the help) of root and every command
+// below it with that command's own exit codes.
+func setExitHelp(root *cobra.Command) {
+	cobra.AddTemplateFunc("exitCodes", exitCodesOf)
+	root.SetUsageTemplate(root.UsageTemplate() + "\n{{exitCodes .}}\n")
+}

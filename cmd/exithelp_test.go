@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"gopi/pkg/exitcode"
 )
 
 // TestHelpExitCodes: every command's --help ends with one exit code table,
@@ -48,13 +50,13 @@ func TestHelpExitCodes(t *testing.T) {
 		}
 	}
 	walk(root)
-	for path := range exitTables {
+	for _, path := range exitcode.Commands() {
 		if !seen[path] {
-			t.Errorf("exitTables names %q, which is no command", path)
+			t.Errorf("exitcode has a table for %q, which is no command", path)
 		}
 	}
 	for _, want := range []string{"session export", "mcp list", "chat", "rpc", "version"} {
-		if _, ok := exitTables[want]; !ok {
+		if _, own := exitcode.Table(want); !own {
 			t.Errorf("gopi %s has no table of its own", want)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"gopi/pkg/loop"
 	"gopi/pkg/mode"
+	"gopi/pkg/structured"
 	"gopi/pkg/tools"
 )
 
@@ -40,7 +41,7 @@ func defaultAgent(args ...string) agentOptions {
 }
 
 func defaultOutput() outputFlags {
-	return outputFlags{mode: setString{v: string(mode.Print)}, maxBytes: defaultMaxPromptBytes, outputRetries: mode.DefaultOutputRetries}
+	return outputFlags{mode: setString{v: string(mode.Print)}, maxBytes: defaultMaxPromptBytes, outputRetries: structured.DefaultRetries}
 }
 
 // everyAgentFlag gives each flag of agentOptions once, and want is what

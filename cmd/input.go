@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"gopi/internal/filekind"
 	"gopi/pkg/input"
 	"gopi/pkg/resources"
 	"gopi/pkg/settings"
@@ -37,7 +38,7 @@ func promptInput(sys *System, s *runSettings, cat *resources.Catalog, secrets *t
 func isDir(path string) error {
 	st, err := os.Stat(path)
 	if err != nil {
-		return errors.New(fileProblem(err))
+		return errors.New(filekind.Problem(err))
 	}
 	if !st.IsDir() {
 		return fmt.Errorf("%s is not a folder", path)

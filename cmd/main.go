@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gopi/pkg/exitcode"
 	"gopi/pkg/sandbox"
 )
 
@@ -25,7 +26,7 @@ func Main(args []string, sys System) (code int) {
 	defer func() {
 		if p := recover(); p != nil {
 			fmt.Fprintf(sys.Stderr, "gopi: internal error: %v\n", p)
-			code = ExitInternal
+			code = exitcode.Internal
 		}
 	}()
 	sys.args, sys.hosts = args, &openHosts{}
@@ -36,7 +37,7 @@ func Main(args []string, sys System) (code int) {
 	root.SetErr(sys.Stderr)
 	err := root.ExecuteContext(context.Background())
 	if err == nil {
-		return ExitOK
+		return exitcode.OK
 	}
 	var rep *reported
 	if errors.As(err, &rep) {
@@ -44,7 +45,7 @@ func Main(args []string, sys System) (code int) {
 	}
 	class := classOf(err)
 	fmt.Fprintf(sys.Stderr, "gopi: %v\n", err)
-	return exitCode(class, err)
+	return exitcode.Of(class, err)
 }
 
 func newRootCmd(sys *System) *cobra.Command {

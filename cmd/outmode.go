@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"gopi/pkg/ai"
+	"gopi/pkg/exitcode"
 	"gopi/pkg/mode"
 )
 
@@ -53,7 +54,7 @@ func runFlagError(sys *System) func(*cobra.Command, error) error {
 		if werr := mode.WriteFailure(out, m, ai.ClassUsage, uerr, nil, nil, 0); werr != nil {
 			return werr
 		}
-		return &reported{code: ExitUsage}
+		return &reported{code: exitcode.Usage}
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gopi/pkg/exitcode"
 )
 
 // Every spelling of json or events output gets exactly one JSON line on
@@ -71,7 +73,7 @@ func TestNotJSONSpellingsWriteNothingOnStdout(t *testing.T) {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			sys, _, _ := sysFor(t, t.TempDir())
 			stdout, stderr, code := runMain(t, sys, args...)
-			if code != ExitUsage || stdout != "" || !strings.HasPrefix(stderr, "gopi: ") {
+			if code != exitcode.Usage || stdout != "" || !strings.HasPrefix(stderr, "gopi: ") {
 				t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 			}
 		})
@@ -80,7 +82,7 @@ func TestNotJSONSpellingsWriteNothingOnStdout(t *testing.T) {
 
 func oneUsageResult(t *testing.T, stdout string, code int) {
 	t.Helper()
-	if code != ExitUsage || strings.Count(stdout, "\n") != 1 || !strings.HasSuffix(stdout, "\n") {
+	if code != exitcode.Usage || strings.Count(stdout, "\n") != 1 || !strings.HasSuffix(stdout, "\n") {
 		t.Fatalf("exit %d, stdout %q", code, stdout)
 	}
 	var res struct {

@@ -3,20 +3,19 @@ package cmd
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"regexp"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
-// The messages of this file say in the user's words what Go's and the
-// libraries' errors say in theirs ("strconv.ParseInt: parsing", "stat
-// x: no such file or directory", "json: unknown field", cobra's "accepts
-// 1 arg(s)"): each names the input and what to give instead.
+// The messages of this file say in the user's words what pflag's and
+// cobra's errors say in theirs ("strconv.ParseInt: parsing", cobra's
+// "accepts 1 arg(s)"): each names the flag or command and what to give
+// instead. A path's problem is filekind.Problem's, a JSON document's
+// settings.JSONProblem's.
 
 // flagUsageErr is a flag the parser refused (pflag's error), as a usage
 // error naming the flag and what it takes.
@@ -95,33 +94,3 @@ func quoteAll(args []string) []string {
 	}
 	return out
 }
-
-// fileProblem says what is wrong with a path an input names, without the
-// system call: "no such file or folder", "not readable (permission
-// denied)".
-func fileProblem(err error) string {
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "no such file or folder"
-	case errors.Is(err, fs.ErrPermission):
-		return "permission denied"
-	case errors.Is(err, syscall.ENOTDIR):
-		return "a part of the path is a file, not a folder"
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
-
-// cause is an error that reads as its words alone while errors.Is still
-// finds what it wraps (context.Canceled: exit 130), so "context
-// canceled" never reaches the user.
-type cause struct {
-	msg string
-	err error
-}
-
-func (c *cause) Error() string { return c.msg }
-func (c *cause) Unwrap() error { return c.err }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gopi/internal/filekind"
 	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
@@ -17,6 +18,7 @@ import (
 	"gopi/pkg/resources"
 	"gopi/pkg/runtime"
 	"gopi/pkg/settings"
+	"gopi/pkg/structured"
 	"gopi/pkg/telemetry"
 	"gopi/pkg/tools"
 )
@@ -232,7 +234,7 @@ func loadResources(sys *System, s *runSettings, o *agentOptions) (*resources.Cat
 // loadOutputSchema reads --output-schema's file (bounded, a regular file)
 // and checks the schema; any fault is a usage error before anything is
 // sent or written.
-func loadOutputSchema(sys *System, s *runSettings, o *runOptions) (*mode.OutputSchema, error) {
+func loadOutputSchema(sys *System, s *runSettings, o *runOptions) (*structured.Schema, error) {
 	if o.outputRetries < 0 {
 		return nil, usageErr("--output-retries %d: give a whole number, 0 or more", o.outputRetries)
 	}
@@ -245,9 +247,9 @@ func loadOutputSchema(sys *System, s *runSettings, o *runOptions) (*mode.OutputS
 	}
 	doc, err := resources.ReadFile(nil, path, resources.MaxFileSize)
 	if err != nil {
-		return nil, usageErr("--output-schema %s: %s; give a JSON Schema file of at most 1 MiB", o.outputSchema, fileProblem(err))
+		return nil, usageErr("--output-schema %s: %s; give a JSON Schema file of at most 1 MiB", o.outputSchema, filekind.Problem(err))
 	}
-	sch, err := mode.NewOutputSchema(doc)
+	sch, err := structured.NewSchema(doc)
 	if err != nil {
 		return nil, usageErr("--output-schema %s: %v", o.outputSchema, err)
 	}
@@ -255,7 +257,7 @@ func loadOutputSchema(sys *System, s *runSettings, o *runOptions) (*mode.OutputS
 }
 
 // withSchema adds the output schema's instructions to the system prompt.
-func withSchema(prompt string, sch *mode.OutputSchema) string {
+func withSchema(prompt string, sch *structured.Schema) string {
 	if sch == nil {
 		return prompt
 	}
@@ -263,7 +265,7 @@ func withSchema(prompt string, sch *mode.OutputSchema) string {
 }
 
 // schemaJSON is the schema document the requests carry, nil without one.
-func schemaJSON(sch *mode.OutputSchema) json.RawMessage {
+func schemaJSON(sch *structured.Schema) json.RawMessage {
 	if sch == nil {
 		return nil
 	}

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"gopi/pkg/exitcode"
 )
 
 // Overlapping session reads pause the collector once and restore the
@@ -72,12 +74,12 @@ func TestStdinFailures(t *testing.T) {
 	sys.StdinTTY = false
 	sys.Stdin = failingReader{errors.New("is a directory")}
 	_, errOut, code := runMain(t, sys, "run", "--provider", "faux")
-	if code != ExitUsage || !strings.Contains(errOut, "read the prompt from stdin: is a directory (give the prompt as arguments, or pass --no-stdin)") {
+	if code != exitcode.Usage || !strings.Contains(errOut, "read the prompt from stdin: is a directory (give the prompt as arguments, or pass --no-stdin)") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 	sys.Stdin = stalledReader{}
 	out, errOut, code := runMain(t, sys, "run", "--provider", "faux", "--json", "--timeout", "50ms")
-	if code != ExitTimeout || !strings.Contains(errOut, "did not end before the deadline (--timeout)") || !strings.Contains(out, `"class":"timeout"`) {
+	if code != exitcode.Timeout || !strings.Contains(errOut, "did not end before the deadline (--timeout)") || !strings.Contains(out, `"class":"timeout"`) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	if strings.Contains(out+errOut, "context deadline exceeded") { // Go's words, not the user's
@@ -105,7 +107,7 @@ func TestAPIKeyWithALineBreakIsRefused(t *testing.T) {
 		sys, _, _ := sysFor(t, t.TempDir(), append(c.env, "ANTHROPIC_BASE_URL="+srv.URL)...)
 		args := append([]string{"run", "--provider", "anthropic", "--no-session"}, c.args...)
 		_, errOut, code := runMain(t, sys, append(args, "hi")...)
-		if code != ExitUsage || !strings.Contains(errOut, "the API key in "+c.from+" holds a control character") || strings.Contains(errOut, "sk-secret") {
+		if code != exitcode.Usage || !strings.Contains(errOut, "the API key in "+c.from+" holds a control character") || strings.Contains(errOut, "sk-secret") {
 			t.Fatalf("exit %d, stderr %q", code, errOut)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"gopi/pkg/ai"
+	"gopi/pkg/exitcode"
 	"gopi/pkg/mode"
 )
 
@@ -106,7 +107,7 @@ func reportUsage(sys *System, c *cobra.Command, err error) error {
 	if werr := mode.WriteFailure(out, m, ai.ClassUsage, err, nil, nil, 0); werr != nil {
 		return werr
 	}
-	return &reported{code: ExitUsage}
+	return &reported{code: exitcode.Usage}
 }
 
 func anyChanged(c *cobra.Command, names []string) bool {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"gopi/internal/interrupt"
+	"gopi/pkg/exitcode"
 	"gopi/pkg/rpc"
 )
 
@@ -113,10 +114,10 @@ func rpcExit(sys *System, ctx context.Context, err error) error {
 		fmt.Fprintln(sys.Stderr, interrupt.StuckLine)
 	default:
 		fmt.Fprintf(sys.Stderr, "gopi: writing the output failed: %v\n", err)
-		return &reported{code: ExitInternal}
+		return &reported{code: exitcode.Internal}
 	}
 	if ctx.Err() != nil || (err != nil && !errors.Is(err, rpc.ErrInputEnded)) {
-		return &reported{code: ExitInterrupted}
+		return &reported{code: exitcode.Interrupted}
 	}
 	return nil
 }

@@ -13,8 +13,10 @@ import (
 	"gopi/internal/interrupt"
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
+	"gopi/pkg/exitcode"
 	"gopi/pkg/mode"
 	"gopi/pkg/sandbox"
+	"gopi/pkg/structured"
 	"gopi/pkg/tools"
 )
 
@@ -97,36 +99,23 @@ func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 	if err == nil {
 		err = checkConflicts(c.Flags())
 	}
-	// The run works with a System of its own whose stderr waits until the
-	// signals are trapped and is bounded with a stdout pipe it shares.
-	rs := *sys
-	trap := interrupt.TrapRun(ctx, rs.interrupts())
-	defer trap.Stop()
-	rs.Stderr = trap.Stderr()
-	sys = &rs
-	stdout := mode.NewOutput(trap.Stdout(), m)
-	trap.OnForce(func() { stdout.Abandon(sys.Now().Sub(start).Milliseconds()) })
-	out := mode.IO{Out: stdout, Err: sys.Stderr, ErrTerminal: sys.StderrTTY}
+	inv := trapRun(ctx, sys, m, start)
+	defer inv.trap.Stop()
 	var p *prepared
 	if err == nil {
-		p, err = prepareRun(trap.Context(), sys, c, o, m, runStreams{stdout: stdout, trapped: trap.Ready})
+		p, err = prepareRun(inv.trap.Context(), inv.sys, c, o, m, runStreams{stdout: inv.stdout, trapped: inv.trap.Ready})
 	}
 	if p != nil {
-		stdout.Opened(p.sessionInfo, p.guard())
-	}
-	if p != nil && p.a != nil {
-		defer p.close(sys)
-	}
-	if p != nil && p.cancel != nil {
-		defer p.cancel()
+		inv.stdout.Opened(p.sessionInfo, p.guard())
+		defer p.release(inv.sys)
 	}
 	if err != nil {
-		return reportFailure(sys, out, trap.Stdout(), m, p, err, start)
+		return inv.fail(p, err)
 	}
 	if p.done {
 		return nil
 	}
-	return p.execute(p.ctx, sys, out, trap.Stdout(), m, start)
+	return inv.execute(p)
 }
 
 // runStreams are what gopi run hands prepareRun: its stdout, and the wait
@@ -137,62 +126,61 @@ type runStreams struct {
 	trapped func()
 }
 
+// invocation is one gopi run once its signals are trapped: a System of
+// its own whose stderr waits until they are and is bounded with a stdout
+// pipe it shares, its stdout as one mode.Output, its output mode and when
+// it began.
+type invocation struct {
+	sys    *System
+	trap   *interrupt.Run
+	stdout *mode.Output
+	out    mode.IO
+	m      mode.Mode
+	start  time.Time
+}
+
+// trapRun traps the run's signals; a second one ends stdout with the
+// forced exit's result line.
+func trapRun(ctx context.Context, sys *System, m mode.Mode, start time.Time) *invocation {
+	rs := *sys
+	trap := interrupt.TrapRun(ctx, rs.interrupts())
+	rs.Stderr = trap.Stderr()
+	stdout := mode.NewOutput(trap.Stdout(), m)
+	trap.OnForce(func() { stdout.Abandon(rs.Now().Sub(start).Milliseconds()) })
+	return &invocation{sys: &rs, trap: trap, stdout: stdout, out: mode.IO{Out: stdout, Err: rs.Stderr, ErrTerminal: rs.StderrTTY}, m: m, start: start}
+}
+
 // execute runs the prepared prompt and maps the outcome to the exit code;
 // stdout tells whether its reader went away or stopped reading.
-func (p *prepared) execute(ctx context.Context, sys *System, out mode.IO, stdout *interrupt.Stdout, m mode.Mode, start time.Time) (rerr error) {
-	rt, changes := p.a.Runtime(), p.a.Changes()
+func (inv *invocation) execute(p *prepared) (rerr error) {
+	sys, rt, changes := inv.sys, p.a.Runtime(), p.a.Changes()
 	for _, w := range rt.Warnings() {
 		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
 	}
-	info := p.sessionInfo()
 	var o mode.Outcome
-	defer traceRun(p, start)(&o, &rerr) // telemetry.go: the run's spans, sent as it returns
-	o, werr := mode.Run(ctx, rt, p.prompt, out, mode.Options{Mode: m, Session: info, Header: p.header(), Start: start, Now: sys.Now, Then: p.then,
-		Schema: p.schema, OutputRetries: p.outputRetries, Guard: p.a.Guard(),
+	defer traceRun(p, inv.start)(&o, &rerr) // telemetry.go: the run's spans, sent as it returns
+	o, werr := mode.Run(p.ctx, rt, p.prompt, inv.out, mode.Options{Mode: inv.m, Session: p.sessionInfo(), Header: p.header(), Start: inv.start,
+		Now: sys.Now, Then: p.then, Schema: p.schema, OutputRetries: p.outputRetries, Guard: p.a.Guard(),
 		Files: func() ([]tools.FileChange, bool) { return changes.List(p.cwd), changes.Inexact() }})
-	if err := stdoutLost(sys, stdout, o.Class != ai.ClassAborted); err != nil {
-		return err
+	if line := inv.trap.Stdout().Lost(o.Class != ai.ClassAborted); line != "" {
+		fmt.Fprintln(sys.Stderr, line)
+		return &reported{code: exitcode.Interrupted}
 	}
 	if werr != nil {
 		// stdout failed (a full disk): say so on stderr; the session keeps the run.
 		fmt.Fprintf(sys.Stderr, "gopi: writing the output failed: %v\n", werr)
-		return &reported{code: ExitInternal}
+		return &reported{code: exitcode.Internal}
 	}
-	err := o.Err
-	if err == nil {
-		err = o.Result.Err
-	}
-	if code := exitCode(o.Class, err); code != ExitOK {
+	if code := exitcode.Of(o.Class, o.Cause()); code != exitcode.OK {
 		return &reported{code: code}
 	}
 	return nil
 }
 
-// stdoutLost says on stderr that nobody reads the run's output any more,
-// and returns the exit of an interrupt; nil while stdout is read. ended
-// says the run had ended on its own (it was not aborted).
-func stdoutLost(sys *System, stdout *interrupt.Stdout, ended bool) error {
-	switch {
-	case stdout.Gone():
-		// Like an interrupt, whether the run was still going (it was
-		// aborted) or had just ended.
-		what := "the run was aborted"
-		if ended {
-			what = "its end was not written"
-		}
-		fmt.Fprintf(sys.Stderr, "gopi: stdout was closed by its reader: %s; the session keeps what was done\n", what)
-	case stdout.Stuck():
-		// Only a cancelled run bounds its writes: it ends as interrupted.
-		fmt.Fprintln(sys.Stderr, interrupt.StuckLine)
-	default:
-		return nil
-	}
-	return &reported{code: ExitInterrupted}
-}
-
-// reportFailure writes a failure before the run in mode m and returns its
-// exit code; a stdout whose reader is gone does not change the code.
-func reportFailure(sys *System, out mode.IO, stdout *interrupt.Stdout, m mode.Mode, p *prepared, err error, start time.Time) error {
+// fail writes a failure before the run and returns its exit code; a
+// stdout whose reader is gone does not change the code. p (nil before
+// the run was prepared) says which session was opened.
+func (inv *invocation) fail(p *prepared, err error) error {
 	var info *mode.SessionInfo
 	var header *mode.Header
 	if p != nil && p.opened() && fileExists(p.a.File()) {
@@ -204,11 +192,11 @@ func reportFailure(sys *System, out mode.IO, stdout *interrupt.Stdout, m mode.Mo
 		header = &h
 	}
 	class := classOf(err)
-	werr := mode.WriteFailure(out, m, class, err, info, header, sys.Now().Sub(start).Milliseconds())
-	if werr != nil && !stdout.Gone() && !stdout.Stuck() {
+	werr := mode.WriteFailure(inv.out, inv.m, class, err, info, header, inv.sys.Now().Sub(inv.start).Milliseconds())
+	if stdout := inv.trap.Stdout(); werr != nil && !stdout.Gone() && !stdout.Stuck() {
 		return werr
 	}
-	return &reported{code: exitCode(class, err)}
+	return &reported{code: exitcode.Of(class, err)}
 }
 
 // fileExists says whether path names something on disk.
@@ -232,17 +220,22 @@ type prepared struct {
 	done   bool // nothing to run (--print-system-prompt)
 	// schema is --output-schema's, nil without it; outputRetries how
 	// often an answer that does not satisfy it goes back to the model.
-	schema        *mode.OutputSchema
+	schema        *structured.Schema
 	outputRetries int
 	cwd           string
 	// secrets are scrubbed from the @file arguments' text.
 	secrets *tools.Secrets
 }
 
-// close releases the run's Assembly.
-func (p *prepared) close(sys *System) {
-	sys.hosts.remove(p.a)
-	p.a.Close()
+// release ends the --timeout deadline and releases the run's Assembly.
+func (p *prepared) release(sys *System) {
+	if p.cancel != nil {
+		p.cancel()
+	}
+	if p.a != nil {
+		sys.hosts.remove(p.a)
+		p.a.Close()
+	}
 }
 
 // sessionInfo names the session file for the result object; nil when no

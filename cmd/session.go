@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gopi/internal/filekind"
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
 	"gopi/pkg/session"
@@ -59,7 +60,7 @@ func readSession(sys *System, ref, cwdFlag string) (*session.File, error) {
 		if looksLikePath(ref) {
 			st, serr := os.Stat(ref)
 			if serr != nil {
-				return nil, usageErr("session %s: %s: give a session file or id (gopi session list shows the sessions of this folder)", ref, fileProblem(serr))
+				return nil, usageErr("session %s: %s: give a session file or id (gopi session list shows the sessions of this folder)", ref, filekind.Problem(serr))
 			}
 			if !st.Mode().IsRegular() {
 				return nil, usageErr("session %s is not a file (a folder?): give a session file or id", ref)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gopi/pkg/exitcode"
 )
 
 // A stdout whose reader is already gone (gopi run --mode events | true):
@@ -24,7 +26,7 @@ func TestStdoutReaderGoneAbortsTheRun(t *testing.T) {
 	sys.Stdout = stdout
 	file := filepath.Join(cwd, "s.jsonl")
 	code := Main([]string{"run", "--mode", "events", "--provider", "faux", "--session", file, "hi"}, *sys)
-	if code != ExitInterrupted || !strings.Contains(errOut.String(), "stdout was closed by its reader: the run was aborted") {
+	if code != exitcode.Interrupted || !strings.Contains(errOut.String(), "stdout was closed by its reader: the run was aborted") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 	if stdout.writes != 1 {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"gopi/pkg/exitcode"
 	"gopi/pkg/mode"
 	"gopi/pkg/telemetry"
 )
@@ -24,18 +25,14 @@ import (
 func traceRun(p *prepared, start time.Time) func(o *mode.Outcome, err *error) {
 	end := p.a.TraceRun(p.prompt, start)
 	return func(o *mode.Outcome, err *error) {
-		code := ExitOK
+		code := exitcode.OK
 		var rep *reported
 		if errors.As(*err, &rep) {
 			code = rep.code
 		} else if *err != nil {
-			code = ExitInternal
-		}
-		cause := o.Err
-		if cause == nil {
-			cause = o.Result.Err
+			code = exitcode.Internal
 		}
 		end(telemetry.End{Reason: string(o.Result.Reason), ExitCode: code, Steps: o.Result.Steps, Usage: o.Result.Usage,
-			Class: string(o.Class), Err: cause})
+			Class: string(o.Class), Err: o.Cause()})
 	}
 }

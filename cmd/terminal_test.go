@@ -4,12 +4,14 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"gopi/pkg/exitcode"
 )
 
 func TestChatRefusesWithoutATerminal(t *testing.T) {
 	sys, stdout, stderr := sysFor(t, t.TempDir())
 	sys.Stdin, sys.StdinTTY = strings.NewReader("hello\n"), false
-	if code := Main([]string{"chat", "--provider", "faux"}, *sys); code != ExitUsage {
+	if code := Main([]string{"chat", "--provider", "faux"}, *sys); code != exitcode.Usage {
 		t.Fatalf("exit %d", code)
 	}
 	if stdout.Len() != 0 || !strings.Contains(stderr.String(), "gopi run") {
@@ -19,7 +21,7 @@ func TestChatRefusesWithoutATerminal(t *testing.T) {
 
 func TestBareGopiWithoutATerminalPrintsHelp(t *testing.T) {
 	sys, stdout, _ := sysFor(t, t.TempDir())
-	if code := Main(nil, *sys); code != ExitOK {
+	if code := Main(nil, *sys); code != exitcode.OK {
 		t.Fatalf("exit %d", code)
 	}
 	if !strings.Contains(stdout.String(), "chat") || !strings.Contains(stdout.String(), "run") {
@@ -32,7 +34,7 @@ func TestBareGopiWithoutATerminalPrintsHelp(t *testing.T) {
 func TestChatTerminalItCannotUseIsAUsageError(t *testing.T) {
 	sys, _, stderr := sysFor(t, t.TempDir())
 	sys.StdoutTTY = true
-	if code := Main([]string{"chat", "--provider", "faux", "--no-session"}, *sys); code != ExitUsage ||
+	if code := Main([]string{"chat", "--provider", "faux", "--no-session"}, *sys); code != exitcode.Usage ||
 		!strings.Contains(stderr.String(), "gopi chat needs a terminal on stdin and stdout; use gopi run") {
 		t.Fatalf("streams: exit %d, stderr %q", code, stderr)
 	}
@@ -50,7 +52,7 @@ func TestChatTerminalItCannotUseIsAUsageError(t *testing.T) {
 	defer outW.Close()
 	sys, _, stderr = sysFor(t, t.TempDir())
 	sys.Stdin, sys.Stdout, sys.StdoutTTY = inR, outW, true
-	if code := Main([]string{"chat", "--provider", "faux", "--no-session"}, *sys); code != ExitUsage ||
+	if code := Main([]string{"chat", "--provider", "faux", "--no-session"}, *sys); code != exitcode.Usage ||
 		!strings.Contains(stderr.String(), "gopi chat: cannot set up the terminal: ") || !strings.Contains(stderr.String(), "; use gopi run") {
 		t.Fatalf("pipes: exit %d, stderr %q", code, stderr)
 	}

@@ -2,9 +2,7 @@ package cmd
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"gopi/pkg/ai"
+	"gopi/pkg/exitcode"
 )
 
 // sysFor returns an in-process System with buffers and a fixed environment.
@@ -23,35 +21,6 @@ func sysFor(t *testing.T, cwd string, env ...string) (*System, *bytes.Buffer, *b
 	environ := append([]string{"HOME=" + home, "GOPI_HOME=" + filepath.Join(home, ".gopi")}, env...)
 	return &System{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, StdinTTY: true,
 		Environ: environ, Getwd: func() (string, error) { return cwd, nil }, Now: time.Now}, &out, &errOut
-}
-
-func TestExitCodes(t *testing.T) {
-	cases := []struct {
-		class ai.Class
-		err   error
-		want  int
-	}{
-		{"", nil, 0},
-		{ai.ClassUsage, nil, 2},
-		{ai.ClassAuth, nil, 4},
-		{ai.ClassQuota, nil, 4},
-		{ai.ClassRateLimit, nil, 3},
-		{ai.ClassOverloaded, nil, 3},
-		{ai.ClassServer, nil, 3},
-		{ai.ClassNetwork, nil, 3},
-		{ai.ClassContextOverflow, nil, 3},
-		{ai.ClassTimeout, context.DeadlineExceeded, 7},
-		{ai.ClassTimeout, &ai.ProviderError{Class: ai.ClassTimeout, Message: "stream stalled"}, 3},
-		{ai.ClassAborted, context.Canceled, 130},
-		{ai.ClassMaxSteps, nil, 6},
-		{ai.ClassSession, nil, 5},
-		{ai.ClassInternal, errors.New("bug"), 1},
-	}
-	for _, c := range cases {
-		if got := exitCode(c.class, c.err); got != c.want {
-			t.Errorf("exitCode(%q, %v) = %d, want %d", c.class, c.err, got, c.want)
-		}
-	}
 }
 
 // A flag error is reported in the mode the arguments ask for, read as the
@@ -153,7 +122,7 @@ func TestMalformedSettingsIsAUsageError(t *testing.T) {
 	_ = os.MkdirAll(filepath.Join(cwd, ".gopi"), 0o700)
 	_ = os.WriteFile(filepath.Join(cwd, ".gopi", "settings.json"), []byte(`{"thinking":`), 0o600)
 	_, stderr, code := runMain(t, sys, "run", "--provider", "faux", "hi")
-	if code != ExitUsage || !strings.Contains(stderr, "settings.json") {
+	if code != exitcode.Usage || !strings.Contains(stderr, "settings.json") {
 		t.Fatalf("code %d stderr %q", code, stderr)
 	}
 }
@@ -208,7 +177,7 @@ func TestUsageErrorsSendNothingAndWriteNothing(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			sys, _, _ := sysFor(t, cwd, c.env...)
 			_, stderr, code := runMain(t, sys, c.args...)
-			if code != ExitUsage || !strings.Contains(stderr, c.want) {
+			if code != exitcode.Usage || !strings.Contains(stderr, c.want) {
 				t.Fatalf("code %d stderr %q, want 2 and %q", code, stderr, c.want)
 			}
 			if _, err := os.Stat(filepath.Join(sys.getenv("GOPI_HOME"), "sessions")); !os.IsNotExist(err) {
@@ -229,7 +198,7 @@ func TestNonEmptySessionNeedsALeaf(t *testing.T) {
 	before, _ := os.ReadFile(res.Session.File)
 	_, stderr, code := runMain(t, sys, "run", "--provider", "faux", "--session", res.Session.File, "second")
 	after, _ := os.ReadFile(res.Session.File)
-	if code != ExitUsage || !strings.Contains(stderr, res.Session.LeafID) || !bytes.Equal(before, after) {
+	if code != exitcode.Usage || !strings.Contains(stderr, res.Session.LeafID) || !bytes.Equal(before, after) {
 		t.Fatalf("code %d stderr %q (file changed: %v)", code, stderr, !bytes.Equal(before, after))
 	}
 	_, _, code = runMain(t, sys, "run", "--provider", "faux", "--session", res.Session.File, "--leaf", res.Session.LeafID[:4], "second")
@@ -291,7 +260,7 @@ func TestTimeoutCoversStdin(t *testing.T) {
 	sys.Stdin, sys.StdinTTY = r, false
 	start := time.Now()
 	stdout, _, code := runMain(t, sys, "run", "--provider", "faux", "--json", "--timeout", "300ms", "hi")
-	if code != ExitTimeout || time.Since(start) > 5*time.Second || !strings.Contains(stdout, `"class":"timeout"`) {
+	if code != exitcode.Timeout || time.Since(start) > 5*time.Second || !strings.Contains(stdout, `"class":"timeout"`) {
 		t.Fatalf("code %d after %v, stdout %q", code, time.Since(start), stdout)
 	}
 }
@@ -312,7 +281,7 @@ func TestMissingSystemPromptFileWarns(t *testing.T) {
 func TestJSONEqualsTrueStillGetsAResultObject(t *testing.T) {
 	sys, _, _ := sysFor(t, t.TempDir())
 	stdout, _, code := runMain(t, sys, "run", "--json=true", "--max-steps", "abc", "hi")
-	if code != ExitUsage || !strings.Contains(stdout, `"type":"result"`) {
+	if code != exitcode.Usage || !strings.Contains(stdout, `"type":"result"`) {
 		t.Fatalf("code %d stdout %q", code, stdout)
 	}
 }
@@ -330,7 +299,7 @@ func TestEventsFailureAfterOpeningStartsWithHeader(t *testing.T) {
 	// Resuming without a leaf is refused after the session was opened.
 	stdout, _, code = runMain(t, sys, "run", "--provider", "faux", "--mode", "events", "--session", res.Session.File, "again")
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	if code != ExitUsage || len(lines) != 2 || !strings.HasPrefix(lines[0], `{"type":"session"`) || !strings.HasPrefix(lines[1], `{"type":"result"`) {
+	if code != exitcode.Usage || len(lines) != 2 || !strings.HasPrefix(lines[0], `{"type":"session"`) || !strings.HasPrefix(lines[1], `{"type":"result"`) {
 		t.Fatalf("code %d, lines %q", code, lines)
 	}
 }

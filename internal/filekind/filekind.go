@@ -1,9 +1,14 @@
 // Package filekind names what a file is, in the one vocabulary every
-// message of gopi uses ("a folder", "a named pipe (FIFO)", ...), and
-// turns a raw stat's type bits into an fs.FileMode.
+// message of gopi uses ("a folder", "a named pipe (FIFO)", ...), says in
+// it what is wrong with a path that cannot be read (Problem), and turns a
+// raw stat's type bits into an fs.FileMode.
 package filekind
 
-import "io/fs"
+import (
+	"errors"
+	"io/fs"
+	"syscall"
+)
 
 // Of names what a file of mode m is, for a message: "a folder", "a named
 // pipe (FIFO)", "a socket", "a character device", "a block device", "a
@@ -26,4 +31,23 @@ func Of(m fs.FileMode) string {
 		return "a regular file"
 	}
 	return "a special file (mode " + m.String() + ")"
+}
+
+// Problem says what is wrong with a path an input names, in the same
+// vocabulary, without the system call: "no such file or folder",
+// "permission denied", "a part of the path is a file, not a folder".
+func Problem(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "no such file or folder"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied"
+	case errors.Is(err, syscall.ENOTDIR):
+		return "a part of the path is a file, not a folder"
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }

@@ -1,7 +1,9 @@
 package filekind
 
 import (
+	"errors"
 	"io/fs"
+	"syscall"
 	"testing"
 )
 
@@ -18,6 +20,20 @@ func TestOf(t *testing.T) {
 	} {
 		if got := Of(m); got != want {
 			t.Errorf("Of(%v) = %q, want %q", m, got, want)
+		}
+	}
+}
+
+func TestProblem(t *testing.T) {
+	for err, want := range map[error]string{
+		&fs.PathError{Op: "stat", Path: "x", Err: fs.ErrNotExist}:     "no such file or folder",
+		&fs.PathError{Op: "open", Path: "x", Err: fs.ErrPermission}:   "permission denied",
+		&fs.PathError{Op: "stat", Path: "f/x", Err: syscall.ENOTDIR}:  "a part of the path is a file, not a folder",
+		&fs.PathError{Op: "open", Path: "x", Err: errors.New("busy")}: "busy",
+		errors.New("odd"): "odd",
+	} {
+		if got := Problem(err); got != want {
+			t.Errorf("Problem(%v) = %q, want %q", err, got, want)
 		}
 	}
 }

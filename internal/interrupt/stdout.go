@@ -80,3 +80,24 @@ func (s *Stdout) Stuck() bool {
 	defer s.mu.Unlock()
 	return s.stuck
 }
+
+// Lost is the line that says on stderr that nobody reads the run's
+// output any more, "" while stdout is read; ended says the run had ended
+// on its own (it was not aborted). A run whose stdout is lost exits
+// ExitCode, as an interrupted one.
+func (s *Stdout) Lost(ended bool) string {
+	switch {
+	case s.Gone():
+		// Like an interrupt, whether the run was still going (it was
+		// aborted) or had just ended.
+		what := "the run was aborted"
+		if ended {
+			what = "its end was not written"
+		}
+		return "gopi: stdout was closed by its reader: " + what + "; the session keeps what was done"
+	case s.Stuck():
+		// Only a cancelled run bounds its writes: it ends as interrupted.
+		return StuckLine
+	}
+	return ""
+}

@@ -40,6 +40,12 @@ func TestStuckStdoutDropsTheRest(t *testing.T) {
 	if !s.Stuck() || s.Gone() || gone {
 		t.Fatalf("stuck %v, gone %v, gone called %v", s.Stuck(), s.Gone(), gone)
 	}
+	if line := s.Lost(true); line != StuckLine {
+		t.Fatalf("Lost: %q", line)
+	}
+	if line := NewStdout(w, nil).Lost(true); line != "" {
+		t.Fatalf("Lost of a stdout still read: %q", line)
+	}
 }
 
 // Without Signals nothing is trapped: the streams are written at once,

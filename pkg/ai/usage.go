@@ -126,3 +126,19 @@ func (i Info) WithCost(u Usage) Usage {
 	}
 	return u
 }
+
+// ContextTokens is how full the context was at the last answer of msgs
+// that counted tokens (input, cached, output, as pi's footer counts
+// them); false when none did.
+func ContextTokens(msgs []Message) (int64, bool) {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role != RoleAssistant {
+			continue
+		}
+		u := msgs[i].Usage
+		if n := u.Input + u.Output + u.CacheRead + u.CacheWrite; n > 0 {
+			return n, true
+		}
+	}
+	return 0, false
+}

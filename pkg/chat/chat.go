@@ -11,7 +11,7 @@ import (
 
 	"gopi/pkg/agent"
 	"gopi/pkg/ai"
-	"gopi/pkg/mode"
+	"gopi/pkg/oneline"
 	"gopi/pkg/runtime"
 	"gopi/pkg/session"
 )
@@ -160,10 +160,10 @@ func (c *Chat) Run(ctx context.Context) (err error) {
 	}()
 	defer c.shutdown()
 	if first := c.opts.First; c.opts.FirstFiles != "" || len(c.opts.FirstImages) > 0 {
-		c.scr.line(c.pal.cyan("› " + mode.OneLine(first, c.width()-2)))
+		c.scr.line(c.pal.cyan("› " + oneline.Text(first, c.width()-2)))
 		c.promptWith(ctx, c.opts.FirstFiles+first, c.opts.FirstImages)
 	} else if first != "" {
-		c.scr.line(c.pal.cyan("› " + mode.OneLine(first, c.width()-2))) // shown as a typed line would be
+		c.scr.line(c.pal.cyan("› " + oneline.Text(first, c.width()-2))) // shown as a typed line would be
 		if c.handle(ctx, Line{Text: first}) {
 			return c.scr.error()
 		}
@@ -314,7 +314,7 @@ func (c *Chat) updatePrompt() {
 	case c.partial != "":
 		p = "… "
 	case c.op != nil && c.activity != "":
-		p = "[" + mode.OneLine(c.activity, 40) + "] steer › "
+		p = "[" + oneline.Text(c.activity, 40) + "] steer › "
 	case c.op != nil:
 		p = "steer › "
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"gopi/pkg/mode"
+	"gopi/pkg/oneline"
 )
 
 // LiveWriter is a chat output that keeps one live row below the lines
@@ -16,7 +16,7 @@ type LiveWriter interface {
 	SetLive(text string)
 }
 
-// spinnerTick is how often the spinner (mode.Spinner's frames) turns
+// spinnerTick is how often the spinner (oneline.Spinner's frames) turns
 // while the chat waits.
 const spinnerTick = 120 * time.Millisecond
 
@@ -96,7 +96,7 @@ func (r *renderer) drawLive() {
 	case r.text.pending != "":
 		r.scr.setLive(strings.ReplaceAll(r.text.pending, "\t", " "))
 	case r.label != "":
-		r.scr.setLive(r.pal.dim(mode.Spinner[r.frame%len(mode.Spinner)] + " " + mode.OneLine(r.label, max(r.width()-2, 10))))
+		r.scr.setLive(r.pal.dim(oneline.Spinner[r.frame%len(oneline.Spinner)] + " " + oneline.Text(r.label, max(r.width()-2, 10))))
 	default:
 		r.scr.setLive("")
 	}

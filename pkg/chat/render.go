@@ -10,7 +10,7 @@ import (
 	"gopi/pkg/agent"
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
-	"gopi/pkg/mode"
+	"gopi/pkg/oneline"
 )
 
 // renderer draws a run's events as they arrive: answer text line by
@@ -69,9 +69,9 @@ func (r *renderer) event(e agent.Event) {
 			r.waiting("")
 		}
 	case loop.ToolStart:
-		r.started[e.ToolCallID] = toolCall{at: r.now(), arg: mode.KeyArgument(e.Args)}
-		r.activity(e.ToolName + mode.KeyArgument(e.Args))
-		r.waiting(e.ToolName + mode.KeyArgument(e.Args))
+		r.started[e.ToolCallID] = toolCall{at: r.now(), arg: oneline.KeyArgument(e.Args)}
+		r.activity(e.ToolName + oneline.KeyArgument(e.Args))
+		r.waiting(e.ToolName + oneline.KeyArgument(e.Args))
 	case loop.ToolEnd:
 		r.toolEnd(e)
 		if len(r.started) == 0 {
@@ -121,7 +121,7 @@ func (r *renderer) showThinking() {
 		return
 	}
 	words := len(strings.Fields(t))
-	r.scr.line(r.pal.dim(fmt.Sprintf("∴ thinking (%d words): %s", words, mode.OneLine(t, max(r.width()-30, 20)))))
+	r.scr.line(r.pal.dim(fmt.Sprintf("∴ thinking (%d words): %s", words, oneline.Text(t, max(r.width()-30, 20)))))
 }
 
 // messageEnd flushes the answer. A failed answer's error is not shown
@@ -163,7 +163,7 @@ func resultPreview(out *loop.ToolOutput, n int) string {
 			parts = append(parts, c.Text)
 		}
 	}
-	return mode.OneLine(strings.Join(parts, "\n"), n)
+	return oneline.Text(strings.Join(parts, "\n"), n)
 }
 
 // notice writes retries and compactions as dim lines, a cut of the
@@ -188,7 +188,7 @@ func (r *renderer) notice(e agent.Event) {
 		}
 		r.scr.line(r.pal.dim(fmt.Sprintf("compacted: %s tokens summarised", formatTokens(int64(e.Compaction.TokensBefore)))))
 	case loop.ContextTrimmed:
-		r.scr.line(r.pal.red(mode.TrimText(e.Trim)))
+		r.scr.line(r.pal.red(oneline.Trim(e.Trim)))
 	}
 }
 
@@ -225,7 +225,7 @@ func (r *renderer) subagent(e agent.Event) {
 		return
 	}
 	_ = json.Unmarshal(e.Args, &args)
-	what := d.Event.ToolName + mode.KeyArgument(d.Event.Args)
+	what := d.Event.ToolName + oneline.KeyArgument(d.Event.Args)
 	switch d.Event.Type {
 	case "tool_execution_start":
 		r.waiting("task " + args.Description + ": " + what)

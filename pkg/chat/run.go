@@ -10,6 +10,7 @@ import (
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
 	"gopi/pkg/mode"
+	"gopi/pkg/oneline"
 	"gopi/pkg/runtime"
 	"gopi/pkg/session"
 )
@@ -67,7 +68,7 @@ func (c *Chat) background(ctx context.Context, fn func(context.Context, *runtime
 func (c *Chat) settle(ctx context.Context, outcome func()) {
 	c.mu.Lock()
 	for _, q := range c.queued {
-		c.scr.line(c.pal.dim("not sent (the run ended first): " + mode.OneLine(q.text, 60)))
+		c.scr.line(c.pal.dim("not sent (the run ended first): " + oneline.Text(q.text, 60)))
 	}
 	next := strings.Join(c.next, "\n")
 	c.op, c.queued, c.next, c.activity = nil, nil, nil, ""
@@ -77,7 +78,7 @@ func (c *Chat) settle(ctx context.Context, outcome func()) {
 	switch {
 	case next == "":
 	case ctx.Err() != nil:
-		c.scr.line(c.pal.dim("not sent (the run was aborted): " + mode.OneLine(next, 60)))
+		c.scr.line(c.pal.dim("not sent (the run was aborted): " + oneline.Text(next, 60)))
 	default:
 		c.prompt(c.ctx, next)
 	}
@@ -115,7 +116,7 @@ func (c *Chat) queue(text string, followUp bool) {
 	}
 	err = send(msg)
 	if err == nil {
-		c.scr.line(c.pal.dim(fmt.Sprintf("queued (%s): %s", kind, mode.OneLine(expanded, 60))))
+		c.scr.line(c.pal.dim(fmt.Sprintf("queued (%s): %s", kind, oneline.Text(expanded, 60))))
 		return
 	}
 	c.mu.Lock()
@@ -125,7 +126,7 @@ func (c *Chat) queue(text string, followUp bool) {
 	}
 	c.mu.Unlock()
 	if errors.Is(err, agent.ErrNotRunning) {
-		c.scr.line(c.pal.dim("queued as the next prompt: " + mode.OneLine(text, 60)))
+		c.scr.line(c.pal.dim("queued as the next prompt: " + oneline.Text(text, 60)))
 		return
 	}
 	c.scr.line(c.pal.red(err.Error()))
@@ -147,7 +148,7 @@ func (c *Chat) took(text string) {
 	c.mu.Lock()
 	c.unqueue(text)
 	c.mu.Unlock()
-	c.scr.line(c.pal.cyan("› " + mode.OneLine(text, c.width()-2)))
+	c.scr.line(c.pal.cyan("› " + oneline.Text(text, c.width()-2)))
 }
 
 // report writes how a run ended and the status line.
@@ -189,7 +190,7 @@ func (c *Chat) statusLine(rt *runtime.Runtime, u ai.Usage, msgs []ai.Message) st
 
 // fill is the context fill against the window, e.g. 12.3k/200k.
 func (c *Chat) fill(rt *runtime.Runtime, msgs []ai.Message) string {
-	n, ok := mode.ContextTokens(msgs)
+	n, ok := ai.ContextTokens(msgs)
 	if !ok {
 		n = int64(session.BuildContext(rt.Path(), session.Budget{}).Tokens)
 	}

@@ -15,6 +15,7 @@ import (
 	"gopi/pkg/loop"
 	"gopi/pkg/sandbox"
 	"gopi/pkg/session"
+	"gopi/pkg/structured"
 	"gopi/pkg/tools"
 )
 
@@ -136,7 +137,7 @@ type Options struct {
 	// with what is wrong, up to OutputRetries times (in the same
 	// session), and still failing, the invocation fails with class
 	// schema.
-	Schema        *OutputSchema
+	Schema        *structured.Schema
 	OutputRetries int
 	// Files, when set, lists the files the run's tools changed and says
 	// whether that list may miss some (the result's files and

@@ -1,17 +1,15 @@
 package mode
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"gopi/pkg/agent"
 	"gopi/pkg/loop"
+	"gopi/pkg/oneline"
 )
 
 // progress draws one status line on a terminal's stderr: the running
@@ -27,10 +25,6 @@ type progress struct {
 	stopped bool
 	running []string // tool calls in flight (events arrive one at a time)
 }
-
-// Spinner is the frames of the progress line's spinner (the chat's live
-// row turns the same).
-var Spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
 func newProgress(w io.Writer, now func() time.Time) *progress {
 	p := &progress{w: w, now: now, ticker: time.NewTicker(120 * time.Millisecond), done: make(chan struct{})}
@@ -48,7 +42,7 @@ func (p *progress) tick() {
 			frame++
 			p.mu.Lock()
 			if p.line != "" {
-				fmt.Fprintf(p.w, "\r\033[K%s %s (%.1fs)", Spinner[frame%len(Spinner)], p.line, p.now().Sub(p.since).Seconds())
+				fmt.Fprintf(p.w, "\r\033[K%s %s (%.1fs)", oneline.Spinner[frame%len(oneline.Spinner)], p.line, p.now().Sub(p.since).Seconds())
 			}
 			p.mu.Unlock()
 		}
@@ -68,7 +62,7 @@ func (p *progress) event(e agent.Event) {
 	switch e.Type {
 	case loop.ToolStart:
 		p.running = append(p.running, e.ToolCallID)
-		p.set(e.ToolName + KeyArgument(e.Args))
+		p.set(e.ToolName + oneline.KeyArgument(e.Args))
 	case loop.ToolEnd:
 		p.running = slices.DeleteFunc(p.running, func(id string) bool { return id == e.ToolCallID })
 		if n := len(p.running); n > 0 {
@@ -109,21 +103,6 @@ func (p *progress) event(e agent.Event) {
 	}
 }
 
-// KeyArgument shows the argument that says most about a call (": " and
-// its command, path or pattern, made printable), or "".
-func KeyArgument(args json.RawMessage) string {
-	var m map[string]any
-	if json.Unmarshal(args, &m) != nil {
-		return ""
-	}
-	for _, k := range []string{"command", "path", "pattern"} {
-		if v, ok := m[k].(string); ok {
-			return ": " + printable(v, 60)
-		}
-	}
-	return ""
-}
-
 func (p *progress) stop() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -136,19 +115,4 @@ func (p *progress) stop() {
 	if p.line != "" {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
-}
-
-// printable makes s safe for one terminal line: control characters (new
-// lines, escape sequences) become spaces, and it is cut at n runes.
-func printable(s string, n int) string {
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }

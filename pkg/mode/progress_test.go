@@ -3,29 +3,12 @@ package mode
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 	"testing"
 	"time"
 
 	"gopi/pkg/agent"
 	"gopi/pkg/loop"
 )
-
-func TestKeyArgumentIsOneSafeLine(t *testing.T) {
-	t.Parallel()
-	cases := map[string]string{
-		`{"command":"ls -la"}`:                       ": ls -la",
-		`{"command":"echo a\nrm b\u001b[2J"}`:        ": echo a rm b [2J",
-		`{"path":"` + strings.Repeat("é", 80) + `"}`: ": " + strings.Repeat("é", 59) + "…",
-		`{"other":1}`: "",
-		`not json`:    "",
-	}
-	for in, want := range cases {
-		if got := KeyArgument(json.RawMessage(in)); got != want {
-			t.Errorf("KeyArgument(%s) = %q, want %q", in, got, want)
-		}
-	}
-}
 
 func TestProgressTracksParallelTools(t *testing.T) {
 	t.Parallel()

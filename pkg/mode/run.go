@@ -19,6 +19,15 @@ type Outcome struct {
 	Class  ai.Class // "" for success
 }
 
+// Cause is the error the run ended with: the Runtime's refusal, else the
+// run's own; nil for a run that answered.
+func (o Outcome) Cause() error {
+	if o.Err != nil {
+		return o.Err
+	}
+	return o.Result.Err
+}
+
 // Run sends the prompt, then each of opts.Then, to rt and encodes the
 // invocation; its result line goes out through the Output out.Out is or
 // is wrapped in. The returned error is an output write failure only; the

@@ -9,7 +9,6 @@ import (
 
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/faux"
-	"gopi/pkg/loop"
 	"gopi/pkg/runtime"
 	"gopi/pkg/session"
 )
@@ -51,23 +50,5 @@ func TestTrimmedContextIsOneStderrLine(t *testing.T) {
 				t.Fatalf("%d notices in stderr %q", n, errOut.String())
 			}
 		})
-	}
-}
-
-func TestTrimTextSaysWhy(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		info loop.TrimInfo
-		want string
-	}{
-		{loop.TrimInfo{Reason: loop.TrimCompactionFailed, ErrorMessage: "summarization failed: overloaded", ContextWindow: 200000, Turns: 12, Messages: 340},
-			"the conversation does not fit the model's 200000-token window; left out the oldest 12 turns (340 messages) because compaction failed: summarization failed: overloaded"},
-		{loop.TrimInfo{Reason: loop.TrimAfterCompaction, ContextWindow: 8000, Turns: 1, Messages: 1},
-			"the conversation does not fit the model's 8000-token window; left out the oldest turn (1 message) even after compaction"},
-	}
-	for _, c := range cases {
-		if got := TrimText(&c.info); got != c.want {
-			t.Errorf("got  %s\nwant %s", got, c.want)
-		}
 	}
 }

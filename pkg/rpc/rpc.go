@@ -18,6 +18,7 @@ import (
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
 	"gopi/pkg/mode"
+	"gopi/pkg/oneline"
 	"gopi/pkg/runtime"
 )
 
@@ -371,7 +372,7 @@ func (r *Server) launch(msgs []ai.Message) {
 	r.op = op
 	unsent := rt.Control().Subscribe(func(e agent.Event) {
 		for _, m := range e.Unsent {
-			fmt.Fprintf(r.diag, "gopi: not sent (the run ended first): %s\n", mode.OneLine(m.Text(), 60))
+			fmt.Fprintf(r.diag, "gopi: not sent (the run ended first): %s\n", oneline.Text(m.Text(), 60))
 		}
 	}, agent.Only(agent.RunEnd))
 	go func() {

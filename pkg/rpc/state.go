@@ -14,7 +14,6 @@ import (
 	"gopi/pkg/agent"
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
-	"gopi/pkg/mode"
 	"gopi/pkg/session"
 )
 
@@ -313,7 +312,7 @@ func (r *Server) cmdStats(_ context.Context, _ *rpcCommand) (any, error) {
 		total.Cost.Total, nil}
 	if w := cur.Model.ContextWindow; w > 0 {
 		out.ContextUsage = &contextUsage{ContextWindow: w}
-		if n, ok := mode.ContextTokens(msgs); ok || len(msgs) == 0 {
+		if n, ok := ai.ContextTokens(msgs); ok || len(msgs) == 0 {
 			// An empty session's context is 0 tokens, as pi says.
 			p := float64(n) * 100 / float64(w)
 			out.ContextUsage.Tokens, out.ContextUsage.Percent = &n, &p

@@ -1,17 +1,46 @@
-package cmd
+package exitcode
 
-import (
-	"strings"
+// Commands names every command that has a table of its own, by its path
+// below gopi ("" is bare gopi).
+func Commands() []string {
+	names := make([]string, 0, len(tables))
+	for path := range tables {
+		names = append(names, path)
+	}
+	return names
+}
 
-	"github.com/spf13/cobra"
-)
+// Table is the exit codes the command at path (below gopi: "" is bare
+// gopi, "session list") can exit with, as its help ends; own says it has
+// a table of its own: one without (completion, help) gets the few codes
+// any command has.
+func Table(path string) (table string, own bool) {
+	if t, ok := tables[path]; ok {
+		return t, true
+	}
+	return otherTable, false
+}
 
-// exitTables are the exit codes each command can produce, by its path
-// below gopi ("" is bare gopi), shown at the end of its help. A command
-// not listed (completion, help) shows otherCodes.
-var exitTables = map[string]string{
-	"":    exitCodesHelp, // bare gopi runs or chats
-	"run": exitCodesHelp,
+// runTable is the table of a model run: gopi run, and bare gopi.
+const runTable = `Exit codes:
+  0    the model stopped with an answer
+  1    internal error
+  2    usage or input error (nothing was sent to a model, no file was changed)
+  3    the model or provider failed (after retries)
+  4    authentication or quota refused
+  5    the session could not be read or written (locked, changed by another program, disk full)
+  6    max steps reached
+  7    --timeout expired
+  8    a budget was spent (--max-budget-tokens, --max-budget-usd)
+  9    the answer did not satisfy --output-schema after its retries
+  10   something the run requires could not start (a sandbox asked for, a required MCP server), before any request
+  130  interrupted (SIGINT/SIGTERM/SIGHUP, or stdout's reader went away)`
+
+// tables are the exit codes each command can produce, by its path below
+// gopi, shown at the end of its help.
+var tables = map[string]string{
+	"":    runTable, // bare gopi runs or chats
+	"run": runTable,
 	"chat": `Exit codes:
   0    the chat ended (/quit, Ctrl-D on an empty line, Ctrl-C twice)
   1    internal error
@@ -74,24 +103,8 @@ var exitTables = map[string]string{
   10   a server did not start`,
 }
 
-// otherCodes is the help's table of a command exitTables does not list.
-const otherCodes = `Exit codes:
+// otherTable is the table of a command tables does not list.
+const otherTable = `Exit codes:
   0    done
   1    internal error
   2    usage error (an unknown argument or flag)`
-
-// exitCodesOf is the exit code table of c's help.
-func exitCodesOf(c *cobra.Command) string {
-	path := strings.TrimPrefix(strings.TrimPrefix(c.CommandPath(), c.Root().Name()), " ")
-	if t, ok := exitTables[path]; ok {
-		return t
-	}
-	return otherCodes
-}
-
-// setExitHelp ends the usage (and so the help) of root and every command
-// below it with that command's own exit codes.
-func setExitHelp(root *cobra.Command) {
-	cobra.AddTemplateFunc("exitCodes", exitCodesOf)
-	root.SetUsageTemplate(root.UsageTemplate() + "\n{{exitCodes .}}\n")
-}

@@ -1,13 +1,13 @@
-package mode
+package structured
 
 import (
 	"strings"
 	"testing"
 )
 
-func TestOutputSchemaCheck(t *testing.T) {
+func TestSchemaCheck(t *testing.T) {
 	t.Parallel()
-	sch, err := NewOutputSchema([]byte(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",
+	sch, err := NewSchema([]byte(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",
 		"properties":{"n":{"type":"integer","minimum":0},"tags":{"type":"array","items":{"type":"string"}}},"required":["n"]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +38,7 @@ func TestOutputSchemaCheck(t *testing.T) {
 	}
 }
 
-func TestOutputSchemaRefused(t *testing.T) {
+func TestSchemaRefused(t *testing.T) {
 	t.Parallel()
 	for doc, want := range map[string]string{
 		`{"type": 7}`:                       "not a JSON Schema",
@@ -47,13 +47,13 @@ func TestOutputSchemaRefused(t *testing.T) {
 		`{"$ref": "https://example.com/s"}`: "",
 		`{"$schema": "https://json-schema.org/draft-04/schema"}`: "use draft 2020-12",
 	} {
-		_, err := NewOutputSchema([]byte(doc))
+		_, err := NewSchema([]byte(doc))
 		if err == nil || want != "" && !strings.Contains(err.Error(), want) {
-			t.Errorf("NewOutputSchema(%s) = %v, want an error %q", doc, err, want)
+			t.Errorf("NewSchema(%s) = %v, want an error %q", doc, err, want)
 		}
 	}
 	// draft-07 is read too
-	sch, err := NewOutputSchema([]byte(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"string"}`))
+	sch, err := NewSchema([]byte(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"string"}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,7 @@
-package mode
+package structured
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,26 +11,24 @@ import (
 
 	"gopi/internal/schemaguard"
 	"gopi/pkg/ai"
-	"gopi/pkg/loop"
-	"gopi/pkg/runtime"
 )
 
-// DefaultOutputRetries is how many times an answer that does not fit the
+// DefaultRetries is how many times an answer that does not fit the
 // output schema is sent back to the model by default.
-const DefaultOutputRetries = 2
+const DefaultRetries = 2
 
-// OutputSchema is the JSON Schema (draft 2020-12 or draft-07) the final
-// answer of a run must satisfy (--output-schema).
-type OutputSchema struct {
+// Schema is the JSON Schema (draft 2020-12 or draft-07) the final answer
+// of a run must satisfy (--output-schema).
+type Schema struct {
 	raw      json.RawMessage // compact
 	resolved *schemaguard.Schema
 }
 
-// NewOutputSchema reads a schema document; an error says what is wrong
-// with it. References outside the document are refused: a run never
-// fetches anything to check its answer; so are unknown type names and a
-// $ref cycle that reads none of the answer (schemaguard).
-func NewOutputSchema(doc []byte) (*OutputSchema, error) {
+// NewSchema reads a schema document; an error says what is wrong with
+// it. References outside the document are refused: a run never fetches
+// anything to check its answer; so are unknown type names and a $ref
+// cycle that reads none of the answer (schemaguard).
+func NewSchema(doc []byte) (*Schema, error) {
 	var s jsonschema.Schema
 	dec := json.NewDecoder(bytes.NewReader(doc))
 	if err := dec.Decode(&s); err != nil {
@@ -53,23 +50,23 @@ func NewOutputSchema(doc []byte) (*OutputSchema, error) {
 	if err := json.Compact(&compact, doc); err != nil {
 		return nil, fmt.Errorf("not a JSON Schema: %v", err)
 	}
-	return &OutputSchema{raw: compact.Bytes(), resolved: resolved}, nil
+	return &Schema{raw: compact.Bytes(), resolved: resolved}, nil
 }
 
 // JSON returns the schema document, compact.
-func (o *OutputSchema) JSON() json.RawMessage { return o.raw }
+func (s *Schema) JSON() json.RawMessage { return s.raw }
 
 // Instructions tell the model the shape of its final answer; they are
 // added to the system prompt.
-func (o *OutputSchema) Instructions() string {
+func (s *Schema) Instructions() string {
 	return "# Final answer format\n\nWhen you have finished, your final answer must be one JSON value, and nothing else " +
-		"(no prose, no code fence), that is valid against this JSON Schema:\n\n" + string(o.raw)
+		"(no prose, no code fence), that is valid against this JSON Schema:\n\n" + string(s.raw)
 }
 
 // Check reads text as the final answer: the JSON value it holds (the
 // whole text, or one fenced code block the model put it in) when it is
 // valid against the schema; otherwise an error listing what is wrong.
-func (o *OutputSchema) Check(text string) (json.RawMessage, error) {
+func (s *Schema) Check(text string) (json.RawMessage, error) {
 	raw := answerJSON(text)
 	var v any
 	dec := json.NewDecoder(strings.NewReader(raw))
@@ -80,7 +77,7 @@ func (o *OutputSchema) Check(text string) (json.RawMessage, error) {
 	if dec.More() {
 		return nil, errors.New("the answer holds more than one JSON value")
 	}
-	if err := o.resolved.Validate(numbers(v)); err != nil {
+	if err := s.resolved.Validate(numbers(v)); err != nil {
 		return nil, fmt.Errorf("the answer does not satisfy the schema: %v", err)
 	}
 	var compact bytes.Buffer
@@ -88,6 +85,13 @@ func (o *OutputSchema) Check(text string) (json.RawMessage, error) {
 		return nil, err
 	}
 	return compact.Bytes(), nil
+}
+
+// Correction is what the model is told when its answer does not fit:
+// Check's error, at time now (Unix milliseconds).
+func (s *Schema) Correction(err error, now int64) ai.Message {
+	return ai.UserText("Your final answer is not valid: "+err.Error()+
+		"\n\nAnswer again with only the corrected JSON value, valid against the schema in your instructions.", now)
 }
 
 // answerJSON is the text without white space around it, or the inside of
@@ -127,53 +131,4 @@ func numbers(v any) any {
 		}
 	}
 	return v
-}
-
-// retryPrompt is what the model is told when its answer does not fit.
-func retryPrompt(err error, now int64) ai.Message {
-	return ai.UserText("Your final answer is not valid: "+err.Error()+
-		"\n\nAnswer again with only the corrected JSON value, valid against the schema in your instructions.", now)
-}
-
-// structuredAnswer is how the final answer fared against the schema.
-type structuredAnswer struct {
-	value json.RawMessage // the valid answer
-	err   error           // why the last answer was refused
-}
-
-// checkAnswer checks a finished run's answer against opts.Schema, asking
-// the model again in the same session while retries are left. The runs
-// become one result: the messages of all of them, their steps and usage
-// added up.
-func checkAnswer(ctx context.Context, rt *runtime.Runtime, res runtime.Result, err error, opts Options, settled func(loop.Reason)) (runtime.Result, structuredAnswer, error) {
-	for attempt := 0; ; attempt++ {
-		if err != nil || res.Reason != loop.ReasonStop {
-			return res, structuredAnswer{}, err // only a finished answer is checked
-		}
-		final, _ := res.Final()
-		v, cerr := opts.Schema.Check(final.Text())
-		if cerr == nil {
-			return res, structuredAnswer{value: v}, nil
-		}
-		if attempt >= opts.OutputRetries {
-			return res, structuredAnswer{err: cerr}, nil
-		}
-		var next runtime.Result
-		next, err = rt.Prompt(ctx, retryPrompt(cerr, opts.Now().UnixMilli()))
-		settled(next.Reason)
-		res = chain(res, next)
-	}
-}
-
-// apply puts the answer into the result object: the value, or the
-// schema failure (the last answer stays in text).
-func (a structuredAnswer) apply(obj *ResultObject, o *Outcome) {
-	switch {
-	case a.value != nil:
-		obj.Structured = a.value
-	case a.err != nil:
-		o.Class = ai.ClassSchema
-		obj.Reason, obj.IsError = "schema", true
-		obj.Error = &ErrorInfo{Class: ai.ClassSchema, Message: a.err.Error()}
-	}
 }
