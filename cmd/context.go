@@ -1,15 +1,9 @@
 package cmd
 
 import (
-	"errors"
-	"fmt"
-	"io"
-
 	"github.com/spf13/cobra"
 
 	"gopi/pkg/assemble"
-	"gopi/pkg/resources"
-	"gopi/pkg/settings"
 	"gopi/pkg/tools"
 )
 
@@ -20,21 +14,23 @@ func newContextCmd(sys *System) *cobra.Command {
 		Short: "Print the assembled system prompt and every resource found or skipped",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			s, err := readContextSettings(sys, c, o)
+			cfg, ao, err := openSettings(sys, c, o)
 			if err != nil {
 				return err
 			}
-			cat, err := discover(sys, s, o)
+			set, err := cfg.Context(ao)
 			if err != nil {
 				return err
 			}
-			if err := printContext(sys.Stdout, s.cfg, cat); err != nil {
+			cat, err := assemble.LoadCatalog(set, sys.env(c.Context()))
+			if err != nil {
 				return err
 			}
-			if err := printMCPContext(sys.Stdout, s.mcp); err != nil {
+			cat.Describe(sys.Stdout, cfg.Files())
+			if err := printMCPContext(sys.Stdout, set.MCP.Servers); err != nil {
 				return err
 			}
-			ss, err := readSandbox(&o.sandboxFlags, s.cfg, s.cwd)
+			ss, err := cfg.Sandbox(set.Cwd, *ao.Sandbox)
 			if err != nil {
 				return err
 			}
@@ -42,7 +38,7 @@ func newContextCmd(sys *System) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			printSandboxContext(sys.Stdout, g.Policy(), sys.Environ)
+			g.Policy().Describe(sys.Stdout, sys.Environ)
 			return nil
 		},
 	}
@@ -60,50 +56,4 @@ func newContextCmd(sys *System) *cobra.Command {
 	f.BoolVar(&o.noContext, "no-context-files", false, "do not load AGENTS.md or CLAUDE.md files")
 	o.sandboxFlags.AddFlags(f)
 	return c
-}
-
-// discover loads the resources of a run (or of gopi context); a
-// --system-prompt or systemPrompt naming a file that is refused is a
-// usage error naming where the value came from.
-func discover(sys *System, s *runSettings, o *agentOptions) (*resources.Catalog, error) {
-	cat, err := resources.Load(resources.Options{
-		Cwd: s.cwd, Home: sys.getenv("HOME"), GopiHome: s.cfg.Home(), Now: sys.Now,
-		SystemPrompt: s.systemPrompt, AppendSystemPrompt: s.appendSystemPrompt,
-		ActiveTools: s.tools, NoSkills: o.noSkills, NoTemplates: o.noTempl, NoContextFiles: o.noContext, Bare: o.bare,
-	})
-	var pe *resources.PromptFileError
-	switch {
-	case errors.As(err, &pe):
-		key := "systemPrompt"
-		if pe.Kind == resources.KindAppend {
-			key = "appendSystemPrompt"
-		}
-		return nil, usageErr("%s names %s, which %v: give a regular file of at most 1 MiB, or the text itself", s.cfg.Origin(key), pe.Path, pe.Err)
-	case err != nil:
-		return nil, usageErr("%v", err)
-	}
-	return cat, nil
-}
-
-func printContext(w io.Writer, c *settings.Settings, cat *resources.Catalog) error {
-	fmt.Fprintf(w, "# System prompt\n\n%s\n\n# Settings files (merged in this order: a later one overrides an earlier one key by key)\n", cat.SystemPrompt())
-	for _, f := range c.Files() {
-		fmt.Fprintf(w, "- %s\n", f)
-	}
-	fmt.Fprintln(w, "\n# Resources found")
-	for _, it := range cat.Found {
-		name := ""
-		if it.Name != "" {
-			name = " " + it.Name
-		}
-		fmt.Fprintf(w, "- %s%s (%s) %s\n", it.Kind, name, it.Source, it.Path)
-	}
-	fmt.Fprintln(w, "\n# Skipped")
-	for _, sk := range cat.Skipped {
-		fmt.Fprintf(w, "- %s\n", sk)
-	}
-	for _, wa := range cat.Warnings {
-		fmt.Fprintf(w, "- warning: %s\n", wa)
-	}
-	return nil
 }

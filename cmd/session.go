@@ -15,6 +15,7 @@ import (
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
 	"gopi/pkg/session"
+	"gopi/pkg/settings"
 )
 
 func newSessionCmd(sys *System) *cobra.Command {
@@ -33,7 +34,7 @@ func sessionEnv(sys *System, cwdFlag string) (root, cwd string, err error) {
 	if cwd, err = resolveCwd(sys, cwdFlag); err != nil {
 		return "", "", err
 	}
-	home, err := gopiHome(sys)
+	home, err := settings.GopiHome(sys.getenv)
 	if err != nil {
 		return "", "", err
 	}
