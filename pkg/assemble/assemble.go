@@ -131,7 +131,7 @@ type Settings struct {
 	Resources *ResourceSettings
 	// Catalog is the catalog of Resources when the caller loaded it
 	// already (Resources, to say a fault before others); nil: New loads it.
-	Catalog *resources.Catalog
+	Catalog      *resources.Catalog
 	OutputSchema json.RawMessage // nil without one
 	// SpillDir is the folder for bash's spill files; "" names a fresh
 	// one (NewSpillDir).

@@ -17,7 +17,7 @@ type ResourceSettings struct {
 	// SystemPrompt and AppendSystemPrompt are --system-prompt and
 	// --append-system-prompt (or their settings): text, or a file
 	// holding it; "" discovers SYSTEM.md and APPEND_SYSTEM.md.
-	SystemPrompt, AppendSystemPrompt string
+	SystemPrompt, AppendSystemPrompt      string
 	NoSkills, NoTemplates, NoContextFiles bool
 	// OutputInstructions are appended to the system prompt (an output
 	// schema's instructions); "" for none.

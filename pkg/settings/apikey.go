@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"gopi/internal/filekind"
 	"gopi/pkg/assemble"
 )
 
@@ -40,7 +41,7 @@ func readAPIKeyFile(path string) (string, error) {
 		return "", assemble.Usagef("--api-key-file %s: %v", path, pathErr(err))
 	}
 	if !st.Mode().IsRegular() {
-		return "", assemble.Usagef("--api-key-file %s is %s, not a regular file: give a file that holds the key", path, fileKind(st.Mode()))
+		return "", assemble.Usagef("--api-key-file %s is %s, not a regular file: give a file that holds the key", path, filekind.Of(st.Mode()))
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -76,18 +77,4 @@ func pathErr(err error) error {
 		return pe.Err
 	}
 	return err
-}
-
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
 }
