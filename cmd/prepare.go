@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -16,8 +17,8 @@ import (
 	"gopi/pkg/settings"
 )
 
-// prepareRun reads the settings (settings.Assembly), the resources and
-// --output-schema, in this order, then builds the run's Assembly, reads
+// prepareRun reads the settings (settings.Assembly: the resources and
+// --output-schema before the model's), builds the run's Assembly, reads
 // the prompt (within the --timeout deadline) and opens the session.
 // Nothing is sent to a model; on error the returned prepared (possibly
 // nil) says which session was opened, and its Assembly, once built, is
@@ -26,23 +27,19 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 	if _, err := mode.Parse(string(m)); err != nil {
 		return nil, usageErr("--mode %q: use print (pi's text), json, events or rpc", m)
 	}
-	set, err := agentSettings(sys, c, &o.agentOptions)
+	cfg, ao, err := openSettings(sys, c, &o.agentOptions)
 	if err != nil {
 		return nil, err
 	}
-	if set.Catalog, err = assemble.Resources(set, sys.env(ctx)); err != nil {
-		return nil, err
-	}
-	if o.printSP { // needs no key
-		return &prepared{done: true}, printSystemPrompt(rs.stdout, m, set.Catalog.SystemPrompt())
-	}
-	p := &prepared{tools: set.Tools, ctx: ctx, cancel: func() {}, outputRetries: o.outputRetries, cwd: set.Cwd}
-	if p.schema, err = loadOutputSchema(set.Cwd, o); err != nil {
+	p := &prepared{ctx: ctx, cancel: func() {}, outputRetries: o.outputRetries}
+	ao.BeforeModel = func(set *assemble.Settings) error { return p.beforeModel(sys.env(ctx), set, o, m, rs.stdout) }
+	set, err := cfg.Assembly(ao)
+	if errors.Is(err, errPrinted) {
+		return p, nil
+	} else if err != nil {
 		return p, err
 	}
-	if p.schema != nil {
-		set.OutputSchema, set.Resources.OutputInstructions = p.schema.JSON(), p.schema.Instructions()
-	}
+	p.tools, p.cwd = set.Tools, set.Cwd
 	rs.trapped() // before MCP servers start and stdin is read
 	if p.a, err = assemble.New(set, sys.env(ctx)); err != nil {
 		return nil, err
@@ -58,6 +55,32 @@ func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOption
 	}
 	p.prompt, p.then = []ai.Message{first}, then
 	return p, p.a.Open()
+}
+
+// errPrinted ends the settings' reading once --print-system-prompt has
+// printed the prompt.
+var errPrinted = errors.New("system prompt printed")
+
+// beforeModel loads the resources and --output-schema (its instructions
+// end the system prompt) before the model's settings are read; with
+// --print-system-prompt it prints the prompt instead, which needs no
+// model, so no key either.
+func (p *prepared) beforeModel(env assemble.Env, set *assemble.Settings, o *runOptions, m mode.Mode, w io.Writer) (err error) {
+	if set.Catalog, err = assemble.Resources(*set, env); err != nil {
+		return err
+	}
+	if o.printSP {
+		p.done = true
+		if err := printSystemPrompt(w, m, set.Catalog.SystemPrompt()); err != nil {
+			return err
+		}
+		return errPrinted
+	}
+	if p.schema, err = loadOutputSchema(set.Cwd, o); err != nil || p.schema == nil {
+		return err
+	}
+	set.OutputSchema, set.Resources.OutputInstructions = p.schema.JSON(), p.schema.Instructions()
+	return nil
 }
 
 // printSystemPrompt is --print-system-prompt's output: the text, or in

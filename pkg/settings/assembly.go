@@ -32,12 +32,19 @@ type AgentOptions struct {
 	NoSkills, NoTemplates, NoContextFiles bool
 	// Version is gopi's, as telemetry reports it.
 	Version string
+	// BeforeModel, when set, is called once the run's values, the
+	// sandbox and the MCP servers are read, before the model's settings:
+	// gopi run loads the resources and its output schema there, so that
+	// their faults are said before the model's, and --print-system-prompt
+	// stops there. Its error is Assembly's.
+	BeforeModel func(*assemble.Settings) error
 }
 
 // Assembly reads and checks every setting of a run (or a chat) in this
-// order: the run's values (Run), the sandbox, the MCP servers, the model,
-// the sub-agents; and says when a system prompt looks like a missing
-// file. The resources are loaded by assemble.New.
+// order: the run's values (Run), the sandbox, the MCP servers,
+// BeforeModel, the model, the sub-agents; and says when a system prompt
+// looks like a missing file. The resources are loaded by assemble.New
+// (or by BeforeModel).
 func (s *Settings) Assembly(o AgentOptions) (assemble.Settings, error) {
 	r, err := s.Run(RunRequest{Cwd: o.Cwd, NoTools: o.NoTools, Exclude: o.ExcludeTools})
 	if err != nil {
@@ -52,6 +59,11 @@ func (s *Settings) Assembly(o AgentOptions) (assemble.Settings, error) {
 	}
 	if set.MCP, err = s.mcpSettings(o); err != nil {
 		return assemble.Settings{}, err
+	}
+	if o.BeforeModel != nil {
+		if err := o.BeforeModel(&set); err != nil {
+			return assemble.Settings{}, err
+		}
 	}
 	if set.Model, err = s.Model(o.APIKey); err != nil {
 		return assemble.Settings{}, err
