@@ -13,34 +13,7 @@ func newContextCmd(sys *System) *cobra.Command {
 		Use:   "context",
 		Short: "Print the assembled system prompt and every resource found or skipped",
 		Args:  cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			cfg, ao, err := openSettings(sys, c, o)
-			if err != nil {
-				return err
-			}
-			set, err := cfg.Context(ao)
-			if err != nil {
-				return err
-			}
-			cat, err := assemble.LoadCatalog(set, sys.env(c.Context()))
-			if err != nil {
-				return err
-			}
-			cat.Describe(sys.Stdout, cfg.Files())
-			if err := printMCPContext(sys.Stdout, set.MCP.Servers); err != nil {
-				return err
-			}
-			ss, err := cfg.Sandbox(set.Cwd, *ao.Sandbox)
-			if err != nil {
-				return err
-			}
-			g, err := assemble.NewGuard(ss, assemble.NewSpillDir(), sys.env(c.Context()))
-			if err != nil {
-				return err
-			}
-			g.Policy().Describe(sys.Stdout, sys.Environ)
-			return nil
-		},
+		RunE:  func(c *cobra.Command, _ []string) error { return runContext(sys, c, o) },
 	}
 	f := c.Flags()
 	f.String("system-prompt", "", "system prompt text, or a file holding it")
@@ -56,4 +29,36 @@ func newContextCmd(sys *System) *cobra.Command {
 	f.BoolVar(&o.noContext, "no-context-files", false, "do not load AGENTS.md or CLAUDE.md files")
 	o.sandboxFlags.AddFlags(f)
 	return c
+}
+
+// runContext prints the system prompt, the settings files, the
+// resources found and skipped, the MCP servers a run would start and the
+// sandbox, read as a run reads them (settings.Context).
+func runContext(sys *System, c *cobra.Command, o *agentOptions) error {
+	cfg, ao, err := openSettings(sys, c, o)
+	if err != nil {
+		return err
+	}
+	set, err := cfg.Context(ao)
+	if err != nil {
+		return err
+	}
+	cat, err := assemble.LoadCatalog(set, sys.env(c.Context()))
+	if err != nil {
+		return err
+	}
+	cat.Describe(sys.Stdout, cfg.Files())
+	if err := printMCPContext(sys.Stdout, set.MCP.Servers); err != nil {
+		return err
+	}
+	ss, err := cfg.Sandbox(set.Cwd, *ao.Sandbox)
+	if err != nil {
+		return err
+	}
+	g, err := assemble.NewGuard(ss, assemble.NewSpillDir(), sys.env(c.Context()))
+	if err != nil {
+		return err
+	}
+	g.Policy().Describe(sys.Stdout, sys.Environ)
+	return nil
 }

@@ -203,7 +203,7 @@ type Assembly struct {
 
 // New loads the resources (Settings.Resources) and builds the system
 // prompt, checks the settings, builds the sandbox guard and, for a new
-// session, chooses the model: nothing touches the disk. Open builds the
+// session, chooses the model: nothing is written. Open builds the
 // Runtime; Close releases what New and Open took, also after an error
 // of Open.
 func New(s Settings, env Env) (*Assembly, error) {
