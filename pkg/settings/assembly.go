@@ -41,16 +41,16 @@ type AgentOptions struct {
 }
 
 // Assembly reads and checks every setting of a run (or a chat) in this
-// order: the run's values (Run), the sandbox, the MCP servers,
+// order: the run's values (readRun), the sandbox, the MCP servers,
 // BeforeModel, the model, the sub-agents; and says when a system prompt
 // looks like a missing file. The resources are loaded by assemble.New
 // (or by BeforeModel).
 func (s *Settings) Assembly(o AgentOptions) (assemble.Settings, error) {
-	r, err := s.Run(RunRequest{Cwd: o.Cwd, NoTools: o.NoTools, Exclude: o.ExcludeTools})
+	r, err := s.readRun(runRequest{Cwd: o.Cwd, NoTools: o.NoTools, Exclude: o.ExcludeTools})
 	if err != nil {
 		return assemble.Settings{}, err
 	}
-	s.WarnMissingPromptFiles(o.Cwd)
+	s.warnMissingPromptFiles(o.Cwd)
 	set := s.base(o, r.Tools, r.Custom)
 	if o.Sandbox != nil {
 		if set.Sandbox, err = s.Sandbox(o.Cwd, *o.Sandbox); err != nil {
@@ -93,7 +93,7 @@ func (s *Settings) Context(o AgentOptions) (assemble.Settings, error) {
 	if err != nil {
 		return assemble.Settings{}, err
 	}
-	s.WarnMissingPromptFiles(o.Cwd)
+	s.warnMissingPromptFiles(o.Cwd)
 	set := s.base(o, toolSel, custom)
 	set.MCP, err = s.mcpSettings(o)
 	return set, err
@@ -107,9 +107,9 @@ func (s *Settings) base(o AgentOptions, toolSel []string, custom []tools.Tool) a
 			NoSkills: o.NoSkills, NoTemplates: o.NoTemplates, NoContextFiles: o.NoContextFiles}}
 }
 
-// mcpSettings are the MCP servers of o (MCP), the front door's added.
+// mcpSettings are the MCP servers of o (readMCP), the front door's added.
 func (s *Settings) mcpSettings(o AgentOptions) (assemble.MCPSettings, error) {
-	m, err := s.MCP(MCPRequest{Cwd: o.Cwd, Bare: o.Bare, None: o.NoMCP || o.NoTools, Configs: o.MCPConfigs, Exclude: o.ExcludeTools})
+	m, err := s.readMCP(mcpRequest{Cwd: o.Cwd, Bare: o.Bare, None: o.NoMCP || o.NoTools, Configs: o.MCPConfigs, Exclude: o.ExcludeTools})
 	if err != nil {
 		return assemble.MCPSettings{}, err
 	}
