@@ -351,7 +351,7 @@ func (s *acpSession) Commands() []acp.Command {
 // Expand expands a template or skill within the prompt size limit
 // (--max-prompt-bytes, as gopi run).
 func (s *acpSession) Expand(text string) (string, error) {
-	return s.h.cat.ExpandWithin(text, s.h.s.maxPrompt)
+	return s.h.a.Catalog().ExpandWithin(text, s.h.set.MaxPromptBytes)
 }
 
 // Close releases the Runtime, the session's MCP servers and its store.

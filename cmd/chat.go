@@ -82,16 +82,16 @@ func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions)
 	for _, w := range first.Runtime.Warnings() {
 		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
 	}
-	term, err := openTerminal(sys, filepath.Join(h.s.cfg.Home(), "chat_history"))
+	term, err := openTerminal(sys, filepath.Join(h.set.Home, "chat_history"))
 	if err != nil {
 		return err
 	}
 	defer term.Close()
 	stop := context.AfterFunc(ctx, term.Interrupt)
 	defer stop()
-	err = chat.New(term, term.Out(), first, chat.Deps{Open: h.openChat, Expand: h.cat.Expand, Tree: h.tree},
+	err = chat.New(term, term.Out(), first, chat.Deps{Open: h.openChat, Expand: h.a.Catalog().Expand, Tree: h.tree},
 		chat.Options{Color: !o.noColor && sys.getenv("NO_COLOR") == "", Width: term.Width, Thinking: h.a.Thinking(), Now: sys.Now,
-			First: h.words, FirstFiles: h.files, FirstImages: h.images, Sandbox: sandboxBanner(h.a.Guard().Policy(), sys.getenv("HOME"))}).Run(ctx)
+			First: h.words, FirstFiles: h.files, FirstImages: h.images, Sandbox: h.a.Guard().Policy().Banner(sys.getenv("HOME"))}).Run(ctx)
 	if ctx.Err() != nil {
 		return &reported{code: exitcode.Interrupted}
 	}

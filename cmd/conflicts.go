@@ -8,7 +8,7 @@ import (
 // anything is read, sent or written: gopi does not pick one of them
 // silently. A flag set to its "off" value (--no-tools=false) asks for
 // nothing and conflicts with nothing. (--json with another --mode is
-// outputMode's; --api-key with --api-key-file is loadAPIKeyFile's.)
+// outputMode's; --api-key with --api-key-file is settings.APIKey's.)
 func checkConflicts(f *pflag.FlagSet) error {
 	on := func(name string) bool {
 		fl := f.Lookup(name)

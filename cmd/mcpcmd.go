@@ -39,20 +39,16 @@ so is one whose name an earlier server's tool already has, saying which.
 Exits 10 when an enabled server did not start, 130 when interrupted.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			s, err := readSettings(sys, c, o)
+			set, err := agentSettings(sys, c, o)
 			if err != nil {
 				return err
 			}
-			ms, err := s.cfg.Model("")
-			if err != nil {
-				return err
-			}
-			env := assemble.ScrubEnv(sys.Environ, assemble.SecretNames(ms.Providers), "")
+			env := assemble.ScrubEnv(sys.Environ, assemble.SecretNames(set.Model.Providers), "")
 			// SIGINT, SIGTERM and SIGHUP end the servers' start; they are
 			// stopped, and gopi exits 130.
 			ctx, stop := trapSignals(c.Context(), sys)
 			defer stop()
-			m := assemble.StartMCP(sys.env(ctx), s.mcp.settings(), env)
+			m := assemble.StartMCP(sys.env(ctx), set.MCP, env)
 			sts := m.Statuses()
 			if left := m.Close(); len(left) > 0 {
 				fmt.Fprintf(sys.Stderr, "gopi: warning: MCP server(s) %s did not end within the wait after SIGKILL\n", strings.Join(left, ", "))
@@ -155,13 +151,13 @@ func writeMCPJSON(w io.Writer, sts []mcp.Status) error {
 
 // printMCPContext is gopi context's section on MCP servers: those a run
 // would start, not started here (gopi mcp list starts them).
-func printMCPContext(w io.Writer, plan *mcpPlan) error {
+func printMCPContext(w io.Writer, servers []mcp.Server) error {
 	fmt.Fprintln(w, "\n# MCP servers (a run starts them; gopi mcp list starts them and lists their tools)")
-	if plan == nil || len(plan.servers) == 0 {
+	if len(servers) == 0 {
 		_, err := fmt.Fprintln(w, "- none")
 		return err
 	}
-	for _, s := range plan.servers {
+	for _, s := range servers {
 		var notes []string
 		if s.Disabled {
 			notes = append(notes, "disabled")

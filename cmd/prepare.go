@@ -2,10 +2,10 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -13,228 +13,133 @@ import (
 	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
-	"gopi/pkg/loop"
 	"gopi/pkg/mode"
 	"gopi/pkg/resources"
-	"gopi/pkg/runtime"
 	"gopi/pkg/settings"
 	"gopi/pkg/structured"
-	"gopi/pkg/telemetry"
-	"gopi/pkg/tools"
 )
 
-// runSettings are the validated plain values of one run.
-type runSettings struct {
-	cwd      string
-	cfg      *settings.Settings
-	thinking ai.ThinkingLevel
-	maxSteps int
-	maxTok   int
-	timeout  time.Duration
-	tools    []string
-	custom   []tools.Tool // the custom tools among tools ("customTools")
-	noSync   bool
-	// maxPrompt bounds the prompt in bytes (--max-prompt-bytes).
-	maxPrompt int
-	compact   runtime.Compaction
-	// compactModel is "provider/id" of the model writing summaries ("" the run's).
-	compactModel string
-	limits       loop.Limits // --max-budget-tokens, --max-budget-usd
-	// sessionDir is --session-dir as given ("" for the default folder).
-	sessionDir string
-	// systemPrompt and appendSystemPrompt are --system-prompt and
-	// --append-system-prompt: text, or a file holding it.
-	systemPrompt, appendSystemPrompt string
-	sandbox                          *assemble.SandboxSettings // the sandbox and permission rules (sandbox.go)
-	mcp                              *mcpPlan                  // the MCP servers to start (mcp.go)
-
-	// telemetry is the "telemetry" key (telemetry.go).
-	telemetry telemetry.Settings
-}
-
-// prepareRun validates everything and builds the Runtime. Nothing is sent
-// to a model and no file is written here (--print-system-prompt writes
-// to rs.stdout); on error the returned prepared (possibly nil) says which
-// session was opened.
+// prepareRun reads the settings (settings.Assembly: the resources and
+// --output-schema before the model's), builds the run's Assembly, reads
+// the prompt (within the --timeout deadline) and opens the session.
+// Nothing is sent to a model; on error the returned prepared (possibly
+// nil) says which session was opened, and its Assembly, once built, is
+// released by runRun.
 func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions, m mode.Mode, rs runStreams) (*prepared, error) {
 	if _, err := mode.Parse(string(m)); err != nil {
 		return nil, usageErr("--mode %q: use print (pi's text), json, events or rpc", m)
 	}
-	s, err := readSettings(sys, c, &o.agentOptions)
+	cfg, ao, err := openSettings(sys, c, &o.agentOptions)
 	if err != nil {
 		return nil, err
 	}
-	cat, err := loadResources(sys, s, &o.agentOptions)
-	if err != nil {
-		return nil, err
-	}
-	if o.printSP { // needs no model, so no key either
-		// json and events keep their promise of JSON lines on stdout: one
-		// object whose type says it is not a run's result.
-		if m == mode.Print {
-			_, err = fmt.Fprintln(rs.stdout, cat.SystemPrompt())
-		} else {
-			var b []byte
-			if b, err = pijson.Marshal(struct {
-				Type          string `json:"type"`
-				SchemaVersion int    `json:"schemaVersion"`
-				SystemPrompt  string `json:"systemPrompt"`
-			}{"system_prompt", mode.SchemaVersion, cat.SystemPrompt()}); err == nil {
-				_, err = rs.stdout.Write(append(b, '\n'))
-			}
-		}
-		return &prepared{done: true}, err
-	}
-	p := &prepared{tools: s.tools, ctx: ctx, cancel: func() {}}
-	if p.schema, err = loadOutputSchema(sys, s, o); err != nil {
+	p := &prepared{ctx: ctx, cancel: func() {}, outputRetries: o.outputRetries}
+	ao.BeforeModel = func(set *assemble.Settings) error { return p.beforeModel(sys.env(ctx), set, o, m, rs.stdout) }
+	set, err := cfg.Assembly(ao)
+	if errors.Is(err, errPrinted) {
+		return p, nil
+	} else if err != nil {
 		return p, err
 	}
-	p.outputRetries = o.outputRetries
-	// A new session's model is chosen before anything touches the disk; a
-	// resumed one falls back to the model and thinking level it last used.
-	ms, err := s.cfg.Model(o.apiKey)
-	if err != nil {
-		return nil, err
-	}
-	set := s.assembly(&o.agentOptions, ms, withSchema(cat.SystemPrompt(), p.schema), schemaJSON(p.schema))
-	if set.Subagents, set.Tools, err = s.cfg.Subagents(cat, set.Tools, o.excludeTools); err != nil {
-		return nil, err
-	}
-	if len(set.Tools) != len(s.tools) { // defined agents offer task: the prompt says so
-		set.SystemPrompt = withSchema(cat.SystemPromptFor(set.Tools), p.schema)
-	}
+	p.tools, p.cwd = set.Tools, set.Cwd
 	rs.trapped() // before MCP servers start and stdin is read
-	return openRun(ctx, sys, s, o, cat, set, p)
-}
-
-// openRun builds the run's Assembly, reads the prompt (within the
-// --timeout deadline) and builds the Runtime; on error p says which
-// session was opened, and its Assembly, once built, is released by
-// runRun.
-func openRun(ctx context.Context, sys *System, s *runSettings, o *runOptions, cat *resources.Catalog, set assemble.Settings, p *prepared) (*prepared, error) {
-	a, err := assemble.New(set, sys.env(ctx))
-	if err != nil {
+	if p.a, err = assemble.New(set, sys.env(ctx)); err != nil {
 		return nil, err
 	}
-	p.a = a
-	sys.hosts.add(a)
-	if s.timeout > 0 { // the deadline covers reading stdin too; runRun cancels it
-		p.ctx, p.cancel = context.WithTimeout(ctx, s.timeout)
+	sys.hosts.add(p.a)
+	if set.Timeout > 0 { // the deadline covers reading stdin too; runRun cancels it
+		p.ctx, p.cancel = context.WithTimeout(ctx, set.Timeout)
 	}
-	p.secrets = a.Secrets()
-	if err := readPromptMessage(sys, s, o, cat, p); err != nil {
-		return p, err
-	}
-	p.cwd = s.cwd
-	return p, a.Open()
-}
-
-// assembly is the typed settings assemble builds a Runtime from.
-func (s *runSettings) assembly(o *agentOptions, ms assemble.ModelSettings, systemPrompt string, schema json.RawMessage) assemble.Settings {
-	return assemble.Settings{
-		Cwd: s.cwd, Home: s.cfg.Home(), Bare: o.bare, Model: ms, Thinking: s.thinking, ThinkingExplicit: s.cfg.Rank("thinking") == settings.FromFlag,
-		MaxSteps: s.maxSteps, MaxTokens: s.maxTok, Compaction: s.compact, CompactionModel: s.compactModel, Limits: s.limits, Tools: s.tools, Custom: s.custom,
-		Hooks: s.cfg.Hooks(), Secrets: s.cfg.Secrets(), SystemPrompt: systemPrompt, OutputSchema: schema,
-		Sandbox: s.sandbox, MCP: s.mcp.settings(), Telemetry: assemble.TelemetrySettings{Settings: s.telemetry, Version: version},
-		Session: assemble.SessionSettings{Path: o.session, Leaf: o.leaf, Continue: o.cont, None: o.noSession, Fork: o.fork, ID: o.sessionID,
-			Name: o.name.v, NameSet: o.name.set, Dir: s.sessionDir, NoSync: s.noSync},
-		Origin: s.cfg.Origin,
-	}
-}
-
-// readPromptMessage reads the prompts (input.Reader.Run): the first, of
-// the @file arguments, the first message and stdin, and every further
-// message argument as a prompt of its own (p.then).
-func readPromptMessage(sys *System, s *runSettings, o *runOptions, cat *resources.Catalog, p *prepared) error {
-	first, then, err := promptInput(sys, s, cat, p.secrets, !o.noStdin).Run(p.ctx, o.args)
+	p.secrets = p.a.Secrets()
+	first, then, err := promptInput(sys, set, p.a.Catalog(), p.secrets, !o.noStdin).Run(p.ctx, o.args)
 	if err != nil {
-		return err
+		return p, err
 	}
 	p.prompt, p.then = []ai.Message{first}, then
+	return p, p.a.Open()
+}
+
+// errPrinted ends the settings' reading once --print-system-prompt has
+// printed the prompt.
+var errPrinted = errors.New("system prompt printed")
+
+// beforeModel loads the resources and --output-schema (its instructions
+// end the system prompt) before the model's settings are read; with
+// --print-system-prompt it prints the prompt instead, which needs no
+// model, so no key either.
+func (p *prepared) beforeModel(env assemble.Env, set *assemble.Settings, o *runOptions, m mode.Mode, w io.Writer) (err error) {
+	if set.Catalog, err = assemble.Resources(*set, env); err != nil {
+		return err
+	}
+	if o.printSP {
+		p.done = true
+		if err := printSystemPrompt(w, m, set.Catalog.SystemPrompt()); err != nil {
+			return err
+		}
+		return errPrinted
+	}
+	if p.schema, err = loadOutputSchema(set.Cwd, o); err != nil || p.schema == nil {
+		return err
+	}
+	set.OutputSchema, set.Resources.OutputInstructions = p.schema.JSON(), p.schema.Instructions()
 	return nil
 }
 
-// readSettings reads and checks every setting of a run (or a chat).
-func readSettings(sys *System, c *cobra.Command, o *agentOptions) (*runSettings, error) {
-	s, err := openSettings(sys, c, o)
-	if err != nil {
-		return nil, err
+// printSystemPrompt is --print-system-prompt's output: the text, or in
+// json and events (which promise JSON lines on stdout) one object whose
+// type says it is not a run's result.
+func printSystemPrompt(w io.Writer, m mode.Mode, prompt string) error {
+	if m == mode.Print {
+		_, err := fmt.Fprintln(w, prompt)
+		return err
 	}
-	r, err := s.cfg.Run(settings.RunRequest{Cwd: s.cwd, NoTools: o.noTools, Exclude: o.excludeTools})
-	if err != nil {
-		return nil, err
+	b, err := pijson.Marshal(struct {
+		Type          string `json:"type"`
+		SchemaVersion int    `json:"schemaVersion"`
+		SystemPrompt  string `json:"systemPrompt"`
+	}{"system_prompt", mode.SchemaVersion, prompt})
+	if err == nil {
+		_, err = w.Write(append(b, '\n'))
 	}
-	s.thinking, s.maxSteps, s.maxTok, s.timeout, s.noSync = r.Thinking, r.MaxSteps, r.MaxTokens, r.Timeout, r.NoSync
-	s.compact, s.compactModel, s.limits, s.sessionDir = r.Compaction, r.CompactionModel, r.Limits, r.SessionDir
-	s.tools, s.custom, s.telemetry, s.maxPrompt = r.Tools, r.Custom, r.Telemetry, r.MaxPromptBytes
-	s.cfg.WarnMissingPromptFiles(s.cwd)
-	if s.sandbox, err = readSandbox(&o.sandboxFlags, s.cfg, s.cwd); err != nil {
-		return nil, err
-	}
-	if s.mcp, err = readMCP(s.cfg, o, s.cwd); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return err
 }
 
-// readContextSettings reads what gopi context needs: the working
-// directory, the settings files, the tools the prompt is built for.
-func readContextSettings(sys *System, c *cobra.Command, o *agentOptions) (*runSettings, error) {
-	s, err := openSettings(sys, c, o)
+// agentSettings are every setting of a command that runs the agent
+// (settings.Assembly).
+func agentSettings(sys *System, c *cobra.Command, o *agentOptions) (assemble.Settings, error) {
+	cfg, ao, err := openSettings(sys, c, o)
 	if err != nil {
-		return nil, err
+		return assemble.Settings{}, err
 	}
-	if s.tools, err = s.cfg.Tools(o.noTools, o.excludeTools); err != nil {
-		return nil, err
-	}
-	if s.custom, err = s.cfg.CustomTools(s.tools); err != nil {
-		return nil, err
-	}
-	s.cfg.WarnMissingPromptFiles(s.cwd)
-	if s.mcp, err = readMCP(s.cfg, o, s.cwd); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return cfg.Assembly(ao)
 }
 
-// openSettings resolves the working directory and the key file, and
-// loads the layered settings.
-func openSettings(sys *System, c *cobra.Command, o *agentOptions) (*runSettings, error) {
-	cwd, err := resolveCwd(sys, o.cwd)
-	if err != nil {
-		return nil, err
+// openSettings resolves the working directory and the key file, loads
+// the layered settings and gives the agent flags' values.
+func openSettings(sys *System, c *cobra.Command, o *agentOptions) (*settings.Settings, settings.AgentOptions, error) {
+	ao := settings.AgentOptions{Bare: o.bare, NoTools: o.noTools, ExcludeTools: o.excludeTools, MCPConfigs: o.mcpConfig, NoMCP: o.noMCP,
+		NoSkills: o.noSkills, NoTemplates: o.noTempl, NoContextFiles: o.noContext, Version: version,
+		Session: assemble.SessionSettings{Path: o.session, Leaf: o.leaf, Continue: o.cont, None: o.noSession, Fork: o.fork, ID: o.sessionID,
+			Name: o.name.v, NameSet: o.name.set}}
+	if o.sandboxFlags.added {
+		f := &o.sandboxFlags
+		ao.Sandbox = &settings.SandboxFlags{Mode: f.sandbox.v, ModeSet: f.sandbox.set, Network: f.allowNetwork, AddDirs: f.addDirs, Allow: f.allowTools, Deny: f.denyTools}
 	}
-	if err := o.loadAPIKeyFile(cwd); err != nil {
-		return nil, err
+	var err error
+	if ao.Cwd, err = resolveCwd(sys, o.cwd); err != nil {
+		return nil, ao, err
 	}
-	cfg, err := loadSettings(sys, c.Flags(), cwd, o.bare)
-	if err != nil {
-		return nil, err
+	if ao.APIKey, err = settings.APIKey(o.apiKey, o.keyFile, ao.Cwd); err != nil {
+		return nil, ao, err
 	}
-	return &runSettings{cwd: cwd, cfg: cfg,
-		systemPrompt: cfg.String("systemPrompt"), appendSystemPrompt: cfg.String("appendSystemPrompt")}, nil
-}
-
-func loadResources(sys *System, s *runSettings, o *agentOptions) (*resources.Catalog, error) {
-	cat, err := discover(sys, s, o)
-	if err != nil {
-		return nil, err
-	}
-	for _, w := range cat.Warnings {
-		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
-	}
-	for _, sk := range cat.Skipped {
-		if sk.Path != "" { // a discovery switched off on purpose is not news
-			fmt.Fprintf(sys.Stderr, "gopi: %s\n", sk)
-		}
-	}
-	return cat, nil
+	cfg, err := loadSettings(sys, c.Flags(), ao.Cwd, o.bare)
+	return cfg, ao, err
 }
 
 // loadOutputSchema reads --output-schema's file (bounded, a regular file)
 // and checks the schema; any fault is a usage error before anything is
 // sent or written.
-func loadOutputSchema(sys *System, s *runSettings, o *runOptions) (*structured.Schema, error) {
+func loadOutputSchema(cwd string, o *runOptions) (*structured.Schema, error) {
 	if o.outputRetries < 0 {
 		return nil, usageErr("--output-retries %d: give a whole number, 0 or more", o.outputRetries)
 	}
@@ -243,7 +148,7 @@ func loadOutputSchema(sys *System, s *runSettings, o *runOptions) (*structured.S
 	}
 	path := o.outputSchema
 	if !filepath.IsAbs(path) {
-		path = filepath.Join(s.cwd, path)
+		path = filepath.Join(cwd, path)
 	}
 	doc, err := resources.ReadFile(nil, path, resources.MaxFileSize)
 	if err != nil {
@@ -254,20 +159,4 @@ func loadOutputSchema(sys *System, s *runSettings, o *runOptions) (*structured.S
 		return nil, usageErr("--output-schema %s: %v", o.outputSchema, err)
 	}
 	return sch, nil
-}
-
-// withSchema adds the output schema's instructions to the system prompt.
-func withSchema(prompt string, sch *structured.Schema) string {
-	if sch == nil {
-		return prompt
-	}
-	return prompt + "\n\n" + sch.Instructions()
-}
-
-// schemaJSON is the schema document the requests carry, nil without one.
-func schemaJSON(sch *structured.Schema) json.RawMessage {
-	if sch == nil {
-		return nil
-	}
-	return sch.JSON()
 }

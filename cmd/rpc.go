@@ -92,7 +92,7 @@ func runRPC(ctx context.Context, sys *System, c *cobra.Command, o *rpcOptions) e
 	}
 	host := &rpcHost{h: h, sys: sys}
 	err = rpc.NewServer(pipes.Out, sys.Stderr, first, host, rpc.Options{Thinking: h.a.Thinking(), Now: sys.Now, Bound: pipes.Bounder(),
-		MaxLine: h.s.maxPrompt + rpcLineRoom}).Serve(ctx, sys.Stdin)
+		MaxLine: h.set.MaxPromptBytes + rpcLineRoom}).Serve(ctx, sys.Stdin)
 	return rpcExit(sys, ctx, err)
 }
 

@@ -42,7 +42,7 @@ func (r *rpcHost) Models() []ai.Info { return r.h.a.Models() }
 // Expand checks and expands a prompt, steer or follow_up's text as gopi
 // run does its prompt: bounded by maxPromptBytes, expanded within it.
 func (r *rpcHost) Expand(text string) (string, error) {
-	return promptInput(r.h.sys, r.h.s, r.h.cat, nil, false).Message(text)
+	return promptInput(r.h.sys, r.h.set, r.h.a.Catalog(), nil, false).Message(text)
 }
 
 // CheckImage refuses what run refuses as an @file image.
@@ -53,11 +53,11 @@ func (r *rpcHost) CheckImage(what, mime string, data []byte) error {
 // Commands are the prompt templates and skills.
 func (r *rpcHost) Commands() []rpc.Command {
 	var out []rpc.Command
-	for _, t := range r.h.cat.Templates {
+	for _, t := range r.h.a.Catalog().Templates {
 		out = append(out, rpc.Command{Name: t.Name, Description: t.Description, Source: "prompt",
 			SourceInfo: rpc.SourceInfo{Path: t.Path, Source: "local", Scope: t.Source, Origin: "top-level"}})
 	}
-	for _, s := range r.h.cat.Skills {
+	for _, s := range r.h.a.Catalog().Skills {
 		out = append(out, rpc.Command{Name: "skill:" + s.Name, Description: s.Description, Source: "skill",
 			SourceInfo: rpc.SourceInfo{Path: s.Path, Source: "local", Scope: s.Source, Origin: "top-level"}})
 	}

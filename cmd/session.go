@@ -16,6 +16,7 @@ import (
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
 	"gopi/pkg/session"
+	"gopi/pkg/settings"
 )
 
 func newSessionCmd(sys *System) *cobra.Command {
@@ -34,7 +35,7 @@ func sessionEnv(sys *System, cwdFlag string) (root, cwd string, err error) {
 	if cwd, err = resolveCwd(sys, cwdFlag); err != nil {
 		return "", "", err
 	}
-	home, err := gopiHome(sys)
+	home, err := settings.GopiHome(sys.getenv)
 	if err != nil {
 		return "", "", err
 	}

@@ -23,7 +23,7 @@ func TestFlagsReachSettings(t *testing.T) {
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := loadSettings(sys, c.Flags(), cwd, false)
+	cfg, ao, err := openSettings(sys, c, &o.agentOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestFlagsReachSettings(t *testing.T) {
 	if got := cfg.String("maxSteps"); got != "4" || cfg.Origin("maxSteps") != `"maxSteps" in `+filepath.Join(cwd, ".gopi", "settings.json") {
 		t.Errorf("maxSteps %q from %s", got, cfg.Origin("maxSteps"))
 	}
-	sb, err := readSandbox(&o.sandboxFlags, cfg, cwd)
+	sb, err := cfg.Sandbox(cwd, *ao.Sandbox)
 	if err != nil || sb == nil {
 		t.Fatalf("sandbox: %v %v", sb, err)
 	}

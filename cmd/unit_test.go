@@ -86,12 +86,12 @@ func TestSettingsPrecedence(t *testing.T) {
 		if err := c.ParseFlags(args); err != nil {
 			t.Fatal(err)
 		}
-		got, err := readSettings(&s, c, &agentOptions{})
+		got, err := agentSettings(&s, c, &agentOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(got.thinking) != thinking || got.maxSteps != steps {
-			t.Errorf("%s: thinking %q steps %d, want %q %d", name, got.thinking, got.maxSteps, thinking, steps)
+		if string(got.Thinking) != thinking || got.MaxSteps != steps {
+			t.Errorf("%s: thinking %q steps %d, want %q %d", name, got.Thinking, got.MaxSteps, thinking, steps)
 		}
 	}
 	check("project over global", nil, nil, "medium", 7)
@@ -110,9 +110,9 @@ func TestBareReadsNoSettings(t *testing.T) {
 	}
 	c := newRunCmd(sys, nil)
 	_ = c.ParseFlags([]string{"--bare"})
-	s, err := readSettings(sys, c, &agentOptions{resourceFlags: resourceFlags{bare: true}})
-	if err != nil || s.thinking != "" {
-		t.Fatalf("bare read settings: %v %q", err, s.thinking)
+	s, err := agentSettings(sys, c, &agentOptions{resourceFlags: resourceFlags{bare: true}})
+	if err != nil || s.Thinking != "" {
+		t.Fatalf("bare read settings: %v %q", err, s.Thinking)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"gopi/pkg/ai"
 	"gopi/pkg/extension"
 	"gopi/pkg/loop"
+	"gopi/pkg/resources"
 	"gopi/pkg/runtime"
 	"gopi/pkg/sandbox"
 	"gopi/pkg/session"
@@ -121,8 +122,16 @@ type Settings struct {
 	Custom          []tools.Tool // the custom tools among Tools
 	Hooks           extension.HooksConfig
 	// Secrets are the variables settings declare as secrets.
-	Secrets      []string
+	Secrets []string
+	// SystemPrompt is the system prompt, set by New from Resources when
+	// they are given.
 	SystemPrompt string
+	// Resources say what New discovers (LoadCatalog) to build the system
+	// prompt and the defined agents; nil: none, SystemPrompt as given.
+	Resources *ResourceSettings
+	// Catalog is the catalog of Resources when the caller loaded it
+	// already (Resources, to say a fault before others); nil: New loads it.
+	Catalog      *resources.Catalog
 	OutputSchema json.RawMessage // nil without one
 	// SpillDir is the folder for bash's spill files; "" names a fresh
 	// one (NewSpillDir).
@@ -137,6 +146,10 @@ type Settings struct {
 	Session   SessionSettings
 	// Subagents configure the task tool's child runs.
 	Subagents SubagentSettings
+	// Timeout is the run's deadline and MaxPromptBytes the prompt's
+	// bound: the front door applies them (gopi run; the prompt readers).
+	Timeout        time.Duration
+	MaxPromptBytes int
 	// Origin names where a setting came from, for messages ("--max-budget-usd");
 	// nil names the settings key.
 	Origin func(key string) string
@@ -160,6 +173,7 @@ func (s *Settings) Resuming() bool {
 type Assembly struct {
 	s        Settings
 	env      Env
+	cat      *resources.Catalog // Settings.Resources' catalog
 	choice   Choice
 	chosen   bool
 	thinking ai.ThinkingLevel
@@ -187,16 +201,27 @@ type Assembly struct {
 	telemetryWarned bool
 }
 
-// New checks the settings, builds the sandbox guard and, for a new
-// session, chooses the model: nothing touches the disk. Open builds the
+// New loads the resources (Settings.Resources) and builds the system
+// prompt, checks the settings, builds the sandbox guard and, for a new
+// session, chooses the model: nothing is written. Open builds the
 // Runtime; Close releases what New and Open took, also after an error
 // of Open.
 func New(s Settings, env Env) (*Assembly, error) {
+	cat := s.Catalog
+	if cat == nil && s.Resources != nil {
+		var err error
+		if cat, err = Resources(s, env); err != nil {
+			return nil, err
+		}
+	}
+	if cat != nil {
+		applyCatalog(&s, cat)
+	}
 	held, err := newHoldings(&s, env)
 	if err != nil {
 		return nil, err
 	}
-	a := &Assembly{s: s, env: env, thinking: s.Thinking, held: held}
+	a := &Assembly{s: s, env: env, cat: cat, thinking: s.Thinking, held: held}
 	if !s.Resuming() {
 		ch, err := ChooseModel(env, s.Model, session.ModelState{})
 		if err != nil {
@@ -250,6 +275,10 @@ func (a *Assembly) Open() error {
 	a.tracePrompts(rt)
 	return nil
 }
+
+// Settings are the settings the Assembly was built with, the system
+// prompt and the tools as New completed them.
+func (a *Assembly) Settings() Settings { return a.s }
 
 // Runtime is the last Runtime built; nil before Open succeeded.
 func (a *Assembly) Runtime() *runtime.Runtime { return a.rt }

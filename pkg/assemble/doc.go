@@ -1,9 +1,10 @@
 // Package assemble is one invocation's host: from typed settings it
 // builds one Assembly holding everything a run needs, the model, the
 // tools (built-in, custom, the task tool's sub-agents and the MCP
-// servers' tools), the sandbox guard, the hooks, the session store and
-// the leaf it continues from, the spill folder and the process groups
-// bash calls leave running, and from them the Runtime (runtime.New).
+// servers' tools), the system prompt from the resources found, the
+// sandbox guard, the hooks, the session store and the leaf it continues
+// from, the spill folder and the process groups bash calls leave
+// running, and from them the Runtime (runtime.New).
 // Every front door (gopi run, chat, rpc, acp, the task tool's children)
 // is the same few calls: New, Open, Reopen as often as asked, Close.
 //
@@ -15,8 +16,11 @@
 //   - A refusal of the settings is an *Error whose ai.Class decides the
 //     caller's exit code (a sandbox or a required MCP server that cannot
 //     be had: ai.ClassRequired).
-//   - New builds the sandbox guard and, for a new session, chooses the
-//     model; nothing touches the disk. Open opens the session store and
+//   - New loads the resources (Settings.Resources: context files, skills,
+//     templates, the system prompt's files, defined agents; a refused
+//     prompt file is said first), builds the system prompt for the tools
+//     offered, then the sandbox guard and, for a new session, chooses the
+//     model; nothing is written. Open opens the session store and
 //     builds the first Runtime; the MCP servers start with it, once, in
 //     parallel and before any request.
 //   - Reopen builds a Runtime for another leaf, model, thinking level,

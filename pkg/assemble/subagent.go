@@ -32,6 +32,9 @@ type SubagentSettings struct {
 	// without what only the parent's answer needs (an output schema);
 	// "" for the parent's.
 	SystemPrompt string
+	// NoTask: --exclude-tools names the task tool, so defined agents do
+	// not add it.
+	NoTask bool
 }
 
 func (s SubagentSettings) maxDepth() int {

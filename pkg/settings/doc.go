@@ -21,5 +21,11 @@
 //   - Keys gopi does not read are named on the Stderr given, once per
 //     file per invocation (Said), with the closest known key.
 //   - The package imports no cobra and nothing of cmd: the command hands
-//     over its flags as viper.FlagValue, looked up by name (Flags).
+//     over its flags as viper.FlagValue, looked up by name (Flags; PFlags
+//     wraps a pflag.FlagSet).
+//   - Assembly turns the settings and the agent flags that are not keys
+//     (AgentOptions) into the one assemble.Settings an Assembly is built
+//     from, checked in a fixed order (the run's values, the sandbox, the
+//     MCP servers, the model, the sub-agents): which refusal wins when
+//     several values are wrong does not change.
 package settings

@@ -26,9 +26,9 @@ type mcpSettings struct {
 	Timeout      float64 `json:"timeout"`      // seconds, one tool call
 }
 
-// MCPRequest says which MCP servers one invocation reads beside the
+// mcpRequest says which MCP servers one invocation reads beside the
 // settings folders'.
-type MCPRequest struct {
+type mcpRequest struct {
 	Cwd     string
 	Bare    bool     // read no settings folder
 	None    bool     // --no-mcp or --no-tools: start none
@@ -36,21 +36,21 @@ type MCPRequest struct {
 	Exclude []string // --exclude-tools
 }
 
-// MCP are the servers a run starts, and the options to start them with
+// mcpPlan are the servers a run starts, and the options to start them with
 // (without Environ, Getenv, Version and Report: the run's).
-type MCP struct {
+type mcpPlan struct {
 	Servers []mcp.Server
 	Options mcp.Options
 }
 
-// MCP reads the MCP servers of one invocation, in merge order: each
+// readMCP reads the MCP servers of one invocation, in merge order: each
 // settings folder's settings.json "mcpServers" and then its mcp.json
 // (pi's file, the same shape), $GOPI_HOME's first and then the project's
 // from its root down, and last each --mcp-config file. A later server
 // replaces an earlier one of the same name. Every fault is a usage error
 // naming the file. The servers' header tokens become secrets.
-func (s *Settings) MCP(r MCPRequest) (MCP, error) {
-	var out MCP
+func (s *Settings) readMCP(r mcpRequest) (mcpPlan, error) {
+	var out mcpPlan
 	if r.None {
 		return out, nil
 	}
@@ -81,7 +81,7 @@ func (s *Settings) MCP(r MCPRequest) (MCP, error) {
 
 // mcpConfig merges the servers of the settings folders and the named
 // files.
-func (s *Settings) mcpConfig(r MCPRequest) (mcp.Config, error) {
+func (s *Settings) mcpConfig(r mcpRequest) (mcp.Config, error) {
 	home := s.getenv("HOME")
 	var cfg mcp.Config
 	if !r.Bare {

@@ -23,8 +23,8 @@ import (
 // than any model's context, far less than what would exhaust memory.
 const DefaultMaxPromptBytes = 10 << 20
 
-// Run are the checked plain values of one run (or chat).
-type Run struct {
+// runValues are the checked plain values of one run (or chat).
+type runValues struct {
 	Thinking  ai.ThinkingLevel
 	MaxSteps  int
 	MaxTokens int // 0 for the model's limit
@@ -47,19 +47,19 @@ type Run struct {
 	Custom []tools.Tool
 }
 
-// RunRequest is what a run's flags say beside the settings.
-type RunRequest struct {
+// runRequest is what a run's flags say beside the settings.
+type runRequest struct {
 	Cwd     string   // resolves a relative session folder
 	NoTools bool     // --no-tools
 	Exclude []string // --exclude-tools
 }
 
-// Run reads and checks the values of a run: the thinking level, the
+// readRun reads and checks the values of a run: the thinking level, the
 // limits, compaction, the timeout, the session's fsync, the tools, the
 // session folder, telemetry and the prompt bound. A wrong value is a
 // usage error naming where it came from.
-func (s *Settings) Run(q RunRequest) (Run, error) {
-	var r Run
+func (s *Settings) readRun(q runRequest) (runValues, error) {
+	var r runValues
 	var err error
 	if r.Thinking, err = s.thinking(); err != nil {
 		return r, err
@@ -92,7 +92,7 @@ func (s *Settings) Run(q RunRequest) (Run, error) {
 	if err := s.Decode("telemetry", &r.Telemetry); err != nil {
 		return r, err
 	}
-	r.MaxPromptBytes, err = s.PromptLimit()
+	r.MaxPromptBytes, err = s.promptLimit()
 	return r, err
 }
 
@@ -187,10 +187,10 @@ func (s *Settings) checkSessionDir(dir, cwd string) error {
 	return nil
 }
 
-// PromptLimit reads the prompt bound: --max-prompt-bytes,
+// promptLimit reads the prompt bound: --max-prompt-bytes,
 // GOPI_MAX_PROMPT_BYTES or maxPromptBytes, else the default; 0 or less
 // is a usage error.
-func (s *Settings) PromptLimit() (int, error) {
+func (s *Settings) promptLimit() (int, error) {
 	if s.String("maxPromptBytes") == "" {
 		return DefaultMaxPromptBytes, nil
 	}
@@ -204,11 +204,11 @@ func (s *Settings) PromptLimit() (int, error) {
 	return n, nil
 }
 
-// WarnMissingPromptFiles says when --system-prompt or --append-system-prompt
+// warnMissingPromptFiles says when --system-prompt or --append-system-prompt
 // looks like a file's path but names no file (or a folder): it is then
 // used as text. A named pipe, a device or a file over 1 MiB there is
 // refused by resources.Load instead. The warning goes to Options.Stderr.
-func (s *Settings) WarnMissingPromptFiles(cwd string) {
+func (s *Settings) warnMissingPromptFiles(cwd string) {
 	for _, key := range []string{"systemPrompt", "appendSystemPrompt"} {
 		v := s.String(key)
 		if v == "" || strings.ContainsAny(v, " \n") || !(strings.ContainsRune(v, '/') || filepath.Ext(v) != "") {

@@ -102,7 +102,7 @@ type Settings struct {
 	// toolLayers are the "tools" values of the settings files, in merge
 	// order (Tools resolves them).
 	toolLayers []toolLayer
-	// mcpLayers are the "mcpServers" of the settings files (MCP).
+	// mcpLayers are the "mcpServers" of the settings files (readMCP).
 	mcpLayers []mcpLayer
 	stderr    io.Writer
 	said      *Said

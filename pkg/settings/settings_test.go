@@ -120,7 +120,7 @@ func TestPrecedence(t *testing.T) {
 	p := newPlace(t, `{"provider":"faux","thinking":"low","maxSteps":7}`, `{"thinking":"medium"}`)
 	check := func(name string, fs flags, thinking string, steps int) {
 		t.Helper()
-		r, err := p.load(t, fs, false).Run(RunRequest{Cwd: p.cwd})
+		r, err := p.load(t, fs, false).readRun(runRequest{Cwd: p.cwd})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +136,7 @@ func TestPrecedence(t *testing.T) {
 	q := newPlace(t, "", "")
 	check = func(name string, fs flags, thinking string, steps int) {
 		t.Helper()
-		r, err := q.load(t, fs, false).Run(RunRequest{Cwd: q.cwd})
+		r, err := q.load(t, fs, false).readRun(runRequest{Cwd: q.cwd})
 		if err != nil || string(r.Thinking) != thinking || r.MaxSteps != steps {
 			t.Errorf("%s: thinking %q steps %d (%v), want %q %d", name, r.Thinking, r.MaxSteps, err, thinking, steps)
 		}
@@ -174,13 +174,13 @@ func TestOrigin(t *testing.T) {
 	}
 	// A value's message names its origin.
 	p.env = map[string]string{"GOPI_MAX_STEPS": "0"}
-	_, err := p.load(t, runFlags(), false).Run(RunRequest{Cwd: p.cwd})
+	_, err := p.load(t, runFlags(), false).readRun(runRequest{Cwd: p.cwd})
 	if want := `GOPI_MAX_STEPS "0": give a whole number above 0`; err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
 	}
 	write(t, p.projectFile, `{"maxSteps":"x"}`)
 	p.env = nil
-	_, err = p.load(t, runFlags(), false).Run(RunRequest{Cwd: p.cwd})
+	_, err = p.load(t, runFlags(), false).readRun(runRequest{Cwd: p.cwd})
 	if want := `"maxSteps" in ` + p.projectFile + ` "x": give a whole number`; err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
 	}
@@ -262,7 +262,7 @@ func TestUnknownKeys(t *testing.T) {
 // type.
 func TestRightTypesReadBack(t *testing.T) {
 	p := newPlace(t, `{"tools":["read","bash"],"maxSteps":5}`, `{"tools":" ls ,grep","maxSteps":"7","maxTokens":100,"timeout":"90s"}`)
-	r, err := p.load(t, runFlags(), false).Run(RunRequest{Cwd: p.cwd})
+	r, err := p.load(t, runFlags(), false).readRun(runRequest{Cwd: p.cwd})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,8 @@
 package settings
 
 import (
-	"slices"
-
 	"gopi/pkg/assemble"
-	"gopi/pkg/resources"
 	"gopi/pkg/runtime"
-	"gopi/pkg/tools"
 )
 
 // subagentSettings is the "subagents" setting:
@@ -16,15 +12,14 @@ type subagentSettings struct {
 	MaxDepth       *int `json:"maxDepth"`
 }
 
-// Subagents reads the "subagents" setting and the agents the catalog
-// found. Defined agents offer the task tool unless no tools are offered
-// or --exclude-tools names it.
-func (s *Settings) Subagents(cat *resources.Catalog, toolSel []string, exclude []string) (assemble.SubagentSettings, []string, error) {
+// subagents reads the "subagents" setting; assemble.New adds the
+// agents the catalog found.
+func (s *Settings) subagents() (assemble.SubagentSettings, error) {
 	var set subagentSettings
 	if err := s.Decode("subagents", &set); err != nil {
-		return assemble.SubagentSettings{}, nil, err
+		return assemble.SubagentSettings{}, err
 	}
-	out := assemble.SubagentSettings{Agents: cat.Agents}
+	var out assemble.SubagentSettings
 	for _, f := range []struct {
 		name string
 		val  *int
@@ -34,22 +29,11 @@ func (s *Settings) Subagents(cat *resources.Catalog, toolSel []string, exclude [
 			continue
 		}
 		if *f.val <= 0 {
-			return assemble.SubagentSettings{}, nil, assemble.Usagef("%s: %q is %d: give a whole number above 0", s.Origin("subagents"), f.name, *f.val)
+			return assemble.SubagentSettings{}, assemble.Usagef("%s: %q is %d: give a whole number above 0", s.Origin("subagents"), f.name, *f.val)
 		}
 		*f.dst = *f.val
 	}
-	if len(cat.Agents) > 0 && len(toolSel) > 0 && !slices.Contains(toolSel, tools.TaskName) &&
-		!slices.ContainsFunc(exclude, func(e string) bool { return MatchTool(e, tools.TaskName) }) {
-		toolSel = append(slices.Clone(toolSel), tools.TaskName)
-	}
-	// A general child's prompt: the parent's tools, task only when it may
-	// delegate again; no output schema.
-	childTools := toolSel
-	if out.MaxDepth <= 1 {
-		childTools = slices.DeleteFunc(slices.Clone(toolSel), func(n string) bool { return n == tools.TaskName })
-	}
-	out.SystemPrompt = cat.SystemPromptFor(childTools)
-	return out, toolSel, nil
+	return out, nil
 }
 
 // compactionSettings is the "compaction" setting, as pi names it:

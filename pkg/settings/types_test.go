@@ -81,7 +81,7 @@ func TestWrongTypesAreUsageErrors(t *testing.T) {
 			}
 			s, err := p.try(runFlags(), false)
 			if err == nil {
-				_, err = s.Run(RunRequest{Cwd: p.cwd})
+				_, err = s.readRun(runRequest{Cwd: p.cwd})
 			}
 			var ae *assemble.Error
 			if !errors.As(err, &ae) || ae.Class != ai.ClassUsage {
