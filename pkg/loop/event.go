@@ -213,11 +213,7 @@ func (e Event) shape() any {
 			Aborted bool `json:"aborted"`
 		}{b, e.Aborted}
 	case QueueUpdate:
-		return struct {
-			base
-			Steering []string `json:"steering"`
-			FollowUp []string `json:"followUp"`
-		}{b, nonNilStrings(e.Steering), nonNilStrings(e.FollowUp)}
+		return queueShape(e.Steering, e.FollowUp)
 	case RetryStart, RetryEnd:
 		return retryShape(e.Type, e.Retry)
 	case CompactionStart, CompactionEnd:
@@ -249,6 +245,15 @@ func messageUpdateShape(s *ai.Event) any {
 		Usage                 ai.Usage `json:"usage"`
 		AssistantMessageEvent any      `json:"assistantMessageEvent"`
 	}{base{MessageUpdate}, u, streamShape(s)}
+}
+
+// queueShape carries both whole queues, empty ones as [].
+func queueShape(steering, followUp []string) any {
+	return struct {
+		base
+		Steering []string `json:"steering"`
+		FollowUp []string `json:"followUp"`
+	}{base{QueueUpdate}, nonNilStrings(steering), nonNilStrings(followUp)}
 }
 
 // summaryRetryShape counts maxAttempts as retryShape does.

@@ -76,20 +76,27 @@ func (r *request) appendJSON(b []byte) ([]byte, error) {
 		b = append(b, `,"reasoning_effort":`...)
 		b = pijson.AppendString(b, r.ReasoningEffort)
 	}
-	if f := r.ResponseFormat; f != nil {
-		b = append(b, `,"response_format":{"type":`...)
-		b = pijson.AppendString(b, f.Type)
-		b = append(b, `,"json_schema":{"name":`...)
-		b = pijson.AppendString(b, f.JSONSchema.Name)
-		b = append(b, `,"schema":`...)
-		if b, err = pijson.AppendRaw(b, f.JSONSchema.Schema); err != nil {
+	if r.ResponseFormat != nil {
+		if b, err = r.ResponseFormat.appendJSON(append(b, `,"response_format":`...)); err != nil {
 			return nil, err
 		}
-		b = append(b, `,"strict":`...)
-		b = strconv.AppendBool(b, f.JSONSchema.Strict)
-		b = append(b, "}}"...)
 	}
 	return append(b, '}'), nil
+}
+
+func (f *responseFormat) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"type":`...)
+	b = pijson.AppendString(b, f.Type)
+	b = append(b, `,"json_schema":{"name":`...)
+	b = pijson.AppendString(b, f.JSONSchema.Name)
+	b = append(b, `,"schema":`...)
+	b, err := pijson.AppendRaw(b, f.JSONSchema.Schema)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `,"strict":`...)
+	b = strconv.AppendBool(b, f.JSONSchema.Strict)
+	return append(b, "}}"...), nil
 }
 
 func (m *message) size() int {
