@@ -76,7 +76,8 @@ func TestCurrentLabels(t *testing.T) {
 }
 
 // TestBranchNoConversation: a path without a user or assistant message
-// is not written until the first Append, as for any new session.
+// (a tool result is neither) is not written until the first Append, as
+// for any new session.
 func TestBranchNoConversation(t *testing.T) {
 	fdcheck.Check(t)
 	dir := t.TempDir()
@@ -84,11 +85,23 @@ func TestBranchNoConversation(t *testing.T) {
 	lines := `{"type":"session","version":3,"id":"01a2363d-b762-7556-b1b1-efd3749c0999","timestamp":"2026-12-02T10:12:24.038Z","cwd":"/w"}
 {"type":"model_change","id":"aaaa0001","parentId":null,"timestamp":"2026-12-02T10:12:24.783Z","provider":"p","modelId":"m"}
 {"type":"label","id":"aaaa0002","parentId":"aaaa0001","timestamp":"2026-12-02T10:12:25.000Z","targetId":"aaaa0001","label":"here"}
+{"type":"message","id":"aaaa0003","parentId":"aaaa0002","timestamp":"2026-12-02T10:12:26.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[],"isError":false,"timestamp":1}}
 `
 	if err := os.WriteFile(src, []byte(lines), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Branch(src, "aaaa0001", filepath.Join(dir, "out"), "/w", testOptions())
+	if _, err := Branch(filepath.Join(dir, "none.jsonl"), "aaaa0001", filepath.Join(dir, "out"), "/w", testOptions()); err == nil {
+		t.Error("a fork of a file that does not exist: no error")
+	}
+	if _, err := Branch(src, "ffff0000", filepath.Join(dir, "out"), "/w", testOptions()); err == nil {
+		t.Error("a fork from an entry the file does not hold: no error")
+	}
+	used := testOptions()
+	used.NewID = func() string { return "aaaa0001" } // the label's new id is never free
+	if _, err := Branch(src, "aaaa0003", filepath.Join(dir, "out"), "/w", used); err == nil {
+		t.Error("a fork whose label finds no free id: no error")
+	}
+	s, err := Branch(src, "aaaa0003", filepath.Join(dir, "out"), "/w", testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +110,8 @@ func TestBranchNoConversation(t *testing.T) {
 		t.Errorf("a fork without a message is on disk: %v", err)
 	}
 	es := s.Entries()
-	if len(es) != 2 || es[0].ID != "aaaa0001" || es[1].Type != TypeLabel || *es[1].ParentID != "aaaa0001" || *es[1].Label != "here" {
+	if len(es) != 3 || es[1].ID != "aaaa0003" || *es[1].ParentID != "aaaa0001" ||
+		es[2].Type != TypeLabel || *es[2].ParentID != "aaaa0003" || *es[2].Label != "here" {
 		t.Errorf("entries %+v", es)
 	}
 }
