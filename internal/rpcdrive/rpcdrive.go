@@ -110,138 +110,184 @@ func Run(steps []Step, dir string, stdin io.WriteCloser, stdout io.Reader, limit
 
 // RunWith is Run with values for {{NAME}} in send steps.
 func RunWith(steps []Step, dir string, stdin io.WriteCloser, stdout io.Reader, limit time.Duration, signal func(name string) error, vars map[string]string) ([][]byte, error) {
-	values := map[string]string{}
+	d := &driver{
+		dir: dir, stdin: stdin, stdout: stdout, limit: limit, signal: signal,
+		values:  map[string]string{},
+		recs:    make(chan []byte, 1024),
+		stalled: make(chan struct{}),
+	}
 	for k, v := range vars {
-		values[k] = v
+		d.values[k] = v
 	}
-	expand := func(s string) string {
-		for k, v := range values {
-			s = strings.ReplaceAll(s, "{{"+k+"}}", v)
-		}
-		return s
-	}
-	recs := make(chan []byte, 1024)
-	stalled := make(chan struct{}) // closed by stall: read no more
 	quit := make(chan struct{})
 	defer close(quit)
-	go func() {
-		defer close(recs)
-		rd := NewReader(stdout)
-		for {
-			select {
-			case <-stalled:
-				return
-			default:
-			}
-			b, err := rd.Next()
-			if err != nil {
-				return
-			}
-			select {
-			case recs <- append([]byte(nil), b...):
-			case <-quit:
-				return
-			}
-		}
-	}()
-	var got [][]byte
-	closed, stall, early := false, false, false // early: return after the steps
+	go d.read(quit)
 	for _, s := range steps {
-		switch s.Op {
-		case "hangup":
-			c, ok := stdout.(io.Closer)
-			if !ok {
-				return got, errors.New("hangup: this stdout cannot be closed")
-			}
-			early = true
-			if err := c.Close(); err != nil {
-				return got, err
-			}
-		case "stall":
-			f, ok := stdout.(interface{ Full() (bool, error) })
-			if !ok {
-				return got, errors.New("stall: this stdout cannot tell when its pipe is full")
-			}
-			if !stall {
-				stall, early = true, true
-				close(stalled)
-			}
-			if err := waitFull(f.Full, limit); err != nil {
-				return got, err
-			}
-		case "capture":
-			name, pattern, _ := strings.Cut(s.Arg, " ")
-			re := regexp.MustCompile(pattern)
-			found := false
-			for i := len(got) - 1; i >= 0 && !found; i-- {
-				if m := re.FindSubmatch(got[i]); len(m) > 1 {
-					values[name], found = string(m[1]), true
-				}
-			}
-			if !found {
-				return got, fmt.Errorf("capture %s: no record read so far matches %s", name, pattern)
-			}
-		case "send":
-			if _, err := io.WriteString(stdin, expand(s.Arg)+"\n"); err != nil {
-				return got, fmt.Errorf("send %s: %w", s.Arg, err)
-			}
-		case "touch":
-			if err := os.WriteFile(filepath.Join(dir, s.Arg), nil, 0o644); err != nil {
-				return got, err
-			}
-		case "signal":
-			if signal == nil {
-				return got, errors.New("signal: no process to signal")
-			}
-			if err := signal(s.Arg); err != nil {
-				return got, err
-			}
-		case "close":
-			closed = true
-			if err := stdin.Close(); err != nil {
-				return got, err
-			}
-		case "wait":
-			timer := time.NewTimer(limit)
-			found := false
-			for !found {
-				select {
-				case b, ok := <-recs:
-					if !ok {
-						timer.Stop()
-						return got, fmt.Errorf("wait %s: stdout ended first", s.Arg)
-					}
-					got = append(got, b)
-					found = bytes.Contains(b, []byte(s.Arg))
-				case <-timer.C:
-					return got, fmt.Errorf("wait %s: %w after %v", s.Arg, ErrTimeout, limit)
-				}
-			}
-			timer.Stop()
+		if err := d.step(s); err != nil {
+			return d.got, err
 		}
 	}
-	if early {
-		return got, nil // the process ends by itself, or is made to
+	if d.early {
+		return d.got, nil // the process ends by itself, or is made to
 	}
-	if !closed {
-		_ = stdin.Close()
+	if !d.closed {
+		_ = d.stdin.Close()
 	}
-	timer := time.NewTimer(limit)
-	defer timer.Stop()
+	return d.got, d.drain()
+}
+
+// driver is one play of a script.
+type driver struct {
+	dir    string
+	stdin  io.WriteCloser
+	stdout io.Reader
+	limit  time.Duration
+	signal func(name string) error
+	values map[string]string // {{NAME}} in a send, given and captured
+
+	recs    chan []byte   // stdout's records, closed at its end
+	stalled chan struct{} // closed by stall: read no more
+	got     [][]byte      // the records taken from recs so far
+
+	closed bool // stdin was closed
+	stall  bool // stdout is no longer read
+	early  bool // return after the steps
+}
+
+// read sends stdout's records to recs until stdout ends, a stall, or
+// quit.
+func (d *driver) read(quit <-chan struct{}) {
+	defer close(d.recs)
+	rd := NewReader(d.stdout)
 	for {
 		select {
-		case b, ok := <-recs:
-			if !ok {
-				return got, nil
-			}
-			got = append(got, b)
-		case <-timer.C:
-			return got, fmt.Errorf("stdout did not end within %v after stdin was closed", limit)
+		case <-d.stalled:
+			return
+		default:
+		}
+		b, err := rd.Next()
+		if err != nil {
+			return
+		}
+		select {
+		case d.recs <- append([]byte(nil), b...):
+		case <-quit:
+			return
 		}
 	}
 }
 
-// waitFull waits until full reports true, at most limit.
+// step plays one step.
+func (d *driver) step(s Step) error {
+	switch s.Op {
+	case "hangup":
+		return d.hangup()
+	case "stall":
+		return d.stallReading()
+	case "capture":
+		return d.capture(s.Arg)
+	case "send":
+		if _, err := io.WriteString(d.stdin, d.expand(s.Arg)+"\n"); err != nil {
+			return fmt.Errorf("send %s: %w", s.Arg, err)
+		}
+	case "touch":
+		return os.WriteFile(filepath.Join(d.dir, s.Arg), nil, 0o644)
+	case "signal":
+		if d.signal == nil {
+			return errors.New("signal: no process to signal")
+		}
+		return d.signal(s.Arg)
+	case "close":
+		d.closed = true
+		return d.stdin.Close()
+	case "wait":
+		return d.wait(s.Arg)
+	}
+	return nil
+}
+
+// expand replaces {{NAME}} in s by NAME's value.
+func (d *driver) expand(s string) string {
+	for k, v := range d.values {
+		s = strings.ReplaceAll(s, "{{"+k+"}}", v)
+	}
+	return s
+}
+
+func (d *driver) hangup() error {
+	c, ok := d.stdout.(io.Closer)
+	if !ok {
+		return errors.New("hangup: this stdout cannot be closed")
+	}
+	d.early = true
+	return c.Close()
+}
+
+// stallReading stops reading stdout (once) and waits until its pipe is
+// full.
+func (d *driver) stallReading() error {
+	f, ok := d.stdout.(interface{ Full() (bool, error) })
+	if !ok {
+		return errors.New("stall: this stdout cannot tell when its pipe is full")
+	}
+	if !d.stall {
+		d.stall, d.early = true, true
+		close(d.stalled)
+	}
+	return waitFull(f.Full, d.limit)
+}
+
+// capture takes arg's regexp's first group from the newest record read
+// so far that it matches, as arg's name.
+func (d *driver) capture(arg string) error {
+	name, pattern, _ := strings.Cut(arg, " ")
+	re := regexp.MustCompile(pattern)
+	for i := len(d.got) - 1; i >= 0; i-- {
+		if m := re.FindSubmatch(d.got[i]); len(m) > 1 {
+			d.values[name] = string(m[1])
+			return nil
+		}
+	}
+	return fmt.Errorf("capture %s: no record read so far matches %s", name, pattern)
+}
+
+// wait reads records until one contains substr.
+func (d *driver) wait(substr string) error {
+	timer := time.NewTimer(d.limit)
+	defer timer.Stop()
+	for {
+		select {
+		case b, ok := <-d.recs:
+			if !ok {
+				return fmt.Errorf("wait %s: stdout ended first", substr)
+			}
+			d.got = append(d.got, b)
+			if bytes.Contains(b, []byte(substr)) {
+				return nil
+			}
+		case <-timer.C:
+			return fmt.Errorf("wait %s: %w after %v", substr, ErrTimeout, d.limit)
+		}
+	}
+}
+
+// drain reads the records to stdout's end.
+func (d *driver) drain() error {
+	timer := time.NewTimer(d.limit)
+	defer timer.Stop()
+	for {
+		select {
+		case b, ok := <-d.recs:
+			if !ok {
+				return nil
+			}
+			d.got = append(d.got, b)
+		case <-timer.C:
+			return fmt.Errorf("stdout did not end within %v after stdin was closed", d.limit)
+		}
+	}
+}
+
 func waitFull(full func() (bool, error), limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	for {

@@ -192,26 +192,7 @@ func (t *turn) event(e loop.Event) {
 			t.usage(e.Message.Usage)
 		}
 	case loop.ToolStart:
-		c := &call{name: e.ToolName}
-		u := toolCall(t.ss.cwd, e.ToolName, e.Args)
-		u["sessionUpdate"] = "tool_call"
-		u["toolCallId"] = e.ToolCallID
-		u["status"] = "in_progress"
-		u["rawInput"] = json.RawMessage(orEmpty(e.Args))
-		if p, ok := u["_path"].(string); ok {
-			c.path = p
-			if e.ToolName == "write" || e.ToolName == "edit" {
-				c.old = readSmall(p)
-			}
-		}
-		c.target, _ = u["_target"].(string)
-		delete(u, "_path")
-		delete(u, "_target")
-		c.update = u
-		t.mu.Lock()
-		t.calls[e.ToolCallID] = c
-		t.mu.Unlock()
-		t.update(u)
+		t.toolStart(e)
 	case loop.ToolUpdate:
 		if e.Result == nil || len(e.Result.Content) == 0 || e.Result.Content[0].Type == ai.TypeText && e.Result.Content[0].Text == "" {
 			return
@@ -219,34 +200,75 @@ func (t *turn) event(e loop.Event) {
 		t.update(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": e.ToolCallID,
 			"content": outputContent(e.Result.Content)})
 	case loop.ToolEnd:
-		t.mu.Lock()
-		c := t.calls[e.ToolCallID]
-		delete(t.calls, e.ToolCallID)
-		t.mu.Unlock()
-		status := "completed"
-		if e.IsError {
-			status = "failed"
-		}
-		var content []map[string]any
-		if c != nil && c.path != "" && !e.IsError && (c.name == "write" || c.name == "edit") {
-			if now := readSmall(c.path); now != nil {
-				d := map[string]any{"type": "diff", "path": c.path, "newText": *now}
-				if c.old != nil {
-					d["oldText"] = *c.old
-				} else {
-					d["oldText"] = nil
-				}
-				content = append(content, d)
-			}
-		}
-		var out []ai.Content
-		if e.Result != nil {
-			out = e.Result.Content
-		}
-		content = append(content, outputContent(out)...)
-		t.update(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": e.ToolCallID,
-			"status": status, "content": content})
+		t.toolEnd(e)
 	}
+}
+
+// toolStart reports a tool call in progress and remembers it; for write
+// and edit, with the file's text before the call.
+func (t *turn) toolStart(e loop.Event) {
+	c := &call{name: e.ToolName}
+	u := toolCall(t.ss.cwd, e.ToolName, e.Args)
+	u["sessionUpdate"] = "tool_call"
+	u["toolCallId"] = e.ToolCallID
+	u["status"] = "in_progress"
+	u["rawInput"] = json.RawMessage(orEmpty(e.Args))
+	if p, ok := u["_path"].(string); ok {
+		c.path = p
+		if e.ToolName == "write" || e.ToolName == "edit" {
+			c.old = readSmall(p)
+		}
+	}
+	c.target, _ = u["_target"].(string)
+	delete(u, "_path")
+	delete(u, "_target")
+	c.update = u
+	t.mu.Lock()
+	t.calls[e.ToolCallID] = c
+	t.mu.Unlock()
+	t.update(u)
+}
+
+// toolEnd reports a tool call completed or failed, with its output and,
+// for a write or edit that succeeded, the file's diff.
+func (t *turn) toolEnd(e loop.Event) {
+	t.mu.Lock()
+	c := t.calls[e.ToolCallID]
+	delete(t.calls, e.ToolCallID)
+	t.mu.Unlock()
+	status := "completed"
+	if e.IsError {
+		status = "failed"
+	}
+	var content []map[string]any
+	if c != nil && c.path != "" && !e.IsError && (c.name == "write" || c.name == "edit") {
+		if d := c.diff(); d != nil {
+			content = append(content, d)
+		}
+	}
+	var out []ai.Content
+	if e.Result != nil {
+		out = e.Result.Content
+	}
+	content = append(content, outputContent(out)...)
+	t.update(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": e.ToolCallID,
+		"status": status, "content": content})
+}
+
+// diff is the call's file's diff from its text before the call (null
+// for a new file) to its text now; nil when it cannot be read now.
+func (c *call) diff() map[string]any {
+	now := readSmall(c.path)
+	if now == nil {
+		return nil
+	}
+	d := map[string]any{"type": "diff", "path": c.path, "newText": *now}
+	if c.old != nil {
+		d["oldText"] = *c.old
+	} else {
+		d["oldText"] = nil
+	}
+	return d
 }
 
 // usage sends the context's size after an answer, and what the session

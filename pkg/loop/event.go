@@ -192,15 +192,7 @@ func (e Event) shape() any {
 			Message *ai.Message `json:"message"`
 		}{b, e.Message}
 	case MessageUpdate:
-		var u ai.Usage
-		if e.Stream != nil && e.Stream.Usage != nil {
-			u = *e.Stream.Usage
-		}
-		return struct {
-			base
-			Usage                 ai.Usage `json:"usage"`
-			AssistantMessageEvent any      `json:"assistantMessageEvent"`
-		}{b, u, streamShape(e.Stream)}
+		return messageUpdateShape(e.Stream)
 	case ToolStart, ToolUpdate, ToolEnd:
 		return e.toolShape()
 	case TurnEnd:
@@ -221,11 +213,7 @@ func (e Event) shape() any {
 			Aborted bool `json:"aborted"`
 		}{b, e.Aborted}
 	case QueueUpdate:
-		return struct {
-			base
-			Steering []string `json:"steering"`
-			FollowUp []string `json:"followUp"`
-		}{b, nonNilStrings(e.Steering), nonNilStrings(e.FollowUp)}
+		return queueShape(e.Steering, e.FollowUp)
 	case RetryStart, RetryEnd:
 		return retryShape(e.Type, e.Retry)
 	case CompactionStart, CompactionEnd:
@@ -238,29 +226,60 @@ func (e Event) shape() any {
 			Entry json.RawMessage `json:"entry"`
 		}{b, e.Entry}
 	case SummaryRetryScheduled:
-		r := e.Retry
-		if r == nil {
-			r = &ai.RetryInfo{}
-		}
-		return struct {
-			base
-			Attempt      int    `json:"attempt"`
-			MaxAttempts  int    `json:"maxAttempts"`
-			DelayMs      int64  `json:"delayMs"`
-			ErrorMessage string `json:"errorMessage"`
-		}{b, r.Attempt, max(r.MaxAttempts-1, 0), r.Delay.Milliseconds(), r.ErrorMessage}
+		return summaryRetryShape(e.Retry)
 	case SummaryRetryAttemptStart:
-		reason := ""
-		if e.Compaction != nil {
-			reason = e.Compaction.Reason
-		}
-		return struct {
-			base
-			Source string `json:"source"`
-			Reason string `json:"reason,omitempty"`
-		}{b, "compaction", reason}
+		return summaryAttemptShape(e.Compaction)
 	}
 	return b
+}
+
+// messageUpdateShape carries the message's cumulative usage and the
+// delta, never the partial message.
+func messageUpdateShape(s *ai.Event) any {
+	var u ai.Usage
+	if s != nil && s.Usage != nil {
+		u = *s.Usage
+	}
+	return struct {
+		base
+		Usage                 ai.Usage `json:"usage"`
+		AssistantMessageEvent any      `json:"assistantMessageEvent"`
+	}{base{MessageUpdate}, u, streamShape(s)}
+}
+
+// queueShape carries both whole queues, empty ones as [].
+func queueShape(steering, followUp []string) any {
+	return struct {
+		base
+		Steering []string `json:"steering"`
+		FollowUp []string `json:"followUp"`
+	}{base{QueueUpdate}, nonNilStrings(steering), nonNilStrings(followUp)}
+}
+
+// summaryRetryShape counts maxAttempts as retryShape does.
+func summaryRetryShape(r *ai.RetryInfo) any {
+	if r == nil {
+		r = &ai.RetryInfo{}
+	}
+	return struct {
+		base
+		Attempt      int    `json:"attempt"`
+		MaxAttempts  int    `json:"maxAttempts"`
+		DelayMs      int64  `json:"delayMs"`
+		ErrorMessage string `json:"errorMessage"`
+	}{base{SummaryRetryScheduled}, r.Attempt, max(r.MaxAttempts-1, 0), r.Delay.Milliseconds(), r.ErrorMessage}
+}
+
+func summaryAttemptShape(c *CompactionInfo) any {
+	reason := ""
+	if c != nil {
+		reason = c.Reason
+	}
+	return struct {
+		base
+		Source string `json:"source"`
+		Reason string `json:"reason,omitempty"`
+	}{base{SummaryRetryAttemptStart}, "compaction", reason}
 }
 
 func (e Event) toolShape() any {

@@ -21,6 +21,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -307,10 +308,51 @@ func applySwitches(s *Server, e entry) {
 }
 
 func newServer(file, name string, e entry, dir, home string) (Server, error) {
-	bad := func(format string, a ...any) (Server, error) {
-		return Server{}, fmt.Errorf("%s: MCP server %q: %s", file, name, fmt.Sprintf(format, a...))
-	}
 	s := Server{Name: name, Source: file}
+	if err := s.configure(e, dir, home); err != nil {
+		return Server{}, fmt.Errorf("%s: MCP server %q: %v", file, name, err)
+	}
+	applySwitches(&s, e)
+	return s, nil
+}
+
+// configure sets the server's transport, its settings and timeouts
+// from e; an error says what to change.
+func (s *Server) configure(e entry, dir, home string) error {
+	kind, err := transport(e)
+	if err != nil {
+		return err
+	}
+	if kind == "stdio" {
+		err = s.configureStdio(e, dir, home)
+	} else {
+		err = s.configureHTTP(e)
+	}
+	if err != nil {
+		return err
+	}
+	for k, v := range s.Env {
+		if strings.HasPrefix(v, "!") {
+			return fmt.Errorf(`env %s: values made by running a command ("!…") are not supported: use ${VAR}`, k)
+		}
+	}
+	for k, v := range s.Headers {
+		if strings.HasPrefix(v, "!") {
+			return fmt.Errorf(`header %s: values made by running a command ("!…") are not supported: use ${VAR}`, k)
+		}
+	}
+	if s.CallTimeout, err = seconds(e.Timeout); err != nil {
+		return fmt.Errorf("timeout: %v", err)
+	}
+	if s.StartTimeout, err = seconds(e.StartTimeout); err != nil {
+		return fmt.Errorf("startTimeout: %v", err)
+	}
+	return nil
+}
+
+// transport is e's transport, "stdio" or "http": its type, or http when
+// it has a url and stdio otherwise.
+func transport(e entry) (string, error) {
 	kind := ""
 	if e.Type != nil {
 		kind = *e.Type
@@ -318,68 +360,55 @@ func newServer(file, name string, e entry, dir, home string) (Server, error) {
 	switch kind {
 	case "":
 		if e.URL != nil {
-			kind = "http"
-		} else {
-			kind = "stdio"
+			return "http", nil
 		}
+		return "stdio", nil
 	case "stdio", "http":
+		return kind, nil
 	case "streamable-http", "streamableHttp":
-		kind = "http"
+		return "http", nil
 	case "sse":
-		return bad(`the SSE transport is not supported: use the server's streamable HTTP endpoint (often /mcp instead of /sse) with "type": "http"`)
-	default:
-		return bad(`type %q: use "stdio" or "http"`, kind)
+		return "", errors.New(`the SSE transport is not supported: use the server's streamable HTTP endpoint (often /mcp instead of /sse) with "type": "http"`)
 	}
-	switch kind {
-	case "stdio":
-		if e.Command == nil || strings.TrimSpace(*e.Command) == "" {
-			return bad(`give "command", the program to run (its arguments in "args")`)
-		}
-		if e.URL != nil || e.Headers != nil || e.BearerTokenEnvVar != nil {
-			return bad(`a stdio server takes "command", "args", "env" and "cwd", not "url", "headers" or "bearerTokenEnvVar"`)
-		}
-		s.Command = tilde(*e.Command, home)
-		for _, a := range e.Args {
-			s.Args = append(s.Args, tilde(a, home))
-		}
-		s.Env = e.Env
-		if e.Cwd != nil && *e.Cwd != "" {
-			s.Cwd = tilde(*e.Cwd, home)
-			if !filepath.IsAbs(s.Cwd) {
-				s.Cwd = filepath.Join(dir, s.Cwd)
-			}
-		}
-	case "http":
-		if e.URL == nil || !(strings.HasPrefix(*e.URL, "http://") || strings.HasPrefix(*e.URL, "https://")) {
-			return bad(`give "url", the server's http:// or https:// address`)
-		}
-		if e.Command != nil || e.Args != nil || e.Env != nil || e.Cwd != nil {
-			return bad(`an HTTP server takes "url", "headers" and "bearerTokenEnvVar", not "command", "args", "env" or "cwd"`)
-		}
-		s.URL, s.Headers = *e.URL, e.Headers
-		if e.BearerTokenEnvVar != nil {
-			s.BearerTokenEnv = *e.BearerTokenEnvVar
+	return "", fmt.Errorf(`type %q: use "stdio" or "http"`, kind)
+}
+
+// configureStdio sets the command, its arguments (~ expanded), env and
+// cwd (relative to dir).
+func (s *Server) configureStdio(e entry, dir, home string) error {
+	if e.Command == nil || strings.TrimSpace(*e.Command) == "" {
+		return errors.New(`give "command", the program to run (its arguments in "args")`)
+	}
+	if e.URL != nil || e.Headers != nil || e.BearerTokenEnvVar != nil {
+		return errors.New(`a stdio server takes "command", "args", "env" and "cwd", not "url", "headers" or "bearerTokenEnvVar"`)
+	}
+	s.Command = tilde(*e.Command, home)
+	for _, a := range e.Args {
+		s.Args = append(s.Args, tilde(a, home))
+	}
+	s.Env = e.Env
+	if e.Cwd != nil && *e.Cwd != "" {
+		s.Cwd = tilde(*e.Cwd, home)
+		if !filepath.IsAbs(s.Cwd) {
+			s.Cwd = filepath.Join(dir, s.Cwd)
 		}
 	}
-	for k, v := range s.Env {
-		if strings.HasPrefix(v, "!") {
-			return bad(`env %s: values made by running a command ("!…") are not supported: use ${VAR}`, k)
-		}
+	return nil
+}
+
+// configureHTTP sets the URL, headers and the bearer token's variable.
+func (s *Server) configureHTTP(e entry) error {
+	if e.URL == nil || !(strings.HasPrefix(*e.URL, "http://") || strings.HasPrefix(*e.URL, "https://")) {
+		return errors.New(`give "url", the server's http:// or https:// address`)
 	}
-	for k, v := range s.Headers {
-		if strings.HasPrefix(v, "!") {
-			return bad(`header %s: values made by running a command ("!…") are not supported: use ${VAR}`, k)
-		}
+	if e.Command != nil || e.Args != nil || e.Env != nil || e.Cwd != nil {
+		return errors.New(`an HTTP server takes "url", "headers" and "bearerTokenEnvVar", not "command", "args", "env" or "cwd"`)
 	}
-	var err error
-	if s.CallTimeout, err = seconds(e.Timeout); err != nil {
-		return bad("timeout: %v", err)
+	s.URL, s.Headers = *e.URL, e.Headers
+	if e.BearerTokenEnvVar != nil {
+		s.BearerTokenEnv = *e.BearerTokenEnvVar
 	}
-	if s.StartTimeout, err = seconds(e.StartTimeout); err != nil {
-		return bad("startTimeout: %v", err)
-	}
-	applySwitches(&s, e)
-	return s, nil
+	return nil
 }
 
 // seconds reads a timeout in seconds; nil is 0 (the default).

@@ -38,6 +38,33 @@ func Branch(src, leaf, dir, cwd string, opts Options) (*FileStore, error) {
 	if err != nil {
 		return nil, err
 	}
+	parent := ""
+	for _, e := range relink(path) {
+		s.commit(e)
+		parent = e.ID
+	}
+	if err := s.commitLabels(currentLabels(f.Entries), parent); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	conversation, err := s.pendEntries()
+	if err != nil {
+		_ = s.Close()
+		return nil, fmt.Errorf("fork %s: %w", src, err)
+	}
+	if conversation {
+		if err := s.writeHeader(); err != nil {
+			_ = s.Close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// relink returns copies of path's entries without its labels, each one's
+// parent the entry before it; a compaction that keeps from a label keeps
+// from the entry after the label.
+func relink(path []Entry) []Entry {
 	kept := make([]Entry, 0, len(path))
 	after := map[string]string{} // a label left out → the path entry after it
 	var labels []string
@@ -61,42 +88,42 @@ func Branch(src, leaf, dir, cwd string, opts Options) (*FileStore, error) {
 		kept = append(kept, e)
 		parent = e.ID
 	}
-	for _, e := range kept {
-		s.commit(e)
-	}
-	for _, l := range currentLabels(f.Entries) {
+	return kept
+}
+
+// commitLabels commits a new label entry for each of labels whose target
+// the session holds, chained after parent.
+func (s *FileStore) commitLabels(labels []currentLabel, parent string) error {
+	for _, l := range labels {
 		if !s.ids[l.TargetID] {
 			continue
 		}
 		id, err := s.drawID()
 		if err != nil {
-			_ = s.Close()
-			return nil, err
+			return err
 		}
 		text := l.label
 		e := Entry{Type: TypeLabel, ID: id, ParentID: Ref(parent), Timestamp: l.Timestamp, TargetID: l.TargetID, Label: &text}
 		s.commit(e)
 		parent = id
 	}
+	return nil
+}
+
+// pendEntries makes the session's entries its pending lines, and says
+// whether they hold a user or assistant message.
+func (s *FileStore) pendEntries() (conversation bool, err error) {
 	var pending []byte
-	conversation := false
 	for _, e := range s.entries {
 		b, err := e.MarshalJSON()
 		if err != nil {
-			_ = s.Close()
-			return nil, fmt.Errorf("fork %s: %w", src, err)
+			return false, err
 		}
 		pending = append(append(pending, b...), '\n')
 		conversation = conversation || (e.Type == TypeMessage && e.Message != nil && (e.Message.Role == "user" || e.Message.Role == "assistant"))
 	}
 	s.pending = pending
-	if conversation {
-		if err := s.writeHeader(); err != nil {
-			_ = s.Close()
-			return nil, err
-		}
-	}
-	return s, nil
+	return conversation, nil
 }
 
 // currentLabel is one target's label as the file ends, with the time of

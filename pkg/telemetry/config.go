@@ -12,6 +12,7 @@ package telemetry
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -69,84 +70,23 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 		v, _ := lookup(k)
 		return strings.TrimSpace(v)
 	}
-	c := Config{Protocol: ProtoProtobuf, ServiceName: "gopi", Sampler: "parentbased_always_on", SamplerArg: 1, FlushTimeout: DefaultFlushTimeout}
 	if strings.EqualFold(get("OTEL_SDK_DISABLED"), "true") || strings.EqualFold(get("OTEL_TRACES_EXPORTER"), "none") {
 		return Config{}, nil
 	}
 	traces, base := get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), get("OTEL_EXPORTER_OTLP_ENDPOINT")
-	switch {
-	case traces != "":
-		c.Endpoint = traces
-	case base != "":
-		c.Endpoint = strings.TrimRight(base, "/") + "/v1/traces"
-	default:
-		return Config{}, nil
+	if traces == "" && base == "" {
+		return Config{}, nil // no collector to send to
 	}
-	name := "OTEL_EXPORTER_OTLP_ENDPOINT"
-	if traces != "" {
-		name = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
+	c := Config{Protocol: ProtoProtobuf, ServiceName: "gopi", Sampler: "parentbased_always_on", SamplerArg: 1, FlushTimeout: DefaultFlushTimeout}
+	if err := c.readEndpoints(get, traces, base); err != nil {
+		return Config{}, err
 	}
-	if u, err := url.Parse(c.Endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return Config{}, fmt.Errorf("%s %q is not an http:// or https:// address; set it to the collector's, e.g. http://localhost:4318", name, c.Endpoint)
-	}
-	if !strings.EqualFold(get("OTEL_METRICS_EXPORTER"), "none") {
-		c.MetricsEndpoint = metricsEndpoint(base, get("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"))
-		if u, err := url.Parse(c.MetricsEndpoint); c.MetricsEndpoint != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
-			return Config{}, fmt.Errorf("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT %q is not an http:// or https:// address; set it to the collector's, e.g. http://localhost:4318/v1/metrics", c.MetricsEndpoint)
+	for _, read := range []func(*Config, func(string) string) error{
+		(*Config).readProtocol, (*Config).readHeaders, (*Config).readResource, (*Config).readSampler,
+	} {
+		if err := read(&c, get); err != nil {
+			return Config{}, err
 		}
-	}
-	for _, k := range []string{"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"} {
-		switch v := get(k); v {
-		case "":
-		case ProtoProtobuf, ProtoJSON:
-			c.Protocol = v
-		default:
-			return Config{}, fmt.Errorf("%s %q is not a protocol gopi sends; set it to http/protobuf or http/json", k, v)
-		}
-	}
-	c.Headers = map[string]string{}
-	for _, k := range []string{"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"} {
-		kv, err := parseList(get(k))
-		if err != nil {
-			// The value may hold a credential: name the variable only.
-			return Config{}, fmt.Errorf("%s is not a list of key=value pairs separated by commas (%v)", k, err)
-		}
-		for _, p := range kv {
-			c.Headers[p.Key] = p.Value
-		}
-	}
-	if v := get("OTEL_SERVICE_NAME"); v != "" {
-		c.ServiceName = v
-	}
-	res, err := parseList(get("OTEL_RESOURCE_ATTRIBUTES"))
-	if err != nil {
-		return Config{}, fmt.Errorf("OTEL_RESOURCE_ATTRIBUTES is not a list of key=value pairs separated by commas (%v)", err)
-	}
-	for _, p := range res {
-		if p.Key == "service.name" && get("OTEL_SERVICE_NAME") == "" {
-			c.ServiceName = p.Value
-			continue
-		}
-		if p.Key != "service.name" {
-			c.Resource = append(c.Resource, p)
-		}
-	}
-	if v := strings.ToLower(get("OTEL_TRACES_SAMPLER")); v != "" {
-		ok := false
-		for _, s := range samplers {
-			ok = ok || s == v
-		}
-		if !ok {
-			return Config{}, fmt.Errorf("OTEL_TRACES_SAMPLER %q is not a sampler gopi knows; use one of %s", v, strings.Join(samplers, ", "))
-		}
-		c.Sampler = v
-	}
-	if v := get("OTEL_TRACES_SAMPLER_ARG"); v != "" && strings.HasSuffix(c.Sampler, "traceidratio") {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f < 0 || f > 1 {
-			return Config{}, fmt.Errorf("OTEL_TRACES_SAMPLER_ARG %q is not a ratio; set a number from 0 to 1", v)
-		}
-		c.SamplerArg = f
 	}
 	c.TraceParent, c.TraceState = get("TRACEPARENT"), get("TRACESTATE")
 	c.CaptureContent = strings.EqualFold(get("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"), "true")
@@ -157,6 +97,106 @@ func Load(lookup func(string) (string, bool)) (Config, error) {
 	}
 	c.Enabled = true
 	return c, nil
+}
+
+// readEndpoints sets the traces endpoint (the traces variable's, else
+// the base's with /v1/traces) and the metrics endpoint unless metrics
+// are off.
+func (c *Config) readEndpoints(get func(string) string, traces, base string) error {
+	endpoint, name := traces, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
+	if traces == "" {
+		endpoint, name = strings.TrimRight(base, "/")+"/v1/traces", "OTEL_EXPORTER_OTLP_ENDPOINT"
+	}
+	c.Endpoint = endpoint
+	if !isHTTPAddress(c.Endpoint) {
+		return fmt.Errorf("%s %q is not an http:// or https:// address; set it to the collector's, e.g. http://localhost:4318", name, c.Endpoint)
+	}
+	if strings.EqualFold(get("OTEL_METRICS_EXPORTER"), "none") {
+		return nil
+	}
+	c.MetricsEndpoint = metricsEndpoint(base, get("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"))
+	if c.MetricsEndpoint != "" && !isHTTPAddress(c.MetricsEndpoint) {
+		return fmt.Errorf("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT %q is not an http:// or https:// address; set it to the collector's, e.g. http://localhost:4318/v1/metrics", c.MetricsEndpoint)
+	}
+	return nil
+}
+
+// isHTTPAddress says whether s is an http:// or https:// URL with a host.
+func isHTTPAddress(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// readProtocol sets the protocol; the traces variable wins over the
+// general one.
+func (c *Config) readProtocol(get func(string) string) error {
+	for _, k := range []string{"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"} {
+		switch v := get(k); v {
+		case "":
+		case ProtoProtobuf, ProtoJSON:
+			c.Protocol = v
+		default:
+			return fmt.Errorf("%s %q is not a protocol gopi sends; set it to http/protobuf or http/json", k, v)
+		}
+	}
+	return nil
+}
+
+// readHeaders sets the export's headers; the traces variable's win over
+// the general one's.
+func (c *Config) readHeaders(get func(string) string) error {
+	c.Headers = map[string]string{}
+	for _, k := range []string{"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"} {
+		kv, err := parseList(get(k))
+		if err != nil {
+			// The value may hold a credential: name the variable only.
+			return fmt.Errorf("%s is not a list of key=value pairs separated by commas (%v)", k, err)
+		}
+		for _, p := range kv {
+			c.Headers[p.Key] = p.Value
+		}
+	}
+	return nil
+}
+
+// readResource sets the service name (OTEL_SERVICE_NAME, else the
+// resource's service.name) and the other resource attributes.
+func (c *Config) readResource(get func(string) string) error {
+	if v := get("OTEL_SERVICE_NAME"); v != "" {
+		c.ServiceName = v
+	}
+	res, err := parseList(get("OTEL_RESOURCE_ATTRIBUTES"))
+	if err != nil {
+		return fmt.Errorf("OTEL_RESOURCE_ATTRIBUTES is not a list of key=value pairs separated by commas (%v)", err)
+	}
+	for _, p := range res {
+		if p.Key == "service.name" && get("OTEL_SERVICE_NAME") == "" {
+			c.ServiceName = p.Value
+			continue
+		}
+		if p.Key != "service.name" {
+			c.Resource = append(c.Resource, p)
+		}
+	}
+	return nil
+}
+
+// readSampler sets the sampler and, for a ratio sampler, its ratio.
+func (c *Config) readSampler(get func(string) string) error {
+	if v := strings.ToLower(get("OTEL_TRACES_SAMPLER")); v != "" {
+		if !slices.Contains(samplers, v) {
+			return fmt.Errorf("OTEL_TRACES_SAMPLER %q is not a sampler gopi knows; use one of %s", v, strings.Join(samplers, ", "))
+		}
+		c.Sampler = v
+	}
+	if v := get("OTEL_TRACES_SAMPLER_ARG"); v != "" && strings.HasSuffix(c.Sampler, "traceidratio") {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 || f > 1 {
+			return fmt.Errorf("OTEL_TRACES_SAMPLER_ARG %q is not a ratio; set a number from 0 to 1", v)
+		}
+		c.SamplerArg = f
+	}
+	return nil
 }
 
 // parseList reads the W3C Baggage-like list OTEL_* variables use:

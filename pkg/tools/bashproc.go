@@ -66,16 +66,7 @@ func (p *process) run(ctx context.Context, command string, timeout time.Duration
 		return ending{startErr: err}
 	}
 	defer r.Close()
-	cmd := exec.Command(p.shell, "-c", command)
-	cmd.Dir = p.env.Cwd
-	cmd.Env = append(commandEnv(p.env.Environ), p.extraEnv...)
-	cmd.Stdout, cmd.Stderr = w, w // one pipe: output keeps its order
-	if p.stdin != nil {
-		cmd.Stdin = bytes.NewReader(p.stdin)
-		// A command that leaves its stdin unread to a background child
-		// must not hold Wait: the copy is dropped this long after exit.
-		cmd.WaitDelay = drainWait
-	}
+	cmd := p.command(command, w)
 	var er, ew *os.File
 	if p.errSink != nil {
 		defer p.errSink.close()
@@ -86,12 +77,7 @@ func (p *process) run(ctx context.Context, command string, timeout time.Duration
 		defer er.Close()
 		cmd.Stderr = ew
 	}
-	var tree procRunner
-	if p.env.Guard.Mode() != sandbox.Off {
-		tree = newSandboxTree(p.env.Guard, cmd, p.stdin)
-	} else {
-		tree = newProcTree(cmd)
-	}
+	tree := p.tree(cmd)
 	err = tree.start()
 	w.Close()
 	if ew != nil {
@@ -108,6 +94,37 @@ func (p *process) run(ctx context.Context, command string, timeout time.Duration
 		go p.read(er, p.errSink, func() {}, nil, errDone)
 		defer awaitOrClose(errDone, er, drainWait, killWait)
 	}
+	return p.await(ctx, tree, timeout, readDone, r)
+}
+
+// command is the shell running command, its output (stdout and stderr)
+// to w.
+func (p *process) command(command string, w *os.File) *exec.Cmd {
+	cmd := exec.Command(p.shell, "-c", command)
+	cmd.Dir = p.env.Cwd
+	cmd.Env = append(commandEnv(p.env.Environ), p.extraEnv...)
+	cmd.Stdout, cmd.Stderr = w, w // one pipe: output keeps its order
+	if p.stdin != nil {
+		cmd.Stdin = bytes.NewReader(p.stdin)
+		// A command that leaves its stdin unread to a background child
+		// must not hold Wait: the copy is dropped this long after exit.
+		cmd.WaitDelay = drainWait
+	}
+	return cmd
+}
+
+// tree runs cmd in the sandbox when the guard has one.
+func (p *process) tree(cmd *exec.Cmd) procRunner {
+	if p.env.Guard.Mode() != sandbox.Off {
+		return newSandboxTree(p.env.Guard, cmd, p.stdin)
+	}
+	return newProcTree(cmd)
+}
+
+// await waits for the started tree to exit, the timeout or ctx's end,
+// killing the tree in the latter two, and for the output read from r
+// (readDone) to end.
+func (p *process) await(ctx context.Context, tree procRunner, timeout time.Duration, readDone <-chan struct{}, r *os.File) ending {
 	waitDone := make(chan ending, 1)
 	go func() { waitDone <- tree.wait() }()
 	timer := time.NewTimer(timeout)

@@ -31,62 +31,13 @@ func fastEvent(data string) (e streamEvent, ok bool) {
 		case 0:
 			return str(&s, &e.Type)
 		case 1:
-			return object(&s, &e.Message, func(m *eventMessage) error {
-				return fields(&s, []string{"id", "model", "usage"}, func(i int) error {
-					switch i {
-					case 0:
-						return str(&s, &m.ID)
-					case 1:
-						return str(&s, &m.Model)
-					}
-					if s.Peek() == 'n' {
-						_, err := s.Raw() // null leaves the struct as it is
-						return err
-					}
-					return usageFields(&s, &m.Usage)
-				})
-			})
+			return object(&s, &e.Message, func(m *eventMessage) error { return messageFields(&s, m) })
 		case 2:
-			var n *int64
-			if err := integer(&s, &n); err != nil || n == nil || int64(int(*n)) != *n {
-				return errSlow
-			}
-			e.Index = int(*n)
-			return nil
+			return blockIndex(&s, &e.Index)
 		case 3:
-			return object(&s, &e.ContentBlock, func(cb *eventBlock) error {
-				return fields(&s, []string{"type", "id", "name", "input", "text", "thinking", "signature", "data"}, func(i int) error {
-					switch i {
-					case 0:
-						return str(&s, &cb.Type)
-					case 1:
-						return str(&s, &cb.ID)
-					case 2:
-						return str(&s, &cb.Name)
-					case 3:
-						v, err := s.Raw()
-						if err != nil || pijson.IsNull(v) {
-							return errSlow
-						}
-						cb.Input = json.RawMessage(slices.Clone(v))
-						return nil
-					case 4:
-						return str(&s, &cb.Text)
-					case 5:
-						return str(&s, &cb.Thinking)
-					case 6:
-						return str(&s, &cb.Signature)
-					}
-					return str(&s, &cb.Data)
-				})
-			})
+			return object(&s, &e.ContentBlock, func(cb *eventBlock) error { return blockFields(&s, cb) })
 		case 4:
-			return object(&s, &e.Delta, func(d *deltaBody) error {
-				return fields(&s, []string{"type", "text", "partial_json", "thinking", "signature", "stop_reason"}, func(i int) error {
-					dst := [...]*string{&d.Type, &d.Text, &d.PartialJSON, &d.Thinking, &d.Signature, &d.StopReason}[i]
-					return str(&s, dst)
-				})
-			})
+			return object(&s, &e.Delta, func(d *deltaBody) error { return deltaFields(&s, d) })
 		}
 		return object(&s, &e.Usage, func(u *usage) error { return usageFields(&s, u) })
 	})
@@ -94,6 +45,58 @@ func fastEvent(data string) (e streamEvent, ok bool) {
 		return streamEvent{}, false
 	}
 	return e, true
+}
+
+// messageFields reads message_start's message.
+func messageFields(s *pijson.Scanner, m *eventMessage) error {
+	return fields(s, []string{"id", "model", "usage"}, func(i int) error {
+		switch i {
+		case 0:
+			return str(s, &m.ID)
+		case 1:
+			return str(s, &m.Model)
+		}
+		if s.Peek() == 'n' {
+			_, err := s.Raw() // null leaves the struct as it is
+			return err
+		}
+		return usageFields(s, &m.Usage)
+	})
+}
+
+// blockIndex reads a block's index: a whole number that fits an int.
+func blockIndex(s *pijson.Scanner, dst *int) error {
+	var n *int64
+	if err := integer(s, &n); err != nil || n == nil || int64(int(*n)) != *n {
+		return errSlow
+	}
+	*dst = int(*n)
+	return nil
+}
+
+// blockFields reads content_block_start's block; a null input is left
+// to encoding/json.
+func blockFields(s *pijson.Scanner, cb *eventBlock) error {
+	return fields(s, []string{"type", "id", "name", "input", "text", "thinking", "signature", "data"}, func(i int) error {
+		if i == 3 {
+			v, err := s.Raw()
+			if err != nil || pijson.IsNull(v) {
+				return errSlow
+			}
+			cb.Input = json.RawMessage(slices.Clone(v))
+			return nil
+		}
+		dst := [...]*string{&cb.Type, &cb.ID, &cb.Name, nil, &cb.Text, &cb.Thinking, &cb.Signature, &cb.Data}[i]
+		return str(s, dst)
+	})
+}
+
+// deltaFields reads a delta object (content_block_delta, message_delta).
+func deltaFields(s *pijson.Scanner, d *deltaBody) error {
+	return fields(s, []string{"type", "text", "partial_json", "thinking", "signature", "stop_reason"}, func(i int) error {
+		dst := [...]*string{&d.Type, &d.Text, &d.PartialJSON, &d.Thinking, &d.Signature, &d.StopReason}[i]
+		return str(s, dst)
+	})
 }
 
 // usageFields reads a usage object.

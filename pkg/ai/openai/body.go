@@ -76,20 +76,27 @@ func (r *request) appendJSON(b []byte) ([]byte, error) {
 		b = append(b, `,"reasoning_effort":`...)
 		b = pijson.AppendString(b, r.ReasoningEffort)
 	}
-	if f := r.ResponseFormat; f != nil {
-		b = append(b, `,"response_format":{"type":`...)
-		b = pijson.AppendString(b, f.Type)
-		b = append(b, `,"json_schema":{"name":`...)
-		b = pijson.AppendString(b, f.JSONSchema.Name)
-		b = append(b, `,"schema":`...)
-		if b, err = pijson.AppendRaw(b, f.JSONSchema.Schema); err != nil {
+	if r.ResponseFormat != nil {
+		if b, err = r.ResponseFormat.appendJSON(append(b, `,"response_format":`...)); err != nil {
 			return nil, err
 		}
-		b = append(b, `,"strict":`...)
-		b = strconv.AppendBool(b, f.JSONSchema.Strict)
-		b = append(b, "}}"...)
 	}
 	return append(b, '}'), nil
+}
+
+func (f *responseFormat) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"type":`...)
+	b = pijson.AppendString(b, f.Type)
+	b = append(b, `,"json_schema":{"name":`...)
+	b = pijson.AppendString(b, f.JSONSchema.Name)
+	b = append(b, `,"schema":`...)
+	b, err := pijson.AppendRaw(b, f.JSONSchema.Schema)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `,"strict":`...)
+	b = strconv.AppendBool(b, f.JSONSchema.Strict)
+	return append(b, "}}"...), nil
 }
 
 func (m *message) size() int {
@@ -138,60 +145,18 @@ func (m *message) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, `{"role":`...)
 	b = pijson.AppendString(b, m.Role)
 	b = append(b, `,"content":`...)
-	switch c := m.Content.(type) {
-	case string:
-		b = pijson.AppendString(b, c)
-	case []part:
-		if c == nil {
-			b = append(b, "null"...)
-			break
-		}
-		b = append(b, '[')
-		for i := range c {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = c[i].appendJSON(b)
-		}
-		b = append(b, ']')
-	case nil:
-		b = append(b, "null"...)
-	default:
-		var err error
-		if b, err = pijson.AppendMarshal(b, c); err != nil {
-			return nil, err
-		}
+	b, err := appendContent(b, m.Content)
+	if err != nil {
+		return nil, err
 	}
 	if m.Name != "" {
 		b = append(b, `,"name":`...)
 		b = pijson.AppendString(b, m.Name)
 	}
 	if len(m.ToolCalls) > 0 {
-		b = append(b, `,"tool_calls":[`...)
-		for i := range m.ToolCalls {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			tc := &m.ToolCalls[i]
-			b = append(b, `{"id":`...)
-			b = pijson.AppendString(b, tc.ID)
-			b = append(b, `,"type":`...)
-			b = pijson.AppendString(b, tc.Type)
-			b = append(b, `,"function":{"name":`...)
-			b = pijson.AppendString(b, tc.Function.Name)
-			b = append(b, `,"arguments":`...)
-			b = pijson.AppendString(b, tc.Function.Arguments)
-			b = append(b, '}')
-			if len(tc.ExtraContent) > 0 {
-				var err error
-				b = append(b, `,"extra_content":`...)
-				if b, err = pijson.AppendRaw(b, tc.ExtraContent); err != nil {
-					return nil, err
-				}
-			}
-			b = append(b, '}')
+		if b, err = pijson.AppendArray(append(b, `,"tool_calls":`...), m.ToolCalls, (*toolCall).appendJSON); err != nil {
+			return nil, err
 		}
-		b = append(b, ']')
 	}
 	if m.ToolCallID != "" {
 		b = append(b, `,"tool_call_id":`...)
@@ -206,9 +171,52 @@ func (m *message) appendJSON(b []byte) ([]byte, error) {
 		b = pijson.AppendString(b, m.Reasoning)
 	}
 	if len(m.ReasoningDetails) > 0 {
-		var err error
 		b = append(b, `,"reasoning_details":`...)
 		if b, err = pijson.AppendRaw(b, m.ReasoningDetails); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendContent writes a message's content: a string, an array of
+// parts, or null.
+func appendContent(b []byte, content any) ([]byte, error) {
+	switch c := content.(type) {
+	case string:
+		return pijson.AppendString(b, c), nil
+	case []part:
+		if c == nil {
+			return append(b, "null"...), nil
+		}
+		b = append(b, '[')
+		for i := range c {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = c[i].appendJSON(b)
+		}
+		return append(b, ']'), nil
+	case nil:
+		return append(b, "null"...), nil
+	}
+	return pijson.AppendMarshal(b, content)
+}
+
+func (tc *toolCall) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"id":`...)
+	b = pijson.AppendString(b, tc.ID)
+	b = append(b, `,"type":`...)
+	b = pijson.AppendString(b, tc.Type)
+	b = append(b, `,"function":{"name":`...)
+	b = pijson.AppendString(b, tc.Function.Name)
+	b = append(b, `,"arguments":`...)
+	b = pijson.AppendString(b, tc.Function.Arguments)
+	b = append(b, '}')
+	if len(tc.ExtraContent) > 0 {
+		var err error
+		b = append(b, `,"extra_content":`...)
+		if b, err = pijson.AppendRaw(b, tc.ExtraContent); err != nil {
 			return nil, err
 		}
 	}
