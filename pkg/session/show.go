@@ -26,7 +26,7 @@ func WriteTree(w io.Writer, f *File, asJSON bool) error {
 // when leaf is ""), as gopi session show does: each entry's id and kind,
 // then its text; "(no entries)" for an empty session. A leaf that names
 // no entry (or a path that loops) is PathTo's error, before anything is
-// printed; PathTo's warnings go to warn first.
+// printed; PathTo's warnings go to warn (when not nil) first.
 func Show(w io.Writer, entries []Entry, leaf string, warn func(Warning)) error {
 	if len(entries) == 0 {
 		_, err := fmt.Fprintln(w, "(no entries)")
@@ -41,7 +41,9 @@ func Show(w io.Writer, entries []Entry, leaf string, warn func(Warning)) error {
 		return err
 	}
 	for _, wa := range warns {
-		warn(wa)
+		if warn != nil {
+			warn(wa)
+		}
 	}
 	return writePath(w, path)
 }
