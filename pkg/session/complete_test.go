@@ -2,7 +2,9 @@ package session
 
 import (
 	"fmt"
+	"gopi/pkg/ai"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -66,6 +68,20 @@ func TestLeafCandidates(t *testing.T) {
 		if got := LeafCandidates(root, c.cwd, c.ref, c.latest, ""); got != nil {
 			t.Errorf("%+v: %q", c, got)
 		}
+	}
+}
+
+// A leaf's description is its kind and first words, one line of at most
+// 60 characters.
+func TestLeafCandidateDescriptionsAreBounded(t *testing.T) {
+	root := t.TempDir()
+	long := strings.Repeat("word ", 30)
+	a := "0190aaaa-0000-7000-8000-000000000001"
+	writeListed(t, root, "/p", a, t0, `{"type":"message","id":"aaaa0001","parentId":null,"timestamp":"2026-03-01T10:00:01.000Z","message":{"role":"user","content":"`+long+`","timestamp":1}}`)
+	got := LeafCandidates(root, "/p", a, false, "")
+	kind, preview := Preview(MessageEntry("", ai.UserText(long, 1)), 60)
+	if want := OneLine(kind+": "+preview, 60); len(got) != 1 || got[0].Description != want || len([]rune(want)) != 60 {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
 

@@ -82,6 +82,20 @@ type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("closed") }
 
+// Thinking is one line of at most 200 characters.
+func TestShowBoundsThinking(t *testing.T) {
+	long := strings.Repeat("think ", 50)
+	e := MessageEntry("", ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{{Type: ai.TypeThinking, Thinking: long}}})
+	e.ID = "aaaa0001"
+	var b bytes.Buffer
+	if err := Show(&b, []Entry{e}, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if want := "── aaaa0001 assistant\n(thinking) " + OneLine(long, 200) + "\n\n"; b.String() != want {
+		t.Errorf("got %q\nwant %q", b.String(), want)
+	}
+}
+
 func TestWriteTree(t *testing.T) {
 	f := &File{Path: "/s.jsonl", Header: Header{ID: "s1"}, Entries: showEntries()}
 	var b bytes.Buffer

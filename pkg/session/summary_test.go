@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"gopi/pkg/ai"
 )
 
 // writeListed writes a session file of cwd under root with the given id,
@@ -180,5 +182,49 @@ func TestWriteSummaries(t *testing.T) {
 	}
 	if _, named := got[0]["name"]; named {
 		t.Errorf("an empty name is left out: %s", b.String())
+	}
+}
+
+// The first prompt is the first user message's, at most 60 characters,
+// whatever comes before it.
+func TestSummarizeFirstPromptIsTheUsers(t *testing.T) {
+	root := t.TempDir()
+	long := strings.Repeat("word ", 20)
+	path := writeListed(t, root, "/p", "0190aaaa-0000-7000-8000-000000000001", t0,
+		`{"type":"model_change","id":"00000001","parentId":null,"timestamp":"2026-03-01T10:00:01.000Z","provider":"faux","modelId":"demo"}`,
+		`{"type":"message","id":"00000002","parentId":"00000001","timestamp":"2026-03-01T10:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"not the prompt"}],"stopReason":"stop","timestamp":2}}`,
+		`{"type":"message","id":"00000003","parentId":"00000002","timestamp":"2026-03-01T10:00:03.000Z","message":{"role":"user","content":"`+long+`","timestamp":3}}`)
+	s, ok := Summarize(Info{Path: path, ModTime: t0}, nil)
+	if _, want := Preview(MessageEntry("", ai.UserText(long, 1)), 60); !ok || s.FirstPrompt != want || len([]rune(want)) != 60 {
+		t.Errorf("first prompt %q, want %q", s.FirstPrompt, want)
+	}
+}
+
+func TestShortIDOfPrefixes(t *testing.T) {
+	cases := []struct {
+		id    string
+		scope []string
+		want  string
+	}{
+		{"0190aaaa-1111", []string{"0190aaaa-1111", "0190aaaa-1111-7000"}, "0190aaaa-1111"}, // the other is longer
+		{"0190aaaa-1111-7000", []string{"0190aaaa-1111"}, "0190aaaa-1111-7"},                // a prefix of it
+		{"0190aaaa--b", []string{"0190aaaa-"}, "0190aaaa--b"},                               // never at a '-'
+		{"x190aaaa-1", []string{"y190aaaa-1"}, "x190aaaa"},
+	}
+	for _, c := range cases {
+		if got := ShortID(c.id, c.scope); got != c.want {
+			t.Errorf("ShortID(%q, %q) = %q, want %q", c.id, c.scope, got, c.want)
+		}
+	}
+}
+
+// Names are measured as text, not as HTML.
+func TestWriteSummariesMeasuresText(t *testing.T) {
+	rows := []Summary{{ShortID: "a", Name: "<b>&amp;"}, {ShortID: "b", Name: "x"}}
+	var b bytes.Buffer
+	_ = WriteSummaries(&b, rows, false, false)
+	lines := strings.Split(b.String(), "\n")
+	if len(lines[1]) != len(lines[2]) {
+		t.Errorf("aligned as HTML:\n%s", b.String())
 	}
 }
