@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -111,5 +112,22 @@ func TestLeastArgs(t *testing.T) {
 	}
 	if got := string(mcp.LeastArgs(json.RawMessage(`not json`))); got != "{}" {
 		t.Errorf("bad schema: %s", got)
+	}
+}
+
+type brokenWriter struct{}
+
+func (brokenWriter) Write([]byte) (int, error) { return 0, errors.New("closed") }
+
+// A write that fails is the error, for every form.
+func TestWritesFail(t *testing.T) {
+	if err := mcp.WriteJSON(brokenWriter{}, listStatuses()); err == nil {
+		t.Error("WriteJSON")
+	}
+	if err := mcp.WriteList(brokenWriter{}, nil); err == nil {
+		t.Error("WriteList of none")
+	}
+	if err := mcp.WritePlan(brokenWriter{}, nil); err == nil {
+		t.Error("WritePlan of none")
 	}
 }
