@@ -53,6 +53,16 @@ func TestListModels(t *testing.T) {
 	}
 }
 
+// The catalog's first row, declared, is replaced in its place.
+func TestListModelsReplacesTheFirstRow(t *testing.T) {
+	first := catalog.All()[0]
+	provs := declaredProviders(t, `{"`+first.Provider+`": {"models": [{"id": "`+first.ID+`", "contextWindow": 1234}]}}`)
+	got, err := assemble.ListModels(provs, "")
+	if err != nil || len(got) != len(catalog.All()) || !got[0].Declared || got[0].ID != first.ID || got[0].ContextWindow != 1234 {
+		t.Errorf("%d rows, first %+v, %v", len(got), got[0], err)
+	}
+}
+
 func TestListModelsOfOneProvider(t *testing.T) {
 	provs := declaredProviders(t, declaredJSON)
 	got, err := assemble.ListModels(provs, "local")
@@ -157,8 +167,9 @@ func TestModelCandidateDescriptions(t *testing.T) {
 		{"id": "mid", "name": "Mid", "contextWindow": 1500000},
 		{"id": "named", "name": "Named"},
 		{"id": "bare"},
-		{"id": "small", "contextWindow": 999999}]}}`)
-	want := map[string]string{"big": "Big One · 2M context", "mid": "Mid · 1.5M context", "named": "Named", "bare": "", "small": "999k context"}
+		{"id": "small", "contextWindow": 999999},
+		{"id": "exact", "contextWindow": 1000000}]}}`)
+	want := map[string]string{"exact": "1M context", "big": "Big One · 2M context", "mid": "Mid · 1.5M context", "named": "Named", "bare": "", "small": "999k context"}
 	for _, c := range assemble.ModelCandidates(provs, "x") {
 		if want[c.Value] != c.Description {
 			t.Errorf("%s: %q, want %q", c.Value, c.Description, want[c.Value])
