@@ -58,6 +58,10 @@ func TestLinkerStamps(t *testing.T) {
 	if Stamped() != "v9.9.9" {
 		t.Errorf("Stamped %q", Stamped())
 	}
+	revision = "1234567890abc" // 13 characters: 12 shown
+	if got := FromBuild(nil, false).String(); got != "gopi v9.9.9 (1234567890ab, "+runtime.Version()+")" {
+		t.Errorf("got %q", got)
+	}
 	info := &debug.BuildInfo{Main: debug.Module{Version: "v1.0.0"}, Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc"}}}
 	if v := FromBuild(info, true); v.Version != "v9.9.9" || v.Revision != "abc" {
 		t.Errorf("got %+v", v)
