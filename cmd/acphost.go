@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gopi/internal/buildinfo"
 	"gopi/pkg/acp"
 	"gopi/pkg/agent"
 	"gopi/pkg/ai"
@@ -81,7 +82,7 @@ func runACP(ctx context.Context, sys *System, c *cobra.Command, o *acpOptions) e
 		}
 	}
 	host := &acpHost{sys: sys, c: c, o: &o.agentOptions}
-	srv := acp.NewServer(sys.Stdout, host, acp.Options{Version: cmdVersion(), Diag: sys.Stderr, Now: sys.Now})
+	srv := acp.NewServer(sys.Stdout, host, acp.Options{Version: buildinfo.Read().Version, Diag: sys.Stderr, Now: sys.Now})
 	if err := srv.Serve(ctx, sys.Stdin); err != nil {
 		fmt.Fprintf(sys.Stderr, "gopi: writing the output failed: %v\n", err)
 		return &reported{code: exitcode.Internal}

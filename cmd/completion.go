@@ -2,14 +2,12 @@ package cmd
 
 import (
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"gopi/pkg/ai"
-	"gopi/pkg/ai/catalog"
+	"gopi/pkg/assemble"
 	"gopi/pkg/session"
 	"gopi/pkg/settings"
 	"gopi/pkg/tools"
@@ -45,7 +43,7 @@ func registerAgentCompletions(c *cobra.Command, sys *System) {
 			return completeThinking(), noFiles | cobra.ShellCompDirectiveKeepOrder
 		},
 		"tools": func(_ *cobra.Command, _ []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			return completeToolList(typed, true), noFiles | cobra.ShellCompDirectiveNoSpace
+			return tools.CompleteList(typed, true), noFiles | cobra.ShellCompDirectiveNoSpace
 		},
 		"session": func(c *cobra.Command, _ []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return completeSessions(sys, c, typed)
@@ -65,7 +63,7 @@ func registerAgentCompletions(c *cobra.Command, sys *System) {
 	}
 	if c.Flags().Lookup("exclude-tools") != nil {
 		funcs["exclude-tools"] = func(_ *cobra.Command, _ []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			return completeToolList(typed, false), noFiles | cobra.ShellCompDirectiveNoSpace
+			return tools.CompleteList(typed, false), noFiles | cobra.ShellCompDirectiveNoSpace
 		}
 	}
 	if c.Flags().Lookup("mode") != nil {
@@ -104,24 +102,17 @@ func flagString(c *cobra.Command, name string) string {
 	return ""
 }
 
-func completeProviders(sys *System, c *cobra.Command) []cobra.Completion {
-	out := []cobra.Completion{
-		cobra.CompletionWithDesc("anthropic", "Anthropic Messages API (ANTHROPIC_API_KEY)"),
-		cobra.CompletionWithDesc("openai", "OpenAI Chat Completions API (OPENAI_API_KEY)"),
-		cobra.CompletionWithDesc("faux", "the scripted offline model"),
-	}
-	customs := completionSettings(sys, c).DeclaredProviders()
-	names := make([]string, 0, len(customs))
-	for name := range customs {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		if !slices.Contains([]string{"anthropic", "openai", "faux"}, name) {
-			out = append(out, cobra.CompletionWithDesc(name, "declared in settings ("+customs[name].API+" API)"))
-		}
+// offer makes candidates cobra's completions with their descriptions.
+func offer(cs []session.Candidate) []cobra.Completion {
+	out := make([]cobra.Completion, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, cobra.CompletionWithDesc(c.Value, c.Description))
 	}
 	return out
+}
+
+func completeProviders(sys *System, c *cobra.Command) []cobra.Completion {
+	return offer(assemble.ProviderCandidates(completionSettings(sys, c).DeclaredProviders()))
 }
 
 // completeModels offers the ids of --provider's models when it was given,
@@ -135,68 +126,13 @@ func completeModels(sys *System, c *cobra.Command) ([]cobra.Completion, cobra.Sh
 	if prov == "faux" {
 		return nil, cobra.ShellCompDirectiveDefault
 	}
-	models := slices.Clone(catalog.All())
-	for name, p := range completionSettings(sys, c).DeclaredProviders() {
-		for _, m := range p.Models {
-			m.Provider = name
-			// one declared under a built-in provider's name takes the
-			// catalog's place
-			models = slices.DeleteFunc(models, func(o ai.Info) bool { return o.Provider == name && o.ID == m.ID })
-			models = append(models, m)
-		}
-	}
-	var out []cobra.Completion
-	for _, m := range models {
-		switch {
-		case prov == "":
-			out = append(out, cobra.CompletionWithDesc(m.Provider+"/"+m.ID, modelDesc(m)))
-		case m.Provider == prov:
-			out = append(out, cobra.CompletionWithDesc(m.ID, modelDesc(m)))
-		}
-	}
-	return out, noFiles
-}
-
-func modelDesc(m ai.Info) string {
-	d := m.Name
-	if m.ContextWindow > 0 {
-		if d != "" {
-			d += " · "
-		}
-		if m.ContextWindow >= 1_000_000 {
-			d += fmt.Sprintf("%gM context", float64(m.ContextWindow)/1e6)
-		} else {
-			d += fmt.Sprintf("%dk context", m.ContextWindow/1000)
-		}
-	}
-	return d
+	return offer(assemble.ModelCandidates(completionSettings(sys, c).DeclaredProviders(), prov)), noFiles
 }
 
 func completeThinking() []cobra.Completion {
 	out := make([]cobra.Completion, 0, len(ai.ThinkingLevels))
 	for _, l := range ai.ThinkingLevels {
 		out = append(out, string(l))
-	}
-	return out
-}
-
-// completeToolList completes the name after the last comma of a list,
-// offering only tools the list does not hold yet.
-func completeToolList(typed string, signs bool) []cobra.Completion {
-	head, part := "", typed
-	if i := strings.LastIndexByte(typed, ','); i >= 0 {
-		head, part = typed[:i+1], typed[i+1:]
-	}
-	have := strings.Split(head, ",")
-	sign := "" // a +name or -name entry completes its name
-	if signs && (strings.HasPrefix(part, "+") || strings.HasPrefix(part, "-")) {
-		sign, part = part[:1], part[1:]
-	}
-	var out []cobra.Completion
-	for _, name := range append(slices.Clone(tools.AllNames), tools.TaskName) {
-		if strings.HasPrefix(name, part) && !slices.Contains(have, sign+name) {
-			out = append(out, head+sign+name)
-		}
 	}
 	return out
 }
@@ -213,30 +149,12 @@ func completeSessions(sys *System, c *cobra.Command, typed string) ([]cobra.Comp
 	if err != nil {
 		return nil, noFiles
 	}
-	infos, _ := session.List(root, cwd)
-	var out []cobra.Completion
-	for _, info := range infos {
-		if !strings.HasPrefix(info.Header.ID, typed) || len(out) == maxSessionCompletions {
-			continue
-		}
-		desc := info.ModTime.Format("2006-01-02 15:04")
-		if s, ok := summarize(info); ok && s.FirstPrompt != "" {
-			desc += " · " + session.OneLine(s.FirstPrompt, 50)
-		}
-		out = append(out, cobra.CompletionWithDesc(info.Header.ID, desc))
-	}
-	if len(out) == 0 {
+	cs := session.SessionCandidates(root, cwd, typed, readPaused)
+	if len(cs) == 0 {
 		return []cobra.Completion{"jsonl"}, files
 	}
-	return out, noFiles | cobra.ShellCompDirectiveKeepOrder
+	return offer(cs), noFiles | cobra.ShellCompDirectiveKeepOrder
 }
-
-// maxSessionCompletions bounds the sessions offered for --session (each
-// is read for its first prompt): the newest.
-const maxSessionCompletions = 50
-
-// maxLeafCompletions bounds the entries offered for --leaf: the newest.
-const maxLeafCompletions = 200
 
 // completeLeaves offers the entry ids of the session --session names (or,
 // with -c alone, the newest session of this folder), newest first, each
@@ -246,32 +164,6 @@ func completeLeaves(sys *System, c *cobra.Command, typed string) []cobra.Complet
 	if err != nil {
 		return nil
 	}
-	var path string
-	switch cont, _ := c.Flags().GetBool("continue"); {
-	case flagString(c, "session") != "":
-		path, err = session.Resolve(root, flagString(c, "session"))
-	case cont:
-		var info session.Info
-		info, err = session.Latest(root, cwd)
-		path = info.Path
-	default:
-		return nil // no session named: nothing to offer
-	}
-	if err != nil {
-		return nil
-	}
-	f, err := session.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	var out []cobra.Completion
-	for i := len(f.Entries) - 1; i >= 0 && len(out) < maxLeafCompletions; i-- {
-		e := f.Entries[i]
-		if !strings.HasPrefix(e.ID, typed) {
-			continue
-		}
-		kind, preview := session.Preview(e, 60)
-		out = append(out, cobra.CompletionWithDesc(e.ID, session.OneLine(kind+": "+preview, 60)))
-	}
-	return out
+	cont, _ := c.Flags().GetBool("continue")
+	return offer(session.LeafCandidates(root, cwd, flagString(c, "session"), cont, typed))
 }

@@ -63,42 +63,26 @@ func TestCompleteThinkingLevelsOnEveryAgentCommand(t *testing.T) {
 	}
 }
 
+// --tools and --exclude-tools complete after the last comma
+// (tools.CompleteList), only --tools with signs, and leave no space.
 func TestCompleteToolsAfterTheLastComma(t *testing.T) {
 	sys, _, _ := sysFor(t, t.TempDir())
-	cases := []struct {
-		typed string
-		want  []string
+	for _, tc := range []struct {
+		flag, typed string
+		want        []string
 	}{
-		{"", []string{"read", "write", "edit", "bash", "grep", "find", "ls", "task"}},
-		{"b", []string{"bash"}},
-		{"read,b", []string{"read,bash"}},
-		{"read,", []string{"read,write", "read,edit", "read,bash", "read,grep", "read,find", "read,ls", "read,task"}},
-		{"read,grep,f", []string{"read,grep,find"}},
-		{"read,grep,g", nil}, // grep is in the list already
-	}
-	signed := []struct { // only --tools takes +name and -name
-		typed string
-		want  []string
-	}{{"+g", []string{"+grep"}}, {"+grep,-w", []string{"+grep,-write"}}, {"+t", []string{"+task"}}}
-	for _, flag := range []string{"--tools", "--exclude-tools"} {
-		all := cases
-		if flag == "--tools" {
-			all = append(slices.Clip(cases), signed...)
-		} else {
-			all = append(slices.Clip(cases), struct {
-				typed string
-				want  []string
-			}{"+g", nil})
+		{"--tools", "read,b", []string{"read,bash"}},
+		{"--tools", "+g", []string{"+grep"}},
+		{"--exclude-tools", "read,grep,f", []string{"read,grep,find"}},
+		{"--exclude-tools", "+g", nil},
+	} {
+		c := complete(t, sys, "run", tc.flag, tc.typed)
+		if !slices.Equal(c.values, tc.want) {
+			t.Errorf("%s %q: %q, want %q", tc.flag, tc.typed, c.values, tc.want)
 		}
-		for _, tc := range all {
-			c := complete(t, sys, "run", flag, tc.typed)
-			if !slices.Equal(c.values, tc.want) {
-				t.Errorf("%s %q: %q, want %q", flag, tc.typed, c.values, tc.want)
-			}
-			// a list goes on: no space after a completed name
-			if c.directive&cobra.ShellCompDirectiveNoSpace == 0 {
-				t.Errorf("%s %q: directive %d lets the shell add a space", flag, tc.typed, c.directive)
-			}
+		// a list goes on: no space after a completed name
+		if c.directive&cobra.ShellCompDirectiveNoSpace == 0 {
+			t.Errorf("%s %q: directive %d lets the shell add a space", tc.flag, tc.typed, c.directive)
 		}
 	}
 }
@@ -153,27 +137,6 @@ func TestCompleteModels(t *testing.T) {
 	}
 	if c := complete(t, sys, "run", "--provider", "local", "--model", ""); !slices.Equal(c.values, []string{"qwen"}) {
 		t.Errorf("--provider local --model: %q", c.values)
-	}
-}
-
-// A model declared under a built-in provider's name is offered once,
-// described as declared, in place of the catalog's of the same id.
-func TestCompleteModelsDeclaredUnderABuiltinProvider(t *testing.T) {
-	sys, _, _ := sysFor(t, t.TempDir())
-	home := sys.getenv("GOPI_HOME")
-	if err := os.MkdirAll(home, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	settings := `{"providers": {"anthropic": {"models": [{"id": "claude-sonnet-4-6", "contextWindow": 100000}, {"id": "house"}]}}}`
-	if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(settings), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c := complete(t, sys, "run", "--provider", "anthropic", "--model", "")
-	if n := strings.Count(strings.Join(c.values, " ")+" ", "claude-sonnet-4-6 "); n != 1 || !slices.Contains(c.values, "house") {
-		t.Fatalf("--provider anthropic --model: %q", c.values)
-	}
-	if d := c.desc(t, "claude-sonnet-4-6"); !strings.Contains(d, "100k context") {
-		t.Errorf("claude-sonnet-4-6 is described as %q", d)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"gopi/pkg/assemble"
+	"gopi/pkg/mcp"
 	"gopi/pkg/tools"
 )
 
@@ -48,7 +49,7 @@ func runContext(sys *System, c *cobra.Command, o *agentOptions) error {
 		return err
 	}
 	cat.Describe(sys.Stdout, cfg.Files())
-	if err := printMCPContext(sys.Stdout, set.MCP.Servers); err != nil {
+	if err := mcp.WritePlan(sys.Stdout, set.MCP.Servers); err != nil {
 		return err
 	}
 	ss, err := cfg.Sandbox(set.Cwd, *ao.Sandbox)

@@ -1,20 +1,14 @@
 package cmd
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"gopi/internal/atomicfile"
 	"gopi/pkg/export"
-	"gopi/pkg/session"
 )
 
 type exportOptions struct {
@@ -57,13 +51,8 @@ func runSessionExport(sys *System, opts exportOptions) error {
 	}
 	render := func(w io.Writer) error {
 		warns, err := export.Render(w, f, export.Options{Leaf: opts.Leaf})
-		if errors.Is(err, session.ErrUnknownLeaf) || errors.Is(err, session.ErrAmbiguous) || errors.Is(err, session.ErrCycle) {
-			return usageErr("--leaf: %v", err)
-		}
-		for _, w := range warns {
-			fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
-		}
-		return err
+		warn(sys, warns)
+		return leafErr(err)
 	}
 	if dest == "" {
 		return render(sys.Stdout)
@@ -87,9 +76,9 @@ func runSessionExport(sys *System, opts exportOptions) error {
 	return err
 }
 
-// exportDest is the file to write, "" for stdout: -o, or else pi's name
-// for an export of the session file, in the working directory. flag names
-// the output in messages (-o, rpc's outputPath).
+// exportDest is the file to write, "" for stdout (export.Dest in the
+// working directory; its refusals are usage errors). flag names the output
+// in messages (-o, rpc's outputPath).
 func exportDest(sys *System, flag, output, sessionPath string) (string, error) {
 	if output == "-" {
 		return "", nil
@@ -98,58 +87,9 @@ func exportDest(sys *System, flag, output, sessionPath string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("working directory: %w", err)
 	}
-	dest := output
-	if dest == "" {
-		dest = "gopi-session-" + strings.TrimSuffix(filepath.Base(sessionPath), ".jsonl") + ".html"
-	}
-	if !filepath.IsAbs(dest) {
-		dest = filepath.Join(wd, dest)
-	}
-	if st, err := os.Stat(filepath.Dir(dest)); err != nil || !st.IsDir() {
-		return "", usageErr(flag+" %s: folder %s does not exist", dest, filepath.Dir(dest))
-	}
-	st, err := os.Stat(dest)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return "", usageErr(flag+" %s: %v", dest, err)
-	case st.IsDir():
-		return "", usageErr(flag+" %s is a folder: give a file name", dest)
-	case !st.Mode().IsRegular():
-		return "", usageErr(flag+" %s is not a regular file (use -o - for stdout)", dest)
-	default:
-		if err := notASession(flag, dest, st, sessionPath); err != nil {
-			return "", err
-		}
+	dest, err := export.Dest(wd, flag, output, sessionPath)
+	if err != nil {
+		return "", usageErr("%v", err)
 	}
 	return dest, nil
-}
-
-// notASession refuses to replace a session with its page: dest is the
-// session file under any name (a link, another path to it), or any file
-// whose first line is a session header.
-func notASession(flag, dest string, st fs.FileInfo, sessionPath string) error {
-	if ss, err := os.Stat(sessionPath); err == nil && os.SameFile(ss, st) {
-		return usageErr(flag+" %s is the session file being exported: give another file name", dest)
-	}
-	if startsLikeSession(dest) {
-		if _, err := session.ReadHeader(dest); err == nil {
-			return usageErr(flag+" %s is a session file (its first line is a session header): give another file name", dest)
-		}
-	}
-	return nil
-}
-
-// startsLikeSession reads at most 64 KiB of path: whether it holds a
-// first line that names a session, worth reading as a header.
-func startsLikeSession(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	head := make([]byte, 64<<10)
-	n, _ := io.ReadFull(f, head)
-	line, _, found := bytes.Cut(head[:n], []byte("\n"))
-	return (found || n < len(head)) && bytes.Contains(line, []byte(`"session"`))
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 
+	"gopi/internal/buildinfo"
 	"gopi/internal/interrupt"
 	"gopi/pkg/assemble"
 	"gopi/pkg/settings"
@@ -72,7 +73,7 @@ func (s *System) getenv(key string) string {
 // env is what assemble takes from the process; ctx's end (a signal)
 // stops MCP servers starting.
 func (s *System) env(ctx context.Context) assemble.Env {
-	return assemble.Env{Environ: s.Environ, Now: s.Now, Stderr: s.Stderr, Context: ctx, Version: cmdVersion(), SandboxProbe: s.SandboxProbe}
+	return assemble.Env{Environ: s.Environ, Now: s.Now, Stderr: s.Stderr, Context: ctx, Version: buildinfo.Read().Version, SandboxProbe: s.SandboxProbe}
 }
 
 // openHosts are the Assemblies of one invocation that are open (ACP
