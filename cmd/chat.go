@@ -10,6 +10,7 @@ import (
 
 	"gopi/pkg/chat"
 	"gopi/pkg/mcp"
+	"gopi/pkg/runtime"
 )
 
 // chatOptions are gopi chat's flags: the agent's (run's without its
@@ -78,9 +79,7 @@ func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions)
 	}
 	defer h.close()
 	first := chat.Opened{Runtime: h.a.Runtime(), Model: h.a.Model().Info, File: h.a.File()}
-	for _, w := range first.Runtime.Warnings() {
-		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
-	}
+	warn(sys, first.Runtime)
 	term, err := openTerminal(sys, filepath.Join(h.s.cfg.Home(), "chat_history"))
 	if err != nil {
 		return err
@@ -88,11 +87,18 @@ func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions)
 	defer term.Close()
 	stop := context.AfterFunc(ctx, term.Interrupt)
 	defer stop()
-	err = chat.New(term, term.Out(), first, chat.Deps{Open: h.openChat, Expand: h.cat.Expand, Tree: h.tree},
+	err = chat.New(term, term.Out(), first, chat.AssemblyDeps(h.a, h.cat.Expand),
 		chat.Options{Color: !o.noColor && sys.getenv("NO_COLOR") == "", Width: term.Width, Thinking: h.a.Thinking(), Now: sys.Now,
 			First: h.words, FirstFiles: h.files, FirstImages: h.images, Sandbox: sandboxBanner(h.a.Guard().Policy(), sys.getenv("HOME"))}).Run(ctx)
 	if ctx.Err() != nil {
 		return &reported{code: ExitInterrupted}
 	}
 	return err
+}
+
+// warn says rt's warnings (a session file's damage) on stderr.
+func warn(sys *System, rt *runtime.Runtime) {
+	for _, w := range rt.Warnings() {
+		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
+	}
 }
