@@ -22,24 +22,24 @@ func AssemblyDeps(a *assemble.Assembly, expand func(text string) (string, error)
 			if err != nil {
 				return Opened{}, err
 			}
-			return OpenedOf(a, rt), nil
+			return openedOf(a, rt), nil
 		},
 		Expand: expand,
 		Tree: func(w io.Writer, store session.Store) error {
-			return DrawTree(w, store, a.File())
+			return drawTree(w, store, a.File())
 		},
 	}
 }
 
-// OpenedOf is rt, which a built, as the chat takes it: with a's model,
+// openedOf is rt, which a built, as the chat takes it: with a's model,
 // session file and thinking level.
-func OpenedOf(a *assemble.Assembly, rt *runtime.Runtime) Opened {
+func openedOf(a *assemble.Assembly, rt *runtime.Runtime) Opened {
 	return Opened{Runtime: rt, Model: a.Model().Info, File: a.File(), Thinking: a.Thinking()}
 }
 
-// DrawTree draws the store's entries as gopi session tree does; file is
+// drawTree draws the store's entries as gopi session tree does; file is
 // the session's file.
-func DrawTree(w io.Writer, store session.Store, file string) error {
+func drawTree(w io.Writer, store session.Store, file string) error {
 	entries := store.Entries()
 	if len(entries) == 0 {
 		_, err := fmt.Fprintln(w, "(no entries yet)")
