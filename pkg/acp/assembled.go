@@ -32,11 +32,14 @@ func (s *assembled) runtime() *runtime.Runtime {
 	return s.rt
 }
 
-func (s *assembled) assembly() *assemble.Assembly {
+// current is the session's Assembly and what came with it.
+func (s *assembled) current() *Assembled {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.as.Assembly
+	return s.as
 }
+
+func (s *assembled) assembly() *assemble.Assembly { return s.current().Assembly }
 
 func (s *assembled) ID() string                 { return s.runtime().Session().Header().ID }
 func (s *assembled) Path() []session.Entry      { return s.runtime().Path() }
@@ -167,9 +170,7 @@ func (s *assembled) applyAsk() {
 
 // Commands are the prompt templates and skills.
 func (s *assembled) Commands() []Command {
-	s.mu.Lock()
-	cat := s.as.Catalog
-	s.mu.Unlock()
+	cat := s.current().Catalog
 	if cat == nil {
 		return nil
 	}
@@ -186,20 +187,15 @@ func (s *assembled) Commands() []Command {
 // Expand expands a template or skill within the prompt size limit
 // (--max-prompt-bytes, as gopi run).
 func (s *assembled) Expand(text string) (string, error) {
-	s.mu.Lock()
-	cat, limit := s.as.Catalog, s.as.MaxPrompt
-	s.mu.Unlock()
-	if cat == nil {
+	as := s.current()
+	if as.Catalog == nil {
 		return text, nil
 	}
-	return cat.ExpandWithin(text, limit)
+	return as.Catalog.ExpandWithin(text, as.MaxPrompt)
 }
 
 // Close releases the Runtime, the session's MCP servers and its store.
 func (s *assembled) Close() {
 	_ = s.runtime().Dispose(context.Background())
-	s.mu.Lock()
-	as := s.as
-	s.mu.Unlock()
-	s.host.release(as)
+	s.host.release(s.current())
 }

@@ -132,12 +132,16 @@ func TestAssemblyHostNewLoadList(t *testing.T) {
 		t.Fatal("no events reached the caller")
 	}
 	id, entries := s.ID(), len(s.Path())
+	rt := s.(*assembled).runtime()
 	if id == "" || entries < 2 || s.Model().Provider != "faux" || s.Name() != "" {
 		t.Fatalf("session %q, path %d entries, model %+v", id, len(s.Path()), s.Model())
 	}
 	s.Close()
 	if w.closed != 1 {
 		t.Fatalf("closed %d Assemblies, want 1", w.closed)
+	}
+	if _, err := rt.Prompt(context.Background(), ai.UserText("after", time.Now().UnixMilli())); err == nil {
+		t.Fatal("Close left the Runtime in use")
 	}
 
 	list, err := h.List(cwd)
@@ -152,6 +156,9 @@ func TestAssemblyHostNewLoadList(t *testing.T) {
 	defer l.Close()
 	if l.ID() != id || len(l.Path()) != entries || w.opened[1].File == "" {
 		t.Fatalf("loaded %q with %d entries from %q", l.ID(), len(l.Path()), w.opened[1].File)
+	}
+	if w.diag.Len() != 0 {
+		t.Fatalf("warnings of a sound file: %s", w.diag.String())
 	}
 	if _, err := h.Load(context.Background(), cwd, "0000nosuch", nil); err == nil ||
 		err.Error() != `session "0000nosuch": no such session (session/list lists them)` {
@@ -256,10 +263,24 @@ func TestAssemblyHostAskAndSandbox(t *testing.T) {
 	if err := s.SetSandbox("off"); err != nil || len(w.opened) != 1 {
 		t.Fatalf("the same mode reopened: %v, %d opened", err, len(w.opened))
 	}
+	other := faux(t)
+	if err := s.SetModel("faux/" + other); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetThinking(ai.ThinkingHigh); err != nil {
+		t.Fatal(err)
+	}
 	id, entries := s.ID(), len(s.Path())
 	if err := s.SetSandbox(string(sandbox.ReadOnly)); err != nil {
 		t.Fatal(err)
 	}
+	if s.Model().ID != other || s.Thinking() != ai.ThinkingHigh {
+		t.Fatalf("after the switch: model %s, thinking %q", s.Model().ID, s.Thinking())
+	}
+	if err := s.SetModel("faux/" + w.script); err != nil {
+		t.Fatal(err)
+	}
+	entries = len(s.Path())
 	if s.Sandbox() != string(sandbox.ReadOnly) || s.ID() != id || len(s.Path()) != entries || w.closed != 1 {
 		t.Fatalf("sandbox %q, session %s with %d entries, %d closed", s.Sandbox(), s.ID(), len(s.Path()), w.closed)
 	}
@@ -279,4 +300,41 @@ func TestAssemblyHostAskAndSandbox(t *testing.T) {
 		t.Fatalf("after a refusal: %s with %d entries", s.ID(), len(s.Path()))
 	}
 	s.SetAsk(nil)
+	promptText(t, s, "remove x unasked")
+	if len(asked) != 2 {
+		t.Fatalf("asked with no question set: %+v", asked)
+	}
+}
+
+// A session file's damage is said on Diag when it is loaded.
+func TestAssemblyHostWarnsOfDamage(t *testing.T) {
+	w := newWorld(t, `[{"text":"ok"}]`)
+	h := w.host()
+	cwd := t.TempDir()
+	s, err := h.New(context.Background(), cwd, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	promptText(t, s, "hi")
+	file := s.(*assembled).assembly().File()
+	s.Close()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
+	last := len(lines) - 1
+	// The newest entry's parent lost: the path to it has a gap.
+	damaged := strings.Join(lines[:last-1], "") + "{not json\n" + lines[last] + "\n"
+	if err := os.WriteFile(file, []byte(damaged), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := h.Load(context.Background(), cwd, file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if got := w.diag.String(); !strings.HasPrefix(got, "gopi: warning: ") {
+		t.Fatalf("diagnostics %q", got)
+	}
 }
