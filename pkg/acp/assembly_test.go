@@ -3,6 +3,7 @@ package acp
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -207,8 +208,12 @@ func TestAssemblyHostSetModelAndThinking(t *testing.T) {
 	defer s.Close()
 	promptText(t, s, "first")
 	id, leaf := s.ID(), s.Path()[len(s.Path())-1].ID
+	old := s.(*assembled).runtime()
 	if err := s.SetThinking(ai.ThinkingHigh); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := old.Prompt(context.Background(), ai.UserText("late", time.Now().UnixMilli())); err == nil {
+		t.Fatal("the Runtime replaced is still in use")
 	}
 	if s.Thinking() != ai.ThinkingHigh || s.ID() != id || s.Path()[len(s.Path())-1].ID != leaf {
 		t.Fatalf("thinking %q on %s", s.Thinking(), s.ID())
@@ -337,4 +342,33 @@ func TestAssemblyHostWarnsOfDamage(t *testing.T) {
 	if got := w.diag.String(); !strings.HasPrefix(got, "gopi: warning: ") {
 		t.Fatalf("diagnostics %q", got)
 	}
+}
+
+// An Assembled without its own Close is released by the Assembly's:
+// the session's lock is let go.
+func TestAssembledClosesItsAssembly(t *testing.T) {
+	w := newWorld(t, `[{"text":"ok"}]`)
+	h := NewHost(HostConfig{Open: func(ctx context.Context, o Opening) (*Assembled, error) {
+		as, err := w.open(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		as.Close = nil
+		return as, nil
+	}})
+	s, err := h.New(context.Background(), t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	promptText(t, s, "hi")
+	file := s.(*assembled).assembly().File()
+	if _, err := session.Open(file, session.Options{}); !errors.Is(err, session.ErrLocked) {
+		t.Fatalf("an open session is not locked: %v", err)
+	}
+	s.Close()
+	st, err := session.Open(file, session.Options{})
+	if err != nil {
+		t.Fatalf("Close kept the lock: %v", err)
+	}
+	st.Close()
 }
