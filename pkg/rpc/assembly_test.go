@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"testing"
 	"time"
@@ -179,6 +180,9 @@ func TestAssemblyHostAutoCompaction(t *testing.T) {
 	if h.AutoCompaction() {
 		t.Fatal("a later Runtime switched compaction back on")
 	}
+	if _, err := h.SetAutoCompaction(true, Want{Leaf: "nosuch"}); err == nil || a.Runtime() != cur.Runtime {
+		t.Fatalf("a leaf not in the session: %v", err)
+	}
 	o, err = h.SetAutoCompaction(true, Want{Leaf: leaf})
 	switchTo(t, cur.Runtime, o, err)
 	if !h.AutoCompaction() {
@@ -217,6 +221,9 @@ func TestAssemblyHostExport(t *testing.T) {
 	}
 	if want := "|" + store.Header().ID + ".jsonl"; asked[len(asked)-1] != want {
 		t.Fatalf("ExportDest asked %q, want %q", asked[len(asked)-1], want)
+	}
+	if st, err := os.Stat(dest); err != nil || (goruntime.GOOS != "windows" && st.Mode().Perm() != 0o600) {
+		t.Fatalf("page mode: %v %v", st.Mode(), err)
 	}
 	page, err := os.ReadFile(dest)
 	if err != nil || !bytes.Contains(page, []byte("<html")) || !bytes.Contains(page, []byte("hello")) {
