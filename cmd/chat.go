@@ -11,6 +11,7 @@ import (
 	"gopi/pkg/chat"
 	"gopi/pkg/exitcode"
 	"gopi/pkg/mcp"
+	"gopi/pkg/runtime"
 )
 
 // chatOptions are gopi chat's flags: the agent's (run's without its
@@ -79,9 +80,7 @@ func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions)
 	}
 	defer h.close()
 	first := chat.Opened{Runtime: h.a.Runtime(), Model: h.a.Model().Info, File: h.a.File()}
-	for _, w := range first.Runtime.Warnings() {
-		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
-	}
+	warnRuntime(sys, first.Runtime)
 	term, err := openTerminal(sys, filepath.Join(h.set.Home, "chat_history"))
 	if err != nil {
 		return err
@@ -89,11 +88,18 @@ func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions)
 	defer term.Close()
 	stop := context.AfterFunc(ctx, term.Interrupt)
 	defer stop()
-	err = chat.New(term, term.Out(), first, chat.Deps{Open: h.openChat, Expand: h.a.Catalog().Expand, Tree: h.tree},
+	err = chat.New(term, term.Out(), first, chat.AssemblyDeps(h.a, h.a.Catalog().Expand),
 		chat.Options{Color: !o.noColor && sys.getenv("NO_COLOR") == "", Width: term.Width, Thinking: h.a.Thinking(), Now: sys.Now,
 			First: h.words, FirstFiles: h.files, FirstImages: h.images, Sandbox: h.a.Guard().Policy().Banner(sys.getenv("HOME"))}).Run(ctx)
 	if ctx.Err() != nil {
 		return &reported{code: exitcode.Interrupted}
 	}
 	return err
+}
+
+// warnRuntime says rt's warnings (a session file's damage) on stderr.
+func warnRuntime(sys *System, rt *runtime.Runtime) {
+	for _, w := range rt.Warnings() {
+		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
+	}
 }

@@ -2,16 +2,11 @@ package cmd
 
 import (
 	"context"
-	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
-	"gopi/pkg/chat"
-	"gopi/pkg/runtime"
-	"gopi/pkg/session"
 )
 
 // host is the Assembly of a front door that keeps a conversation open
@@ -65,34 +60,4 @@ func openHost(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions
 func (h *host) close() {
 	h.sys.hosts.remove(h.a)
 	h.a.Close()
-}
-
-// open builds a Runtime for w. The store stays open and locked; another
-// session replaces it only once its Runtime is built.
-func (h *host) open(w assemble.Want) (chat.Opened, error) {
-	rt, err := h.a.Reopen(w)
-	if err != nil {
-		return chat.Opened{}, err
-	}
-	return h.opened(rt), nil
-}
-
-// openChat is open for the chat's /leaf, /model, /thinking and /new.
-func (h *host) openChat(w chat.Want) (chat.Opened, error) {
-	return h.open(assemble.Want{Leaf: w.Leaf, ModelRef: w.Model, Thinking: w.Thinking, NewSession: w.NewSession})
-}
-
-// opened is rt as the chat and rpc modes take it.
-func (h *host) opened(rt *runtime.Runtime) chat.Opened {
-	return chat.Opened{Runtime: rt, Model: h.a.Model().Info, File: h.a.File(), Thinking: h.a.Thinking()}
-}
-
-// tree draws the store's entries as gopi session tree does.
-func (h *host) tree(w io.Writer, store session.Store) error {
-	entries := store.Entries()
-	if len(entries) == 0 {
-		_, err := fmt.Fprintln(w, "(no entries yet)")
-		return err
-	}
-	return session.DrawTree(w, store.Header().ID, h.a.File(), session.TreeNodes(entries))
 }

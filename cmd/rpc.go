@@ -86,11 +86,10 @@ func runRPC(ctx context.Context, sys *System, c *cobra.Command, o *rpcOptions) e
 		return err
 	}
 	defer h.close()
-	first := rpc.Opened{Runtime: h.a.Runtime(), Model: h.a.Model().Info, File: h.a.File()}
-	for _, w := range first.Runtime.Warnings() {
-		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
-	}
-	host := &rpcHost{h: h, sys: sys}
+	host := rpc.NewHost(h.a, rpc.HostConfig{Catalog: h.a.Catalog(), MaxPrompt: h.set.MaxPromptBytes, MaxPromptOrigin: h.set.Origin("maxPromptBytes"),
+		NoSession: o.noSession, ExportDest: func(out, file string) (string, error) { return exportDest(sys, "outputPath", out, file) }})
+	first := host.First()
+	warnRuntime(sys, first.Runtime)
 	err = rpc.NewServer(pipes.Out, sys.Stderr, first, host, rpc.Options{Thinking: h.a.Thinking(), Now: sys.Now, Bound: pipes.Bounder(),
 		MaxLine: h.set.MaxPromptBytes + rpcLineRoom}).Serve(ctx, sys.Stdin)
 	return rpcExit(sys, ctx, err)

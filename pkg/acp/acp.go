@@ -4,7 +4,10 @@
 // Host, the small interface of what the command line owns (settings,
 // models, session files, MCP servers); this package maps the protocol's
 // methods onto it and a Runtime's events onto session/update
-// notifications. The client's fs/* and terminal/* methods are not used:
+// notifications. NewHost's AssemblyHost is the Host whose sessions are
+// each an Assembly (pkg/assemble) of their folder, opened by a function
+// from above (HostConfig.Open), which reads the settings.
+// The client's fs/* and terminal/* methods are not used:
 // gopi's own tools do the work.
 package acp
 

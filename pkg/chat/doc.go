@@ -7,7 +7,8 @@
 // terminal that gives it both. What it needs from above (another Runtime
 // for a leaf, model, thinking level or new session; prompt expansion;
 // drawing the session tree) is passed in as Deps: it reads no flags,
-// settings or environment.
+// settings or environment. AssemblyDeps are the Deps over an
+// Assembly (pkg/assemble): its Reopen, its session's tree.
 //
 // Guarantees:
 //   - Output is written whole lines at a time; the first write error

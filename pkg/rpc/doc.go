@@ -5,7 +5,9 @@
 // Lines and EventStream). It knows nothing of flags, settings files or
 // the process: what it needs from above (another Runtime for a leaf,
 // model, thinking level, session or fork; models; prompt expansion;
-// commands; export) is its Host, which the caller implements.
+// commands; export) is its Host, which the caller implements or takes
+// as NewHost's AssemblyHost over an Assembly (pkg/assemble), with the
+// values the command line resolved (HostConfig).
 //
 // Guarantees:
 //   - Every non-blank command line gets one response (success false for bad
