@@ -84,9 +84,6 @@ func TestRunValuesTaken(t *testing.T) {
 			t.Errorf("timeout %q: %+v %v", timeout, r, err)
 		}
 	}
-	if DefaultMaxPromptBytes != 10<<20 {
-		t.Errorf("the default prompt bound is %d, the messages say 10485760", DefaultMaxPromptBytes)
-	}
 	if _, err := envRun(t, map[string]string{"GOPI_MAX_BUDGET_USD": "1e308"}); err != nil {
 		t.Errorf("a large finite budget: %v", err)
 	}
