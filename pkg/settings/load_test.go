@@ -226,3 +226,38 @@ func TestUnknownKeyNames(t *testing.T) {
 		t.Errorf("editDistance to empty = %d", d)
 	}
 }
+
+// The unknown keys of a file are named by the first Load of an
+// invocation (the first that Said lets), not again by a later one; a
+// new invocation names them again.
+func TestUnknownKeysSaidOnce(t *testing.T) {
+	p := newPlace(t, "", `{"theme": "dark"}`)
+	want := "gopi: warning: settings " + p.projectFile + `: unknown key "theme" is not a gopi setting and is ignored` + "\n"
+	said := &Said{}
+	for i, wantNow := range []string{want, ""} {
+		p.stderr.Reset()
+		if _, err := Load(Options{Home: p.home, Cwd: p.cwd, Stderr: &p.stderr, Said: said}); err != nil {
+			t.Fatal(err)
+		}
+		if p.stderr.String() != wantNow {
+			t.Errorf("load %d: stderr %q, want %q", i+1, p.stderr.String(), wantNow)
+		}
+	}
+	p.stderr.Reset()
+	if _, err := p.try(nil, false); err != nil || p.stderr.String() != want {
+		t.Errorf("a new invocation: stderr %q %v", p.stderr.String(), err)
+	}
+}
+
+// A settings file that cannot be read is a usage error naming it.
+func TestSettingsFileUnreadable(t *testing.T) {
+	p := newPlace(t, "", "")
+	if err := os.MkdirAll(filepath.Dir(p.projectFile), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(p.projectFile, p.projectFile); err != nil { // a loop
+		t.Skip(err)
+	}
+	_, err := p.try(nil, false)
+	usage(t, "a link loop", err, "read settings "+p.projectFile+": stat "+p.projectFile+": too many levels of symbolic links")
+}
