@@ -2,6 +2,7 @@ package settings
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -46,6 +47,16 @@ func TestJSONProblem(t *testing.T) {
 			A map[string]int `json:"a"`
 		}{}, `"a" is a string: give an object`},
 		{`"x"`, &[]string{}, `a value is a string: give a list`},
+		{``, &[]string{}, `not valid JSON at line 1, column 1: the file ends before the JSON does (a closing bracket missing?)`},
+		// The names of Go types and untagged fields on the way are left out.
+		{`{"Alpha": {"Zed": {"b": 1}}}`, &struct {
+			Alpha struct {
+				Zed struct {
+					B bool `json:"b"`
+				}
+			}
+		}{}, `"b" is a number: give true or false`},
+		{`{"Alpha": 1}`, &struct{ Alpha bool }{}, `a value is a number: give true or false`},
 	} {
 		err := json.Unmarshal([]byte(c.doc), c.into)
 		if err == nil {
@@ -60,6 +71,10 @@ func TestJSONProblem(t *testing.T) {
 	var v struct{}
 	if got := JSONProblem(nil, dec.Decode(&v)); got != `unknown field "b"` {
 		t.Errorf("an unknown field: %q", got)
+	}
+	// Any other error (a type's own UnmarshalJSON's) is said as it is.
+	if got := JSONProblem(nil, errors.New("json: the provider is wrong")); got != "the provider is wrong" {
+		t.Errorf("another error: %q", got)
 	}
 }
 

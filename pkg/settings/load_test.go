@@ -83,7 +83,7 @@ func TestOriginsOfObjects(t *testing.T) {
 // Secrets add up across files, each name once, from lists and
 // comma-separated strings, the key matched without regard to case.
 func TestSecretsAddUp(t *testing.T) {
-	p := newPlace(t, `{"secrets": "A, B,,A"}`, `{"Secrets": ["C", "A"]}`)
+	p := newPlace(t, `{"secrets": "A, B,,A", "model": "m"}`, `{"Secrets": ["C", "A"], "tools": ["read"]}`)
 	s := p.load(t, runFlags(), false)
 	s.AddSecret("  ")
 	s.AddSecret(" D ")
@@ -219,11 +219,16 @@ func TestUnknownKeyNames(t *testing.T) {
 			t.Errorf("closest(%q) = %q, want %q", c.key, got, c.want)
 		}
 	}
-	if d := editDistance("kitten", "sitting"); d != 3 {
-		t.Errorf("editDistance = %d", d)
-	}
-	if d := editDistance("", "abc"); d != 3 {
-		t.Errorf("editDistance to empty = %d", d)
+	for _, c := range []struct {
+		a, b string
+		d    int
+	}{
+		{"kitten", "sitting", 3}, {"", "abc", 3}, {"abc", "", 3}, {"ab", "abc", 1}, {"abc", "ab", 1},
+		{"abc", "axc", 1}, {"abc", "abc", 0}, {"abcdef", "bcdefa", 2},
+	} {
+		if d := editDistance(c.a, c.b); d != c.d {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, d, c.d)
+		}
 	}
 }
 

@@ -211,3 +211,10 @@ func TestPromptFileWarnings(t *testing.T) {
 		}
 	}
 }
+
+// "telemetry" of the wrong shape is refused naming the key and the file.
+func TestTelemetryShape(t *testing.T) {
+	p := newPlace(t, "", `{"telemetry": {"endpoint": 5}}`)
+	_, err := p.load(t, runFlags(), false).readRun(runRequest{Cwd: p.cwd})
+	usage(t, "telemetry", err, `"telemetry" in `+p.projectFile+` has the wrong shape: "endpoint" is a number: give a string`)
+}

@@ -227,6 +227,8 @@ func TestCustomToolRefusals(t *testing.T) {
 		{`{"customTools": [{"name": "t", "command": "true", "timeoutMs": 5}]}`, `settings FILE: "customTools" has the wrong shape: unknown field "timeoutMs"; give a list of {"name", "description", "parameters", "command", "timeout"}`},
 		{`{"customTools": [{"name": "t", "command": "true", "timeout": -1}]}`, `settings FILE: custom tool "t": timeout -1: give seconds above 0 and at most 86400`},
 		{`{"customTools": [{"name": "t", "command": "true", "timeout": 86401}]}`, `settings FILE: custom tool "t": timeout 86401: give seconds above 0 and at most 86400`},
+		// Past what a time.Duration holds: said as given, not wrapped round.
+		{`{"customTools": [{"name": "t", "command": "true", "timeout": 1e300}]}`, `settings FILE: custom tool "t": timeout 1e+300: give seconds above 0 and at most 86400`},
 		{`{"customTools": [{"name": "t", "command": " "}]}`, `settings FILE: custom tool "t": give the command it runs`},
 		{`{"customTools": [{"name": "t", "command": "true", "timeout": 86400}]}`, ``},
 	} {
