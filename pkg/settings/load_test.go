@@ -214,6 +214,12 @@ func TestUnknownKeyNames(t *testing.T) {
 		{"bsUrl", providerKeys, ""},                    // two slips in five letters: too far
 		{"thinkign", []string{"thinking"}, "thinking"}, // two slips in eight letters
 		{"thnkign", []string{"thinking"}, ""},          // three
+		// A long key cut short: three or more letters missing are no slip,
+		// but the key it begins is named (it was not, from 12 letters on).
+		{"maxBudgetTok", knownSettingsKeys(), "maxBudgetTokens"},
+		{"appendSystem", knownSettingsKeys(), "appendSystemPrompt"},
+		{"maxBudgetTkn", knownSettingsKeys(), ""},
+		{"colourScheme", knownSettingsKeys(), ""},
 	} {
 		if got := closest(c.key, c.known); got != c.want {
 			t.Errorf("closest(%q) = %q, want %q", c.key, got, c.want)
