@@ -111,3 +111,16 @@ func TestContext(t *testing.T) {
 		usage(t, c.project, err, strings.ReplaceAll(c.want, "FILE", p.projectFile))
 	}
 }
+
+// Assembly, like Context, says when a system prompt looks like a
+// missing file.
+func TestAssemblyWarnsOfAMissingPromptFile(t *testing.T) {
+	p := newPlace(t, "", `{"appendSystemPrompt": "notes/extra.md"}`)
+	if _, err := p.load(t, runFlags(), false).Assembly(AgentOptions{Cwd: p.cwd}); err != nil {
+		t.Fatal(err)
+	}
+	want := `gopi: warning: "appendSystemPrompt" in ` + p.projectFile + ` "notes/extra.md" names no file; it is used as the prompt text itself` + "\n"
+	if p.stderr.String() != want {
+		t.Errorf("stderr %q, want %q", p.stderr.String(), want)
+	}
+}
