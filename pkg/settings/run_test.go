@@ -42,6 +42,8 @@ func TestRunValueRefusals(t *testing.T) {
 		{"GOPI_TIMEOUT", "90", `GOPI_TIMEOUT "90": a duration needs its unit: give 90s (or m, h, ms), such as 90s or 10m`},
 		{"GOPI_TIMEOUT", "soon", `GOPI_TIMEOUT "soon": give a duration such as 90s or 10m`},
 		{"GOPI_TIMEOUT", "-5s", `GOPI_TIMEOUT "-5s": give a duration such as 90s or 10m`},
+		// Only "0" and "0s" say no deadline; another zero is refused.
+		{"GOPI_TIMEOUT", "0m", `GOPI_TIMEOUT "0m": give a duration such as 90s or 10m`},
 		{"GOPI_FSYNC", "sometimes", `GOPI_FSYNC "sometimes": use always or never`},
 		{"GOPI_MAX_BUDGET_TOKENS", "0", `GOPI_MAX_BUDGET_TOKENS "0": give a whole number of tokens above 0`},
 		{"GOPI_MAX_BUDGET_TOKENS", "1.5", `GOPI_MAX_BUDGET_TOKENS "1.5": give a whole number of tokens above 0`},
@@ -72,8 +74,8 @@ func TestRunValuesTaken(t *testing.T) {
 		r.MaxPromptBytes != 1 || r.Thinking != ai.ThinkingXHigh {
 		t.Errorf("values %+v", r)
 	}
-	r, err = envRun(t, map[string]string{"GOPI_FSYNC": "never", "GOPI_MAX_BUDGET_USD": "2"})
-	if err != nil || !r.NoSync || r.Limits.USD != 2 || r.Limits.Tokens != 0 {
+	r, err = envRun(t, map[string]string{"GOPI_FSYNC": "never", "GOPI_MAX_BUDGET_USD": "2", "GOPI_TIMEOUT": "1ns"})
+	if err != nil || !r.NoSync || r.Limits.USD != 2 || r.Limits.Tokens != 0 || r.Timeout != 1 {
 		t.Errorf("fsync never: %+v %v", r, err)
 	}
 	// Unset, "0" and "0s" are no deadline; unset is the default prompt
