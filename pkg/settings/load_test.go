@@ -272,3 +272,13 @@ func TestSettingsFileUnreadable(t *testing.T) {
 	_, err := p.try(nil, false)
 	usage(t, "a link loop", err, "read settings "+p.projectFile+": stat "+p.projectFile+": too many levels of symbolic links")
 }
+
+// Load without a Stderr, Getenv or Flags reads the files and says
+// nothing (an unknown key's warning goes nowhere).
+func TestLoadWithoutWriters(t *testing.T) {
+	p := newPlace(t, "", `{"theme": "dark", "thinking": "low"}`)
+	s, err := Load(Options{Home: p.home, Cwd: p.cwd})
+	if err != nil || s.String("thinking") != "low" || s.HasFlag("thinking") {
+		t.Errorf("thinking %q %v", s.String("thinking"), err)
+	}
+}
