@@ -114,7 +114,7 @@ func closest(key string, known []string) string {
 			best, bestD = k, d
 		}
 	}
-	if bestD <= max(1, len(key)/4) {
+	if best != "" && bestD <= max(1, len(key)/4) {
 		return best
 	}
 	for _, k := range known { // a key cut short: pi's "apiKey" for "apiKeyEnv"
