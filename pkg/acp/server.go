@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"gopi/internal/lines"
 )
 
 // Server is the agent side of one ACP connection.
@@ -121,26 +123,14 @@ func (s *Server) Serve(ctx context.Context, in io.Reader) error {
 
 var errLong = errors.New("line too long")
 
-// readLine reads one line of at most max bytes; a longer one is read to
-// its end, dropped, and errLong returned.
+// readLine reads one line of at most max bytes (lines.Read); a longer
+// one is read to its end, dropped, and errLong returned.
 func readLine(br *bufio.Reader, max int) ([]byte, error) {
-	var line []byte
-	for {
-		part, err := br.ReadSlice('\n')
-		if len(line)+len(part) > max {
-			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = br.ReadSlice('\n')
-			}
-			if err != nil && !errors.Is(err, io.EOF) {
-				return nil, err
-			}
-			return nil, errLong
-		}
-		line = append(line, part...)
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return line, err
-		}
+	line, over, err := lines.Read(br, max)
+	if over && (err == nil || errors.Is(err, io.EOF)) {
+		return nil, errLong
 	}
+	return line, err
 }
 
 func (s *Server) writeErr() error {

@@ -1,8 +1,6 @@
 package assemble
 
 import (
-	"slices"
-	"sort"
 	"strings"
 
 	"gopi/pkg/ai"
@@ -17,45 +15,14 @@ import (
 func (a *Assembly) Models() []ai.Info {
 	cur := a.choice.Info
 	out := []ai.Info{cur}
-	for _, m := range a.listed() {
-		if (m.Provider == cur.Provider || m.declared) && !(m.Provider == cur.Provider && m.ID == cur.ID) {
+	listed, _ := ListModels(a.s.Model.Providers, "") // only a provider named ("") can be refused
+	for _, m := range listed {
+		if (m.Provider == cur.Provider || m.Declared) && !(m.Provider == cur.Provider && m.ID == cur.ID) {
 			info := m.Info
 			if info.Provider == cur.Provider && info.BaseURL == "" {
 				info.BaseURL = cur.BaseURL // one provider, one address
 			}
 			out = append(out, info)
-		}
-	}
-	return out
-}
-
-type listedModel struct {
-	ai.Info
-	declared bool
-}
-
-// listed is the catalog with the declared models laid over it.
-func (a *Assembly) listed() []listedModel {
-	var out []listedModel
-	for _, m := range catalog.All() {
-		out = append(out, listedModel{Info: m})
-	}
-	provs := a.s.Model.Providers
-	names := make([]string, 0, len(provs))
-	for name := range provs {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		p := provs[name]
-		for _, m := range p.Models {
-			row := listedModel{Info: DeclaredInfo(name, p, m), declared: true}
-			i := slices.IndexFunc(out, func(l listedModel) bool { return !l.declared && l.Provider == name && l.ID == m.ID })
-			if i >= 0 {
-				out[i] = row
-			} else {
-				out = append(out, row)
-			}
 		}
 	}
 	return out

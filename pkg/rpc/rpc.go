@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"gopi/internal/lines"
 	"gopi/internal/pijson"
 	"gopi/pkg/agent"
 	"gopi/pkg/ai"
@@ -184,23 +185,10 @@ type inLine struct {
 	over bool
 }
 
-// readLine reads up to and with the next LF, holding at most max bytes
-// of it: a longer line is read to its end and dropped.
+// readLine reads one command line of at most max bytes (lines.Read).
 func readLine(br *bufio.Reader, max int) (inLine, error) {
-	var l inLine
-	for {
-		frag, err := br.ReadSlice('\n')
-		if !l.over {
-			if len(l.b)+len(frag) > max {
-				l.b, l.over = nil, true
-			} else {
-				l.b = append(l.b, frag...)
-			}
-		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return l, err
-		}
-	}
+	b, over, err := lines.Read(br, max)
+	return inLine{b: b, over: over}, err
 }
 
 // stop bounds every write from now on: the mode is ending.
