@@ -2,6 +2,9 @@ package structured
 
 import (
 	"errors"
+	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -125,5 +128,21 @@ func TestCorrection(t *testing.T) {
 	want := "Your final answer is not valid: the answer is not JSON: EOF\n\nAnswer again with only the corrected JSON value, valid against the schema in your instructions."
 	if m.Text() != want || m.Timestamp != 1234 || m.Role != "user" {
 		t.Fatalf("correction %+v", m)
+	}
+}
+
+// The default number of retries is the one the README promises.
+func TestDefaultRetriesIsDocumented(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Skip(err)
+	}
+	m := regexp.MustCompile("`--output-retries N` times\\s+\\(default (\\d+)\\)").FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("the README no longer says --output-retries's default")
+	}
+	if n, _ := strconv.Atoi(string(m[1])); n != DefaultRetries {
+		t.Fatalf("README says the default is %d retries, DefaultRetries is %d", n, DefaultRetries)
 	}
 }
