@@ -385,3 +385,42 @@ func TestFolderSync(t *testing.T) {
 		t.Fatal("a failed sync is not an error")
 	}
 }
+
+// The mode kept is the file's as it is when replaced, not as the caller
+// saw it before; a plain file gains no special bit.
+func TestReplaceKeepsTheCurrentMode(t *testing.T) {
+	d, path, old := oldFile(t, "old", 0o600)
+	if err := os.Chmod(path, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := (Steps{}).Replace(d, "f", 0o600, old, Bytes([]byte("new"))); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := d.Stat("f"); err != nil || st.Mode() != 0o640 {
+		t.Fatalf("mode %v, %v; want the current 0640", st.Mode(), err)
+	}
+	if st, _ := os.Lstat(path); st.Mode() != 0o640 {
+		t.Fatalf("mode %v, want 0640", st.Mode())
+	}
+}
+
+// WriteFile closes the folder it opened.
+func TestWriteFileLeavesNoDescriptor(t *testing.T) {
+	count := func() int {
+		des, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skip(err)
+		}
+		return len(des)
+	}
+	path := filepath.Join(t.TempDir(), "f")
+	before := count()
+	for range 3 {
+		if err := WriteFile(path, 0o600, Bytes([]byte("x"))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after := count(); after != before {
+		t.Fatalf("%d descriptors open, %d before", after, before)
+	}
+}
