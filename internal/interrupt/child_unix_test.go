@@ -33,15 +33,16 @@ func TestMain(m *testing.M) {
 }
 
 var childScenarios = map[string]func(report io.Writer){
-	"pipe":        boundStdoutPipe,
-	"shared":      boundSharedPipe,
-	"file":        fileStdout,
-	"run":         runOnPipe,
-	"trap-stop":   trapThenStop,
-	"run-stop":    trapRunThenStop,
-	"sigpipe":     sigpipeCaughtWhileTrapped,
-	"force-exit":  forceExitWithoutExitFunc,
-	"nonblocking": inheritedNonblocking,
+	"pipe":         boundStdoutPipe,
+	"shared":       boundSharedPipe,
+	"file":         fileStdout,
+	"run":          runOnPipe,
+	"trap-stop":    trapThenStop,
+	"run-stop":     trapRunThenStop,
+	"sigpipe":      sigpipeCaughtWhileTrapped,
+	"force-exit":   forceExitWithoutExitFunc,
+	"nonblocking":  inheritedNonblocking,
+	"force-shared": forceExitOnASharedFullPipe,
 }
 
 // blocking reports whether fd is in blocking mode.
@@ -164,6 +165,21 @@ func forceExitWithoutExitFunc(report io.Writer) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	time.Sleep(2 * time.Second)
+	fmt.Fprintln(report, "survived")
+}
+
+// The forced exit's message waits for a slow reader of stdout's pipe
+// that stderr shares (2>&1), as the run's own writes do.
+func forceExitOnASharedFullPipe(report io.Writer) {
+	r := TrapRun(context.Background(), Config{Signals: true, Stdout: os.Stdout, Stderr: os.Stderr})
+	r.Ready()
+	go r.Stdout().Write(make([]byte, 1<<20)) // fills the pipe
+	time.Sleep(100 * time.Millisecond)
+	for range 2 {
+		syscall.Kill(os.Getpid(), syscall.SIGINT)
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(3 * time.Second)
 	fmt.Fprintln(report, "survived")
 }
 
@@ -343,5 +359,27 @@ func TestForcedExitExitsTheProcess(t *testing.T) {
 	want(t, got, "gopi: interrupted again: exiting at once\nlast words\n")
 	if st.ExitCode() != ExitCode {
 		t.Fatalf("exit code %d, want %d", st.ExitCode(), ExitCode)
+	}
+}
+
+func TestForcedExitMessageWaitsForASlowSharedPipe(t *testing.T) {
+	t.Parallel()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	read := make(chan []byte, 1)
+	go func() {
+		time.Sleep(400 * time.Millisecond)
+		b, _ := io.ReadAll(r)
+		read <- b
+	}()
+	got, st := child(t, "force-shared", w, w)
+	w.Close()
+	out := <-read
+	want(t, got, "")
+	if st.ExitCode() != ExitCode || !bytes.Contains(out, []byte("gopi: interrupted again: exiting at once\n")) {
+		t.Fatalf("exit %d; the message is not in the %d bytes read", st.ExitCode(), len(out))
 	}
 }
