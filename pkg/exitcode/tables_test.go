@@ -10,8 +10,10 @@ import (
 // code a table lists is one of the codes, in increasing order.
 func TestCommandsTables(t *testing.T) {
 	t.Parallel()
-	known := map[int]bool{OK: true, Internal: true, Usage: true, Provider: true, Auth: true, Session: true,
-		MaxSteps: true, Timeout: true, Budget: true, Schema: true, Required: true, Interrupted: true}
+	known := map[int]bool{}
+	for _, c := range codes {
+		known[c] = true
+	}
 	line := regexp.MustCompile(`(?m)^  (\d+) +\S`)
 	seen := map[string]bool{}
 	names := Commands()
@@ -53,10 +55,12 @@ func TestCommandsTables(t *testing.T) {
 func TestCodesDistinct(t *testing.T) {
 	t.Parallel()
 	seen := map[int]bool{}
-	for _, c := range []int{OK, Internal, Usage, Provider, Auth, Session, MaxSteps, Timeout, Budget, Schema, Required, Interrupted} {
+	for _, c := range codes {
 		if seen[c] {
 			t.Errorf("code %d used twice", c)
 		}
 		seen[c] = true
 	}
 }
+
+var codes = []int{OK, Internal, Usage, Provider, Auth, Session, MaxSteps, Timeout, Budget, Schema, Required, Interrupted}
