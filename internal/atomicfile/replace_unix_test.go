@@ -424,3 +424,44 @@ func TestWriteFileLeavesNoDescriptor(t *testing.T) {
 		t.Fatalf("%d descriptors open, %d before", after, before)
 	}
 }
+
+func openDescriptors(t *testing.T) int {
+	t.Helper()
+	des, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip(err)
+	}
+	return len(des)
+}
+
+// A failed replace closes its temporary file; SyncDir closes its folder.
+func TestFailuresAndSyncDirLeaveNoDescriptor(t *testing.T) {
+	d, _, old := oldFile(t, "old", 0o644)
+	before := openDescriptors(t)
+	for range 3 {
+		if err := (Steps{}).Replace(d, "f", 0o644, old, func(io.Writer) error { return errors.New("no") }); err == nil {
+			t.Fatal("the write's error was lost")
+		}
+		if err := SyncDir(d.Path()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after := openDescriptors(t); after != before {
+		t.Fatalf("%d descriptors open, %d before", after, before)
+	}
+}
+
+// A name whose first 200 bytes hold no character start (not UTF-8) has
+// none of it repeated in the temporary file's name.
+func TestReplaceNameWithoutCharacters(t *testing.T) {
+	name := strings.Repeat("\x80", 201)
+	d := openFolder(t, t.TempDir())
+	var tmp string
+	s := Steps{Writer: func(w io.Writer) io.Writer { tmp = filepath.Base(w.(*os.File).Name()); return w }}
+	if err := s.Replace(d, name, 0o644, nil, Bytes([]byte("x"))); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(tmp, "..gopi-tmp-") || !utf8.ValidString(tmp) {
+		t.Fatalf("temporary file %q", tmp)
+	}
+}
