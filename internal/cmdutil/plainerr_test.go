@@ -99,9 +99,10 @@ func TestFlagWantsWithoutCause(t *testing.T) {
 func TestArgsUsageErr(t *testing.T) {
 	root := &cobra.Command{Use: "gopi"}
 	show := &cobra.Command{Use: "show ID", Args: cobra.ExactArgs(1), RunE: func(*cobra.Command, []string) error { return nil }}
+	spaced := &cobra.Command{Use: "tree  ID ", Args: cobra.ExactArgs(1), RunE: func(*cobra.Command, []string) error { return nil }}
 	bare := &cobra.Command{Use: "list", Args: cobra.NoArgs, RunE: func(*cobra.Command, []string) error { return nil }}
 	session := &cobra.Command{Use: "session"}
-	session.AddCommand(show, bare)
+	session.AddCommand(show, spaced, bare)
 	root.AddCommand(session)
 	cases := []struct {
 		c    *cobra.Command
@@ -110,6 +111,7 @@ func TestArgsUsageErr(t *testing.T) {
 	}{
 		{show, nil, "gopi session show needs its argument: gopi session show ID (see gopi session show --help)"},
 		{show, []string{"a b", "c"}, `gopi session show takes 1 argument(s), ID, not 2 ("a b" "c"): quote a value holding spaces (see gopi session show --help)`},
+		{spaced, nil, "gopi session tree needs its argument: gopi session tree ID (see gopi session tree --help)"},
 		{bare, []string{"x"}, `unknown command "x" for "gopi session list" (see gopi session list --help)`},
 	}
 	for _, c := range cases {
