@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"gopi/internal/buildinfo"
+	"gopi/internal/cmdutil"
 	"gopi/pkg/acp"
 	"gopi/pkg/exitcode"
 	"gopi/pkg/mcp"
@@ -58,7 +59,7 @@ every prompt, keeps what they reached and exits 0. gopi run --mode acp is the sa
 func runACP(ctx context.Context, sys *System, c *cobra.Command, o *acpOptions) error {
 	ctx, untrap := trapSignals(ctx, sys)
 	defer untrap()
-	if err := checkConflicts(c.Flags()); err != nil {
+	if err := cmdutil.CheckConflicts(c.Flags()); err != nil {
 		return err
 	}
 	if len(o.args) > 0 {

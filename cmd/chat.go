@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gopi/internal/cmdutil"
 	"gopi/pkg/chat"
 	"gopi/pkg/exitcode"
 	"gopi/pkg/mcp"
@@ -67,7 +68,7 @@ use gopi run.`,
 func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions) error {
 	ctx, untrap := trapSignals(ctx, sys)
 	defer untrap()
-	if err := checkConflicts(c.Flags()); err != nil {
+	if err := cmdutil.CheckConflicts(c.Flags()); err != nil {
 		return err
 	}
 	if !sys.StdinTTY || !sys.StdoutTTY {

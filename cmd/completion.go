@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gopi/internal/cmdutil"
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
 	"gopi/pkg/session"
@@ -19,12 +20,6 @@ import (
 // --session, --cwd, --bare) and the settings, never writes anything, and
 // offers nothing rather than fail.
 
-// completeFunc is cobra's completion function of a flag.
-type completeFunc = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective)
-
-// noFiles is the directive of a closed list: no file names besides it.
-const noFiles = cobra.ShellCompDirectiveNoFileComp
-
 // registerAgentCompletions completes the values of the flags
 // addAgentFlags adds, on c. Only a completion request registers them:
 // cobra keeps them in a map of its own for the life of the process.
@@ -32,18 +27,18 @@ func registerAgentCompletions(c *cobra.Command, sys *System) {
 	if len(sys.args) == 0 || (sys.args[0] != cobra.ShellCompRequestCmd && sys.args[0] != cobra.ShellCompNoDescRequestCmd) {
 		return
 	}
-	funcs := map[string]completeFunc{
+	funcs := map[string]cmdutil.CompleteFunc{
 		"provider": func(c *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			return completeProviders(sys, c), noFiles
+			return completeProviders(sys, c), cmdutil.NoFiles
 		},
 		"model": func(c *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return completeModels(sys, c)
 		},
 		"thinking": func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			return completeThinking(), noFiles | cobra.ShellCompDirectiveKeepOrder
+			return completeThinking(), cmdutil.NoFiles | cobra.ShellCompDirectiveKeepOrder
 		},
 		"tools": func(_ *cobra.Command, _ []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			return tools.CompleteList(typed, true), noFiles | cobra.ShellCompDirectiveNoSpace
+			return tools.CompleteList(typed, true), cmdutil.NoFiles | cobra.ShellCompDirectiveNoSpace
 		},
 		"session": func(c *cobra.Command, _ []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return completeSessions(sys, c, typed)
@@ -52,18 +47,18 @@ func registerAgentCompletions(c *cobra.Command, sys *System) {
 			return completeSessions(sys, c, typed)
 		},
 		"leaf": func(c *cobra.Command, _ []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			return completeLeaves(sys, c, typed), noFiles | cobra.ShellCompDirectiveKeepOrder
+			return completeLeaves(sys, c, typed), cmdutil.NoFiles | cobra.ShellCompDirectiveKeepOrder
 		},
-		"fsync": cobra.FixedCompletions([]cobra.Completion{"always", "never"}, noFiles),
+		"fsync": cobra.FixedCompletions([]cobra.Completion{"always", "never"}, cmdutil.NoFiles),
 		"sandbox": cobra.FixedCompletions([]cobra.Completion{
 			cobra.CompletionWithDesc("workspace-write", "write under the working folder and --add-dir (default)"),
 			cobra.CompletionWithDesc("read-only", "write only the private temp folder"),
 			cobra.CompletionWithDesc("off", "no sandbox"),
-		}, noFiles|cobra.ShellCompDirectiveKeepOrder),
+		}, cmdutil.NoFiles|cobra.ShellCompDirectiveKeepOrder),
 	}
 	if c.Flags().Lookup("exclude-tools") != nil {
 		funcs["exclude-tools"] = func(_ *cobra.Command, _ []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			return tools.CompleteList(typed, false), noFiles | cobra.ShellCompDirectiveNoSpace
+			return tools.CompleteList(typed, false), cmdutil.NoFiles | cobra.ShellCompDirectiveNoSpace
 		}
 	}
 	if c.Flags().Lookup("mode") != nil {
@@ -71,7 +66,7 @@ func registerAgentCompletions(c *cobra.Command, sys *System) {
 			cobra.CompletionWithDesc("print", "the answer"),
 			cobra.CompletionWithDesc("json", "one result object"),
 			cobra.CompletionWithDesc("events", "a JSON line per event"),
-		}, noFiles)
+		}, cmdutil.NoFiles)
 	}
 	for name, f := range funcs {
 		if err := c.RegisterFlagCompletionFunc(name, f); err != nil {
@@ -83,7 +78,7 @@ func registerAgentCompletions(c *cobra.Command, sys *System) {
 // completionSettings reads the settings as the command line would (--cwd,
 // --bare), or nil when they cannot be read.
 func completionSettings(sys *System, c *cobra.Command) *settings.Settings {
-	cwd, err := resolveCwd(sys, flagString(c, "cwd"))
+	cwd, err := resolveCwd(sys, cmdutil.FlagString(c, "cwd"))
 	if err != nil {
 		return nil
 	}
@@ -95,24 +90,8 @@ func completionSettings(sys *System, c *cobra.Command) *settings.Settings {
 	return cfg
 }
 
-func flagString(c *cobra.Command, name string) string {
-	if f := c.Flags().Lookup(name); f != nil {
-		return f.Value.String()
-	}
-	return ""
-}
-
-// offer makes candidates cobra's completions with their descriptions.
-func offer(cs []session.Candidate) []cobra.Completion {
-	out := make([]cobra.Completion, 0, len(cs))
-	for _, c := range cs {
-		out = append(out, cobra.CompletionWithDesc(c.Value, c.Description))
-	}
-	return out
-}
-
 func completeProviders(sys *System, c *cobra.Command) []cobra.Completion {
-	return offer(assemble.ProviderCandidates(completionSettings(sys, c).DeclaredProviders()))
+	return cmdutil.Offer(assemble.ProviderCandidates(completionSettings(sys, c).DeclaredProviders()))
 }
 
 // completeModels offers the ids of --provider's models when it was given,
@@ -121,12 +100,12 @@ func completeProviders(sys *System, c *cobra.Command) []cobra.Completion {
 func completeModels(sys *System, c *cobra.Command) ([]cobra.Completion, cobra.ShellCompDirective) {
 	prov := ""
 	if c.Flags().Changed("provider") {
-		prov = flagString(c, "provider")
+		prov = cmdutil.FlagString(c, "provider")
 	}
 	if prov == "faux" {
 		return nil, cobra.ShellCompDirectiveDefault
 	}
-	return offer(assemble.ModelCandidates(completionSettings(sys, c).DeclaredProviders(), prov)), noFiles
+	return cmdutil.Offer(assemble.ModelCandidates(completionSettings(sys, c).DeclaredProviders(), prov)), cmdutil.NoFiles
 }
 
 func completeThinking() []cobra.Completion {
@@ -145,25 +124,25 @@ func completeSessions(sys *System, c *cobra.Command, typed string) ([]cobra.Comp
 	if looksLikePath(typed) || strings.HasPrefix(typed, ".") || strings.HasPrefix(typed, "~") {
 		return []cobra.Completion{"jsonl"}, files
 	}
-	root, cwd, err := sessionEnv(sys, flagString(c, "cwd"))
+	root, cwd, err := sessionEnv(sys, cmdutil.FlagString(c, "cwd"))
 	if err != nil {
-		return nil, noFiles
+		return nil, cmdutil.NoFiles
 	}
 	cs := session.SessionCandidates(root, cwd, typed, readPaused)
 	if len(cs) == 0 {
 		return []cobra.Completion{"jsonl"}, files
 	}
-	return offer(cs), noFiles | cobra.ShellCompDirectiveKeepOrder
+	return cmdutil.Offer(cs), cmdutil.NoFiles | cobra.ShellCompDirectiveKeepOrder
 }
 
 // completeLeaves offers the entry ids of the session --session names (or,
 // with -c alone, the newest session of this folder), newest first, each
 // with its role and first words.
 func completeLeaves(sys *System, c *cobra.Command, typed string) []cobra.Completion {
-	root, cwd, err := sessionEnv(sys, flagString(c, "cwd"))
+	root, cwd, err := sessionEnv(sys, cmdutil.FlagString(c, "cwd"))
 	if err != nil {
 		return nil
 	}
 	cont, _ := c.Flags().GetBool("continue")
-	return offer(session.LeafCandidates(root, cwd, flagString(c, "session"), cont, typed))
+	return cmdutil.Offer(session.LeafCandidates(root, cwd, cmdutil.FlagString(c, "session"), cont, typed))
 }

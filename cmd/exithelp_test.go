@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gopi/internal/cmdutil"
 	"gopi/pkg/exitcode"
 )
 
@@ -32,7 +33,7 @@ func TestHelpExitCodes(t *testing.T) {
 			return
 		}
 		_, table, _ := strings.Cut(stdout, "Exit codes:")
-		if strings.TrimSpace(table) != strings.TrimSpace(strings.TrimPrefix(exitCodesOf(c), "Exit codes:")) {
+		if strings.TrimSpace(table) != strings.TrimSpace(strings.TrimPrefix(cmdutil.ExitCodesOf(c), "Exit codes:")) {
 			t.Errorf("gopi %s: the help does not end with its table:\n%s", strings.Join(args, " "), table)
 		}
 		var codes []string

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gopi/internal/cmdutil"
 	"gopi/pkg/exitcode"
 	"gopi/pkg/sandbox"
 )
@@ -43,7 +44,7 @@ func Main(args []string, sys System) (code int) {
 	if errors.As(err, &rep) {
 		return rep.code
 	}
-	class := classOf(err)
+	class := cmdutil.ClassOf(err)
 	fmt.Fprintf(sys.Stderr, "gopi: %v\n", err)
 	return exitcode.Of(class, err)
 }
@@ -71,7 +72,7 @@ func newRootCmd(sys *System) *cobra.Command {
 			refuseUnknownSubcommand(c)
 		}
 	}
-	usageArgs(root)
+	cmdutil.UsageArgs(root)
 	return root
 }
 

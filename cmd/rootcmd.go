@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gopi/internal/cmdutil"
 	"gopi/pkg/ai"
 	"gopi/pkg/exitcode"
 	"gopi/pkg/mode"
@@ -60,7 +61,7 @@ func addRootRun(root *cobra.Command, sys *System, flags bool) {
 		f.BoolVarP(&o.version, "version", "v", false, "print gopi's version and exit (as gopi version)")
 		registerAgentCompletions(root, sys)
 	}
-	setExitHelp(root)
+	cmdutil.SetExitHelp(root)
 	// A flag error of bare gopi is reported in the mode its arguments ask
 	// for, as run's is; a command below keeps the plain usage error.
 	runFlagErr := runFlagError(sys)
@@ -68,7 +69,7 @@ func addRootRun(root *cobra.Command, sys *System, flags bool) {
 		if c == root {
 			return runFlagErr(c, err)
 		}
-		return flagUsageErr(c, err)
+		return cmdutil.FlagUsageErr(c, err)
 	})
 }
 
@@ -99,7 +100,7 @@ func runRoot(ctx context.Context, sys *System, c *cobra.Command, o *rootOptions,
 // output mode the flags ask for: json and events still get their one
 // result object.
 func reportUsage(sys *System, c *cobra.Command, err error) error {
-	m, _ := outputMode(c.Flags()) // --json with another --mode: json, as run reports it
+	m, _ := cmdutil.OutputMode(c.Flags()) // --json with another --mode: json, as run reports it
 	if m != mode.JSON && m != mode.Events {
 		return err
 	}
@@ -140,7 +141,7 @@ func refuseCommandLike(c *cobra.Command, args []string, printFlag bool) error {
 			return nil
 		}
 		return usageErr("unknown command %q for gopi; did you mean %s? (gopi --help lists the commands; to send the words as prompts: gopi run -- %s)",
-			args[0], strings.Join(quoteAll(s), " or "), strings.Join(args, " "))
+			args[0], strings.Join(cmdutil.QuoteAll(s), " or "), strings.Join(args, " "))
 	}
 	hint := ""
 	if len(s) > 0 {

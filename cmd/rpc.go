@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gopi/internal/cmdutil"
 	"gopi/internal/interrupt"
 	"gopi/pkg/exitcode"
 	"gopi/pkg/rpc"
@@ -72,7 +73,7 @@ func runRPC(ctx context.Context, sys *System, c *cobra.Command, o *rpcOptions) e
 	pipes := interrupt.NewPipes(sys.Stdout, sys.Stderr)
 	defer pipes.Restore()
 	sys.Stderr = pipes.Err
-	if err := checkConflicts(c.Flags()); err != nil {
+	if err := cmdutil.CheckConflicts(c.Flags()); err != nil {
 		return err
 	}
 	if len(o.args) > 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gopi/internal/cmdutil"
 	"gopi/internal/interrupt"
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
@@ -95,9 +96,9 @@ func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 		return runACP(ctx, sys, c, &acpOptions{agentOptions: o.agentOptions, json: o.json})
 	}
 	start := sys.Now()
-	m, err := pickMode(o.mode.v, o.mode.set, o.json)
+	m, err := cmdutil.PickMode(o.mode.v, o.mode.set, o.json)
 	if err == nil {
-		err = checkConflicts(c.Flags())
+		err = cmdutil.CheckConflicts(c.Flags())
 	}
 	inv := trapRun(ctx, sys, m, start)
 	defer inv.trap.Stop()
@@ -191,7 +192,7 @@ func (inv *invocation) fail(p *prepared, err error) error {
 		h := p.header()
 		header = &h
 	}
-	class := classOf(err)
+	class := cmdutil.ClassOf(err)
 	werr := mode.WriteFailure(inv.out, inv.m, class, err, info, header, inv.sys.Now().Sub(inv.start).Milliseconds())
 	if stdout := inv.trap.Stdout(); werr != nil && !stdout.Gone() && !stdout.Stuck() {
 		return werr

@@ -23,37 +23,6 @@ func sysFor(t *testing.T, cwd string, env ...string) (*System, *bytes.Buffer, *b
 		Environ: environ, Getwd: func() (string, error) { return cwd, nil }, Now: time.Now}, &out, &errOut
 }
 
-// A flag error is reported in the mode the arguments ask for, read as the
-// flag parser reads them (the hand-made reader of the raw arguments
-// disagreed with it: --json=t was not json).
-func TestLenientModeReadsArgsAsTheFlagParser(t *testing.T) {
-	cases := []struct {
-		args []string
-		mode string
-	}{
-		{[]string{"run", "--json", "x"}, "json"},
-		{[]string{"run", "--json=t", "--bogus", "x"}, "json"},
-		{[]string{"run", "--bogus", "--json=1"}, "json"},
-		{[]string{"run", "--json=maybe"}, "print"}, // not a boolean: not json
-		{[]string{"run", "--mode", "events", "x"}, "events"},
-		{[]string{"run", "--mode=json"}, "json"},
-		{[]string{"run", "--mode", "print"}, "print"},
-		{[]string{"run", "--mode", "json", "--mode", "print", "x"}, "print"}, // the last --mode counts
-		{[]string{"run", "--mode=print", "--mode=events"}, "events"},
-		{[]string{"run", "--json", "--mode", "events"}, "json"}, // conflicting: json wins
-		{[]string{"run", "--json", "--json=false", "--mode", "events"}, "events"},
-		{[]string{"run", "--", "--json"}, "print"},               // a prompt, not a flag
-		{[]string{"run", "--session", "--json", "x"}, "print"},   // --session's value
-		{[]string{"run", "-c", "--json", "--max-steps"}, "json"}, // a value missing at the end
-	}
-	flags := newRunCmd(&System{}, nil).Flags()
-	for _, c := range cases {
-		if m := lenientMode(flags, c.args); string(m) != c.mode {
-			t.Errorf("%v: mode %q, want %q", c.args, m, c.mode)
-		}
-	}
-}
-
 // runMain runs gopi in-process and returns stdout, stderr and the code.
 func runMain(t *testing.T, sys *System, args ...string) (string, string, int) {
 	t.Helper()

@@ -1,4 +1,4 @@
-package cmd
+package cmdutil
 
 import (
 	"errors"
@@ -17,9 +17,9 @@ import (
 // instead. A path's problem is filekind.Problem's, a JSON document's
 // settings.JSONProblem's.
 
-// flagUsageErr is a flag the parser refused (pflag's error), as a usage
+// FlagUsageErr is a flag the parser refused (pflag's error), as a usage
 // error naming the flag and what it takes.
-func flagUsageErr(c *cobra.Command, err error) error {
+func FlagUsageErr(c *cobra.Command, err error) error {
 	help := fmt.Sprintf("see %s --help", c.CommandPath())
 	var bad *pflag.InvalidValueError
 	if errors.As(err, &bad) {
@@ -72,9 +72,9 @@ func flagExample(f *pflag.Flag) string {
 
 var cobraArgCount = regexp.MustCompile(`^accepts (\d+) arg\(s\), received (\d+)$`)
 
-// argsUsageErr is an argument count cobra's Args validator refused, as a
+// ArgsUsageErr is an argument count cobra's Args validator refused, as a
 // usage error naming the command and the arguments it takes.
-func argsUsageErr(c *cobra.Command, args []string, err error) error {
+func ArgsUsageErr(c *cobra.Command, args []string, err error) error {
 	_, want, _ := strings.Cut(c.Use, " ")
 	want = strings.TrimSpace(want)
 	if m := cobraArgCount.FindStringSubmatch(err.Error()); m != nil && want != "" {
@@ -82,12 +82,12 @@ func argsUsageErr(c *cobra.Command, args []string, err error) error {
 			return usageErr("%s needs its argument: %s %s (see %s --help)", c.CommandPath(), c.CommandPath(), want, c.CommandPath())
 		}
 		return usageErr("%s takes %s argument(s), %s, not %s (%s): quote a value holding spaces (see %s --help)",
-			c.CommandPath(), m[1], want, m[2], strings.Join(quoteAll(args), " "), c.CommandPath())
+			c.CommandPath(), m[1], want, m[2], strings.Join(QuoteAll(args), " "), c.CommandPath())
 	}
 	return usageErr("%v (see %s --help)", err, c.CommandPath())
 }
 
-func quoteAll(args []string) []string {
+func QuoteAll(args []string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
 		out[i] = fmt.Sprintf("%q", a)

@@ -1,15 +1,15 @@
-package cmd
+package cmdutil
 
 import (
 	"github.com/spf13/pflag"
 )
 
-// checkConflicts refuses flags that ask for opposite things, before
+// CheckConflicts refuses flags that ask for opposite things, before
 // anything is read, sent or written: gopi does not pick one of them
 // silently. A flag set to its "off" value (--no-tools=false) asks for
 // nothing and conflicts with nothing. (--json with another --mode is
-// outputMode's; --api-key with --api-key-file is settings.APIKey's.)
-func checkConflicts(f *pflag.FlagSet) error {
+// OutputMode's; --api-key with --api-key-file is settings.APIKey's.)
+func CheckConflicts(f *pflag.FlagSet) error {
 	on := func(name string) bool {
 		fl := f.Lookup(name)
 		if fl == nil || !fl.Changed {
