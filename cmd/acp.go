@@ -101,7 +101,7 @@ func acpOpener(sys *System, c *cobra.Command, o *agentOptions) func(context.Cont
 			more = append(more, mcp.Server{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL,
 				Headers: s.Headers, Cwd: op.Cwd, Source: "the editor's session"})
 		}
-		h, err := openHost(ctx, sys, c, &chatOptions{agentOptions: want, moreMCP: more})
+		h, err := openConversation(ctx, sys, c, &want, 0, more)
 		if err != nil {
 			return nil, err
 		}

@@ -19,44 +19,32 @@ import (
 	"gopi/pkg/structured"
 )
 
-// prepareRun reads the settings (settings.Assembly: the resources and
-// --output-schema before the model's), builds the run's Assembly, reads
-// the prompt (within the --timeout deadline) and opens the session.
-// Nothing is sent to a model; on error the returned prepared (possibly
-// nil) says which session was opened, and its Assembly, once built, is
-// released by runRun.
+// prepareRun opens gopi run's host (the resources and --output-schema
+// read before the model's settings) and reads the prompt within the
+// --timeout deadline. Nothing is sent to a model; on error the returned
+// prepared (possibly nil) says which session was opened, and its
+// Assembly, once built, is released by runRun.
 func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions, m mode.Mode, rs runStreams) (*prepared, error) {
 	if _, err := mode.Parse(string(m)); err != nil {
 		return nil, usageErr("--mode %q: use print (pi's text), json, events or rpc", m)
 	}
-	cfg, ao, err := openSettings(sys, c, &o.agentOptions)
-	if err != nil {
-		return nil, err
-	}
 	p := &prepared{ctx: ctx, cancel: func() {}, outputRetries: o.outputRetries}
-	ao.BeforeModel = func(set *assemble.Settings) error { return p.beforeModel(sys.env(ctx), set, o, m, rs.stdout) }
-	set, err := cfg.Assembly(ao)
+	_, err := openHost(ctx, sys, c, &o.agentOptions, opening{
+		beforeModel: func(set *assemble.Settings) error { return p.beforeModel(sys.env(ctx), set, o, m, rs.stdout) },
+		building:    rs.trapped, // before MCP servers start and stdin is read
+		readPrompt: func(h *host) error {
+			p.h = h
+			if h.set.Timeout > 0 { // the deadline covers reading stdin too; runRun cancels it
+				p.ctx, p.cancel = context.WithTimeout(ctx, h.set.Timeout)
+			}
+			first, then, err := promptInput(sys, h.set, h.a.Catalog(), h.a.Secrets(), !o.noStdin).Run(p.ctx, o.args)
+			h.prompt, h.then = []ai.Message{first}, then
+			return err
+		}})
 	if errors.Is(err, errPrinted) {
 		return p, nil
-	} else if err != nil {
-		return p, err
 	}
-	p.tools, p.cwd = set.Tools, set.Cwd
-	rs.trapped() // before MCP servers start and stdin is read
-	if p.a, err = assemble.New(set, sys.env(ctx)); err != nil {
-		return nil, err
-	}
-	sys.hosts.add(p.a)
-	if set.Timeout > 0 { // the deadline covers reading stdin too; runRun cancels it
-		p.ctx, p.cancel = context.WithTimeout(ctx, set.Timeout)
-	}
-	p.secrets = p.a.Secrets()
-	first, then, err := promptInput(sys, set, p.a.Catalog(), p.secrets, !o.noStdin).Run(p.ctx, o.args)
-	if err != nil {
-		return p, err
-	}
-	p.prompt, p.then = []ai.Message{first}, then
-	return p, p.a.Open()
+	return p, err
 }
 
 // errPrinted ends the settings' reading once --print-system-prompt has

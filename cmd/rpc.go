@@ -81,7 +81,7 @@ func runRPC(ctx context.Context, sys *System, c *cobra.Command, o *rpcOptions) e
 	if o.json {
 		return usageErr("--json and --mode rpc ask for different outputs: give one of them")
 	}
-	h, err := openHost(ctx, sys, c, &chatOptions{agentOptions: o.agentOptions, lockWait: rpcLockWait})
+	h, err := openConversation(ctx, sys, c, &o.agentOptions, rpcLockWait, nil)
 	if err != nil {
 		return err
 	}
