@@ -77,7 +77,7 @@ func openHost(ctx context.Context, sys *System, c *cobra.Command, o *agentOption
 	if err != nil {
 		return nil, err
 	}
-	sys.hosts.add(a)
+	sys.hosts.Add(a)
 	h := &host{sys: sys, set: set, a: a}
 	read := op.readPrompt
 	if read == nil {
@@ -105,6 +105,6 @@ func openConversation(ctx context.Context, sys *System, c *cobra.Command, o *age
 
 // close releases the Assembly and everything it holds.
 func (h *host) close() {
-	h.sys.hosts.remove(h.a)
+	h.sys.hosts.Remove(h.a)
 	h.a.Close()
 }

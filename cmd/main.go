@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"gopi/internal/interrupt"
 	"gopi/pkg/exitcode"
 	"gopi/pkg/sandbox"
 )
@@ -29,7 +30,7 @@ func Main(args []string, sys System) (code int) {
 			code = exitcode.Internal
 		}
 	}()
-	sys.args, sys.hosts = args, &openHosts{}
+	sys.args, sys.hosts = args, &interrupt.Kills{}
 	root := newRootCmd(&sys)
 	root.SetArgs(args)
 	root.SetIn(sys.Stdin)

@@ -5,18 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"gopi/internal/filekind"
 	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
 	"gopi/pkg/mode"
-	"gopi/pkg/resources"
 	"gopi/pkg/settings"
-	"gopi/pkg/structured"
 )
 
 // prepareRun opens gopi run's host (the resources and --output-schema
@@ -66,7 +62,7 @@ func (p *prepared) beforeModel(env assemble.Env, set *assemble.Settings, o *runO
 		}
 		return errPrinted
 	}
-	if p.schema, err = loadOutputSchema(set.Cwd, o); err != nil || p.schema == nil {
+	if p.schema, err = settings.OutputSchema(set.Cwd, o.outputSchema, o.outputRetries); err != nil || p.schema == nil {
 		return err
 	}
 	set.OutputSchema, set.Resources.OutputInstructions = p.schema.JSON(), p.schema.Instructions()
@@ -122,29 +118,4 @@ func openSettings(sys *System, c *cobra.Command, o *agentOptions) (*settings.Set
 	}
 	cfg, err := loadSettings(sys, c.Flags(), ao.Cwd, o.bare)
 	return cfg, ao, err
-}
-
-// loadOutputSchema reads --output-schema's file (bounded, a regular file)
-// and checks the schema; any fault is a usage error before anything is
-// sent or written.
-func loadOutputSchema(cwd string, o *runOptions) (*structured.Schema, error) {
-	if o.outputRetries < 0 {
-		return nil, usageErr("--output-retries %d: give a whole number, 0 or more", o.outputRetries)
-	}
-	if o.outputSchema == "" {
-		return nil, nil
-	}
-	path := o.outputSchema
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(cwd, path)
-	}
-	doc, err := resources.ReadFile(nil, path, resources.MaxFileSize)
-	if err != nil {
-		return nil, usageErr("--output-schema %s: %s; give a JSON Schema file of at most 1 MiB", o.outputSchema, filekind.Problem(err))
-	}
-	sch, err := structured.NewSchema(doc)
-	if err != nil {
-		return nil, usageErr("--output-schema %s: %v", o.outputSchema, err)
-	}
-	return sch, nil
 }

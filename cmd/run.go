@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,6 +15,7 @@ import (
 	"gopi/pkg/exitcode"
 	"gopi/pkg/mode"
 	"gopi/pkg/sandbox"
+	"gopi/pkg/settings"
 	"gopi/pkg/structured"
 	"gopi/pkg/tools"
 )
@@ -248,21 +248,4 @@ func (p *prepared) opened(out *mode.Output) {
 }
 
 // resolveCwd returns the absolute working directory.
-func resolveCwd(sys *System, flag string) (string, error) {
-	cwd := flag
-	if cwd == "" {
-		wd, err := sys.Getwd()
-		if err != nil {
-			return "", fmt.Errorf("working directory: %w", err)
-		}
-		cwd = wd
-	}
-	abs, err := filepath.Abs(cwd)
-	if err != nil {
-		return "", usageErr("--cwd %s: %v", flag, err)
-	}
-	if err := isDir(abs); err != nil {
-		return "", usageErr("--cwd %s: %v: give an existing folder", flag, err)
-	}
-	return abs, nil
-}
+func resolveCwd(sys *System, flag string) (string, error) { return settings.Cwd(flag, sys.Getwd) }
