@@ -15,19 +15,20 @@ import (
 	"gopi/pkg/settings"
 )
 
-// prepareRun opens gopi run's host (the resources and --output-schema
-// read before the model's settings) and reads the prompt within the
-// --timeout deadline. Nothing is sent to a model; on error the returned
-// prepared (possibly nil) says which session was opened, and its
-// Assembly, once built, is released by runRun.
-func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions, m mode.Mode, rs runStreams) (*prepared, error) {
-	if _, err := mode.Parse(string(m)); err != nil {
-		return nil, usageErr("--mode %q: use print (pi's text), json, events or rpc", m)
+// prepare opens gopi run's host (the resources and --output-schema read
+// before the model's settings) and reads the prompt within the --timeout
+// deadline. Nothing is sent to a model; on error the returned prepared
+// (possibly nil) says which session was opened, and its Assembly, once
+// built, is released by runRun.
+func (inv *invocation) prepare(c *cobra.Command, o *runOptions) (*prepared, error) {
+	if _, err := mode.Parse(string(inv.m)); err != nil {
+		return nil, usageErr("--mode %q: use print (pi's text), json, events or rpc", inv.m)
 	}
+	ctx, sys := inv.trap.Context(), inv.sys
 	p := &prepared{ctx: ctx, cancel: func() {}, outputRetries: o.outputRetries}
 	_, err := openHost(ctx, sys, c, &o.agentOptions, opening{
-		beforeModel: func(set *assemble.Settings) error { return p.beforeModel(sys.env(ctx), set, o, m, rs.stdout) },
-		building:    rs.trapped, // before MCP servers start and stdin is read
+		beforeModel: func(set *assemble.Settings) error { return p.beforeModel(sys.env(ctx), set, o, inv.m, inv.stdout) },
+		building:    inv.trap.Ready, // before MCP servers start and stdin is read
 		readPrompt: func(h *host) error {
 			p.h = h
 			if h.set.Timeout > 0 { // the deadline covers reading stdin too; runRun cancels it

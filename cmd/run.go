@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -103,7 +102,7 @@ func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 	defer inv.trap.Stop()
 	var p *prepared
 	if err == nil {
-		p, err = prepareRun(inv.trap.Context(), inv.sys, c, o, m, runStreams{stdout: inv.stdout, trapped: inv.trap.Ready})
+		p, err = inv.prepare(c, o)
 	}
 	if p != nil {
 		p.opened(inv.stdout)
@@ -116,14 +115,6 @@ func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 		return nil
 	}
 	return inv.execute(p)
-}
-
-// runStreams are what gopi run hands prepareRun: its stdout, and the wait
-// until its signals are trapped (before stdin is read or anything is
-// started).
-type runStreams struct {
-	stdout  io.Writer
-	trapped func()
 }
 
 // invocation is one gopi run once its signals are trapped: a System of
