@@ -10,7 +10,6 @@ import (
 	"gopi/internal/cmdutil"
 	"gopi/pkg/acp"
 	"gopi/pkg/exitcode"
-	"gopi/pkg/mcp"
 	"gopi/pkg/session"
 )
 
@@ -97,12 +96,7 @@ func acpOpener(sys *System, c *cobra.Command, o *agentOptions) func(context.Cont
 		if op.Sandbox != "" {
 			want.sandbox = setString{v: op.Sandbox, set: true}
 		}
-		more := make([]mcp.Server, 0, len(op.Servers))
-		for _, s := range op.Servers {
-			more = append(more, mcp.Server{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL,
-				Headers: s.Headers, Cwd: op.Cwd, Source: "the editor's session"})
-		}
-		h, err := openHost(ctx, sys, c, &chatOptions{agentOptions: want, moreMCP: more})
+		h, err := openConversation(ctx, sys, c, &want, 0, op.MCP())
 		if err != nil {
 			return nil, err
 		}

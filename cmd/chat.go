@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"gopi/internal/cmdutil"
 	"gopi/pkg/chat"
 	"gopi/pkg/exitcode"
-	"gopi/pkg/mcp"
 	"gopi/pkg/runtime"
 )
 
@@ -20,12 +18,6 @@ import (
 type chatOptions struct {
 	agentOptions
 	noColor bool
-	// lockWait: how long an existing session's lock held elsewhere is
-	// waited for (rpc: rpcLockWait).
-	lockWait time.Duration
-	// moreMCP are MCP servers started beside the settings' (an ACP
-	// client's, given with its session).
-	moreMCP []mcp.Server
 }
 
 // newChatCmd is gopi chat; runF, when not nil, is called with the options
@@ -75,7 +67,7 @@ func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions)
 		return usageErr("gopi chat needs a terminal on stdin and stdout; for pipes and scripts use gopi run " +
 			"(e.g. gopi run \"fix the tests\", or echo PROMPT | gopi run)")
 	}
-	h, err := openHost(ctx, sys, c, o)
+	h, err := openConversation(ctx, sys, c, &o.agentOptions, 0, nil)
 	if err != nil {
 		return err
 	}

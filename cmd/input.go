@@ -1,11 +1,6 @@
 package cmd
 
 import (
-	"errors"
-	"fmt"
-	"os"
-
-	"gopi/internal/filekind"
 	"gopi/pkg/assemble"
 	"gopi/pkg/input"
 	"gopi/pkg/resources"
@@ -34,15 +29,4 @@ func promptInput(sys *System, set assemble.Settings, cat *resources.Catalog, sec
 		}
 	}
 	return r
-}
-
-func isDir(path string) error {
-	st, err := os.Stat(path)
-	if err != nil {
-		return errors.New(filekind.Problem(err))
-	}
-	if !st.IsDir() {
-		return fmt.Errorf("%s is not a folder", path)
-	}
-	return nil
 }

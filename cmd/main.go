@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"gopi/internal/cmdutil"
+	"gopi/internal/interrupt"
 	"gopi/pkg/exitcode"
 	"gopi/pkg/sandbox"
 )
@@ -30,7 +31,7 @@ func Main(args []string, sys System) (code int) {
 			code = exitcode.Internal
 		}
 	}()
-	sys.args, sys.hosts = args, &openHosts{}
+	sys.args, sys.hosts = args, &interrupt.Kills{}
 	root := newRootCmd(&sys)
 	root.SetArgs(args)
 	root.SetIn(sys.Stdin)

@@ -5,58 +5,43 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"gopi/internal/filekind"
 	"gopi/internal/pijson"
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
 	"gopi/pkg/mode"
-	"gopi/pkg/resources"
 	"gopi/pkg/settings"
-	"gopi/pkg/structured"
 )
 
-// prepareRun reads the settings (settings.Assembly: the resources and
-// --output-schema before the model's), builds the run's Assembly, reads
-// the prompt (within the --timeout deadline) and opens the session.
-// Nothing is sent to a model; on error the returned prepared (possibly
-// nil) says which session was opened, and its Assembly, once built, is
-// released by runRun.
-func prepareRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions, m mode.Mode, rs runStreams) (*prepared, error) {
-	if _, err := mode.Parse(string(m)); err != nil {
-		return nil, usageErr("--mode %q: use print (pi's text), json, events or rpc", m)
+// prepare opens gopi run's host (the resources and --output-schema read
+// before the model's settings) and reads the prompt within the --timeout
+// deadline. Nothing is sent to a model; on error the returned prepared
+// (possibly nil) says which session was opened, and its Assembly, once
+// built, is released by runRun.
+func (inv *invocation) prepare(c *cobra.Command, o *runOptions) (*prepared, error) {
+	if _, err := mode.Parse(string(inv.m)); err != nil {
+		return nil, usageErr("--mode %q: use print (pi's text), json, events or rpc", inv.m)
 	}
-	cfg, ao, err := openSettings(sys, c, &o.agentOptions)
-	if err != nil {
-		return nil, err
-	}
+	ctx, sys := inv.trap.Context(), inv.sys
 	p := &prepared{ctx: ctx, cancel: func() {}, outputRetries: o.outputRetries}
-	ao.BeforeModel = func(set *assemble.Settings) error { return p.beforeModel(sys.env(ctx), set, o, m, rs.stdout) }
-	set, err := cfg.Assembly(ao)
+	_, err := openHost(ctx, sys, c, &o.agentOptions, opening{
+		beforeModel: func(set *assemble.Settings) error { return p.beforeModel(sys.env(ctx), set, o, inv.m, inv.stdout) },
+		building:    inv.trap.Ready, // before MCP servers start and stdin is read
+		readPrompt: func(h *host) error {
+			p.h = h
+			if h.set.Timeout > 0 { // the deadline covers reading stdin too; runRun cancels it
+				p.ctx, p.cancel = context.WithTimeout(ctx, h.set.Timeout)
+			}
+			first, then, err := promptInput(sys, h.set, h.a.Catalog(), h.a.Secrets(), !o.noStdin).Run(p.ctx, o.args)
+			h.prompt, h.then = []ai.Message{first}, then
+			return err
+		}})
 	if errors.Is(err, errPrinted) {
 		return p, nil
-	} else if err != nil {
-		return p, err
 	}
-	p.tools, p.cwd = set.Tools, set.Cwd
-	rs.trapped() // before MCP servers start and stdin is read
-	if p.a, err = assemble.New(set, sys.env(ctx)); err != nil {
-		return nil, err
-	}
-	sys.hosts.add(p.a)
-	if set.Timeout > 0 { // the deadline covers reading stdin too; runRun cancels it
-		p.ctx, p.cancel = context.WithTimeout(ctx, set.Timeout)
-	}
-	p.secrets = p.a.Secrets()
-	first, then, err := promptInput(sys, set, p.a.Catalog(), p.secrets, !o.noStdin).Run(p.ctx, o.args)
-	if err != nil {
-		return p, err
-	}
-	p.prompt, p.then = []ai.Message{first}, then
-	return p, p.a.Open()
+	return p, err
 }
 
 // errPrinted ends the settings' reading once --print-system-prompt has
@@ -78,7 +63,7 @@ func (p *prepared) beforeModel(env assemble.Env, set *assemble.Settings, o *runO
 		}
 		return errPrinted
 	}
-	if p.schema, err = loadOutputSchema(set.Cwd, o); err != nil || p.schema == nil {
+	if p.schema, err = settings.OutputSchema(set.Cwd, o.outputSchema, o.outputRetries); err != nil || p.schema == nil {
 		return err
 	}
 	set.OutputSchema, set.Resources.OutputInstructions = p.schema.JSON(), p.schema.Instructions()
@@ -134,29 +119,4 @@ func openSettings(sys *System, c *cobra.Command, o *agentOptions) (*settings.Set
 	}
 	cfg, err := loadSettings(sys, c.Flags(), ao.Cwd, o.bare)
 	return cfg, ao, err
-}
-
-// loadOutputSchema reads --output-schema's file (bounded, a regular file)
-// and checks the schema; any fault is a usage error before anything is
-// sent or written.
-func loadOutputSchema(cwd string, o *runOptions) (*structured.Schema, error) {
-	if o.outputRetries < 0 {
-		return nil, usageErr("--output-retries %d: give a whole number, 0 or more", o.outputRetries)
-	}
-	if o.outputSchema == "" {
-		return nil, nil
-	}
-	path := o.outputSchema
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(cwd, path)
-	}
-	doc, err := resources.ReadFile(nil, path, resources.MaxFileSize)
-	if err != nil {
-		return nil, usageErr("--output-schema %s: %s; give a JSON Schema file of at most 1 MiB", o.outputSchema, filekind.Problem(err))
-	}
-	sch, err := structured.NewSchema(doc)
-	if err != nil {
-		return nil, usageErr("--output-schema %s: %v", o.outputSchema, err)
-	}
-	return sch, nil
 }

@@ -2,8 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -82,7 +80,7 @@ func runRPC(ctx context.Context, sys *System, c *cobra.Command, o *rpcOptions) e
 	if o.json {
 		return usageErr("--json and --mode rpc ask for different outputs: give one of them")
 	}
-	h, err := openHost(ctx, sys, c, &chatOptions{agentOptions: o.agentOptions, lockWait: rpcLockWait})
+	h, err := openConversation(ctx, sys, c, &o.agentOptions, rpcLockWait, nil)
 	if err != nil {
 		return err
 	}
@@ -93,31 +91,13 @@ func runRPC(ctx context.Context, sys *System, c *cobra.Command, o *rpcOptions) e
 	warnRuntime(sys, first.Runtime)
 	err = rpc.NewServer(pipes.Out, sys.Stderr, first, host, rpc.Options{Thinking: h.a.Thinking(), Now: sys.Now, Bound: pipes.Bounder(),
 		MaxLine: h.set.MaxPromptBytes + rpcLineRoom}).Serve(ctx, sys.Stdin)
-	return rpcExit(sys, ctx, err)
+	if code := rpc.ExitCode(sys.Stderr, ctx.Err() != nil, err); code != exitcode.OK {
+		return &reported{code: code}
+	}
+	return nil
 }
 
 // rpcLineRoom is what a command line may hold beyond maxPromptBytes:
 // room for images (fourteen at the 4.5 MiB of base64 a model takes) and
 // the text's JSON escapes.
 const rpcLineRoom = 64 << 20
-
-// rpcExit is the exit of an rpc mode that ended with the output error
-// err (nil: none). A stdout whose reader went away, or stopped reading
-// once a run was cancelled, ends it as a signal does (130), unless stdin
-// had ended first (the client was done: 0); either is said on stderr.
-func rpcExit(sys *System, ctx context.Context, err error) error {
-	switch {
-	case err == nil:
-	case interrupt.IsBrokenPipe(err):
-		fmt.Fprintln(sys.Stderr, "gopi: stdout was closed by its reader: rpc ended, a run going on was aborted; the session keeps what was done")
-	case interrupt.IsStuck(err):
-		fmt.Fprintln(sys.Stderr, interrupt.StuckLine)
-	default:
-		fmt.Fprintf(sys.Stderr, "gopi: writing the output failed: %v\n", err)
-		return &reported{code: exitcode.Internal}
-	}
-	if ctx.Err() != nil || (err != nil && !errors.Is(err, rpc.ErrInputEnded)) {
-		return &reported{code: exitcode.Interrupted}
-	}
-	return nil
-}

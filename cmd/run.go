@@ -3,9 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,6 +15,7 @@ import (
 	"gopi/pkg/exitcode"
 	"gopi/pkg/mode"
 	"gopi/pkg/sandbox"
+	"gopi/pkg/settings"
 	"gopi/pkg/structured"
 	"gopi/pkg/tools"
 )
@@ -104,11 +103,11 @@ func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 	defer inv.trap.Stop()
 	var p *prepared
 	if err == nil {
-		p, err = prepareRun(inv.trap.Context(), inv.sys, c, o, m, runStreams{stdout: inv.stdout, trapped: inv.trap.Ready})
+		p, err = inv.prepare(c, o)
 	}
 	if p != nil {
-		inv.stdout.Opened(p.sessionInfo, p.guard())
-		defer p.release(inv.sys)
+		p.opened(inv.stdout)
+		defer p.release()
 	}
 	if err != nil {
 		return inv.fail(p, err)
@@ -117,14 +116,6 @@ func runRun(ctx context.Context, sys *System, c *cobra.Command, o *runOptions) e
 		return nil
 	}
 	return inv.execute(p)
-}
-
-// runStreams are what gopi run hands prepareRun: its stdout, and the wait
-// until its signals are trapped (before stdin is read or anything is
-// started).
-type runStreams struct {
-	stdout  io.Writer
-	trapped func()
 }
 
 // invocation is one gopi run once its signals are trapped: a System of
@@ -154,15 +145,14 @@ func trapRun(ctx context.Context, sys *System, m mode.Mode, start time.Time) *in
 // execute runs the prepared prompt and maps the outcome to the exit code;
 // stdout tells whether its reader went away or stopped reading.
 func (inv *invocation) execute(p *prepared) (rerr error) {
-	sys, rt, changes := inv.sys, p.a.Runtime(), p.a.Changes()
-	for _, w := range rt.Warnings() {
-		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
-	}
+	sys, h, changes := inv.sys, p.h, p.h.a.Changes()
+	rt := h.a.Runtime()
+	warnRuntime(sys, rt)
 	var o mode.Outcome
 	defer traceRun(p, inv.start)(&o, &rerr) // telemetry.go: the run's spans, sent as it returns
-	o, werr := mode.Run(p.ctx, rt, p.prompt, inv.out, mode.Options{Mode: inv.m, Session: p.sessionInfo(), Header: p.header(), Start: inv.start,
-		Now: sys.Now, Then: p.then, Schema: p.schema, OutputRetries: p.outputRetries, Guard: p.a.Guard(),
-		Files: func() ([]tools.FileChange, bool) { return changes.List(p.cwd), changes.Inexact() }})
+	o, werr := mode.Run(p.ctx, rt, h.prompt, inv.out, mode.Options{Mode: inv.m, Session: mode.SessionOf(h.a), Header: mode.HeaderOf(h.a, h.set.Tools),
+		Start: inv.start, Now: sys.Now, Then: h.then, Schema: p.schema, OutputRetries: p.outputRetries, Guard: h.a.Guard(),
+		Files: func() ([]tools.FileChange, bool) { return changes.List(h.set.Cwd), changes.Inexact() }})
 	if line := inv.trap.Stdout().Lost(o.Class != ai.ClassAborted); line != "" {
 		fmt.Fprintln(sys.Stderr, line)
 		return &reported{code: exitcode.Interrupted}
@@ -184,12 +174,12 @@ func (inv *invocation) execute(p *prepared) (rerr error) {
 func (inv *invocation) fail(p *prepared, err error) error {
 	var info *mode.SessionInfo
 	var header *mode.Header
-	if p != nil && p.opened() && fileExists(p.a.File()) {
+	if a := p.assembly(); mode.Opened(a) && fileExists(a.File()) {
 		// A failure before the first entry (a required MCP server that
 		// did not start) names no file it never wrote, like the failures
 		// before the store was opened.
-		info = p.sessionInfo()
-		h := p.header()
+		info = mode.SessionOf(a)
+		h := mode.HeaderOf(a, p.h.set.Tools)
 		header = &h
 	}
 	class := cmdutil.ClassOf(err)
@@ -208,13 +198,10 @@ func fileExists(path string) bool {
 
 // prepared is everything a run needs, built before anything is sent.
 type prepared struct {
-	// a is the run's Assembly: its Close releases the session, the spill
-	// folder, bash's process groups, the MCP servers and the sandbox.
-	a      *assemble.Assembly
-	tools  []string
-	prompt []ai.Message
-	// then are the further message arguments, each a prompt of its own.
-	then []ai.Message
+	// h is the run's host, nil until its Assembly is built: its close
+	// releases the session, the spill folder, bash's process groups, the
+	// MCP servers and the sandbox.
+	h *host
 	// ctx carries the --timeout deadline, which covers reading stdin too.
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -223,71 +210,34 @@ type prepared struct {
 	// often an answer that does not satisfy it goes back to the model.
 	schema        *structured.Schema
 	outputRetries int
-	cwd           string
-	// secrets are scrubbed from the @file arguments' text.
-	secrets *tools.Secrets
+}
+
+// assembly is the run's Assembly; nil before it was built.
+func (p *prepared) assembly() *assemble.Assembly {
+	if p == nil || p.h == nil {
+		return nil
+	}
+	return p.h.a
 }
 
 // release ends the --timeout deadline and releases the run's Assembly.
-func (p *prepared) release(sys *System) {
-	if p.cancel != nil {
-		p.cancel()
-	}
-	if p.a != nil {
-		sys.hosts.remove(p.a)
-		p.a.Close()
+func (p *prepared) release() {
+	p.cancel()
+	if p.h != nil {
+		p.h.close()
 	}
 }
 
-// sessionInfo names the session file for the result object; nil when no
-// file was opened (--no-session keeps nothing a later run could resume).
-func (p *prepared) sessionInfo() *mode.SessionInfo {
-	if !p.opened() {
-		return nil
+// opened tells the run's stdout the session (as far as it got) and the
+// sandbox a forced exit's result line names.
+func (p *prepared) opened(out *mode.Output) {
+	a := p.assembly()
+	var guard *sandbox.Guard
+	if a != nil {
+		guard = a.Guard()
 	}
-	a := p.a
-	leaf := a.Leaf()
-	if rt := a.Runtime(); rt != nil {
-		leaf = rt.Leaf()
-	}
-	return &mode.SessionInfo{ID: a.Store().Header().ID, File: a.File(), LeafID: leaf}
-}
-
-// opened says whether the run's Assembly opened a session file.
-func (p *prepared) opened() bool {
-	return p.a != nil && p.a.Store() != nil && p.a.File() != ""
-}
-
-func (p *prepared) header() mode.Header {
-	a := p.a
-	return mode.Header{Header: a.Store().Header(), File: a.File(), LeafID: a.Leaf(), Model: a.Model().Info, Tools: p.tools}
-}
-
-// guard is the run's sandbox and permission rules (the result's sandbox
-// and denials); nil before its Assembly was built.
-func (p *prepared) guard() *sandbox.Guard {
-	if p.a == nil {
-		return nil
-	}
-	return p.a.Guard()
+	out.Opened(func() *mode.SessionInfo { return mode.SessionOf(a) }, guard)
 }
 
 // resolveCwd returns the absolute working directory.
-func resolveCwd(sys *System, flag string) (string, error) {
-	cwd := flag
-	if cwd == "" {
-		wd, err := sys.Getwd()
-		if err != nil {
-			return "", fmt.Errorf("working directory: %w", err)
-		}
-		cwd = wd
-	}
-	abs, err := filepath.Abs(cwd)
-	if err != nil {
-		return "", usageErr("--cwd %s: %v", flag, err)
-	}
-	if err := isDir(abs); err != nil {
-		return "", usageErr("--cwd %s: %v: give an existing folder", flag, err)
-	}
-	return abs, nil
-}
+func resolveCwd(sys *System, flag string) (string, error) { return settings.Cwd(flag, sys.Getwd) }

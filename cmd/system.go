@@ -8,7 +8,6 @@ import (
 	"context"
 	"io"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -40,8 +39,9 @@ type System struct {
 	SandboxProbe func() (abi int, err error)
 
 	args []string // the arguments Main was given, for a flag error's mode
-	// hosts are the Assemblies open, whose processes a forced exit kills.
-	hosts *openHosts
+	// hosts are the Assemblies open, whose processes a forced exit kills
+	// (nil: a System Main did not start keeps none).
+	hosts *interrupt.Kills
 
 	// settingsSaid are the settings files whose unknown keys were named
 	// (once per file and invocation, however often they are read); set by
@@ -76,56 +76,11 @@ func (s *System) env(ctx context.Context) assemble.Env {
 	return assemble.Env{Environ: s.Environ, Now: s.Now, Stderr: s.Stderr, Context: ctx, Version: buildinfo.Read().Version, SandboxProbe: s.SandboxProbe}
 }
 
-// openHosts are the Assemblies of one invocation that are open (ACP
-// opens one per session): a forced exit kills their processes at once.
-// Nil (a System Main did not start) keeps none.
-type openHosts struct {
-	mu  sync.Mutex
-	set map[*assemble.Assembly]bool
-}
-
-func (h *openHosts) add(a *assemble.Assembly) {
-	if h == nil {
-		return
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.set == nil {
-		h.set = map[*assemble.Assembly]bool{}
-	}
-	h.set[a] = true
-}
-
-func (h *openHosts) remove(a *assemble.Assembly) {
-	if h == nil {
-		return
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	delete(h.set, a)
-}
-
-// kill ends the processes of every open Assembly without waiting.
-func (h *openHosts) kill() {
-	if h == nil {
-		return
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for a := range h.set {
-		a.Kill()
-	}
-}
-
 // interrupts is what the signal traps take from the process: a forced
-// exit stops bash's process groups and the MCP servers (killNow).
+// exit stops bash's process groups and the MCP servers of the open
+// Assemblies.
 func (s *System) interrupts() interrupt.Config {
-	return interrupt.Config{Signals: s.Signals, Stdout: s.Stdout, Stderr: s.Stderr, Exit: s.Exit, Kill: s.killNow}
-}
-
-// killNow stops at once what must not outlive a forced exit.
-func (s *System) killNow() {
-	s.hosts.kill() // SIGKILL now; nothing waits on the way out
+	return interrupt.Config{Signals: s.Signals, Stdout: s.Stdout, Stderr: s.Stderr, Exit: s.Exit, Kill: s.hosts.KillAll}
 }
 
 // trapSignals makes the first abort signal cancel ctx and a second one

@@ -23,7 +23,7 @@ import (
 // what ends it, given the run's outcome and execute's error: the run's
 // spans are sent then, within a bound, with the exit code.
 func traceRun(p *prepared, start time.Time) func(o *mode.Outcome, err *error) {
-	end := p.a.TraceRun(p.prompt, start)
+	end := p.h.a.TraceRun(p.h.prompt, start)
 	return func(o *mode.Outcome, err *error) {
 		code := exitcode.OK
 		var rep *reported
