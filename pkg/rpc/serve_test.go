@@ -21,6 +21,10 @@ import (
 type client struct {
 	t    *testing.T
 	in   *io.PipeWriter
+	// lines go to stdin from a goroutine of their own, so that a test
+	// may send several before it reads.
+	lines   chan string
+	written chan struct{}
 	recs *rpcdrive.Reader
 	done chan error
 }
@@ -30,7 +34,18 @@ func startClient(t *testing.T, first Opened, host Host, opts Options) *client {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	srv := NewServer(outW, io.Discard, first, host, opts)
-	c := &client{t: t, in: inW, recs: rpcdrive.NewReader(outR), done: make(chan error, 1)}
+	c := &client{t: t, in: inW, recs: rpcdrive.NewReader(outR), done: make(chan error, 1),
+		lines: make(chan string, 64), written: make(chan struct{})}
+	go func() {
+		defer close(c.written)
+		defer inW.Close()
+		for l := range c.lines {
+			if _, err := io.WriteString(inW, l+"\n"); err != nil {
+				t.Errorf("writing %s: %v", l, err)
+				return
+			}
+		}
+	}()
 	go func() {
 		err := srv.Serve(context.Background(), inR)
 		outW.Close()
@@ -40,10 +55,7 @@ func startClient(t *testing.T, first Opened, host Host, opts Options) *client {
 }
 
 func (c *client) send(line string) {
-	c.t.Helper()
-	if _, err := io.WriteString(c.in, line+"\n"); err != nil {
-		c.t.Fatal(err)
-	}
+	c.lines <- line
 }
 
 // next reads one record, its volatile parts (times, ids, folders) made
@@ -85,7 +97,7 @@ func (c *client) expect(want string) {
 // end closes stdin: Serve ends with no error after its last record.
 func (c *client) end() {
 	c.t.Helper()
-	c.in.Close()
+	close(c.lines)
 	for {
 		b, err := c.recs.Next()
 		if err != nil {
@@ -96,6 +108,7 @@ func (c *client) end() {
 	if err := <-c.done; err != nil {
 		c.t.Fatalf("Serve: %v", err)
 	}
+	<-c.written
 }
 
 var volatile = []struct {
