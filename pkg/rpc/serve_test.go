@@ -19,14 +19,14 @@ import (
 // client drives a Server as a client does: command lines into its stdin
 // pipe, records read from its stdout pipe.
 type client struct {
-	t    *testing.T
-	in   *io.PipeWriter
+	t  *testing.T
+	in *io.PipeWriter
 	// lines go to stdin from a goroutine of their own, so that a test
 	// may send several before it reads.
 	lines   chan string
 	written chan struct{}
-	recs *rpcdrive.Reader
-	done chan error
+	recs    *rpcdrive.Reader
+	done    chan error
 }
 
 func startClient(t *testing.T, first Opened, host Host, opts Options) *client {
