@@ -121,7 +121,7 @@ func completeThinking() []cobra.Completion {
 // like a path completes as a file name (.jsonl files and folders).
 func completeSessions(sys *System, c *cobra.Command, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	files := cobra.ShellCompDirectiveFilterFileExt
-	if looksLikePath(typed) || strings.HasPrefix(typed, ".") || strings.HasPrefix(typed, "~") {
+	if assemble.LooksLikePath(typed) || strings.HasPrefix(typed, ".") || strings.HasPrefix(typed, "~") {
 		return []cobra.Completion{"jsonl"}, files
 	}
 	root, cwd, err := sessionEnv(sys, cmdutil.FlagString(c, "cwd"))

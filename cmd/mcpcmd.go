@@ -64,7 +64,7 @@ Exits 10 when an enabled server did not start, 130 when interrupted.`,
 			}
 			for _, st := range sts {
 				if st.State == mcp.StateFailed {
-					return &classedError{Class: ai.ClassRequired, Err: fmt.Errorf("MCP server %s did not start", st.Server.Name)}
+					return &assemble.Error{Class: ai.ClassRequired, Err: fmt.Errorf("MCP server %s did not start", st.Server.Name)}
 				}
 			}
 			return nil

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"gopi/pkg/assemble"
 	"gopi/pkg/exitcode"
 )
 
@@ -28,7 +29,7 @@ func TestGCPauseOverlapsRestoreTheSetting(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, _ = gcPaused(func() (int, error) {
+		_, _ = assemble.GCPaused(func() (int, error) {
 			close(firstIn)
 			<-secondIn
 			return 0, nil
@@ -36,7 +37,7 @@ func TestGCPauseOverlapsRestoreTheSetting(t *testing.T) {
 		close(firstOut)
 	}()
 	<-firstIn
-	_, _ = gcPaused(func() (int, error) {
+	_, _ = assemble.GCPaused(func() (int, error) {
 		close(secondIn)
 		<-firstOut // the first read ends while this one still runs
 		if p := debug.SetGCPercent(-1); p != -1 {

@@ -36,18 +36,10 @@ func sessionEnv(sys *System, cwdFlag string) (root, cwd string, err error) {
 	return assemble.SessionsRoot(home), cwd, nil
 }
 
-// gcPaused reads a session with the collector paused (assemble.GCPaused):
-// the session commands share one pause with the run's store.
-func gcPaused[T any](read func() (T, error)) (T, error) { return assemble.GCPaused(read) }
-
 // readPaused reads a session file with the collector paused.
 func readPaused(path string) (*session.File, error) {
-	return gcPaused(func() (*session.File, error) { return session.ReadFile(path) })
+	return assemble.GCPaused(func() (*session.File, error) { return session.ReadFile(path) })
 }
-
-// looksLikePath says whether a session reference names a file rather
-// than an id (assemble.LooksLikePath).
-func looksLikePath(ref string) bool { return assemble.LooksLikePath(ref) }
 
 // readSession reads a session by path or id prefix, without the lock.
 func readSession(sys *System, ref, cwdFlag string) (*session.File, error) {
@@ -57,7 +49,7 @@ func readSession(sys *System, ref, cwdFlag string) (*session.File, error) {
 	}
 	path, err := session.Resolve(root, ref)
 	if err != nil {
-		if looksLikePath(ref) {
+		if assemble.LooksLikePath(ref) {
 			st, serr := os.Stat(ref)
 			if serr != nil {
 				return nil, usageErr("session %s: %s: give a session file or id (gopi session list shows the sessions of this folder)", ref, filekind.Problem(serr))
@@ -106,7 +98,7 @@ func newSessionListCmd(sys *System) *cobra.Command {
 			}
 			infos, err := listSessions(root, cwd, all)
 			if err != nil {
-				return sessionErr(err)
+				return assemble.SessionErr(err)
 			}
 			return session.WriteSummaries(sys.Stdout, session.Summaries(root, infos, readPaused), asJSON, all)
 		},
@@ -125,6 +117,3 @@ func listSessions(root, cwd string, all bool) ([]session.Info, error) {
 	}
 	return session.List(root, cwd)
 }
-
-// summarize sums up a session read with the collector paused.
-func summarize(info session.Info) (session.Summary, bool) { return session.Summarize(info, readPaused) }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"gopi/internal/atomicfile"
+	"gopi/pkg/assemble"
 	"gopi/pkg/export"
 )
 
@@ -66,7 +67,7 @@ func runSessionExport(sys *System, opts exportOptions) error {
 		err = nil
 	}
 	if err != nil {
-		var ce *classedError
+		var ce *assemble.Error
 		if errors.As(err, &ce) {
 			return err
 		}

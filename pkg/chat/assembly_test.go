@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,31 +11,13 @@ import (
 
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
+	"gopi/pkg/assemble/assembletest"
 )
 
 // fauxAssembly is an opened Assembly on the faux model in a fresh
 // folder, released when the test ends.
 func fauxAssembly(t *testing.T) *assemble.Assembly {
-	t.Helper()
-	script := filepath.Join(t.TempDir(), "script.json")
-	if err := os.WriteFile(script, []byte(`[{"text":"hello"}]`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s := assemble.Settings{Cwd: t.TempDir(), Home: t.TempDir(), Model: assemble.ModelSettings{Provider: "faux", ID: script},
-		MaxSteps: 5, SpillDir: filepath.Join(t.TempDir(), "spill"), SystemPrompt: "be brief"}
-	a, err := assemble.New(s, assemble.Env{Now: time.Now, Stderr: &bytes.Buffer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Open(); err != nil {
-		a.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = a.Runtime().Dispose(context.Background())
-		a.Close()
-	})
-	return a
+	return assembletest.Open(t, assembletest.Settings(t, `[{"text":"hello"}]`))
 }
 
 // The Deps over an Assembly: Open is its Reopen (a thinking level at a

@@ -13,6 +13,7 @@ import (
 
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
+	"gopi/pkg/assemble/assembletest"
 	"gopi/pkg/resources"
 	gruntime "gopi/pkg/runtime"
 )
@@ -20,27 +21,9 @@ import (
 // fauxAssembly is an opened Assembly on the faux model in a fresh
 // folder; noSession keeps its session in memory.
 func fauxAssembly(t *testing.T, noSession bool) *assemble.Assembly {
-	t.Helper()
-	script := filepath.Join(t.TempDir(), "script.json")
-	if err := os.WriteFile(script, []byte(`[{"text":"hello"},{"text":"again"}]`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s := assemble.Settings{Cwd: t.TempDir(), Home: t.TempDir(), Model: assemble.ModelSettings{Provider: "faux", ID: script},
-		MaxSteps: 5, SpillDir: filepath.Join(t.TempDir(), "spill"), SystemPrompt: "be brief"}
+	s := assembletest.Settings(t, `[{"text":"hello"},{"text":"again"}]`)
 	s.Session.None = noSession
-	a, err := assemble.New(s, assemble.Env{Now: time.Now, Stderr: &bytes.Buffer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Open(); err != nil {
-		a.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = a.Runtime().Dispose(context.Background())
-		a.Close()
-	})
-	return a
+	return assembletest.Open(t, s)
 }
 
 func say(t *testing.T, rt *gruntime.Runtime, text string) string {

@@ -1,36 +1,19 @@
 package rpc
 
 import (
-	"bytes"
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"gopi/pkg/assemble"
+	"gopi/pkg/assemble/assembletest"
 )
 
 // bashAssembly is an opened Assembly on the faux model offering the
 // bash tool, its session in memory.
 func bashAssembly(t *testing.T) *assemble.Assembly {
-	t.Helper()
-	s := assemble.Settings{Cwd: t.TempDir(), Home: t.TempDir(), Model: assemble.ModelSettings{Provider: "faux", ID: "demo"},
-		MaxSteps: 5, SpillDir: filepath.Join(t.TempDir(), "spill"), SystemPrompt: "be brief", Tools: []string{"bash"}}
-	s.Session.None = true
-	a, err := assemble.New(s, assemble.Env{Now: time.Now, Stderr: &bytes.Buffer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Open(); err != nil {
-		a.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = a.Runtime().Dispose(context.Background())
-		a.Close()
-	})
-	return a
+	s := assembletest.Settings(t, "")
+	s.Tools, s.Session.None = []string{"bash"}, true
+	return assembletest.Open(t, s)
 }
 
 // bash runs the command with the session's bash tool, streams its output
