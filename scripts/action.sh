@@ -21,11 +21,18 @@
 #   INPUT_WORKING_DIRECTORY            where gopi works (default $GITHUB_WORKSPACE); the
 #                                      paths above stay relative to where the step runs
 #   INPUT_VERSION                      a release to download; empty: build from this repository
+#   INPUT_SANDBOX_USERNS               auto (default): where the kernel refuses user namespaces to
+#                                      programs without an AppArmor profile, load one (with sudo)
+#                                      that allows them to this gopi binary; none: leave it
 # Other variables:
 #   GOPI_BIN                           a gopi binary to use instead (no build, no download)
 #   GOPI_SESSION_DOWNLOAD              the folder an artifact named by INPUT_SESSION was downloaded to
 #   GOPI_RELEASE_URL                   where releases are (default: the releases of the action's
 #                                      repository, GOPI_ACTION_REPOSITORY, on GitHub)
+#   GOPI_USERNS_RESTRICT, GOPI_APPARMOR_DIR
+#                                      the kernel switch read and the folder the profile is
+#                                      written to (default /proc/sys/kernel/apparmor_restrict_unprivileged_userns
+#                                      and /etc/apparmor.d)
 # Outputs: result, result-file, text, structured, exit-code, reason,
 # session-file, leaf-id, cost-usd, files (a JSON array of paths),
 # upload-dir (with INPUT_UPLOAD_SESSION).
@@ -164,7 +171,38 @@ else
   die "give a prompt (prompt) or a file holding it (prompt-file)"
 fi
 
+# Ubuntu 24.04 (GitHub's hosted runners among them) refuses user
+# namespaces to programs that no AppArmor profile allows them. gopi's
+# default sandbox needs one for a user other than root in a checkout, and
+# fails closed without it. Hosted runners give the job sudo: the action then
+# loads a profile that allows user namespaces to this one binary (the
+# runner's other programs stay as they are) rather than turning the
+# restriction off for the whole machine.
+allow_userns() {
+  local restrict=${GOPI_USERNS_RESTRICT:-/proc/sys/kernel/apparmor_restrict_unprivileged_userns}
+  [ "${INPUT_SANDBOX_USERNS:-auto}" = auto ] || return 0
+  case ${INPUT_SANDBOX:-} in read-only | off) return 0 ;; esac
+  [ "$(id -u)" != 0 ] || return 0
+  [ "$(cat "$restrict" 2> /dev/null)" = 1 ] || return 0
+  local bin dir=${GOPI_APPARMOR_DIR:-/etc/apparmor.d}
+  bin=$(readlink -f "$1")
+  if sudo -n true 2> /dev/null &&
+    printf 'abi <abi/4.0>,\ninclude <tunables/global>\n\nprofile gopi-action "%s" flags=(unconfined) {\n  userns,\n}\n' "$bin" |
+    sudo -n tee "$dir/gopi-action" > /dev/null &&
+    sudo -n apparmor_parser -r "$dir/gopi-action" >&2; then
+    echo "gopi: this runner refuses user namespaces to programs without an AppArmor profile; loaded $dir/gopi-action, which allows them to $bin only, so that the sandbox applies" >&2
+  else
+    echo "::warning title=gopi sandbox::this runner refuses user namespaces (kernel.apparmor_restrict_unprivileged_userns=1) and the action could not load an AppArmor profile with sudo, so the workspace-write sandbox fails closed in a checkout: run as root, give sandbox: read-only, or allow user namespaces on the runner first" >&2
+  fi
+}
+
+case ${INPUT_SANDBOX_USERNS:-auto} in
+  auto | none) ;;
+  *) die "sandbox-userns: $INPUT_SANDBOX_USERNS is neither auto nor none" ;;
+esac
+
 gopi=$(find_gopi)
+allow_userns "$gopi"
 result_file="$RUNNER_TEMP/gopi-result.json"
 set +e
 (cd "$workdir" && "$gopi" "${args[@]}" < "$stdin" > "$result_file")
