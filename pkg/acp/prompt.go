@@ -144,12 +144,10 @@ func (s *Server) prompt(decode func(any) error) (any, error) {
 	return nil, errors.New("the run failed")
 }
 
-// isRefusal reports a model's refusal to answer, as the adapters word it
-// (Anthropic's stop_reason refusal).
-func isRefusal(err error) bool {
-	var pe *ai.ProviderError
-	return errors.As(err, &pe) && strings.HasPrefix(pe.Message, "the model declined to answer")
-}
+// isRefusal reports a model's refusal to answer, as every adapter marks
+// it (ai.ErrRefused: Anthropic's refusal, OpenAI's content filter and
+// refusals, the Responses API's refusal content).
+func isRefusal(err error) bool { return errors.Is(err, ai.ErrRefused) }
 
 // turn maps one prompt's events to session/update notifications.
 type turn struct {
