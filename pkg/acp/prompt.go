@@ -70,10 +70,21 @@ func userMessage(gs Session, blocks []block) (ai.Message, error) {
 			return ai.Message{}, paramsErr(fmt.Sprintf("prompt[%d]: content type %q is not taken: send text, image, resource or resource_link", i, b.Type))
 		}
 	}
-	if len(content) == 0 {
+	if blank(content) {
 		return ai.Message{}, paramsErr(`"prompt" is empty: send at least one text block`)
 	}
 	return ai.Message{Role: ai.RoleUser, Content: content}, nil
+}
+
+// blank reports a prompt of nothing but blank text (or nothing at all):
+// nothing to send the model.
+func blank(content []ai.Content) bool {
+	for _, c := range content {
+		if c.Type != ai.TypeText || strings.TrimSpace(c.Text) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Server) prompt(decode func(any) error) (any, error) {
