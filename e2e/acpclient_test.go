@@ -310,6 +310,11 @@ func newACPHome(t *testing.T, replies string) acpHome {
 	}
 	h.fp = newFakeProvider(filepath.Join(root, "requests"))
 	t.Cleanup(h.fp.srv.Close)
+	t.Cleanup(func() { // after gopi ended (cleanups run last first)
+		if left := h.fp.unused(); len(left) > 0 {
+			t.Errorf("replies never asked for: %q", left)
+		}
+	})
 	if err := h.fp.load(replies); err != nil {
 		t.Fatal(err)
 	}
