@@ -360,8 +360,8 @@ func casePermission(t *testing.T, op string, approve bool) {
 	st, text := toolOutcome(ups, "toolu_fake1")
 	out, readErr := os.ReadFile(filepath.Join(h.proj, "out.txt"))
 	switch {
-	case !approve && (st != "failed" || !strings.Contains(strings.ToLower(text), "denied")):
-		t.Errorf("denied call ended %q with %q, want failed, saying it was denied", st, text)
+	case !approve && (st != "failed" || !strings.Contains(text, refused)):
+		t.Errorf("denied call ended %q with %q, want failed, saying %q", st, text, refused)
 	case approve && st != "completed":
 		t.Errorf("approved call ended %q with %q, want completed", st, text)
 	case op == "read" && approve && !strings.Contains(text, "acpx's peer"):
@@ -372,11 +372,18 @@ func casePermission(t *testing.T, op string, approve bool) {
 		t.Errorf("a denied write wrote out.txt: %q", out)
 	}
 	// The model is told the outcome in the tool result.
-	if res := h.request(t, 2); !strings.Contains(res, `"tool_result"`) || (!approve && !strings.Contains(strings.ToLower(res), "denied")) {
+	if res := h.request(t, 2); !strings.Contains(res, `"tool_result"`) || (!approve && !strings.Contains(res, refused)) {
 		t.Errorf("the model was not told the outcome: %s", res)
+	} else if !approve && strings.Contains(res, "acpx's peer") {
+		t.Errorf("a denied read reached the model: %s", res)
 	}
 	allOfSession(t, ups, s)
 }
+
+// refused is how gopi words a call the permission rules refuse (the
+// words the model and the client get; the folder's name holds the case
+// id, "permission_denied": a check for "denied" would pass on the path).
+const refused = "not permitted by the permission rules"
 
 // toolOutcome is a tool call's last status and the text of its content.
 func toolOutcome(ups []acpUpdate, id string) (status, text string) {
