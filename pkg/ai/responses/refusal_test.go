@@ -21,10 +21,16 @@ func TestRefusals(t *testing.T) {
 	if noDeltas == full {
 		t.Fatal("the recording has no refusal deltas")
 	}
+	// A server that sends no output_item.done: only the deltas say it.
+	noDone := regexp.MustCompile(`(?m)^event: response\.output_item\.done\ndata: .*\n\n`).ReplaceAllString(full, "")
+	if noDone == full {
+		t.Fatal("the recording has no output_item.done")
+	}
 	tests := []struct {
 		name, body, text, says string
 	}{
 		{"refusal deltas", full, "I'm sorry, but I can't help with that.", "a refusal content part"},
+		{"refusal deltas only", noDone, "I'm sorry, but I can't help with that.", "a refusal content part"},
 		{"refusal part only", noDeltas, "I'm sorry, but I can't help with that.", "a refusal content part"},
 		{"content filter", incomplete("content_filter"), "Partial", "content filter"},
 	}
