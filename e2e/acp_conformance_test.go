@@ -632,3 +632,15 @@ func lastEntry(t *testing.T, home string) sessionEntry {
 	}
 	return e
 }
+
+// A provider's failure is no refusal: the prompt is answered with an
+// error that says it, and the session prompts on.
+func TestACPFailureIsNoRefusal(t *testing.T) {
+	h := newACPHome(t, "status 400\ntext Fine now.")
+	p := initialized(t, h, true)
+	s := newSession(t, p, h.proj)
+	wantError(t, p.call("session/prompt", textPrompt(s, "first")), -32603, "the run failed: ")
+	if got := stopReason(t, p.call("session/prompt", textPrompt(s, "second"))); got != "end_turn" {
+		t.Errorf("stopReason %q after a failure, want end_turn", got)
+	}
+}
