@@ -11,7 +11,9 @@
 // scriptCmds (scriptcmds_test.go and the files they name): background
 // processes and signals, JSON checks, rpc and ACP drivers, comparisons
 // with pi 1.6's own output (picompare_test.go, pievents_test.go,
-// rpcpi_test.go, rpcclient_test.go, acp_pi_test.go), an OTLP receiver and
+// rpcpi_test.go, rpcclient_test.go, acp_pi_test.go), gopi acp's
+// conformance cases spoken by a client of our own (acp_conformance_test.go,
+// acpclient_test.go), an OTLP receiver and
 // the OpenTelemetry Collector, an MCP server of its own, the fleet's
 // image and action.
 //

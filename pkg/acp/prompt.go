@@ -70,10 +70,21 @@ func userMessage(gs Session, blocks []block) (ai.Message, error) {
 			return ai.Message{}, paramsErr(fmt.Sprintf("prompt[%d]: content type %q is not taken: send text, image, resource or resource_link", i, b.Type))
 		}
 	}
-	if len(content) == 0 {
+	if blank(content) {
 		return ai.Message{}, paramsErr(`"prompt" is empty: send at least one text block`)
 	}
 	return ai.Message{Role: ai.RoleUser, Content: content}, nil
+}
+
+// blank reports a prompt of nothing but blank text (or nothing at all):
+// nothing to send the model.
+func blank(content []ai.Content) bool {
+	for _, c := range content {
+		if c.Type != ai.TypeText || strings.TrimSpace(c.Text) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Server) prompt(decode func(any) error) (any, error) {
@@ -144,12 +155,10 @@ func (s *Server) prompt(decode func(any) error) (any, error) {
 	return nil, errors.New("the run failed")
 }
 
-// isRefusal reports a model's refusal to answer, as the adapters word it
-// (Anthropic's stop_reason refusal).
-func isRefusal(err error) bool {
-	var pe *ai.ProviderError
-	return errors.As(err, &pe) && strings.HasPrefix(pe.Message, "the model declined to answer")
-}
+// isRefusal reports a model's refusal to answer, as every adapter marks
+// it (ai.ErrRefused: Anthropic's refusal, OpenAI's content filter and
+// refusals, the Responses API's refusal content).
+func isRefusal(err error) bool { return errors.Is(err, ai.ErrRefused) }
 
 // turn maps one prompt's events to session/update notifications.
 type turn struct {

@@ -51,6 +51,21 @@ func (e *ProviderError) Error() string {
 
 func (e *ProviderError) Unwrap() error { return e.Err }
 
+// ErrRefused is the cause of every answer the model, or the provider's
+// safety filter, declined to give: Anthropic's stop_reason refusal (and
+// sensitive), OpenAI's finish_reason content_filter and a message's
+// refusal, the Responses API's refusal content and content_filter. The
+// message ends as pi ends it (stop reason error, the provider's words as
+// its error), the answer's text kept; errors.Is(err, ErrRefused) tells a
+// refusal from other failures (ACP's stopReason refusal).
+var ErrRefused = errors.New("the model declined to answer")
+
+// Refused is the error of a refused answer, message in the provider's
+// words; it is not retried: the same request would be refused again.
+func Refused(message string) *ProviderError {
+	return &ProviderError{Class: ClassServer, Message: message, Err: ErrRefused}
+}
+
 // ClassOf returns the class of err: a ProviderError's own, aborted for a
 // cancelled context, timeout for an expired deadline, internal otherwise.
 func ClassOf(err error) Class {

@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -98,7 +99,8 @@ func TestGrammarIgnoresUnknownEvents(t *testing.T) {
 
 // A refusal is the model's answer, not a fault: its explanation is kept as
 // the message's text, the stop reason is an error (as pi maps it) naming
-// the refusal, and it is not retried.
+// the refusal (ai.ErrRefused, as every adapter marks one), and it is not
+// retried.
 func TestRefusalKeepsExplanation(t *testing.T) {
 	srv, m, _ := fixture(t, providertest.SSE(providertest.File(t, "testdata/refusal.sse")))
 	evs, msg := stream(t, m, nil)
@@ -106,7 +108,7 @@ func TestRefusalKeepsExplanation(t *testing.T) {
 		t.Errorf("text = %q, want the refusal's explanation", msg.Text())
 	}
 	pe := providertest.ProviderError(t, evs)
-	if msg.StopReason != ai.StopError || pe.Retryable || !strings.Contains(msg.ErrorMessage, "stop_reason refusal") {
+	if msg.StopReason != ai.StopError || pe.Retryable || !errors.Is(pe, ai.ErrRefused) || !strings.Contains(msg.ErrorMessage, "stop_reason refusal") {
 		t.Errorf("stop %s error %+v", msg.StopReason, pe)
 	}
 	if len(srv.Requests()) != 1 {

@@ -325,7 +325,7 @@ func (d *decoder) stopReason() (ai.StopReason, error) {
 		}
 		return ai.StopToolUse, nil
 	case "refusal", "sensitive":
-		return "", &ai.ProviderError{Class: ai.ClassServer, Message: "the model declined to answer (stop_reason " + d.stop + ")"}
+		return "", ai.Refused("the model declined to answer (stop_reason " + d.stop + ")")
 	}
 	if d.toolCalls {
 		return ai.StopToolUse, nil

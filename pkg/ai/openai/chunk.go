@@ -43,6 +43,9 @@ type delta struct {
 	// sent back with the assistant message.
 	ReasoningDetails json.RawMessage `json:"reasoning_details"`
 	ToolCalls        []toolCallDelta `json:"tool_calls"`
+	// Refusal is the text of a refusal (OpenAI: the model declined, with
+	// finish_reason stop); null or "" in every other delta.
+	Refusal *string `json:"refusal"`
 }
 
 type toolCallDelta struct {

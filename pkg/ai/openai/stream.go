@@ -32,6 +32,7 @@ type decoder struct {
 	calls         calls
 	details       details
 	finish        string
+	refused       bool // a delta held a refusal
 	// done says the stream has said all it will: the usage chunk came
 	// after the finish_reason.
 	done bool
@@ -143,6 +144,10 @@ func (d *decoder) delta(dl *delta) bool {
 		ok = d.reasoning(*dl.Reasoning, reasoningFields[1])
 	}
 	ok = ok && dl.Content.each(d.content, d.partThinking)
+	if dl.Refusal != nil && *dl.Refusal != "" {
+		d.refused = true
+		ok = ok && d.content(*dl.Refusal)
+	}
 	for i := range dl.ToolCalls {
 		ok = ok && d.closeText() && d.closeThinking() && d.calls.add(d.b, &dl.ToolCalls[i])
 	}
@@ -232,13 +237,16 @@ func (d *decoder) end() (ai.StopReason, error) {
 	if !d.closeAll() {
 		return "", errStopped
 	}
+	if d.refused {
+		return "", ai.Refused("the model declined to answer (a refusal in the message, finish_reason " + d.finish + ")")
+	}
 	switch d.finish {
 	case "length":
 		return ai.StopLength, nil
 	case "tool_calls", "function_call":
 		return ai.StopToolUse, nil
 	case "content_filter":
-		return "", &ai.ProviderError{Class: ai.ClassServer, Message: "the answer was stopped by the server's content filter (finish_reason content_filter)"}
+		return "", ai.Refused("the answer was stopped by the server's content filter (finish_reason content_filter)")
 	}
 	if len(d.calls.all) > 0 {
 		return ai.StopToolUse, nil

@@ -37,7 +37,8 @@ func (d *decoder) closeAll() bool {
 
 // finish ends the answer at response.completed or response.incomplete.
 // An answer cut at max_output_tokens stops for its length; one stopped by
-// the content filter (or for a reason gopi does not know) is an error.
+// the content filter, or holding a refusal, is refused (ai.ErrRefused);
+// one incomplete for a reason gopi does not know is an error.
 func (d *decoder) finish(r *response) (ai.StopReason, error) {
 	if r != nil && r.Usage != nil {
 		d.setUsage(r.Usage)
@@ -58,9 +59,12 @@ func (d *decoder) finish(r *response) (ai.StopReason, error) {
 		}
 		msg := "the response ended incomplete (incomplete_details.reason " + reason + ")"
 		if reason == "content_filter" {
-			msg = "the answer was stopped by the server's content filter (incomplete_details.reason content_filter)"
+			return "", ai.Refused("the answer was stopped by the server's content filter (incomplete_details.reason content_filter)")
 		}
 		return "", &ai.ProviderError{Class: ai.ClassServer, Message: msg}
+	}
+	if d.refused {
+		return "", ai.Refused("the model declined to answer (a refusal content part)")
 	}
 	if d.sawTools {
 		return ai.StopToolUse, nil

@@ -95,6 +95,7 @@ type decoder struct {
 	info     ai.Info
 	items    map[int]*openItem
 	sawTools bool
+	refused  bool // a refusal's text or content part came
 }
 
 func newDecoder(b *ai.Builder, info ai.Info) *decoder {
@@ -130,7 +131,8 @@ func truncated(cause error) error {
 
 // handle applies one event; done says it was terminal.
 func (d *decoder) handle(data []byte) (ai.StopReason, bool, error) {
-	if out, delta, ok := deltaEvent(data); ok {
+	if out, delta, typ, ok := deltaEvent(data); ok {
+		d.refused = d.refused || typ == refusalDelta
 		if !d.delta(out, delta) {
 			return "", true, errStopped
 		}
@@ -147,7 +149,8 @@ func (d *decoder) handle(data []byte) (ai.StopReason, bool, error) {
 	case "response.reasoning_summary_part.added":
 		ok = d.summaryPart(ev.OutputIndex)
 	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta", "response.output_text.delta",
-		"response.refusal.delta", "response.function_call_arguments.delta":
+		refusalDelta, "response.function_call_arguments.delta":
+		d.refused = d.refused || ev.Type == refusalDelta
 		ok = d.delta(ev.OutputIndex, ev.Delta)
 	case "response.function_call_arguments.done":
 		ok = d.whole(ev.OutputIndex, ev.Arguments)
@@ -177,15 +180,18 @@ var deltaTypes = map[string]bool{
 	"response.refusal.delta": true, "response.function_call_arguments.delta": true,
 }
 
-// deltaEvent reads a delta event without reflection: its output_index
-// and delta. ok is false for any other event, and for anything unusual,
-// which encoding/json then decodes (or rejects) as it does every event.
-func deltaEvent(data []byte) (out int, delta string, ok bool) {
+// refusalDelta is the event of a refusal's text: the model declined.
+const refusalDelta = "response.refusal.delta"
+
+// deltaEvent reads a delta event without reflection: its type,
+// output_index and delta. ok is false for any other event, and for
+// anything unusual, which encoding/json then decodes (or rejects) as it
+// does every event.
+func deltaEvent(data []byte) (out int, delta, typ string, ok bool) {
 	fields, null, err := pijson.Fields(data)
 	if err != nil || null {
-		return 0, "", false
+		return 0, "", "", false
 	}
-	var typ string
 	var idx int64
 	for _, f := range fields {
 		switch f.Key {
@@ -197,10 +203,10 @@ func deltaEvent(data []byte) (out int, delta string, ok bool) {
 			delta, err = pijson.Unquote(f.Value)
 		}
 		if err != nil {
-			return 0, "", false
+			return 0, "", "", false
 		}
 	}
-	return int(idx), delta, deltaTypes[typ] && int64(int(idx)) == idx
+	return int(idx), delta, typ, deltaTypes[typ] && int64(int(idx)) == idx
 }
 
 // added opens the block of a reasoning, message or function call item;
@@ -297,6 +303,9 @@ func (d *decoder) itemDone(out int, raw json.RawMessage) bool {
 		}
 		return d.b.ThinkingEnd(o.idx, compact(raw), false)
 	case "message":
+		for _, c := range it.Content {
+			d.refused = d.refused || c.Type == "refusal"
+		}
 		if !o.got && !d.messageText(o, it) {
 			return false
 		}

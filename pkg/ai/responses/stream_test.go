@@ -198,9 +198,9 @@ func FuzzDecodeEvent(f *testing.F) {
 	f.Add(`{"type":"response.output_text.delta","output_index":1e3,"delta":"x"}`)
 	f.Add(`{"type":"response.output_text.delta","output_index":0,"delta":"\ud800","delta":"y"}`)
 	f.Fuzz(func(t *testing.T, data string) {
-		if out, delta, ok := deltaEvent([]byte(data)); ok {
+		if out, delta, typ, ok := deltaEvent([]byte(data)); ok {
 			var ev streamEvent
-			if err := json.Unmarshal([]byte(data), &ev); err != nil || ev.OutputIndex != out || ev.Delta != delta || !deltaTypes[ev.Type] {
+			if err := json.Unmarshal([]byte(data), &ev); err != nil || ev.OutputIndex != out || ev.Delta != delta || ev.Type != typ || !deltaTypes[ev.Type] {
 				t.Errorf("fast path read %d %q, encoding/json %d %q %q (%v)", out, delta, ev.OutputIndex, ev.Delta, ev.Type, err)
 			}
 		}
