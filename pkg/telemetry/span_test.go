@@ -1,0 +1,143 @@
+package telemetry
+
+import (
+	"encoding/hex"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TRACEPARENT is read as W3C trace context says: a value that is not one
+// leaves the run a trace of its own; a bad tracestate is dropped and the
+// parent kept.
+func TestParseTraceParent(t *testing.T) {
+	const tid, sid = "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331"
+	for _, c := range []struct {
+		name, parent, state string
+		valid               bool
+		flags               byte
+		wantState           string
+	}{
+		{"sampled", "00-" + tid + "-" + sid + "-01", "", true, 1, ""},
+		{"not sampled", "00-" + tid + "-" + sid + "-00", "", true, 0, ""},
+		{"random flag kept", "00-" + tid + "-" + sid + "-03", "", true, 3, ""},
+		{"state normalised", "00-" + tid + "-" + sid + "-01", " rojo=00f067aa0ba902b7 ,, congo=t61rcWkgMzE", true, 1, "rojo=00f067aa0ba902b7,congo=t61rcWkgMzE"},
+		{"tenant key", "00-" + tid + "-" + sid + "-01", "acme@vendor=x", true, 1, "acme@vendor=x"},
+		{"bad state dropped", "00-" + tid + "-" + sid + "-01", "Rojo=1", true, 1, ""},
+		{"duplicate key dropped", "00-" + tid + "-" + sid + "-01", "a=1,a=2", true, 1, ""},
+		{"a later version's extra field", "01-" + tid + "-" + sid + "-09-what-comes", "", true, 1, ""},
+		{"version 00 with an extra field", "00-" + tid + "-" + sid + "-01-x", "", false, 0, ""},
+		{"version 00 with reserved flags", "00-" + tid + "-" + sid + "-04", "", false, 0, ""},
+		{"version ff", "ff-" + tid + "-" + sid + "-01", "", false, 0, ""},
+		{"upper case", "00-" + strings.ToUpper(tid) + "-" + sid + "-01", "", false, 0, ""},
+		{"zero trace id", "00-" + strings.Repeat("0", 32) + "-" + sid + "-01", "", false, 0, ""},
+		{"zero span id", "00-" + tid + "-" + strings.Repeat("0", 16) + "-01", "", false, 0, ""},
+		{"short", "00-" + tid[:30] + "-" + sid + "-01", "", false, 0, ""},
+		{"empty", "", "", false, 0, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc := parseTraceParent(c.parent, c.state)
+			if sc.valid() != c.valid {
+				t.Fatalf("valid %v, want %v", sc.valid(), c.valid)
+			}
+			if !c.valid {
+				return
+			}
+			if hex.EncodeToString(sc.traceID[:]) != tid || hex.EncodeToString(sc.spanID[:]) != sid || !sc.remote {
+				t.Errorf("span context %+v", sc)
+			}
+			if sc.flags != c.flags || sc.state != c.wantState {
+				t.Errorf("flags %x, state %q; want %x, %q", sc.flags, sc.state, c.flags, c.wantState)
+			}
+		})
+	}
+}
+
+// OTEL_TRACES_SAMPLER: the parent's decision for the parent-based ones,
+// and a trace id ratio decided by the id's last 8 bytes as the SDK
+// decides it, so every span of a trace gets the same answer.
+func TestSampler(t *testing.T) {
+	id := func(low string) (b [16]byte) {
+		hex.Decode(b[8:], []byte(low))
+		return b
+	}
+	low, high := id("0000000000000001"), id("fffffffffffffffe")
+	sampledParent := parseTraceParent("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "")
+	unsampledParent := parseTraceParent("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00", "")
+	for _, c := range []struct {
+		sampler string
+		arg     float64
+		parent  spanContext
+		id      [16]byte
+		want    bool
+	}{
+		{"parentbased_always_on", 1, spanContext{}, low, true},
+		{"parentbased_always_on", 1, unsampledParent, low, false},
+		{"parentbased_always_off", 1, spanContext{}, low, false},
+		{"parentbased_always_off", 1, sampledParent, low, true},
+		{"always_on", 1, unsampledParent, low, true},
+		{"always_off", 1, sampledParent, low, false},
+		{"traceidratio", 0.5, spanContext{}, low, true},
+		{"traceidratio", 0.5, spanContext{}, high, false},
+		{"traceidratio", 0.5, unsampledParent, low, true},
+		{"traceidratio", 0, spanContext{}, low, false},
+		{"traceidratio", 1, spanContext{}, high, true},
+		{"parentbased_traceidratio", 0.5, spanContext{}, high, false},
+		{"parentbased_traceidratio", 0.5, sampledParent, high, true},
+	} {
+		tel := &Telemetry{cfg: Config{Sampler: c.sampler, SamplerArg: c.arg}}
+		if got := tel.sample(c.parent, c.id); got != c.want {
+			t.Errorf("%s(%g), parent sampled %v valid %v: %v, want %v", c.sampler, c.arg, c.parent.sampled(), c.parent.valid(), got, c.want)
+		}
+	}
+}
+
+// A span keeps at most 128 attributes (a key set again takes its new
+// value), cuts a value at 64 KiB without splitting a character, and
+// keeps the newest 256 events; what it drops it counts.
+func TestSpanLimits(t *testing.T) {
+	tel := &Telemetry{cfg: Config{Sampler: "always_on"}, col: &collector{}}
+	s := tel.startSpan(spanContext{}, "x", spanInternal, time.Now())
+	for i := range maxAttributes + 3 {
+		s.SetAttributes(integer("k"+string(rune('a'+i%26))+strings.Repeat("_", i/26), i))
+	}
+	s.SetAttributes(str("ka", "again"))
+	if len(s.attrs) != maxAttributes || s.dropped != 3 || s.attrs[0].Value.s != "again" {
+		t.Errorf("%d attributes, %d dropped, first %+v", len(s.attrs), s.dropped, s.attrs[0])
+	}
+	long := strings.Repeat("é", maxValue) // two bytes each
+	s.SetAttributes(str("ka", long))
+	if got := s.attrs[0].Value.s; len(got) != 2*maxValue || got != long {
+		t.Errorf("a value of %d characters kept as %d bytes", maxValue, len(got))
+	}
+	s.SetAttributes(str("ka", long+"é"))
+	if got := s.attrs[0].Value.s; got != long {
+		t.Errorf("a value over the limit kept as %d bytes, want %d", len(got), len(long))
+	}
+	for i := range maxEvents + 2 {
+		s.AddEvent("e", time.Unix(int64(i), 0))
+	}
+	if len(s.events) != maxEvents || s.lostEvents != 2 || s.events[0].at.Unix() != 2 {
+		t.Errorf("%d events, %d lost, the oldest at %d", len(s.events), s.lostEvents, s.events[0].at.Unix())
+	}
+	s.End(time.Now())
+	s.SetAttributes(str("after", "end"))
+	s.SetError("after end")
+	if len(tel.col.take()) != 1 || s.status != 0 {
+		t.Errorf("an ended span changed or was kept twice")
+	}
+}
+
+// A span of a trace the sampler drops records nothing and is not kept.
+func TestUnsampledSpanIsNotKept(t *testing.T) {
+	tel := &Telemetry{cfg: Config{Sampler: "always_off"}, col: &collector{}}
+	s := tel.startSpan(spanContext{}, "x", spanInternal, time.Now(), str("a", "b"))
+	s.AddEvent("e", time.Now())
+	s.End(time.Now())
+	if len(tel.col.take()) != 0 || len(s.attrs) != 0 || len(s.events) != 0 {
+		t.Errorf("an unsampled span recorded %+v", s)
+	}
+	if s.sc.sampled() || !s.sc.valid() {
+		t.Errorf("span context %+v: want valid ids without the sampled flag", s.sc)
+	}
+}
