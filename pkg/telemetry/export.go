@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"sync"
 	"time"
-
 )
 
 // maxSpans bounds what one flush holds; later spans are counted, not kept.

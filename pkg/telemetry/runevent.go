@@ -84,7 +84,7 @@ func (r *run) retryStart(retry *ai.RetryInfo, now time.Time) {
 	if retry == nil {
 		return
 	}
-	r.chat.AddEvent("gen_ai.retry", now, 
+	r.chat.AddEvent("gen_ai.retry", now,
 		integer("gopi.retry.attempt", retry.Attempt),
 		str("gopi.retry.reason", retry.ErrorMessage),
 		i64("gopi.retry.delay_ms", retry.Delay.Milliseconds()))
@@ -110,7 +110,7 @@ func (r *run) trimmed(t *loop.TrimInfo, now time.Time) {
 	if t == nil {
 		return
 	}
-	r.root.AddEvent("gopi.context_trimmed", now, 
+	r.root.AddEvent("gopi.context_trimmed", now,
 		integer("gopi.trim.turns", t.Turns), integer("gopi.trim.messages", t.Messages),
 		integer("gopi.trim.tokens", t.Tokens))
 }
@@ -193,7 +193,7 @@ func (r *run) endTool(e loop.Event, now time.Time) {
 	if r.info.Denials != nil {
 		all := r.info.Denials()
 		for _, d := range all[min(r.denials, len(all)):] {
-			s.AddEvent("gopi.sandbox.denied", now, 
+			s.AddEvent("gopi.sandbox.denied", now,
 				str("gopi.sandbox.tool", d.Tool), str("gopi.sandbox.operation", d.Operation),
 				str("gopi.sandbox.target", d.Target), str("gopi.sandbox.rule", d.Rule))
 		}

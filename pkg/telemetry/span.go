@@ -27,11 +27,11 @@ const statusError = 2
 // 64 KiB (captured content, after its secrets are scrubbed), later
 // attributes and older events are dropped and counted.
 const (
-	maxValue         = 64 << 10
-	maxAttributes    = 128
-	maxEvents        = 256
-	maxEventAttrs    = 32
-	flagSampled byte = 0x01
+	maxValue           = 64 << 10
+	maxAttributes      = 128
+	maxEvents          = 256
+	maxEventAttrs      = 32
+	flagSampled   byte = 0x01
 )
 
 // spanContext is a span's identity in a trace, W3C trace context's.
