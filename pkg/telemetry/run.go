@@ -22,7 +22,7 @@ type Info struct {
 	// takes the user messages the run's events carry.
 	Prompt []ai.Message
 	// SessionFile and Leaf name where a prompt is kept (Prompts: each
-	// prompt's end).
+	// prompt's end; the session file also a run's abandoned by Abandon).
 	SessionFile string
 	Leaf        func() string
 	// Start is when the run began (the process's start, for gopi run):
@@ -87,6 +87,8 @@ type run struct {
 	ended    bool
 	input    []ai.Message // the user messages seen (CaptureContent without Info.Prompt)
 	asked    bool         // a model request was made
+	steps    int          // the answers seen, and their usage (Abandon)
+	usage    ai.Usage
 }
 
 // Start opens a run's invoke_agent span; t nil gives Off.

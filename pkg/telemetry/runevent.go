@@ -59,6 +59,8 @@ func (r *run) Event(_ int, e loop.Event) {
 // the captured input when the prompt was not given.
 func (r *run) messageEnd(m *ai.Message, now time.Time) {
 	if m != nil && m.Role == ai.RoleAssistant {
+		r.steps++
+		r.usage = r.usage.Add(m.Usage)
 		r.endChat(*m, now)
 		return
 	}

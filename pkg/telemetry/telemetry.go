@@ -115,8 +115,9 @@ func (t *Telemetry) Flush() {
 }
 
 // Abandon ends every run still being recorded as end says (a forced
-// exit: the process is about to go), its open spans marked abandoned,
-// then sends what was recorded in one Flush, within its bound.
+// exit: the process is about to go), with the steps and usage of the
+// answers it saw, its open spans marked abandoned; then it sends what
+// was recorded in one Flush, within its bound.
 func (t *Telemetry) Abandon(end End) {
 	if t == nil {
 		return
@@ -128,7 +129,11 @@ func (t *Telemetry) Abandon(end End) {
 	}
 	t.mu.Unlock()
 	for _, r := range runs {
-		r.end(end)
+		r.mu.Lock()
+		e := end
+		e.Steps, e.Usage = r.steps, r.usage
+		r.mu.Unlock()
+		r.end(e)
 	}
 	t.Flush()
 }
