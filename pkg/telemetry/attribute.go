@@ -48,17 +48,22 @@ func boolean(k string, v bool) attribute {
 	return a
 }
 
-// text is the value as one string: the key of a metric's point.
+// text is the value as one string, its type first: the key of a
+// metric's point, different for every value.
 func (v attrValue) text() string {
 	switch v.kind {
 	case kindBool:
-		return strconv.FormatBool(v.n == 1)
+		return "b" + strconv.FormatBool(v.n == 1)
 	case kindInt:
-		return strconv.FormatInt(v.n, 10)
+		return "i" + strconv.FormatInt(v.n, 10)
 	case kindFloat:
-		return strconv.FormatFloat(v.f, 'g', -1, 64)
+		return "f" + strconv.FormatFloat(v.f, 'g', -1, 64)
 	case kindStrings:
-		return strconv.Quote(strings.Join(v.ss, "\x00"))
+		q := make([]string, len(v.ss))
+		for i, s := range v.ss {
+			q[i] = strconv.Quote(s)
+		}
+		return "[" + strings.Join(q, ",") + "]"
 	}
 	return strconv.Quote(v.s)
 }

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"encoding/hex"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,14 @@ func TestParseTraceParent(t *testing.T) {
 		{"random flag kept", "00-" + tid + "-" + sid + "-03", "", true, 3, ""},
 		{"state normalised", "00-" + tid + "-" + sid + "-01", " rojo=00f067aa0ba902b7 ,, congo=t61rcWkgMzE", true, 1, "rojo=00f067aa0ba902b7,congo=t61rcWkgMzE"},
 		{"tenant key", "00-" + tid + "-" + sid + "-01", "acme@vendor=x", true, 1, "acme@vendor=x"},
+		{"every key character", "00-" + tid + "-" + sid + "-01", "0a9z_-*/@a0z9_-*/=x,a0z9_-*/=a b!~", true, 1, "0a9z_-*/@a0z9_-*/=x,a0z9_-*/=a b!~"},
 		{"bad state dropped", "00-" + tid + "-" + sid + "-01", "Rojo=1", true, 1, ""},
+		{"upper case inside a key", "00-" + tid + "-" + sid + "-01", "roJo=1", true, 1, ""},
+		{"a digit first without a tenant", "00-" + tid + "-" + sid + "-01", "0rojo=1", true, 1, ""},
+		{"empty value", "00-" + tid + "-" + sid + "-01", "rojo=", true, 1, ""},
+		{"control character in a value", "00-" + tid + "-" + sid + "-01", "rojo=a\x7fb", true, 1, ""},
+		{"33 members", "00-" + tid + "-" + sid + "-01", members(33), true, 1, ""},
+		{"32 members", "00-" + tid + "-" + sid + "-01", members(32), true, 1, members(32)},
 		{"duplicate key dropped", "00-" + tid + "-" + sid + "-01", "a=1,a=2", true, 1, ""},
 		{"a later version's extra field", "01-" + tid + "-" + sid + "-09-what-comes", "", true, 1, ""},
 		{"version 00 with an extra field", "00-" + tid + "-" + sid + "-01-x", "", false, 0, ""},
@@ -50,6 +58,33 @@ func TestParseTraceParent(t *testing.T) {
 				t.Errorf("flags %x, state %q; want %x, %q", sc.flags, sc.state, c.flags, c.wantState)
 			}
 		})
+	}
+}
+
+// members is a tracestate of n members, k0=v to k{n-1}=v.
+func members(n int) string {
+	var m []string
+	for i := range n {
+		m = append(m, "k"+strconv.Itoa(i)+"=v")
+	}
+	return strings.Join(m, ",")
+}
+
+// The attributes of a metric's point: sorted by key, a key's last value
+// kept, and a key of the set that tells every value apart.
+func TestAttributeSet(t *testing.T) {
+	set, key := attributeSet([]attribute{str("b", "1"), integer("a", 2), str("b", "3")})
+	if len(set) != 2 || set[0].Key != "a" || set[1].Key != "b" || set[1].Value.s != "3" {
+		t.Errorf("set %+v", set)
+	}
+	seen := map[string]bool{key: true}
+	for _, a := range []attribute{boolean("v", true), boolean("v", false), integer("v", 1), f64("v", 1.5), str("v", "1"),
+		str("v", "x\x00y"), strs("v", []string{"x", "y"})} {
+		_, k := attributeSet([]attribute{a})
+		if seen[k] {
+			t.Errorf("%+v: key %q again", a, k)
+		}
+		seen[k] = true
 	}
 }
 

@@ -31,7 +31,7 @@ func parseTraceParent(traceparent, tracestate string) spanContext {
 		return spanContext{}
 	}
 	sc.flags, sc.remote = flags[0]&0x03, true
-	sc.state, _ = traceState(tracestate)
+	sc.state = traceState(tracestate)
 	return sc
 }
 
@@ -47,8 +47,8 @@ func lowerHex(dst []byte, s string) bool {
 // traceState reads a tracestate list: at most 32 key=value members
 // separated by commas (empty members and spaces around them allowed),
 // each key once. It returns the list as it is sent on, its members
-// joined by commas, and whether s was one.
-func traceState(s string) (string, bool) {
+// joined by commas, or "" when s is not one.
+func traceState(s string) string {
 	var keys, members []string
 	for m := range strings.SplitSeq(s, ",") {
 		m = strings.Trim(m, " \t")
@@ -57,11 +57,11 @@ func traceState(s string) (string, bool) {
 		}
 		k, v, ok := strings.Cut(m, "=")
 		if !ok || !traceStateKey(k) || !traceStateValue(v) || len(keys) == 32 || slices.Contains(keys, k) {
-			return "", false
+			return ""
 		}
 		keys, members = append(keys, k), append(members, m)
 	}
-	return strings.Join(members, ","), true
+	return strings.Join(members, ",")
 }
 
 // traceStateKey: a lower-case letter then up to 255 of a-z 0-9 _ - * /,
@@ -88,10 +88,10 @@ func traceStateKey(k string) bool {
 	return part(k, 256, false)
 }
 
-// traceStateValue: up to 256 printable ASCII characters but , and =,
-// not ending in a space.
+// traceStateValue: 1 to 256 printable ASCII characters but , and =
+// (the member was trimmed: it does not end in a space).
 func traceStateValue(v string) bool {
-	if v == "" || len(v) > 256 || v[len(v)-1] == ' ' {
+	if v == "" || len(v) > 256 {
 		return false
 	}
 	for i := range len(v) {
