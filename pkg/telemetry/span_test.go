@@ -137,10 +137,10 @@ func TestSpanLimits(t *testing.T) {
 		s.SetAttributes(integer("k"+string(rune('a'+i%26))+strings.Repeat("_", i/26), i))
 	}
 	s.SetAttributes(str("ka", "again"))
-	if len(s.attrs) != maxAttributes || s.dropped != 3 || s.attrs[0].Value.s != "again" {
+	if len(s.attrs) != 128 || s.dropped != 3 || s.attrs[0].Value.s != "again" {
 		t.Errorf("%d attributes, %d dropped, first %+v", len(s.attrs), s.dropped, s.attrs[0])
 	}
-	long := strings.Repeat("é", maxValue) // two bytes each
+	long := strings.Repeat("é", 64<<10) // two bytes each
 	s.SetAttributes(str("ka", long))
 	if got := s.attrs[0].Value.s; len(got) != 2*maxValue || got != long {
 		t.Errorf("a value of %d characters kept as %d bytes", maxValue, len(got))
@@ -152,7 +152,7 @@ func TestSpanLimits(t *testing.T) {
 	for i := range maxEvents + 2 {
 		s.AddEvent("e", time.Unix(int64(i), 0))
 	}
-	if len(s.events) != maxEvents || s.lostEvents != 2 || s.events[0].at.Unix() != 2 {
+	if len(s.events) != 256 || s.lostEvents != 2 || s.events[0].at.Unix() != 2 {
 		t.Errorf("%d events, %d lost, the oldest at %d", len(s.events), s.lostEvents, s.events[0].at.Unix())
 	}
 	s.End(time.Now())
@@ -174,5 +174,25 @@ func TestUnsampledSpanIsNotKept(t *testing.T) {
 	}
 	if s.sc.sampled() || !s.sc.valid() {
 		t.Errorf("span context %+v: want valid ids without the sampled flag", s.sc)
+	}
+}
+
+// Trace and span ids are random in all their bytes: a new trace's root
+// does not share its trace id, nor a child its span id.
+func TestIDsAreRandom(t *testing.T) {
+	tel := &Telemetry{cfg: Config{Sampler: "always_on"}, col: &collector{}}
+	seen := map[string]bool{}
+	for range 50 {
+		root := tel.startSpan(spanContext{}, "root", spanInternal, time.Now())
+		child := tel.startSpan(root.sc, "child", spanInternal, time.Now())
+		if child.sc.traceID != root.sc.traceID || child.parent.spanID != root.sc.spanID || child.sc.spanID == root.sc.spanID {
+			t.Fatalf("child %+v of root %+v", child.sc, root.sc)
+		}
+		for _, half := range [][]byte{root.sc.traceID[:8], root.sc.traceID[8:], root.sc.spanID[:]} {
+			if seen[string(half)] {
+				t.Fatalf("an id part repeated: %x", half)
+			}
+			seen[string(half)] = true
+		}
 	}
 }
