@@ -78,9 +78,10 @@ func (s *System) env(ctx context.Context) assemble.Env {
 
 // interrupts is what the signal traps take from the process: a forced
 // exit stops bash's process groups and the MCP servers of the open
-// Assemblies.
+// Assemblies, then sends their traces.
 func (s *System) interrupts() interrupt.Config {
-	return interrupt.Config{Signals: s.Signals, Stdout: s.Stdout, Stderr: s.Stderr, Exit: s.Exit, Kill: s.hosts.KillAll}
+	return interrupt.Config{Signals: s.Signals, Stdout: s.Stdout, Stderr: s.Stderr, Exit: s.Exit, Kill: s.hosts.KillAll,
+		Flush: s.hosts.AbandonAll}
 }
 
 // trapSignals makes the first abort signal cancel ctx and a second one

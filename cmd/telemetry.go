@@ -9,14 +9,9 @@ import (
 	"gopi/pkg/telemetry"
 )
 
-// Telemetry off costs no work here beyond reading a few variables, but
-// linking the OpenTelemetry tracer SDK is not free: 14 of its packages
-// have init functions that run at every start (GODEBUG=inittrace=1: about
-// 0.2 ms, 11 KB in 137 allocations, half of it
-// sdk/trace/internal/observ's attribute sets), and the stripped binary
-// grows by 1.3 MB. All of them are sdk/trace's own imports (the global
-// otel package, internal/global with auto/sdk, sdk/resource, semconv,
-// observ); pkg/telemetry adds none (TestLinksNothingBeyondTheTracerSDK).
+// Telemetry off costs no work here beyond reading a few variables, and
+// nothing at start-up: pkg/telemetry links only the standard library
+// (TestLinksOnlyTheStandardLibrary), no package with init functions.
 
 // traceRun starts the run's telemetry (the Assembly's TraceRun: off
 // unless the OTEL_* variables or settings ask for traces) and returns

@@ -14,8 +14,9 @@
 //   - A second one says "gopi: interrupted again: exiting at once" on
 //     stderr, gives the forced exit's last words (Run.OnForce: a run's
 //     result object) at most ForceWait, stops at once what Config.Kill
-//     stops (bash's process groups, MCP servers) and exits ExitCode,
-//     whatever the command is doing.
+//     stops (bash's process groups, MCP servers), gives Config.Flush (the
+//     open Assemblies' traces, Kills.AbandonAll) at most FlushWait and
+//     exits ExitCode, whatever the command is doing.
 //   - SIGPIPE is caught while a trap is set: a write to a stdout whose
 //     reader is gone fails with EPIPE instead of killing the process. A
 //     run's stdout (Stdout) then cancels the run and takes nothing more
@@ -31,7 +32,8 @@
 //     drops the rest of stdout (Stuck, StuckLine), so a reader that
 //     stopped reading does not keep gopi from ending its session.
 //
-// Two waits are bounded, and only these: the forced exit's last words
-// (ForceWait) and a write after the run was cancelled (StopWait). Before
+// Three waits are bounded, and only these: the forced exit's last words
+// (ForceWait) and its flush (FlushWait), and a write after the run was
+// cancelled (StopWait). Before
 // a run is cancelled a write waits for its reader as long as it takes.
 package interrupt

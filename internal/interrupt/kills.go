@@ -6,6 +6,11 @@ import "sync"
 // process groups and the MCP servers).
 type Killer interface{ Kill() }
 
+// Abandoner is a Killer that also has something to send before the
+// process exits (an Assembly: its runs' traces, ended as the forced
+// exit ends them, with its exit code).
+type Abandoner interface{ Abandon(exitCode int) }
+
 // Kills are the Killers of one invocation that are open (ACP opens an
 // Assembly per session); Config.Kill can be their KillAll. A nil *Kills
 // keeps none. Safe for concurrent use.
@@ -47,4 +52,26 @@ func (ks *Kills) KillAll() {
 	for k := range ks.set {
 		k.Kill()
 	}
+}
+
+// AbandonAll calls Abandon of every Killer kept that is an Abandoner, all
+// at once, and returns when they have: each bounds its own wait (the
+// telemetry's flush), and the forced exit bounds them all (FlushWait).
+func (ks *Kills) AbandonAll(exitCode int) {
+	if ks == nil {
+		return
+	}
+	ks.mu.Lock()
+	var all []Abandoner
+	for k := range ks.set {
+		if a, ok := k.(Abandoner); ok {
+			all = append(all, a)
+		}
+	}
+	ks.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, a := range all {
+		wg.Go(func() { a.Abandon(exitCode) })
+	}
+	wg.Wait()
 }

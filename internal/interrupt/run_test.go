@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"syscall"
 	"testing"
@@ -225,26 +227,27 @@ func TestTrapRunStopCancelsAndParentCancels(t *testing.T) {
 	}
 }
 
-// The forced exit says so, gives its last words time, kills, and exits
-// 130.
+// The forced exit says so, gives its last words time, kills, sends what
+// was recorded (Flush, told the exit code) and exits 130.
 func TestForceExitOrder(t *testing.T) {
 	var stderr bytes.Buffer
 	var order []string
 	var mu sync.Mutex
 	note := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
-	forceExit(Config{Stderr: &stderr, Kill: func() { note("kill") }, Exit: func(c int) {
-		if c != 130 {
-			t.Errorf("exit code %d, want 130", c)
-		}
-		note("exit")
-	}}, func() { time.Sleep(ForceWait / 5); note("last words") })
+	forceExit(Config{Stderr: &stderr, Kill: func() { note("kill") }, Flush: func(c int) { note(fmt.Sprintf("flush %d", c)) },
+		Exit: func(c int) {
+			if c != 130 {
+				t.Errorf("exit code %d, want 130", c)
+			}
+			note("exit")
+		}}, func() { time.Sleep(ForceWait / 5); note("last words") })
 	if stderr.String() != "gopi: interrupted again: exiting at once\n" {
 		t.Fatalf("stderr %q", stderr.String())
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(order) != 3 || order[0] != "last words" || order[1] != "kill" || order[2] != "exit" {
-		t.Fatalf("order %v", order)
+	if want := []string{"last words", "kill", "flush 130", "exit"}; !slices.Equal(order, want) {
+		t.Fatalf("order %v, want %v", order, want)
 	}
 	// Last words that end at once are not waited for longer.
 	start := time.Now()

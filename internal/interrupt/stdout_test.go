@@ -80,3 +80,18 @@ func TestForceExitBoundsTheLastWords(t *testing.T) {
 		t.Fatalf("exit %d after %v", code, d)
 	}
 }
+
+// A forced exit's flush gets FlushWait, not more: a collector that does
+// not answer does not keep gopi from exiting.
+func TestForceExitBoundsTheFlush(t *testing.T) {
+	block := make(chan struct{})
+	defer close(block)
+	var code int
+	flushed := make(chan int, 1)
+	start := time.Now()
+	forceExit(Config{Stderr: &bytes.Buffer{}, Exit: func(c int) { code = c },
+		Flush: func(c int) { flushed <- c; <-block }}, nil)
+	if d := time.Since(start); d > 10*FlushWait || code != ExitCode || <-flushed != ExitCode {
+		t.Fatalf("exit %d after %v", code, d)
+	}
+}

@@ -17,6 +17,11 @@ const ExitCode = 130
 // forced exit's last words go to a stdout nobody may be reading.
 const ForceWait = 250 * time.Millisecond
 
+// FlushWait bounds what a forced exit waits for Config.Flush: the bound
+// of a run's export at its normal end (telemetry's one flush), so a
+// collector that does not answer delays the exit by a second at most.
+const FlushWait = time.Second
+
 // abortSignals end a command the way Ctrl-C does: a closed terminal
 // (SIGHUP) and a CI runner cancelling a job (SIGTERM, SIGHUP) leave a
 // consistent session and exit 130, as SIGINT does.
@@ -37,6 +42,10 @@ type Config struct {
 	// process groups, MCP servers); nil: nothing. It is called on the
 	// way out, from the signal's goroutine.
 	Kill func()
+	// Flush sends what the command recorded and has not sent (the open
+	// Assemblies' traces: Kills.AbandonAll), after Kill, given the exit
+	// code; the forced exit waits for it at most FlushWait. nil: nothing.
+	Flush func(exitCode int)
 }
 
 // Trap makes the first abort signal cancel ctx and a second one exit at
@@ -120,23 +129,34 @@ func (r *registration) watch(c Config, abort, force func()) (stop func()) {
 }
 
 // forceExit ends the process at once after a second signal, giving force
-// a bounded moment (ForceWait) to write its last words.
+// a bounded moment (ForceWait) to write its last words, and Flush one
+// (FlushWait) to send what was recorded.
 func forceExit(c Config, force func()) {
 	fmt.Fprintln(c.Stderr, "gopi: interrupted again: exiting at once")
 	if force != nil {
-		done := make(chan struct{})
-		go func() { defer close(done); force() }()
-		select {
-		case <-done:
-		case <-time.After(ForceWait):
-		}
+		within(ForceWait, force)
 	}
 	if c.Kill != nil {
 		c.Kill() // SIGKILL now; nothing waits on the way out
+	}
+	if c.Flush != nil {
+		within(FlushWait, func() { c.Flush(ExitCode) })
 	}
 	exit := c.Exit
 	if exit == nil {
 		exit = os.Exit
 	}
 	exit(ExitCode)
+}
+
+// within runs f and waits for it at most d.
+func within(d time.Duration, f func()) {
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
 }

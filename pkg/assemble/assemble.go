@@ -199,6 +199,8 @@ type Assembly struct {
 	held *holdings
 	// telemetryWarned: an unusable telemetry setting was said.
 	telemetryWarned bool
+	// traced are the Telemetries of its Runtimes, for a forced exit.
+	traced traced
 }
 
 // New loads the resources (Settings.Resources) and builds the system

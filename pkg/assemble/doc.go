@@ -35,5 +35,7 @@
 //     sandbox's helper, the spill folder (kept when the session names a
 //     file in it, and earlier kept folders swept once a week old), and
 //     last the session store and its lock. Kill ends the processes at
-//     once for a forced exit.
+//     once for a forced exit; Abandon then ends the traces of the runs
+//     still going (aborted, the exit code given) and sends what was
+//     recorded, within the telemetry's flush bound.
 package assemble

@@ -1,11 +1,14 @@
 package assemble
 
 import (
+	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"gopi/pkg/agent"
 	"gopi/pkg/ai"
+	"gopi/pkg/loop"
 	"gopi/pkg/runtime"
 	"gopi/pkg/telemetry"
 )
@@ -32,7 +35,44 @@ func (a *Assembly) telemetry(scrub func(string) string) *telemetry.Telemetry {
 		}
 		return nil
 	}
-	return telemetry.New(cfg, telemetry.Options{Version: a.s.Telemetry.Version, Scrub: scrub, Stderr: a.env.Stderr})
+	tel := telemetry.New(cfg, telemetry.Options{Version: a.s.Telemetry.Version, Scrub: scrub, Stderr: a.env.Stderr})
+	a.traced.add(tel)
+	return tel
+}
+
+// traced are the Telemetries an Assembly made, one per Runtime traced
+// (chat, rpc, acp) or the one of TraceRun. Safe for concurrent use: a
+// forced exit reads them from the signal's goroutine.
+type traced struct {
+	mu   sync.Mutex
+	tels []*telemetry.Telemetry
+}
+
+func (t *traced) add(tel *telemetry.Telemetry) {
+	if tel == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.tels = append(t.tels, tel)
+}
+
+// Abandon ends the traces of the runs still going as a forced exit ends
+// them (aborted, with exitCode; their open spans abandoned) and sends
+// what every Telemetry of the Assembly recorded and has not sent, all at
+// once, each within its flush bound (a second). Telemetry off, it does
+// nothing. It is what a forced exit calls, after Kill.
+func (a *Assembly) Abandon(exitCode int) {
+	a.traced.mu.Lock()
+	tels := a.traced.tels
+	a.traced.mu.Unlock()
+	end := telemetry.End{Reason: string(loop.ReasonAborted), ExitCode: exitCode, Class: string(ai.ClassAborted),
+		Err: errors.New("interrupted again: gopi exited at once")}
+	var wg sync.WaitGroup
+	for _, tel := range tels {
+		wg.Go(func() { tel.Abandon(end) })
+	}
+	wg.Wait()
 }
 
 // tracePrompts records each prompt rt runs as a trace of its own, with
@@ -64,7 +104,8 @@ func (a *Assembly) TraceRun(prompt []ai.Message, start time.Time) (end func(tele
 	if tel == nil {
 		return func(telemetry.End) {}
 	}
-	info := telemetry.Info{Provider: a.choice.Info.Provider, Model: a.choice.Info.ID, Prompt: prompt, Denials: a.held.guard.Denials, Start: start}
+	info := telemetry.Info{Provider: a.choice.Info.Provider, Model: a.choice.Info.ID, Prompt: prompt, Denials: a.held.guard.Denials, Start: start,
+		SessionFile: a.file}
 	if a.store != nil {
 		info.SessionID = a.store.Header().ID
 	}

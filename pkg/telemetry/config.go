@@ -1,9 +1,12 @@
 // Package telemetry exports a run as OpenTelemetry traces shaped by the
 // GenAI semantic conventions: one invoke_agent span per run, a chat span
 // per model request, an execute_tool span per tool call, a span per
-// compaction. Spans are made by the OpenTelemetry SDK and sent by an
-// exporter of its own on net/http (OTLP/HTTP, http/protobuf or http/json),
-// once, at the end of a run, within a bound.
+// compaction. Spans are recorded by its own small recorder (span.go: W3C
+// trace context, the standard samplers and the SDK's limits) and sent by
+// its own exporter on net/http (OTLP/HTTP, http/protobuf or http/json),
+// once, at the end of a run, within a bound. It links nothing beyond the
+// standard library, so a run without telemetry pays nothing for it at
+// start-up.
 //
 // It is off unless the standard OTEL_* variables turn it on; nothing here
 // reads the process's environment: Load takes a lookup function.

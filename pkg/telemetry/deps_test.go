@@ -3,18 +3,19 @@ package telemetry
 import (
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"testing"
 )
 
-// Linking telemetry costs every start of gopi, on or off, the init
-// functions of what it links. That is the tracer SDK's own closure
-// (go.opentelemetry.io/otel/sdk/trace: the global otel package, its
-// resource, semconv and observability packages come with it) and
-// nothing more: no package of ours brings another OpenTelemetry package,
-// a semantic-conventions version of its own, an exporter or a metrics SDK.
-func TestLinksNothingBeyondTheTracerSDK(t *testing.T) {
+// Telemetry off costs a run nothing at start-up: every package linked
+// runs its init functions at every start of gopi, on or off, so
+// pkg/telemetry brings nothing beyond the standard library (gopi's
+// packages it imports are linked anyway). The OpenTelemetry SDK brought
+// 13 packages with init work (about 0.2 ms and 11 KB at every start, and
+// 1.3 MB of binary); the API's trace and propagation packages alone
+// bring six (semconv, the global error handler). The spans are recorded
+// here instead (span.go).
+func TestLinksOnlyTheStandardLibrary(t *testing.T) {
 	list := func(args ...string) []string {
 		cmd := exec.Command("go", append([]string{"list"}, args...)...)
 		cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=readonly")
@@ -24,23 +25,13 @@ func TestLinksNothingBeyondTheTracerSDK(t *testing.T) {
 		}
 		return strings.Fields(string(out))
 	}
-	const notStd = "{{if not .Standard}}{{.ImportPath}}{{end}}"
-	// what the package imports itself, gopi's packages aside (their
-	// dependencies are not telemetry's)
 	var own []string
 	for _, p := range list("-f", "{{join .Imports \"\\n\"}}", ".") {
 		if !strings.HasPrefix(p, "gopi/") {
 			own = append(own, p)
 		}
 	}
-	sdk := list("-deps", "-f", notStd, "go.opentelemetry.io/otel/sdk/trace")
-	var extra []string
-	for _, p := range list(append([]string{"-deps", "-f", notStd}, own...)...) {
-		if !slices.Contains(sdk, p) {
-			extra = append(extra, p)
-		}
-	}
-	if len(extra) > 0 {
-		t.Errorf("pkg/telemetry links what the tracer SDK does not: %s", strings.Join(extra, " "))
+	if extra := list(append([]string{"-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}"}, own...)...); len(extra) > 0 {
+		t.Errorf("pkg/telemetry links packages beyond the standard library: %s", strings.Join(extra, " "))
 	}
 }

@@ -11,24 +11,20 @@ import (
 	"net/url"
 	"sync"
 	"time"
-
-	"go.opentelemetry.io/otel/attribute"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 // maxSpans bounds what one flush holds; later spans are counted, not kept.
 const maxSpans = 1 << 16
 
-// collector is the SDK's span processor: it keeps ended spans until the
-// next Flush, so a run sends nothing while it works.
+// collector keeps ended spans until the next Flush, so a run sends
+// nothing while it works.
 type collector struct {
 	mu      sync.Mutex
-	spans   []sdktrace.ReadOnlySpan
+	spans   []*span
 	dropped int
 }
 
-func (c *collector) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
-func (c *collector) OnEnd(s sdktrace.ReadOnlySpan) {
+func (c *collector) add(s *span) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.spans) >= maxSpans {
@@ -37,10 +33,7 @@ func (c *collector) OnEnd(s sdktrace.ReadOnlySpan) {
 	}
 	c.spans = append(c.spans, s)
 }
-func (c *collector) Shutdown(context.Context) error   { return nil }
-func (c *collector) ForceFlush(context.Context) error { return nil }
-
-func (c *collector) take() []sdktrace.ReadOnlySpan {
+func (c *collector) take() []*span {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.spans
@@ -52,7 +45,7 @@ func (c *collector) take() []sdktrace.ReadOnlySpan {
 type exporter struct {
 	cfg      Config
 	client   *http.Client
-	resource []attribute.KeyValue
+	resource []attribute
 	version  string
 	scrub    func(string) string
 }
@@ -66,19 +59,21 @@ func newExporter(cfg Config, version string, scrub func(string) string) *exporte
 		ResponseHeaderTimeout: cfg.FlushTimeout,
 		ForceAttemptHTTP2:     true,
 	}
-	res := []attribute.KeyValue{attribute.String("service.name", cfg.ServiceName),
-		attribute.String("telemetry.sdk.name", "opentelemetry"), attribute.String("telemetry.sdk.language", "go")}
+	// Spans are recorded by gopi's own code, not the OpenTelemetry SDK: the
+	// SDK's name is this package's, as the resource conventions ask.
+	res := []attribute{str("service.name", cfg.ServiceName),
+		str("telemetry.sdk.name", "gopi/pkg/telemetry"), str("telemetry.sdk.language", "go")}
 	if version != "" {
-		res = append(res, attribute.String("service.version", version))
+		res = append(res, str("service.version", version))
 	}
 	for _, kv := range cfg.Resource {
-		res = append(res, attribute.String(kv.Key, kv.Value))
+		res = append(res, str(kv.Key, kv.Value))
 	}
 	return &exporter{cfg: cfg, client: &http.Client{Transport: tr}, resource: res, version: version, scrub: scrub}
 }
 
 // export sends spans in one request within ctx.
-func (e *exporter) export(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+func (e *exporter) export(ctx context.Context, spans []*span) error {
 	r := &request{resource: e.resource, scope: "gopi", version: e.version, spans: spans, scrub: e.scrub}
 	if e.cfg.Protocol == ProtoJSON {
 		return e.post(ctx, e.cfg.Endpoint, r.json())

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"go.opentelemetry.io/otel/attribute"
 )
 
 // The GenAI client metrics, as the semantic conventions define them:
@@ -27,7 +25,7 @@ var (
 
 // histogram is one data point: the counts of one attribute set.
 type histogram struct {
-	attrs    []attribute.KeyValue
+	attrs    []attribute
 	count    uint64
 	sum      float64
 	min, max float64
@@ -58,10 +56,9 @@ func newMeter(start time.Time) *meter {
 	return &meter{start: start, points: map[string]map[string]*histogram{}}
 }
 
-func (m *meter) record(metric string, v float64, attrs ...attribute.KeyValue) {
+func (m *meter) record(metric string, v float64, attrs ...attribute) {
 	bounds := boundsOf(metric)
-	set := attribute.NewSet(attrs...)
-	key := set.Encoded(attribute.DefaultEncoder())
+	set, key := attributeSet(attrs)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	byAttrs := m.points[metric]
@@ -71,7 +68,7 @@ func (m *meter) record(metric string, v float64, attrs ...attribute.KeyValue) {
 	}
 	h := byAttrs[key]
 	if h == nil {
-		h = &histogram{attrs: set.ToSlice(), buckets: make([]uint64, len(bounds)+1)}
+		h = &histogram{attrs: set, buckets: make([]uint64, len(bounds)+1)}
 		byAttrs[key] = h
 	}
 	h.record(v, bounds)
@@ -120,7 +117,7 @@ func (m *meter) snapshot() []metricPoint {
 
 // metricsRequest is one ExportMetricsServiceRequest.
 type metricsRequest struct {
-	resource    []attribute.KeyValue
+	resource    []attribute
 	scope       string
 	version     string
 	start, now  time.Time

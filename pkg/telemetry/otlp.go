@@ -6,10 +6,6 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
-
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 // The OTLP request is written by hand, not by generated code: the field
@@ -21,10 +17,10 @@ import (
 // request is one ExportTraceServiceRequest's content: a resource, a
 // scope and the spans.
 type request struct {
-	resource []attribute.KeyValue
+	resource []attribute
 	scope    string
 	version  string
-	spans    []sdktrace.ReadOnlySpan
+	spans    []*span
 	scrub    func(string) string // applied to every string exported
 }
 
@@ -34,23 +30,12 @@ const (
 	flagIsRemote    = 0x200
 )
 
-func spanFlags(s sdktrace.ReadOnlySpan) uint32 {
-	f := uint32(s.SpanContext().TraceFlags()) | flagHasIsRemote
-	if s.Parent().IsRemote() {
+func spanFlags(s *span) uint32 {
+	f := uint32(s.sc.flags) | flagHasIsRemote
+	if s.parent.remote {
 		f |= flagIsRemote
 	}
 	return f
-}
-
-// status maps the SDK's code to OTLP's StatusCode (UNSET 0, OK 1, ERROR 2).
-func status(c codes.Code) int {
-	switch c {
-	case codes.Ok:
-		return 1
-	case codes.Error:
-		return 2
-	}
-	return 0
 }
 
 // ---- protobuf ----
@@ -111,99 +96,74 @@ func (r *request) protobuf() []byte {
 	return p.b
 }
 
-func (r *request) pbSpan(p *pb, s sdktrace.ReadOnlySpan) {
-	sc := s.SpanContext()
-	tid, sid := sc.TraceID(), sc.SpanID()
-	p.bytes(1, tid[:])
-	p.bytes(2, sid[:])
-	if ts := sc.TraceState().String(); ts != "" {
-		p.str(3, ts)
+func (r *request) pbSpan(p *pb, s *span) {
+	p.bytes(1, s.sc.traceID[:])
+	p.bytes(2, s.sc.spanID[:])
+	if s.sc.state != "" {
+		p.str(3, s.sc.state)
 	}
-	if s.Parent().IsValid() {
-		pid := s.Parent().SpanID()
-		p.bytes(4, pid[:])
+	if s.parent.valid() {
+		p.bytes(4, s.parent.spanID[:])
 	}
-	p.str(5, r.scrub(s.Name()))
-	p.varint(6, uint64(s.SpanKind()))
-	p.fixed64(7, uint64(s.StartTime().UnixNano()))
-	p.fixed64(8, uint64(s.EndTime().UnixNano()))
-	for _, kv := range s.Attributes() {
+	p.str(5, r.scrub(s.name))
+	p.varint(6, uint64(s.kind))
+	p.fixed64(7, uint64(s.start.UnixNano()))
+	p.fixed64(8, uint64(s.end.UnixNano()))
+	for _, kv := range s.attrs {
 		p.msg(9, func(a *pb) { r.pbKV(a, kv) })
 	}
-	if n := s.DroppedAttributes(); n > 0 {
-		p.varint(10, uint64(n))
+	if s.dropped > 0 {
+		p.varint(10, uint64(s.dropped))
 	}
-	for _, e := range s.Events() {
+	for _, e := range s.events {
 		p.msg(11, func(ev *pb) {
-			ev.fixed64(1, uint64(e.Time.UnixNano()))
-			ev.str(2, e.Name)
-			for _, kv := range e.Attributes {
+			ev.fixed64(1, uint64(e.at.UnixNano()))
+			ev.str(2, e.name)
+			for _, kv := range e.attrs {
 				ev.msg(3, func(a *pb) { r.pbKV(a, kv) })
+			}
+			if e.dropped > 0 {
+				ev.varint(4, uint64(e.dropped))
 			}
 		})
 	}
-	if n := s.DroppedEvents(); n > 0 {
-		p.varint(12, uint64(n))
+	if s.lostEvents > 0 {
+		p.varint(12, uint64(s.lostEvents))
 	}
-	if st := s.Status(); st.Code != codes.Unset {
+	if s.status != 0 {
 		p.msg(15, func(m *pb) {
-			if st.Description != "" {
-				m.str(2, r.scrub(st.Description))
+			if s.statusMsg != "" {
+				m.str(2, r.scrub(s.statusMsg))
 			}
-			m.varint(3, uint64(status(st.Code)))
+			m.varint(3, uint64(s.status))
 		})
 	}
 	p.fixed32(16, spanFlags(s))
 }
 
-func (r *request) pbKV(p *pb, kv attribute.KeyValue) {
-	p.str(1, string(kv.Key))
+func (r *request) pbKV(p *pb, kv attribute) {
+	p.str(1, kv.Key)
 	p.msg(2, func(v *pb) { r.pbValue(v, kv.Value) })
 }
 
 // pbValue writes an AnyValue: string 1, bool 2, int 3, double 4, array 5.
-func (r *request) pbValue(p *pb, v attribute.Value) {
-	switch v.Type() {
-	case attribute.BOOL:
-		p.varint(2, b2u(v.AsBool()))
-	case attribute.INT64:
-		p.varint(3, uint64(v.AsInt64()))
-	case attribute.FLOAT64:
-		p.fixed64(4, math.Float64bits(v.AsFloat64()))
-	case attribute.STRINGSLICE:
+func (r *request) pbValue(p *pb, v attrValue) {
+	switch v.kind {
+	case kindBool:
+		p.varint(2, uint64(v.n))
+	case kindInt:
+		p.varint(3, uint64(v.n))
+	case kindFloat:
+		p.fixed64(4, math.Float64bits(v.f))
+	case kindStrings:
 		p.msg(5, func(a *pb) {
-			for _, s := range v.AsStringSlice() {
+			for _, s := range v.ss {
 				a.msg(1, func(e *pb) { e.str(1, r.scrub(s)) })
 			}
 		})
-	case attribute.INT64SLICE:
-		p.msg(5, func(a *pb) {
-			for _, n := range v.AsInt64Slice() {
-				a.msg(1, func(e *pb) { e.varint(3, uint64(n)) })
-			}
-		})
-	case attribute.BOOLSLICE:
-		p.msg(5, func(a *pb) {
-			for _, b := range v.AsBoolSlice() {
-				a.msg(1, func(e *pb) { e.varint(2, b2u(b)) })
-			}
-		})
-	case attribute.FLOAT64SLICE:
-		p.msg(5, func(a *pb) {
-			for _, f := range v.AsFloat64Slice() {
-				a.msg(1, func(e *pb) { e.fixed64(4, math.Float64bits(f)) })
-			}
-		})
 	default:
-		p.str(1, r.scrub(v.Emit()))
+		p.str(1, r.scrub(v.s))
 	}
-}
-
-func b2u(b bool) uint64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // ---- JSON ----
@@ -216,9 +176,10 @@ type jsonKV struct {
 }
 
 type jsonEvent struct {
-	TimeUnixNano string   `json:"timeUnixNano"`
-	Name         string   `json:"name"`
-	Attributes   []jsonKV `json:"attributes,omitempty"`
+	TimeUnixNano      string   `json:"timeUnixNano"`
+	Name              string   `json:"name"`
+	Attributes        []jsonKV `json:"attributes,omitempty"`
+	DroppedAttributes int      `json:"droppedAttributesCount,omitempty"`
 }
 
 type jsonStatus struct {
@@ -243,26 +204,27 @@ type jsonSpan struct {
 	Status            *jsonStatus `json:"status,omitempty"`
 }
 
+func (r *request) jsonSpan(s *span) jsonSpan {
+	js := jsonSpan{TraceID: hex.EncodeToString(s.sc.traceID[:]), SpanID: hex.EncodeToString(s.sc.spanID[:]), TraceState: s.sc.state,
+		Flags: spanFlags(s), Name: r.scrub(s.name), Kind: s.kind,
+		StartTimeUnixNano: strconv.FormatInt(s.start.UnixNano(), 10), EndTimeUnixNano: strconv.FormatInt(s.end.UnixNano(), 10),
+		Attributes: r.jsonKVs(s.attrs), DroppedAttributes: s.dropped, DroppedEvents: s.lostEvents}
+	if s.parent.valid() {
+		js.ParentSpanID = hex.EncodeToString(s.parent.spanID[:])
+	}
+	for _, e := range s.events {
+		js.Events = append(js.Events, jsonEvent{strconv.FormatInt(e.at.UnixNano(), 10), e.name, r.jsonKVs(e.attrs), e.dropped})
+	}
+	if s.status != 0 {
+		js.Status = &jsonStatus{r.scrub(s.statusMsg), s.status}
+	}
+	return js
+}
+
 func (r *request) json() []byte {
 	spans := make([]jsonSpan, 0, len(r.spans))
 	for _, s := range r.spans {
-		sc := s.SpanContext()
-		tid, sid := sc.TraceID(), sc.SpanID()
-		js := jsonSpan{TraceID: hex.EncodeToString(tid[:]), SpanID: hex.EncodeToString(sid[:]), TraceState: sc.TraceState().String(),
-			Flags: spanFlags(s), Name: r.scrub(s.Name()), Kind: int(s.SpanKind()),
-			StartTimeUnixNano: strconv.FormatInt(s.StartTime().UnixNano(), 10), EndTimeUnixNano: strconv.FormatInt(s.EndTime().UnixNano(), 10),
-			Attributes: r.jsonKVs(s.Attributes()), DroppedAttributes: s.DroppedAttributes(), DroppedEvents: s.DroppedEvents()}
-		if s.Parent().IsValid() {
-			pid := s.Parent().SpanID()
-			js.ParentSpanID = hex.EncodeToString(pid[:])
-		}
-		for _, e := range s.Events() {
-			js.Events = append(js.Events, jsonEvent{strconv.FormatInt(e.Time.UnixNano(), 10), e.Name, r.jsonKVs(e.Attributes)})
-		}
-		if st := s.Status(); st.Code != codes.Unset {
-			js.Status = &jsonStatus{r.scrub(st.Description), status(st.Code)}
-		}
-		spans = append(spans, js)
+		spans = append(spans, r.jsonSpan(s))
 	}
 	scope := map[string]string{"name": r.scope}
 	if r.version != "" {
@@ -276,46 +238,28 @@ func (r *request) json() []byte {
 	return b
 }
 
-func (r *request) jsonKVs(kvs []attribute.KeyValue) []jsonKV {
+func (r *request) jsonKVs(kvs []attribute) []jsonKV {
 	out := make([]jsonKV, 0, len(kvs))
 	for _, kv := range kvs {
-		out = append(out, jsonKV{string(kv.Key), r.jsonValue(kv.Value)})
+		out = append(out, jsonKV{kv.Key, r.jsonValue(kv.Value)})
 	}
 	return out
 }
 
-func (r *request) jsonValue(v attribute.Value) jsonValue {
-	switch v.Type() {
-	case attribute.BOOL:
-		return jsonValue{"boolValue": v.AsBool()}
-	case attribute.INT64:
-		return jsonValue{"intValue": strconv.FormatInt(v.AsInt64(), 10)}
-	case attribute.FLOAT64:
-		return jsonValue{"doubleValue": v.AsFloat64()}
-	case attribute.STRINGSLICE:
+func (r *request) jsonValue(v attrValue) jsonValue {
+	switch v.kind {
+	case kindBool:
+		return jsonValue{"boolValue": v.n == 1}
+	case kindInt:
+		return jsonValue{"intValue": strconv.FormatInt(v.n, 10)}
+	case kindFloat:
+		return jsonValue{"doubleValue": v.f}
+	case kindStrings:
 		var vs []jsonValue
-		for _, s := range v.AsStringSlice() {
+		for _, s := range v.ss {
 			vs = append(vs, jsonValue{"stringValue": r.scrub(s)})
 		}
 		return jsonValue{"arrayValue": map[string]any{"values": vs}}
-	case attribute.INT64SLICE:
-		var vs []jsonValue
-		for _, n := range v.AsInt64Slice() {
-			vs = append(vs, jsonValue{"intValue": strconv.FormatInt(n, 10)})
-		}
-		return jsonValue{"arrayValue": map[string]any{"values": vs}}
-	case attribute.BOOLSLICE:
-		var vs []jsonValue
-		for _, b := range v.AsBoolSlice() {
-			vs = append(vs, jsonValue{"boolValue": b})
-		}
-		return jsonValue{"arrayValue": map[string]any{"values": vs}}
-	case attribute.FLOAT64SLICE:
-		var vs []jsonValue
-		for _, f := range v.AsFloat64Slice() {
-			vs = append(vs, jsonValue{"doubleValue": f})
-		}
-		return jsonValue{"arrayValue": map[string]any{"values": vs}}
 	}
-	return jsonValue{"stringValue": r.scrub(v.Emit())}
+	return jsonValue{"stringValue": r.scrub(v.s)}
 }

@@ -7,10 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/trace"
-
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
 	"gopi/pkg/sandbox"
@@ -26,7 +22,7 @@ type Info struct {
 	// takes the user messages the run's events carry.
 	Prompt []ai.Message
 	// SessionFile and Leaf name where a prompt is kept (Prompts: each
-	// prompt's end).
+	// prompt's end; the session file also a run's abandoned by Abandon).
 	SessionFile string
 	Leaf        func() string
 	// Start is when the run began (the process's start, for gopi run):
@@ -80,17 +76,19 @@ type run struct {
 	info Info
 
 	mu       sync.Mutex
-	root     trace.Span
-	chat     trace.Span
+	root     *span
+	chat     *span
 	reqStart time.Time
 	firstTok bool
 	chatAt   time.Time
-	tools    map[string]trace.Span
-	compact  trace.Span
+	tools    map[string]*span
+	compact  *span
 	denials  int
 	ended    bool
 	input    []ai.Message // the user messages seen (CaptureContent without Info.Prompt)
 	asked    bool         // a model request was made
+	steps    int          // the answers seen, and their usage (Abandon)
+	usage    ai.Usage
 }
 
 // Start opens a run's invoke_agent span; t nil gives Off.
@@ -98,47 +96,61 @@ func (t *Telemetry) Start(info Info) Recorder {
 	if t == nil {
 		return Off
 	}
-	r := &run{t: t, info: info, tools: map[string]trace.Span{}, reqStart: time.Now()}
-	attrs := []attribute.KeyValue{attribute.String(attrOp, "invoke_agent"), attribute.String(attrAgent, "gopi"),
-		attribute.String(attrProvider, providerName(info.Provider)), attribute.String(attrReqModel, info.Model)}
+	r := &run{t: t, info: info, tools: map[string]*span{}, reqStart: time.Now()}
+	attrs := []attribute{str(attrOp, "invoke_agent"), str(attrAgent, "gopi"),
+		str(attrProvider, providerName(info.Provider)), str(attrReqModel, info.Model)}
 	if info.SessionID != "" {
-		attrs = append(attrs, attribute.String(attrConversation, info.SessionID))
+		attrs = append(attrs, str(attrConversation, info.SessionID))
 	}
 	if t.cfg.CaptureContent && len(info.Prompt) > 0 {
-		attrs = append(attrs, attribute.String(attrInput, t.scrub(messagesJSON(info.Prompt))))
+		attrs = append(attrs, str(attrInput, t.scrub(messagesJSON(info.Prompt))))
 	}
 	if info.Start.IsZero() || info.Start.After(r.reqStart) {
 		r.info.Start = r.reqStart
 	}
-	_, r.root = t.tracer.Start(t.parent, "invoke_agent gopi", trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...),
-		trace.WithTimestamp(r.info.Start))
+	r.root = t.startSpan(t.parent, "invoke_agent gopi", spanInternal, r.info.Start, attrs...)
 	if info.Denials != nil {
 		r.denials = len(info.Denials())
 	}
+	t.mu.Lock()
+	t.open[r] = true
+	t.mu.Unlock()
 	return r
 }
 
 // child starts a span under the run's root.
-func (r *run) child(name string, kind trace.SpanKind, at time.Time, attrs ...attribute.KeyValue) trace.Span {
-	ctx := trace.ContextWithSpan(r.t.parent, r.root)
-	_, s := r.t.tracer.Start(ctx, name, trace.WithSpanKind(kind), trace.WithTimestamp(at), trace.WithAttributes(attrs...))
-	return s
+func (r *run) child(name string, kind int, at time.Time, attrs ...attribute) *span {
+	return r.t.startSpan(r.root.sc, name, kind, at, attrs...)
 }
 
 // End closes every span still open, then the root, and sends the run's
 // spans.
 func (r *run) End(end End) {
+	if r.end(end) {
+		r.t.Flush()
+	}
+}
+
+// end closes every span still open, then the root, once: it says
+// whether this call did. The session file is Info's when end has none.
+func (r *run) end(end End) bool {
+	r.t.mu.Lock()
+	delete(r.t.open, r)
+	r.t.mu.Unlock()
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.ended {
-		r.mu.Unlock()
-		return
+		return false
 	}
 	r.ended = true
+	if end.SessionFile == "" {
+		end.SessionFile = r.info.SessionFile
+	}
 	now := time.Now()
-	abandon := func(s trace.Span) {
-		s.SetAttributes(attribute.String(attrErrType, "abandoned"))
-		s.SetStatus(codes.Error, "the run ended first")
-		s.End(trace.WithTimestamp(now))
+	abandon := func(s *span) {
+		s.SetAttributes(str(attrErrType, "abandoned"))
+		s.SetError("the run ended first")
+		s.End(now)
 	}
 	if r.chat != nil {
 		abandon(r.chat)
@@ -149,33 +161,32 @@ func (r *run) End(end End) {
 	if r.compact != nil {
 		abandon(r.compact)
 	}
-	attrs := []attribute.KeyValue{attribute.String("gopi.run.reason", end.Reason), attribute.Int("gopi.run.exit_code", end.ExitCode),
-		attribute.Int("gopi.run.steps", end.Steps), attribute.Float64("gopi.run.cost_usd", end.Usage.Cost.Total),
-		attribute.Int64(attrIn, end.Usage.Input), attribute.Int64(attrOut, end.Usage.Output)}
+	attrs := []attribute{str("gopi.run.reason", end.Reason), integer("gopi.run.exit_code", end.ExitCode),
+		integer("gopi.run.steps", end.Steps), f64("gopi.run.cost_usd", end.Usage.Cost.Total),
+		i64(attrIn, end.Usage.Input), i64(attrOut, end.Usage.Output)}
 	if end.Usage.CacheRead > 0 {
-		attrs = append(attrs, attribute.Int64(attrCacheRead, end.Usage.CacheRead))
+		attrs = append(attrs, i64(attrCacheRead, end.Usage.CacheRead))
 	}
 	if end.Usage.CacheWrite > 0 {
-		attrs = append(attrs, attribute.Int64(attrCacheWrite, end.Usage.CacheWrite))
+		attrs = append(attrs, i64(attrCacheWrite, end.Usage.CacheWrite))
 	}
 	if end.SessionFile != "" {
-		attrs = append(attrs, attribute.String("gopi.session.file", end.SessionFile))
+		attrs = append(attrs, str("gopi.session.file", end.SessionFile))
 	}
 	if end.LeafID != "" {
-		attrs = append(attrs, attribute.String("gopi.session.leaf_id", end.LeafID))
+		attrs = append(attrs, str("gopi.session.leaf_id", end.LeafID))
 	}
 	r.root.SetAttributes(attrs...)
 	if end.Class != "" {
-		r.root.SetAttributes(attribute.String(attrErrType, end.Class))
+		r.root.SetAttributes(str(attrErrType, end.Class))
 		msg := end.Class
 		if end.Err != nil {
 			msg = end.Err.Error()
 		}
-		r.root.SetStatus(codes.Error, msg)
+		r.root.SetError(msg)
 	}
-	r.root.End(trace.WithTimestamp(now))
-	r.mu.Unlock()
-	r.t.Flush()
+	r.root.End(now)
+	return true
 }
 
 // providerName is gen_ai.provider.name's well-known value for gopi's
@@ -259,22 +270,22 @@ func (r *run) measure(m ai.Message, now time.Time) {
 	if r.t.meter == nil {
 		return
 	}
-	attrs := []attribute.KeyValue{attribute.String(attrOp, "chat"), attribute.String(attrProvider, providerName(r.info.Provider)),
-		attribute.String(attrReqModel, r.info.Model)}
+	attrs := []attribute{str(attrOp, "chat"), str(attrProvider, providerName(r.info.Provider)),
+		str(attrReqModel, r.info.Model)}
 	if m.Model != "" {
-		attrs = append(attrs, attribute.String(attrRespModel, m.Model))
+		attrs = append(attrs, str(attrRespModel, m.Model))
 	}
 	dur := attrs
 	switch m.StopReason {
 	case ai.StopError:
-		dur = append(slices.Clone(attrs), attribute.String(attrErrType, "error"))
+		dur = append(slices.Clone(attrs), str(attrErrType, "error"))
 	case ai.StopAborted:
-		dur = append(slices.Clone(attrs), attribute.String(attrErrType, string(ai.ClassAborted)))
+		dur = append(slices.Clone(attrs), str(attrErrType, string(ai.ClassAborted)))
 	}
 	r.t.meter.record(metricDuration, now.Sub(r.chatAt).Seconds(), dur...)
 	if m.StopReason == ai.StopError || m.StopReason == ai.StopAborted {
 		return
 	}
-	r.t.meter.record(metricTokens, float64(m.Usage.Input), append(slices.Clone(attrs), attribute.String("gen_ai.token.type", "input"))...)
-	r.t.meter.record(metricTokens, float64(m.Usage.Output), append(slices.Clone(attrs), attribute.String("gen_ai.token.type", "output"))...)
+	r.t.meter.record(metricTokens, float64(m.Usage.Input), append(slices.Clone(attrs), str("gen_ai.token.type", "input"))...)
+	r.t.meter.record(metricTokens, float64(m.Usage.Output), append(slices.Clone(attrs), str("gen_ai.token.type", "output"))...)
 }

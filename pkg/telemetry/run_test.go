@@ -314,6 +314,9 @@ func TestCompactionIsASpan(t *testing.T) {
 	if tb, _ := c[0].Attrs["gopi.compaction.tokens_before"].(int64); tb <= 0 {
 		t.Errorf("compaction tokens before %v", c[0].Attrs)
 	}
+	if retry, ok := c[0].Attrs["gopi.compaction.will_retry"].(bool); !ok || retry {
+		t.Errorf("compaction will_retry %v (%T), want false", c[0].Attrs["gopi.compaction.will_retry"], c[0].Attrs["gopi.compaction.will_retry"])
+	}
 }
 
 func TestHookDenialOnToolSpan(t *testing.T) {

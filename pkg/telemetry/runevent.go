@@ -8,10 +8,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/trace"
-
 	"gopi/pkg/ai"
 	"gopi/pkg/loop"
 )
@@ -40,7 +36,7 @@ func (r *run) Event(_ int, e loop.Event) {
 		r.retryStart(e.Retry, now)
 	case loop.RetryEnd:
 		if r.chat != nil && e.Retry != nil {
-			r.chat.SetAttributes(attribute.Int("gopi.retry.attempts", e.Retry.Attempt))
+			r.chat.SetAttributes(integer("gopi.retry.attempts", e.Retry.Attempt))
 		}
 	case loop.ToolStart:
 		r.startTool(e, now)
@@ -48,7 +44,7 @@ func (r *run) Event(_ int, e loop.Event) {
 		r.endTool(e, now)
 	case loop.CompactionStart:
 		if r.compact == nil && e.Compaction != nil {
-			r.compact = r.child("compaction", trace.SpanKindInternal, now, attribute.String("gopi.compaction.reason", e.Compaction.Reason))
+			r.compact = r.child("compaction", spanInternal, now, str("gopi.compaction.reason", e.Compaction.Reason))
 		}
 	case loop.CompactionEnd:
 		r.endCompaction(e, now)
@@ -63,13 +59,15 @@ func (r *run) Event(_ int, e loop.Event) {
 // the captured input when the prompt was not given.
 func (r *run) messageEnd(m *ai.Message, now time.Time) {
 	if m != nil && m.Role == ai.RoleAssistant {
+		r.steps++
+		r.usage = r.usage.Add(m.Usage)
 		r.endChat(*m, now)
 		return
 	}
 	r.reqStart = now
 	if m != nil && m.Role == ai.RoleUser && r.t.cfg.CaptureContent && r.info.Prompt == nil {
 		r.input = append(r.input, *m)
-		r.root.SetAttributes(attribute.String(attrInput, r.t.scrub(messagesJSON(r.input))))
+		r.root.SetAttributes(str(attrInput, r.t.scrub(messagesJSON(r.input))))
 	}
 }
 
@@ -79,8 +77,8 @@ func (r *run) firstToken(now time.Time) {
 		return
 	}
 	r.firstTok = true
-	r.chat.SetAttributes(attribute.Float64("gopi.response.time_to_first_token", now.Sub(r.chatAt).Seconds()))
-	r.chat.AddEvent("gen_ai.first_token", trace.WithTimestamp(now))
+	r.chat.SetAttributes(f64("gopi.response.time_to_first_token", now.Sub(r.chatAt).Seconds()))
+	r.chat.AddEvent("gen_ai.first_token", now)
 }
 
 func (r *run) retryStart(retry *ai.RetryInfo, now time.Time) {
@@ -88,35 +86,35 @@ func (r *run) retryStart(retry *ai.RetryInfo, now time.Time) {
 	if retry == nil {
 		return
 	}
-	r.chat.AddEvent("gen_ai.retry", trace.WithTimestamp(now), trace.WithAttributes(
-		attribute.Int("gopi.retry.attempt", retry.Attempt),
-		attribute.String("gopi.retry.reason", retry.ErrorMessage),
-		attribute.Int64("gopi.retry.delay_ms", retry.Delay.Milliseconds())))
+	r.chat.AddEvent("gen_ai.retry", now,
+		integer("gopi.retry.attempt", retry.Attempt),
+		str("gopi.retry.reason", retry.ErrorMessage),
+		i64("gopi.retry.delay_ms", retry.Delay.Milliseconds()))
 }
 
 // startTool opens a tool call's execute_tool span; an MCP server's tool
 // is an extension.
 func (r *run) startTool(e loop.Event, now time.Time) {
-	attrs := []attribute.KeyValue{attribute.String(attrOp, "execute_tool"), attribute.String(attrToolName, e.ToolName),
-		attribute.String(attrToolCallID, e.ToolCallID)}
+	attrs := []attribute{str(attrOp, "execute_tool"), str(attrToolName, e.ToolName),
+		str(attrToolCallID, e.ToolCallID)}
 	if server, ok := mcpServer(e.ToolName); ok {
-		attrs = append(attrs, attribute.String("gopi.mcp.server", server), attribute.String(attrToolType, "extension"))
+		attrs = append(attrs, str("gopi.mcp.server", server), str(attrToolType, "extension"))
 	} else {
-		attrs = append(attrs, attribute.String(attrToolType, "function"))
+		attrs = append(attrs, str(attrToolType, "function"))
 	}
 	if r.t.cfg.CaptureContent {
-		attrs = append(attrs, attribute.String(attrToolArgs, r.t.scrub(string(e.Args))))
+		attrs = append(attrs, str(attrToolArgs, r.t.scrub(string(e.Args))))
 	}
-	r.tools[e.ToolCallID] = r.child("execute_tool "+e.ToolName, trace.SpanKindInternal, now, attrs...)
+	r.tools[e.ToolCallID] = r.child("execute_tool "+e.ToolName, spanInternal, now, attrs...)
 }
 
 func (r *run) trimmed(t *loop.TrimInfo, now time.Time) {
 	if t == nil {
 		return
 	}
-	r.root.AddEvent("gopi.context_trimmed", trace.WithTimestamp(now), trace.WithAttributes(
-		attribute.Int("gopi.trim.turns", t.Turns), attribute.Int("gopi.trim.messages", t.Messages),
-		attribute.Int("gopi.trim.tokens", t.Tokens)))
+	r.root.AddEvent("gopi.context_trimmed", now,
+		integer("gopi.trim.turns", t.Turns), integer("gopi.trim.messages", t.Messages),
+		integer("gopi.trim.tokens", t.Tokens))
 }
 
 func (r *run) openChat(now time.Time) {
@@ -130,14 +128,14 @@ func (r *run) openChat(now time.Time) {
 	r.chatAt = start
 	if !r.asked {
 		r.asked = true
-		r.root.SetAttributes(attribute.Float64("gopi.run.time_to_first_request", start.Sub(r.info.Start).Seconds()))
+		r.root.SetAttributes(f64("gopi.run.time_to_first_request", start.Sub(r.info.Start).Seconds()))
 	}
-	attrs := []attribute.KeyValue{attribute.String(attrOp, "chat"), attribute.String(attrProvider, providerName(r.info.Provider)),
-		attribute.String(attrReqModel, r.info.Model)}
+	attrs := []attribute{str(attrOp, "chat"), str(attrProvider, providerName(r.info.Provider)),
+		str(attrReqModel, r.info.Model)}
 	if r.info.SessionID != "" {
-		attrs = append(attrs, attribute.String(attrConversation, r.info.SessionID))
+		attrs = append(attrs, str(attrConversation, r.info.SessionID))
 	}
-	r.chat = r.child("chat "+r.info.Model, trace.SpanKindClient, start, attrs...)
+	r.chat = r.child("chat "+r.info.Model, spanClient, start, attrs...)
 }
 
 func (r *run) endChat(m ai.Message, now time.Time) {
@@ -145,34 +143,34 @@ func (r *run) endChat(m ai.Message, now time.Time) {
 	s := r.chat
 	r.chat = nil
 	r.reqStart = now
-	attrs := []attribute.KeyValue{attribute.StringSlice(attrFinish, []string{finishReason(m.StopReason)}),
-		attribute.Int64(attrIn, m.Usage.Input), attribute.Int64(attrOut, m.Usage.Output)}
+	attrs := []attribute{strs(attrFinish, []string{finishReason(m.StopReason)}),
+		i64(attrIn, m.Usage.Input), i64(attrOut, m.Usage.Output)}
 	if m.Model != "" {
-		attrs = append(attrs, attribute.String(attrRespModel, m.Model))
+		attrs = append(attrs, str(attrRespModel, m.Model))
 	}
 	if m.Usage.CacheRead > 0 {
-		attrs = append(attrs, attribute.Int64(attrCacheRead, m.Usage.CacheRead))
+		attrs = append(attrs, i64(attrCacheRead, m.Usage.CacheRead))
 	}
 	if m.Usage.CacheWrite > 0 {
-		attrs = append(attrs, attribute.Int64(attrCacheWrite, m.Usage.CacheWrite))
+		attrs = append(attrs, i64(attrCacheWrite, m.Usage.CacheWrite))
 	}
 	if m.Usage.Cost.Total > 0 {
-		attrs = append(attrs, attribute.Float64("gopi.cost_usd", m.Usage.Cost.Total))
+		attrs = append(attrs, f64("gopi.cost_usd", m.Usage.Cost.Total))
 	}
 	if r.t.cfg.CaptureContent {
-		attrs = append(attrs, attribute.String(attrOutput, r.t.scrub(messagesJSON([]ai.Message{m}))))
+		attrs = append(attrs, str(attrOutput, r.t.scrub(messagesJSON([]ai.Message{m}))))
 	}
 	s.SetAttributes(attrs...)
 	r.measure(m, now)
 	switch m.StopReason {
 	case ai.StopError:
-		s.SetAttributes(attribute.String(attrErrType, "error"))
-		s.SetStatus(codes.Error, m.ErrorMessage)
+		s.SetAttributes(str(attrErrType, "error"))
+		s.SetError(m.ErrorMessage)
 	case ai.StopAborted:
-		s.SetAttributes(attribute.String(attrErrType, string(ai.ClassAborted)))
-		s.SetStatus(codes.Error, "aborted")
+		s.SetAttributes(str(attrErrType, string(ai.ClassAborted)))
+		s.SetError("aborted")
 	}
-	s.End(trace.WithTimestamp(now))
+	s.End(now)
 }
 
 func (r *run) endTool(e loop.Event, now time.Time) {
@@ -187,27 +185,27 @@ func (r *run) endTool(e loop.Event, now time.Time) {
 			Reason string `json:"reason"`
 		}
 		if json.Unmarshal(e.Result.Details, &d) == nil && d.Hook != "" {
-			s.SetAttributes(attribute.String("gopi.hook.denied_by", d.Hook), attribute.String("gopi.hook.reason", d.Reason))
-			s.AddEvent("gopi.hook.denied", trace.WithTimestamp(now), trace.WithAttributes(attribute.String("gopi.hook.name", d.Hook), attribute.String("gopi.hook.reason", d.Reason)))
+			s.SetAttributes(str("gopi.hook.denied_by", d.Hook), str("gopi.hook.reason", d.Reason))
+			s.AddEvent("gopi.hook.denied", now, str("gopi.hook.name", d.Hook), str("gopi.hook.reason", d.Reason))
 		}
 		if r.t.cfg.CaptureContent {
-			s.SetAttributes(attribute.String(attrToolResult, r.t.scrub(resultText(e.Result))))
+			s.SetAttributes(str(attrToolResult, r.t.scrub(resultText(e.Result))))
 		}
 	}
 	if r.info.Denials != nil {
 		all := r.info.Denials()
 		for _, d := range all[min(r.denials, len(all)):] {
-			s.AddEvent("gopi.sandbox.denied", trace.WithTimestamp(now), trace.WithAttributes(
-				attribute.String("gopi.sandbox.tool", d.Tool), attribute.String("gopi.sandbox.operation", d.Operation),
-				attribute.String("gopi.sandbox.target", d.Target), attribute.String("gopi.sandbox.rule", d.Rule)))
+			s.AddEvent("gopi.sandbox.denied", now,
+				str("gopi.sandbox.tool", d.Tool), str("gopi.sandbox.operation", d.Operation),
+				str("gopi.sandbox.target", d.Target), str("gopi.sandbox.rule", d.Rule))
 		}
 		r.denials = len(all)
 	}
 	if e.IsError {
-		s.SetAttributes(attribute.String(attrErrType, "tool_error"))
-		s.SetStatus(codes.Error, "the tool returned an error")
+		s.SetAttributes(str(attrErrType, "tool_error"))
+		s.SetError("the tool returned an error")
 	}
-	s.End(trace.WithTimestamp(now))
+	s.End(now)
 }
 
 func (r *run) endCompaction(e loop.Event, now time.Time) {
@@ -217,20 +215,20 @@ func (r *run) endCompaction(e loop.Event, now time.Time) {
 	}
 	r.compact = nil
 	if c := e.Compaction; c != nil {
-		s.SetAttributes(attribute.Int("gopi.compaction.tokens_before", c.TokensBefore),
-			attribute.Int("gopi.compaction.estimated_tokens_after", c.EstimatedTokensAfter),
-			attribute.Bool("gopi.compaction.will_retry", c.WillRetry))
+		s.SetAttributes(integer("gopi.compaction.tokens_before", c.TokensBefore),
+			integer("gopi.compaction.estimated_tokens_after", c.EstimatedTokensAfter),
+			boolean("gopi.compaction.will_retry", c.WillRetry))
 		if c.Usage != nil {
-			s.SetAttributes(attribute.Int64(attrIn, c.Usage.Input), attribute.Int64(attrOut, c.Usage.Output))
+			s.SetAttributes(i64(attrIn, c.Usage.Input), i64(attrOut, c.Usage.Output))
 		}
 		switch {
 		case c.Aborted:
-			s.SetAttributes(attribute.String(attrErrType, string(ai.ClassAborted)))
-			s.SetStatus(codes.Error, "aborted")
+			s.SetAttributes(str(attrErrType, string(ai.ClassAborted)))
+			s.SetError("aborted")
 		case c.ErrorMessage != "":
-			s.SetAttributes(attribute.String(attrErrType, "error"))
-			s.SetStatus(codes.Error, c.ErrorMessage)
+			s.SetAttributes(str(attrErrType, "error"))
+			s.SetError(c.ErrorMessage)
 		}
 	}
-	s.End(trace.WithTimestamp(now))
+	s.End(now)
 }

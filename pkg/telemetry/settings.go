@@ -23,16 +23,17 @@ type Settings struct {
 	Disabled           *bool             `json:"disabled"`           // OTEL_SDK_DISABLED
 }
 
-// settingNames are the settings' names of the variables.
-var settingNames = map[string]string{
-	"OTEL_EXPORTER_OTLP_ENDPOINT":        "endpoint",
-	"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "tracesEndpoint",
-	"OTEL_EXPORTER_OTLP_HEADERS":         "headers",
-	"OTEL_EXPORTER_OTLP_PROTOCOL":        "protocol",
-	"OTEL_SERVICE_NAME":                  "serviceName",
-	"OTEL_RESOURCE_ATTRIBUTES":           "resourceAttributes",
-	"OTEL_TRACES_SAMPLER":                "sampler",
-	"OTEL_TRACES_SAMPLER_ARG":            "samplerArg",
+// settingNames are the settings' names of the variables: an array, laid
+// out by the linker, where a map would be built at every start.
+var settingNames = [...]struct{ v, name string }{
+	{"OTEL_EXPORTER_OTLP_ENDPOINT", "endpoint"},
+	{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "tracesEndpoint"},
+	{"OTEL_EXPORTER_OTLP_HEADERS", "headers"},
+	{"OTEL_EXPORTER_OTLP_PROTOCOL", "protocol"},
+	{"OTEL_SERVICE_NAME", "serviceName"},
+	{"OTEL_RESOURCE_ATTRIBUTES", "resourceAttributes"},
+	{"OTEL_TRACES_SAMPLER", "sampler"},
+	{"OTEL_TRACES_SAMPLER_ARG", "samplerArg"},
 }
 
 // LoadWith is Load of env over s; an error names the setting a value
@@ -43,10 +44,10 @@ func LoadWith(env func(string) (string, bool), s Settings) (Config, error) {
 		return c, nil
 	}
 	msg := err.Error()
-	for v, name := range settingNames {
-		if rest, ok := strings.CutPrefix(msg, v+" "); ok {
-			if ev, set := env(v); !set || ev == "" {
-				return Config{}, fmt.Errorf("settings \"telemetry\": %q %s", name, rest)
+	for _, n := range settingNames {
+		if rest, ok := strings.CutPrefix(msg, n.v+" "); ok {
+			if ev, set := env(n.v); !set || ev == "" {
+				return Config{}, fmt.Errorf("settings \"telemetry\": %q %s", n.name, rest)
 			}
 		}
 	}

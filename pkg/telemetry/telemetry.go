@@ -7,11 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/otel/propagation"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/trace"
-
 	"gopi/pkg/loop"
 )
 
@@ -31,9 +26,6 @@ type off struct{}
 func (off) Event(int, loop.Event) {}
 func (off) End(End)               {}
 
-// maxValue bounds an attribute's value in bytes (captured content).
-const maxValue = 64 << 10
-
 // Options are what the caller knows beyond the configuration.
 type Options struct {
 	// Version is service.version.
@@ -45,21 +37,22 @@ type Options struct {
 	Stderr io.Writer
 }
 
-// Telemetry holds the tracer and the spans not yet sent. It is safe for
-// concurrent use.
+// Telemetry holds the runs being recorded and the spans not yet sent. It
+// is safe for concurrent use.
 type Telemetry struct {
 	cfg    Config
-	tp     *sdktrace.TracerProvider
-	tracer trace.Tracer
 	col    *collector
 	exp    *exporter
-	meter  *meter          // nil: no metrics endpoint
-	parent context.Context // the caller's span from TRACEPARENT, if any
+	meter  *meter      // nil: no metrics endpoint
+	parent spanContext // the caller's span from TRACEPARENT, if any
 	stderr io.Writer
 	scrub  func(string) string
 
+	flushing sync.Mutex // one export at a time
+
 	mu     sync.Mutex
-	failed bool // an export failed: later spans are dropped
+	failed bool          // an export failed: later spans are dropped
+	open   map[*run]bool // runs started and not ended
 }
 
 // New returns the Telemetry cfg asks for, nil when it is off.
@@ -76,40 +69,12 @@ func New(cfg Config, opts Options) *Telemetry {
 	if cfg.FlushTimeout <= 0 {
 		cfg.FlushTimeout = DefaultFlushTimeout
 	}
-	col := &collector{}
-	// The resource is the exporter's own; the limits are set here, not
-	// from the environment. A long captured content is cut at 64 KiB,
-	// after the secrets are scrubbed from it.
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sampler(cfg)), sdktrace.WithSpanProcessor(col),
-		sdktrace.WithResource(resource.Empty()), sdktrace.WithRawSpanLimits(sdktrace.SpanLimits{
-			AttributeValueLengthLimit: maxValue, AttributeCountLimit: 128, EventCountLimit: 256, LinkCountLimit: 16,
-			AttributePerEventCountLimit: 32, AttributePerLinkCountLimit: 32}))
-	parent := context.Background()
-	if cfg.TraceParent != "" {
-		parent = propagation.TraceContext{}.Extract(parent, propagation.MapCarrier{"traceparent": cfg.TraceParent, "tracestate": cfg.TraceState})
-	}
 	var m *meter
 	if cfg.MetricsEndpoint != "" {
 		m = newMeter(time.Now())
 	}
-	return &Telemetry{meter: m, cfg: cfg, tp: tp, tracer: tp.Tracer("gopi", trace.WithInstrumentationVersion(opts.Version)), col: col,
-		exp: newExporter(cfg, opts.Version, opts.Scrub), parent: parent, stderr: opts.Stderr, scrub: opts.Scrub}
-}
-
-func sampler(cfg Config) sdktrace.Sampler {
-	switch cfg.Sampler {
-	case "always_on":
-		return sdktrace.AlwaysSample()
-	case "always_off":
-		return sdktrace.NeverSample()
-	case "traceidratio":
-		return sdktrace.TraceIDRatioBased(cfg.SamplerArg)
-	case "parentbased_always_off":
-		return sdktrace.ParentBased(sdktrace.NeverSample())
-	case "parentbased_traceidratio":
-		return sdktrace.ParentBased(sdktrace.TraceIDRatioBased(cfg.SamplerArg))
-	}
-	return sdktrace.ParentBased(sdktrace.AlwaysSample())
+	return &Telemetry{meter: m, cfg: cfg, col: &collector{}, exp: newExporter(cfg, opts.Version, opts.Scrub),
+		parent: parseTraceParent(cfg.TraceParent, cfg.TraceState), stderr: opts.Stderr, scrub: opts.Scrub, open: map[*run]bool{}}
 }
 
 // Flush sends the spans ended so far in one request, within the
@@ -121,6 +86,8 @@ func (t *Telemetry) Flush() {
 	if t == nil {
 		return
 	}
+	t.flushing.Lock()
+	defer t.flushing.Unlock()
 	spans := t.col.take()
 	t.mu.Lock()
 	failed := t.failed
@@ -145,4 +112,28 @@ func (t *Telemetry) Flush() {
 			fmt.Fprintf(t.stderr, "gopi: telemetry: %d spans not sent to %s: %s; the run is not affected\n", len(spans), redacted(t.cfg.Endpoint), describe(err, t.cfg))
 		}
 	}
+}
+
+// Abandon ends every run still being recorded as end says (a forced
+// exit: the process is about to go), with the steps and usage of the
+// answers it saw, its open spans marked abandoned; then it sends what
+// was recorded in one Flush, within its bound.
+func (t *Telemetry) Abandon(end End) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	runs := make([]*run, 0, len(t.open))
+	for r := range t.open {
+		runs = append(runs, r)
+	}
+	t.mu.Unlock()
+	for _, r := range runs {
+		r.mu.Lock()
+		e := end
+		e.Steps, e.Usage = r.steps, r.usage
+		r.mu.Unlock()
+		r.end(e)
+	}
+	t.Flush()
 }
