@@ -24,7 +24,7 @@ import (
 // addAgentFlags adds, on c. Only a completion request registers them:
 // cobra keeps them in a map of its own for the life of the process.
 func registerAgentCompletions(c *cobra.Command, sys *System) {
-	if len(sys.args) == 0 || (sys.args[0] != cobra.ShellCompRequestCmd && sys.args[0] != cobra.ShellCompNoDescRequestCmd) {
+	if len(sys.Args) == 0 || (sys.Args[0] != cobra.ShellCompRequestCmd && sys.Args[0] != cobra.ShellCompNoDescRequestCmd) {
 		return
 	}
 	funcs := map[string]cmdutil.CompleteFunc{
@@ -78,12 +78,12 @@ func registerAgentCompletions(c *cobra.Command, sys *System) {
 // completionSettings reads the settings as the command line would (--cwd,
 // --bare), or nil when they cannot be read.
 func completionSettings(sys *System, c *cobra.Command) *settings.Settings {
-	cwd, err := resolveCwd(sys, cmdutil.FlagString(c, "cwd"))
+	cwd, err := sys.Cwd(cmdutil.FlagString(c, "cwd"))
 	if err != nil {
 		return nil
 	}
 	bare, _ := c.Flags().GetBool("bare")
-	cfg, err := loadSettings(sys, c.Flags(), cwd, bare)
+	cfg, err := sys.LoadSettings(settings.PFlags(c.Flags()), cwd, bare)
 	if err != nil {
 		return nil
 	}

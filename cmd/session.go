@@ -26,10 +26,10 @@ func newSessionCmd(sys *System) *cobra.Command {
 // sessionEnv is what the session commands share: the sessions root and
 // the working directory, resolved without settings files.
 func sessionEnv(sys *System, cwdFlag string) (root, cwd string, err error) {
-	if cwd, err = resolveCwd(sys, cwdFlag); err != nil {
+	if cwd, err = sys.Cwd(cwdFlag); err != nil {
 		return "", "", err
 	}
-	home, err := settings.GopiHome(sys.getenv)
+	home, err := settings.GopiHome(sys.Getenv)
 	if err != nil {
 		return "", "", err
 	}

@@ -1,4 +1,4 @@
-package cmd
+package invocation
 
 import (
 	"errors"
@@ -22,13 +22,13 @@ import (
 // unless the OTEL_* variables or settings ask for traces) and returns
 // what ends it, given the run's outcome and execute's error: the run's
 // spans are sent then, within a bound, with the exit code.
-func traceRun(p *prepared, start time.Time) func(o *mode.Outcome, err *error) {
-	end := p.h.a.TraceRun(p.h.prompt, start)
+func traceRun(pr *prepared, start time.Time) func(o *mode.Outcome, err *error) {
+	end := pr.h.Assembly.TraceRun(pr.h.prompt, start)
 	return func(o *mode.Outcome, err *error) {
 		code := exitcode.OK
-		var rep *reported
-		if errors.As(*err, &rep) {
-			code = rep.code
+		var e *Exit
+		if errors.As(*err, &e) {
+			code = e.Code
 		} else if *err != nil {
 			code = exitcode.Internal
 		}
