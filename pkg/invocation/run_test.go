@@ -95,6 +95,7 @@ func TestRunWritesTheAnswersResultAndItsSession(t *testing.T) {
 
 func TestRunPrintModeWritesTheAnswer(t *testing.T) {
 	p, _, out, _ := proc(t, fauxSettings(t, `{"responses":[{"text":"plain answer"}]}`))
+	p.Signals = true // trapped for the run only (TestMain: no goroutine left)
 	if err := run(p, RunOptions{Mode: mode.Print}, "hi"); err != nil || out.String() != "plain answer\n" {
 		t.Fatalf("%v: %q", err, out)
 	}
@@ -256,10 +257,19 @@ func TestRunTracesItsExitCode(t *testing.T) {
 		"OTEL_EXPORTER_OTLP_ENDPOINT="+srv.URL, "OTEL_EXPORTER_OTLP_PROTOCOL=http/json")
 	err := run(p, RunOptions{Mode: mode.JSON}, "hi")
 	code := codeOf(t, err)
+	p.Environ = append(p.Environ, "GOPI_PROVIDER=faux", "GOPI_MODEL=demo")
+	if err := run(p, RunOptions{Mode: mode.JSON}, "hi"); err != nil {
+		t.Fatal(err)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	all := strings.Join(bodies, "\n")
-	if code == exitcode.OK || !strings.Contains(all, `"key":"gopi.run.exit_code","value":{"intValue":"`+itoa(code)+`"}`) {
+	for _, c := range []int{code, exitcode.OK} {
+		if n := strings.Count(all, `"key":"gopi.run.exit_code","value":{"intValue":"`+itoa(c)+`"}`); n != 1 || code == exitcode.OK {
+			t.Errorf("%d spans of exit code %d", n, c)
+		}
+	}
+	if t.Failed() {
 		t.Fatalf("code %d, spans %s", code, all)
 	}
 }
