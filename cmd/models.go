@@ -23,7 +23,7 @@ func newModelsCmd(sys *System) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			declared := map[string]assemble.Provider{}
+			declared := assemble.Providers{}
 			if err := cfg.Decode("providers", &declared); err != nil {
 				return err
 			}
