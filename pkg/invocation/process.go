@@ -3,10 +3,7 @@ package invocation
 import (
 	"context"
 	"io"
-	"os"
 	"time"
-
-	"github.com/mattn/go-isatty"
 
 	"gopi/internal/buildinfo"
 	"gopi/internal/interrupt"
@@ -16,7 +13,8 @@ import (
 
 // Process is what gopi takes from its process: its streams, environment,
 // working folder and clock, and what it keeps for the whole invocation.
-// cmd.Main receives it, so tests run the whole command line in-process.
+// cmd.Main receives it (cmd.OSSystem is the real one), so tests run the
+// whole command line in-process; nothing here reads the process itself.
 type Process struct {
 	Stdin  io.Reader
 	Stdout io.Writer
@@ -45,16 +43,6 @@ type Process struct {
 	// file and invocation however often they are read; set by the first
 	// LoadSettings.
 	Said *settings.Said
-}
-
-// OS is the real process.
-func OS() Process {
-	tty := func(f *os.File) bool { return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()) }
-	return Process{
-		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		StdinTTY: tty(os.Stdin), StdoutTTY: tty(os.Stdout), StderrTTY: tty(os.Stderr),
-		Environ: osEnviron(), Getwd: os.Getwd, Now: time.Now, Signals: true, Exit: os.Exit,
-	}
 }
 
 // Getenv looks a variable up in the process's environment, the last

@@ -147,6 +147,17 @@ func TestRunFailureAfterOpeningNamesTheSession(t *testing.T) {
 	}
 }
 
+// The resources are read before the model: a prompt file refused is
+// said before a missing key.
+func TestRunSaysTheResourcesBeforeTheModel(t *testing.T) {
+	p, cwd, out, _ := proc(t, `{"provider":"anthropic","systemPrompt":"big.md"}`)
+	write(t, filepath.Join(cwd, "big.md"), strings.Repeat("x", 2<<20))
+	err := run(p, RunOptions{Mode: mode.JSON}, "hi")
+	if r := oneResult(t, out.String()); codeOf(t, err) != exitcode.Usage || !strings.Contains(r.Error.Message, "big.md") {
+		t.Fatalf("code %d result %+v", codeOf(t, err), r)
+	}
+}
+
 func TestPrintSystemPromptSendsNothing(t *testing.T) {
 	p, cwd, out, _ := proc(t, `{"provider":"anthropic","systemPrompt":"be a parrot"}`) // no key: a run would fail
 	if err := run(p, RunOptions{Mode: mode.Print, PrintSystemPrompt: true}); err != nil || !strings.HasPrefix(out.String(), "be a parrot") {

@@ -25,12 +25,10 @@ import (
 func traceRun(pr *prepared, start time.Time) func(o *mode.Outcome, err *error) {
 	end := pr.h.Assembly.TraceRun(pr.h.prompt, start)
 	return func(o *mode.Outcome, err *error) {
-		code := exitcode.OK
+		code := exitcode.OK // execute returns an *Exit or nil
 		var e *Exit
 		if errors.As(*err, &e) {
 			code = e.Code
-		} else if *err != nil {
-			code = exitcode.Internal
 		}
 		end(telemetry.End{Reason: string(o.Result.Reason), ExitCode: code, Steps: o.Result.Steps, Usage: o.Result.Usage,
 			Class: string(o.Class), Err: o.Cause()})

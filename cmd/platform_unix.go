@@ -1,6 +1,6 @@
 //go:build unix
 
-package invocation
+package cmd
 
 import "os"
 
