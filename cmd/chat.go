@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -11,7 +10,6 @@ import (
 	"gopi/pkg/chat"
 	"gopi/pkg/exitcode"
 	"gopi/pkg/invocation"
-	"gopi/pkg/runtime"
 )
 
 // chatOptions are gopi chat's flags: the agent's (run's without its
@@ -89,11 +87,4 @@ func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions)
 		return &reported{Code: exitcode.Interrupted}
 	}
 	return err
-}
-
-// warnRuntime says rt's warnings (a session file's damage) on stderr.
-func warnRuntime(sys *System, rt *runtime.Runtime) {
-	for _, w := range rt.Warnings() {
-		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
-	}
 }
