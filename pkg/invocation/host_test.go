@@ -35,6 +35,21 @@ func TestConversationReadsTheFirstPrompt(t *testing.T) {
 	}
 }
 
+// A conversation's first prompt never reads stdin (it is the terminal,
+// or rpc's protocol).
+func TestConversationLeavesStdinAlone(t *testing.T) {
+	p, _, _, _ := proc(t, fauxSettings(t, ""))
+	p.Stdin, p.StdinTTY = strings.NewReader("from stdin"), false
+	h, err := p.Conversation(context.Background(), Agent{Args: []string{"hi"}, Flags: flags()}, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if h.Words != "hi" || h.Files != "" {
+		t.Fatalf("words %q files %q", h.Words, h.Files)
+	}
+}
+
 // A conversation continues a session from its newest entry, where gopi
 // run asks for --leaf.
 func TestConversationContinuesTheNewestEntry(t *testing.T) {
