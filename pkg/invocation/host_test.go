@@ -80,6 +80,10 @@ func TestConversationRefusedClosesEverything(t *testing.T) {
 	if h != nil || ClassOf(err) != ai.ClassUsage || !strings.Contains(err.Error(), "missing.txt") {
 		t.Fatalf("host %v: %v", h, err)
 	}
+	// Refused once the session is open (and locked): its lock is let go.
+	if h, err := p.Conversation(context.Background(), Agent{Options: sessionOf(file, "nosuchentry"), Flags: flags()}, 0, nil); h != nil || ClassOf(err) != ai.ClassUsage {
+		t.Fatalf("an unknown --leaf: host %v: %v", h, err)
+	}
 	h, err = p.Conversation(context.Background(), Agent{Options: sessionOf(file, ""), Flags: flags()}, 0, nil)
 	if err != nil {
 		t.Fatalf("the session stayed locked: %v", err)

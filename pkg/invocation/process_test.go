@@ -60,8 +60,8 @@ func write(t *testing.T, path, body string) {
 }
 
 func TestGetenvTakesTheLastSettingOfTheVariableItself(t *testing.T) {
-	p := &Process{Environ: []string{"A=1", "AB=2", "A=3", "B", "C="}}
-	for key, want := range map[string]string{"A": "3", "AB": "2", "B": "", "C": "", "D": ""} {
+	p := &Process{Environ: []string{"Z=first", "A=1", "AB=2", "A=3", "B", "C="}}
+	for key, want := range map[string]string{"Z": "first", "A": "3", "AB": "2", "B": "", "C": "", "D": ""} {
 		if got := p.Getenv(key); got != want {
 			t.Errorf("Getenv(%q) = %q, want %q", key, got, want)
 		}

@@ -230,6 +230,11 @@ func TestTimeoutCoversStdin(t *testing.T) {
 	if err := run(p, RunOptions{Mode: mode.JSON, NoStdin: true}, "hi"); err != nil {
 		t.Fatalf("--no-stdin read stdin: %v", err)
 	}
+	// The shortest deadline is one too.
+	p, _, out, _ = proc(t, `{"provider":"faux","timeout":"1ns"}`)
+	if err := run(p, RunOptions{Mode: mode.JSON}, "hi"); codeOf(t, err) != exitcode.Timeout {
+		t.Fatalf("a deadline of 1ns: %v %q", err, out)
+	}
 }
 
 type brokenWriter struct{}
