@@ -109,11 +109,11 @@ func acpHost(sys *System, c *cobra.Command, o *agentOptions) *acp.AssemblyHost {
 	return acp.NewHost(acp.HostConfig{
 		Open: acpOpener(sys, c, o),
 		Root: func(cwd string) (string, error) {
-			root, _, err := sessionEnv(sys, cwd)
+			root, _, err := sys.Sessions(cwd)
 			return root, err
 		},
 		List: func(cwd string) ([]session.Info, error) {
-			root, dir, err := sessionEnv(sys, cwd)
+			root, dir, err := sys.Sessions(cwd)
 			if err != nil {
 				return nil, err
 			}

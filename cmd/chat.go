@@ -72,7 +72,7 @@ func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions)
 	}
 	defer h.Close()
 	first := chat.Opened{Runtime: h.Assembly.Runtime(), Model: h.Assembly.Model().Info, File: h.Assembly.File()}
-	invocation.Warn(sys.Stderr, first.Runtime)
+	invocation.Warn(sys.Stderr, first.Runtime.Warnings())
 	term, err := openTerminal(sys, filepath.Join(h.Settings.Home, "chat_history"))
 	if err != nil {
 		return err

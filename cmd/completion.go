@@ -9,6 +9,7 @@ import (
 	"gopi/internal/cmdutil"
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
+	"gopi/pkg/invocation"
 	"gopi/pkg/session"
 	"gopi/pkg/settings"
 	"gopi/pkg/tools"
@@ -124,11 +125,11 @@ func completeSessions(sys *System, c *cobra.Command, typed string) ([]cobra.Comp
 	if assemble.LooksLikePath(typed) || strings.HasPrefix(typed, ".") || strings.HasPrefix(typed, "~") {
 		return []cobra.Completion{"jsonl"}, files
 	}
-	root, cwd, err := sessionEnv(sys, cmdutil.FlagString(c, "cwd"))
+	root, cwd, err := sys.Sessions(cmdutil.FlagString(c, "cwd"))
 	if err != nil {
 		return nil, cmdutil.NoFiles
 	}
-	cs := session.SessionCandidates(root, cwd, typed, readPaused)
+	cs := session.SessionCandidates(root, cwd, typed, invocation.ReadPaused)
 	if len(cs) == 0 {
 		return []cobra.Completion{"jsonl"}, files
 	}
@@ -139,7 +140,7 @@ func completeSessions(sys *System, c *cobra.Command, typed string) ([]cobra.Comp
 // with -c alone, the newest session of this folder), newest first, each
 // with its role and first words.
 func completeLeaves(sys *System, c *cobra.Command, typed string) []cobra.Completion {
-	root, cwd, err := sessionEnv(sys, cmdutil.FlagString(c, "cwd"))
+	root, cwd, err := sys.Sessions(cmdutil.FlagString(c, "cwd"))
 	if err != nil {
 		return nil
 	}

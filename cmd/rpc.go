@@ -89,7 +89,7 @@ func runRPC(ctx context.Context, sys *System, c *cobra.Command, o *rpcOptions) e
 	host := rpc.NewHost(h.Assembly, rpc.HostConfig{Catalog: h.Assembly.Catalog(), MaxPrompt: h.Settings.MaxPromptBytes, MaxPromptOrigin: h.Settings.Origin("maxPromptBytes"),
 		NoSession: o.noSession, ExportDest: func(out, file string) (string, error) { return exportDest(sys, "outputPath", out, file) }})
 	first := host.First()
-	invocation.Warn(sys.Stderr, first.Runtime)
+	invocation.Warn(sys.Stderr, first.Runtime.Warnings())
 	err = rpc.NewServer(pipes.Out, sys.Stderr, first, host, rpc.Options{Thinking: h.Assembly.Thinking(), Now: sys.Now, Bound: pipes.Bounder(),
 		MaxLine: h.Settings.MaxPromptBytes + rpcLineRoom}).Serve(ctx, sys.Stdin)
 	if code := rpc.ExitCode(sys.Stderr, ctx.Err() != nil, err); code != exitcode.OK {

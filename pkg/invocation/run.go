@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 	"gopi/pkg/assemble"
 	"gopi/pkg/exitcode"
 	"gopi/pkg/mode"
-	"gopi/pkg/runtime"
 	"gopi/pkg/sandbox"
 	"gopi/pkg/structured"
 	"gopi/pkg/tools"
@@ -100,7 +98,7 @@ func (inv *invocation) execute(pr *prepared) (rerr error) {
 	p, h := inv.p, pr.h
 	a, changes := h.Assembly, h.Assembly.Changes()
 	rt := a.Runtime()
-	Warn(p.Stderr, rt)
+	Warn(p.Stderr, rt.Warnings())
 	var o mode.Outcome
 	defer traceRun(pr, inv.start)(&o, &rerr) // the run's spans, sent as it returns
 	o, werr := mode.Run(pr.ctx, rt, h.prompt, inv.out, mode.Options{Mode: inv.m, Session: mode.SessionOf(a), Header: mode.HeaderOf(a, h.Settings.Tools),
@@ -154,13 +152,6 @@ func ClassOf(err error) ai.Class {
 		return ai.ClassAborted
 	}
 	return ai.ClassOf(err)
-}
-
-// Warn says rt's warnings (a session file's damage) on w.
-func Warn(w io.Writer, rt *runtime.Runtime) {
-	for _, s := range rt.Warnings() {
-		fmt.Fprintf(w, "gopi: warning: %s\n", s)
-	}
 }
 
 // fileExists says whether path names something on disk.

@@ -311,7 +311,7 @@ func TestWarnSaysEachWarning(t *testing.T) {
 	}
 	defer h.Close()
 	var b strings.Builder
-	Warn(&b, h.Assembly.Runtime())
+	Warn(&b, h.Assembly.Runtime().Warnings())
 	if !strings.HasPrefix(b.String(), "gopi: warning: ") || strings.Count(b.String(), "\n") != len(h.Assembly.Runtime().Warnings()) {
 		t.Fatalf("warnings %q", b.String())
 	}
