@@ -1,6 +1,7 @@
 package invocation
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -314,5 +315,55 @@ func TestWarnSaysEachWarning(t *testing.T) {
 	Warn(&b, h.Assembly.Runtime().Warnings())
 	if !strings.HasPrefix(b.String(), "gopi: warning: ") || strings.Count(b.String(), "\n") != len(h.Assembly.Runtime().Warnings()) {
 		t.Fatalf("warnings %q", b.String())
+	}
+}
+
+// sessionText runs args in json mode and returns its session file.
+func sessionText(t *testing.T, p *Process, o RunOptions, args ...string) string {
+	t.Helper()
+	out := p.Stdout.(*bytes.Buffer)
+	out.Reset()
+	if err := run(p, o, args...); err != nil {
+		t.Fatalf("%v: %q", err, out)
+	}
+	data, err := os.ReadFile(oneResult(t, out.String()).Session.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// gopi run's prompt: its words, @file arguments (~ is HOME), templates
+// expanded, and stdin when it is not a terminal and not refused.
+func TestRunReadsThePrompt(t *testing.T) {
+	p, cwd, _, _ := proc(t, fauxSettings(t, ""))
+	write(t, filepath.Join(cwd, ".gopi", "prompts", "twice.md"), "$@ and again $@")
+	write(t, filepath.Join(p.Getenv("HOME"), "notes.txt"), "notes from home")
+	if got := sessionText(t, p, RunOptions{Mode: mode.JSON}, "/twice hop"); !strings.Contains(got, "hop and again hop") {
+		t.Errorf("the template was not expanded: %s", got)
+	}
+	if got := sessionText(t, p, RunOptions{Mode: mode.JSON}, "@~/notes.txt", "read"); !strings.Contains(got, "notes from home") {
+		t.Errorf("~ is not HOME: %s", got)
+	}
+	p.Stdin, p.StdinTTY = strings.NewReader("piped text"), false
+	if got := sessionText(t, p, RunOptions{Mode: mode.JSON}, "review"); !strings.Contains(got, "piped text") || !strings.Contains(got, "review") {
+		t.Errorf("stdin was not read: %s", got)
+	}
+	p.Stdin = strings.NewReader("piped text")
+	if got := sessionText(t, p, RunOptions{Mode: mode.JSON, NoStdin: true}, "review"); strings.Contains(got, "piped text") {
+		t.Errorf("--no-stdin read stdin: %s", got)
+	}
+	p.Stdin, p.StdinTTY = strings.NewReader("typed text"), true
+	if got := sessionText(t, p, RunOptions{Mode: mode.JSON}, "review"); strings.Contains(got, "typed text") {
+		t.Errorf("a terminal's stdin was read: %s", got)
+	}
+}
+
+// The prompt's bound, and the setting that set it, in the refusal.
+func TestRunRefusesAPromptOverItsBound(t *testing.T) {
+	p, _, out, _ := proc(t, `{"provider":"faux","maxPromptBytes":8}`)
+	err := run(p, RunOptions{Mode: mode.JSON}, "hello world")
+	if r := oneResult(t, out.String()); codeOf(t, err) != exitcode.Usage || !strings.Contains(r.Error.Message, `larger than 8 bytes, the limit set by "maxPromptBytes" in `+p.Getenv("GOPI_HOME")) {
+		t.Fatalf("code %d: %+v", codeOf(t, err), r.Error)
 	}
 }

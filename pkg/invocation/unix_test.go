@@ -63,3 +63,46 @@ func TestForcedExitKillsWhatTheOpenHostLeftRunning(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A second signal ends the process at once, the result line of the
+// forced exit written first, naming the session.
+func TestSecondSignalWritesTheForcedExitsResult(t *testing.T) {
+	p, cwd, out, errOut := proc(t, fauxSettings(t, `{"responses":[
+		{"toolCalls":[{"name":"bash","arguments":{"command":"touch started"}}]},
+		{"text":"late","delayMs":3000,"ignoreCancel":true}]}`))
+	p.Signals = true
+	exited := make(chan string, 1)
+	p.Exit = func(code int) { exited <- strconv.Itoa(code) + " " + out.String() }
+	done := make(chan error, 1)
+	go func() { done <- run(p, RunOptions{Mode: mode.JSON}, "wait") }()
+	for i := 0; ; i++ {
+		if _, err := os.Stat(filepath.Join(cwd, "started")); err == nil {
+			break
+		}
+		if i == 1000 {
+			t.Fatal("the run's command never ran")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // the second request under way: the trap holds for its 3s
+	for _, s := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP} {
+		if err := syscall.Kill(os.Getpid(), s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var at string
+	select {
+	case at = <-exited:
+	case err := <-done:
+		t.Fatalf("the run ended without a forced exit: %v %q", err, errOut)
+	}
+	<-done
+	code, line, _ := strings.Cut(at, " ")
+	r := oneResult(t, line)
+	if code != "130" || r.Reason != "aborted" || r.Session.File == "" || !strings.Contains(errOut.String(), "gopi: interrupted again: exiting at once") {
+		t.Fatalf("exit %s, result %+v, stderr %q", code, r, errOut)
+	}
+	if out.String() != line {
+		t.Errorf("written after the forced exit's line: %q", strings.TrimPrefix(out.String(), line))
+	}
+}
