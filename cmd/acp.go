@@ -56,7 +56,7 @@ every prompt, keeps what they reached and exits 0. gopi run --mode acp is the sa
 
 // runACP serves ACP until stdin ends or a signal arrives.
 func runACP(ctx context.Context, sys *System, c *cobra.Command, o *acpOptions) error {
-	ctx, untrap := trapSignals(ctx, sys)
+	ctx, untrap := sys.Trap(ctx)
 	defer untrap()
 	if err := cmdutil.CheckConflicts(c.Flags()); err != nil {
 		return err
@@ -75,10 +75,10 @@ func runACP(ctx context.Context, sys *System, c *cobra.Command, o *acpOptions) e
 	srv := acp.NewServer(sys.Stdout, acpHost(sys, c, &o.agentOptions), acp.Options{Version: buildinfo.Read().Version, Diag: sys.Stderr, Now: sys.Now})
 	if err := srv.Serve(ctx, sys.Stdin); err != nil {
 		fmt.Fprintf(sys.Stderr, "gopi: writing the output failed: %v\n", err)
-		return &reported{code: exitcode.Internal}
+		return &reported{Code: exitcode.Internal}
 	}
 	if ctx.Err() != nil {
-		return &reported{code: exitcode.Interrupted}
+		return &reported{Code: exitcode.Interrupted}
 	}
 	return nil
 }
@@ -96,11 +96,11 @@ func acpOpener(sys *System, c *cobra.Command, o *agentOptions) func(context.Cont
 		if op.Sandbox != "" {
 			want.sandbox = setString{v: op.Sandbox, set: true}
 		}
-		h, err := openConversation(ctx, sys, c, &want, 0, op.MCP())
+		h, err := sys.Conversation(ctx, agent(c, &want), 0, op.MCP())
 		if err != nil {
 			return nil, err
 		}
-		return &acp.Assembled{Assembly: h.a, Catalog: h.a.Catalog(), MaxPrompt: h.set.MaxPromptBytes, Close: h.close}, nil
+		return &acp.Assembled{Assembly: h.Assembly, Catalog: h.Assembly.Catalog(), MaxPrompt: h.Settings.MaxPromptBytes, Close: h.Close}, nil
 	}
 }
 
@@ -109,11 +109,11 @@ func acpHost(sys *System, c *cobra.Command, o *agentOptions) *acp.AssemblyHost {
 	return acp.NewHost(acp.HostConfig{
 		Open: acpOpener(sys, c, o),
 		Root: func(cwd string) (string, error) {
-			root, _, err := sessionEnv(sys, cwd)
+			root, _, err := sys.Sessions(cwd)
 			return root, err
 		},
 		List: func(cwd string) ([]session.Info, error) {
-			root, dir, err := sessionEnv(sys, cwd)
+			root, dir, err := sys.Sessions(cwd)
 			if err != nil {
 				return nil, err
 			}

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -10,7 +9,7 @@ import (
 	"gopi/internal/cmdutil"
 	"gopi/pkg/chat"
 	"gopi/pkg/exitcode"
-	"gopi/pkg/runtime"
+	"gopi/pkg/invocation"
 )
 
 // chatOptions are gopi chat's flags: the agent's (run's without its
@@ -58,7 +57,7 @@ use gopi run.`,
 // runChat refuses without a terminal, then prepares the first Runtime as
 // gopi run does and hands the terminal to the interactive mode.
 func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions) error {
-	ctx, untrap := trapSignals(ctx, sys)
+	ctx, untrap := sys.Trap(ctx)
 	defer untrap()
 	if err := cmdutil.CheckConflicts(c.Flags()); err != nil {
 		return err
@@ -67,32 +66,25 @@ func runChat(ctx context.Context, sys *System, c *cobra.Command, o *chatOptions)
 		return usageErr("gopi chat needs a terminal on stdin and stdout; for pipes and scripts use gopi run " +
 			"(e.g. gopi run \"fix the tests\", or echo PROMPT | gopi run)")
 	}
-	h, err := openConversation(ctx, sys, c, &o.agentOptions, 0, nil)
+	h, err := sys.Conversation(ctx, agent(c, &o.agentOptions), 0, nil)
 	if err != nil {
 		return err
 	}
-	defer h.close()
-	first := chat.Opened{Runtime: h.a.Runtime(), Model: h.a.Model().Info, File: h.a.File()}
-	warnRuntime(sys, first.Runtime)
-	term, err := openTerminal(sys, filepath.Join(h.set.Home, "chat_history"))
+	defer h.Close()
+	first := chat.Opened{Runtime: h.Assembly.Runtime(), Model: h.Assembly.Model().Info, File: h.Assembly.File()}
+	invocation.Warn(sys.Stderr, first.Runtime.Warnings())
+	term, err := openTerminal(sys, filepath.Join(h.Settings.Home, "chat_history"))
 	if err != nil {
 		return err
 	}
 	defer term.Close()
 	stop := context.AfterFunc(ctx, term.Interrupt)
 	defer stop()
-	err = chat.New(term, term.Out(), first, chat.AssemblyDeps(h.a, h.a.Catalog().Expand),
-		chat.Options{Color: !o.noColor && sys.getenv("NO_COLOR") == "", Width: term.Width, Thinking: h.a.Thinking(), Now: sys.Now,
-			First: h.words, FirstFiles: h.files, FirstImages: h.images, Sandbox: h.a.Guard().Policy().Banner(sys.getenv("HOME"))}).Run(ctx)
+	err = chat.New(term, term.Out(), first, chat.AssemblyDeps(h.Assembly, h.Assembly.Catalog().Expand),
+		chat.Options{Color: !o.noColor && sys.Getenv("NO_COLOR") == "", Width: term.Width, Thinking: h.Assembly.Thinking(), Now: sys.Now,
+			First: h.Words, FirstFiles: h.Files, FirstImages: h.Images, Sandbox: h.Assembly.Guard().Policy().Banner(sys.Getenv("HOME"))}).Run(ctx)
 	if ctx.Err() != nil {
-		return &reported{code: exitcode.Interrupted}
+		return &reported{Code: exitcode.Interrupted}
 	}
 	return err
-}
-
-// warnRuntime says rt's warnings (a session file's damage) on stderr.
-func warnRuntime(sys *System, rt *runtime.Runtime) {
-	for _, w := range rt.Warnings() {
-		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
-	}
 }

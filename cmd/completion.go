@@ -9,6 +9,7 @@ import (
 	"gopi/internal/cmdutil"
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
+	"gopi/pkg/invocation"
 	"gopi/pkg/session"
 	"gopi/pkg/settings"
 	"gopi/pkg/tools"
@@ -24,7 +25,7 @@ import (
 // addAgentFlags adds, on c. Only a completion request registers them:
 // cobra keeps them in a map of its own for the life of the process.
 func registerAgentCompletions(c *cobra.Command, sys *System) {
-	if len(sys.args) == 0 || (sys.args[0] != cobra.ShellCompRequestCmd && sys.args[0] != cobra.ShellCompNoDescRequestCmd) {
+	if len(sys.Args) == 0 || (sys.Args[0] != cobra.ShellCompRequestCmd && sys.Args[0] != cobra.ShellCompNoDescRequestCmd) {
 		return
 	}
 	funcs := map[string]cmdutil.CompleteFunc{
@@ -78,12 +79,12 @@ func registerAgentCompletions(c *cobra.Command, sys *System) {
 // completionSettings reads the settings as the command line would (--cwd,
 // --bare), or nil when they cannot be read.
 func completionSettings(sys *System, c *cobra.Command) *settings.Settings {
-	cwd, err := resolveCwd(sys, cmdutil.FlagString(c, "cwd"))
+	cwd, err := sys.Cwd(cmdutil.FlagString(c, "cwd"))
 	if err != nil {
 		return nil
 	}
 	bare, _ := c.Flags().GetBool("bare")
-	cfg, err := loadSettings(sys, c.Flags(), cwd, bare)
+	cfg, err := sys.LoadSettings(settings.PFlags(c.Flags()), cwd, bare)
 	if err != nil {
 		return nil
 	}
@@ -124,11 +125,11 @@ func completeSessions(sys *System, c *cobra.Command, typed string) ([]cobra.Comp
 	if assemble.LooksLikePath(typed) || strings.HasPrefix(typed, ".") || strings.HasPrefix(typed, "~") {
 		return []cobra.Completion{"jsonl"}, files
 	}
-	root, cwd, err := sessionEnv(sys, cmdutil.FlagString(c, "cwd"))
+	root, cwd, err := sys.Sessions(cmdutil.FlagString(c, "cwd"))
 	if err != nil {
 		return nil, cmdutil.NoFiles
 	}
-	cs := session.SessionCandidates(root, cwd, typed, readPaused)
+	cs := session.SessionCandidates(root, cwd, typed, invocation.ReadPaused)
 	if len(cs) == 0 {
 		return []cobra.Completion{"jsonl"}, files
 	}
@@ -139,7 +140,7 @@ func completeSessions(sys *System, c *cobra.Command, typed string) ([]cobra.Comp
 // with -c alone, the newest session of this folder), newest first, each
 // with its role and first words.
 func completeLeaves(sys *System, c *cobra.Command, typed string) []cobra.Completion {
-	root, cwd, err := sessionEnv(sys, cmdutil.FlagString(c, "cwd"))
+	root, cwd, err := sys.Sessions(cmdutil.FlagString(c, "cwd"))
 	if err != nil {
 		return nil
 	}

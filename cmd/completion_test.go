@@ -90,7 +90,7 @@ func TestCompleteToolsAfterTheLastComma(t *testing.T) {
 // declareLocal writes settings declaring the provider "local" with one model.
 func declareLocal(t *testing.T, sys *System) {
 	t.Helper()
-	home := sys.getenv("GOPI_HOME")
+	home := sys.Getenv("GOPI_HOME")
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		t.Fatal(err)
 	}

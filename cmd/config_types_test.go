@@ -50,7 +50,7 @@ func TestSettingsOfTheWrongTypeAreUsageErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cwd := t.TempDir()
 			sys, _, _ := sysFor(t, cwd, "ANTHROPIC_API_KEY=sk-ant-test", "ANTHROPIC_BASE_URL="+srv.URL)
-			home := sys.getenv("GOPI_HOME")
+			home := sys.Getenv("GOPI_HOME")
 			project := filepath.Join(cwd, ".gopi", "settings.json")
 			global := filepath.Join(home, "settings.json")
 			writeSettings(t, project, c.project)
@@ -124,7 +124,7 @@ func TestSettingsOfTheRightTypeStillWork(t *testing.T) {
 				t.Fatal(err)
 			}
 			sys, _, _ := sysFor(t, cwd)
-			home := sys.getenv("GOPI_HOME")
+			home := sys.Getenv("GOPI_HOME")
 			writeSettings(t, filepath.Join(cwd, ".gopi", "settings.json"), c.project)
 			writeSettings(t, filepath.Join(home, "settings.json"), c.global)
 			stdout, stderr, code := runMain(t, sys, "run", "look around")

@@ -36,7 +36,7 @@ func newContextCmd(sys *System) *cobra.Command {
 // resources found and skipped, the MCP servers a run would start and the
 // sandbox, read as a run reads them (settings.Context).
 func runContext(sys *System, c *cobra.Command, o *agentOptions) error {
-	cfg, ao, err := openSettings(sys, c, o)
+	cfg, ao, err := sys.Settings(agent(c, o))
 	if err != nil {
 		return err
 	}
@@ -44,7 +44,7 @@ func runContext(sys *System, c *cobra.Command, o *agentOptions) error {
 	if err != nil {
 		return err
 	}
-	cat, err := assemble.LoadCatalog(set, sys.env(c.Context()))
+	cat, err := assemble.LoadCatalog(set, sys.Env(c.Context()))
 	if err != nil {
 		return err
 	}
@@ -56,7 +56,7 @@ func runContext(sys *System, c *cobra.Command, o *agentOptions) error {
 	if err != nil {
 		return err
 	}
-	g, err := assemble.NewGuard(ss, assemble.NewSpillDir(), sys.env(c.Context()))
+	g, err := assemble.NewGuard(ss, assemble.NewSpillDir(), sys.Env(c.Context()))
 	if err != nil {
 		return err
 	}

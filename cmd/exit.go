@@ -1,14 +1,11 @@
 package cmd
 
 import (
-	"fmt"
-
 	"gopi/pkg/assemble"
+	"gopi/pkg/invocation"
 )
 
 func usageErr(format string, a ...any) error { return assemble.Usagef(format, a...) }
 
 // reported is an error whose output was already written; Main only exits.
-type reported struct{ code int }
-
-func (r *reported) Error() string { return fmt.Sprintf("exit %d", r.code) }
+type reported = invocation.Exit

@@ -15,7 +15,7 @@ import (
 // its own: only bare gopi and run name the codes of a model run.
 func TestHelpExitCodes(t *testing.T) {
 	sys, _, _ := sysFor(t, t.TempDir())
-	sys.args = []string{"--help"}
+	sys.Args = []string{"--help"}
 	root := newRootCmd(sys)
 	code := regexp.MustCompile(`(?m)^  (\d+) `)
 	var walk func(c *cobra.Command)

@@ -7,6 +7,7 @@ import (
 
 	"gopi/pkg/loop"
 	"gopi/pkg/mode"
+	"gopi/pkg/settings"
 	"gopi/pkg/structured"
 	"gopi/pkg/tools"
 )
@@ -199,7 +200,7 @@ func (o *outputFlags) AddFlags(f *pflag.FlagSet) {
 	f.DurationVar(&o.timeout, "timeout", 0, "deadline for the whole run, e.g. 10m (exit 7 when it expires)")
 	f.BoolVar(&o.noStdin, "no-stdin", false, "do not read stdin")
 	f.BoolVar(&o.printSP, "print-system-prompt", false, "print the assembled system prompt and exit")
-	f.IntVar(&o.maxBytes, "max-prompt-bytes", defaultMaxPromptBytes, "refuse a prompt (arguments and stdin together) larger than this (exit 2)")
+	f.IntVar(&o.maxBytes, "max-prompt-bytes", settings.DefaultMaxPromptBytes, "refuse a prompt (arguments and stdin together) larger than this (exit 2)")
 	f.StringVar(&o.outputSchema, "output-schema", "", "a JSON Schema file the final answer must satisfy (exit 9 when it never does)")
 	f.IntVar(&o.outputRetries, "output-retries", structured.DefaultRetries, "how often an answer that does not satisfy --output-schema is sent back")
 }

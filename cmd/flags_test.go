@@ -12,6 +12,7 @@ import (
 
 	"gopi/pkg/loop"
 	"gopi/pkg/mode"
+	"gopi/pkg/settings"
 	"gopi/pkg/structured"
 	"gopi/pkg/tools"
 )
@@ -41,7 +42,7 @@ func defaultAgent(args ...string) agentOptions {
 }
 
 func defaultOutput() outputFlags {
-	return outputFlags{mode: setString{v: string(mode.Print)}, maxBytes: defaultMaxPromptBytes, outputRetries: structured.DefaultRetries}
+	return outputFlags{mode: setString{v: string(mode.Print)}, maxBytes: settings.DefaultMaxPromptBytes, outputRetries: structured.DefaultRetries}
 }
 
 // everyAgentFlag gives each flag of agentOptions once, and want is what

@@ -31,7 +31,7 @@ func Main(args []string, sys System) (code int) {
 			code = exitcode.Internal
 		}
 	}()
-	sys.args, sys.hosts = args, &interrupt.Kills{}
+	sys.Args, sys.Hosts = args, &interrupt.Kills{}
 	root := newRootCmd(&sys)
 	root.SetArgs(args)
 	root.SetIn(sys.Stdin)
@@ -43,7 +43,7 @@ func Main(args []string, sys System) (code int) {
 	}
 	var rep *reported
 	if errors.As(err, &rep) {
-		return rep.code
+		return rep.Code
 	}
 	class := cmdutil.ClassOf(err)
 	fmt.Fprintf(sys.Stderr, "gopi: %v\n", err)
@@ -58,7 +58,7 @@ func newRootCmd(sys *System) *cobra.Command {
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
-	one := onlyCommand(sys.args)
+	one := onlyCommand(sys.Args)
 	addRootRun(root, sys, one == nil)
 	if one != nil {
 		root.AddCommand(one(sys))

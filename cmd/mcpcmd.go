@@ -37,16 +37,16 @@ so is one whose name an earlier server's tool already has, saying which.
 Exits 10 when an enabled server did not start, 130 when interrupted.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			set, err := agentSettings(sys, c, o)
+			set, err := sys.AssemblySettings(agent(c, o))
 			if err != nil {
 				return err
 			}
 			env := assemble.ScrubEnv(sys.Environ, assemble.SecretNames(set.Model.Providers), "")
 			// SIGINT, SIGTERM and SIGHUP end the servers' start; they are
 			// stopped, and gopi exits 130.
-			ctx, stop := trapSignals(c.Context(), sys)
+			ctx, stop := sys.Trap(c.Context())
 			defer stop()
-			m := assemble.StartMCP(sys.env(ctx), set.MCP, env)
+			m := assemble.StartMCP(sys.Env(ctx), set.MCP, env)
 			sts := m.Statuses()
 			if left := m.Close(); len(left) > 0 {
 				fmt.Fprintf(sys.Stderr, "gopi: warning: MCP server(s) %s did not end within the wait after SIGKILL\n", strings.Join(left, ", "))

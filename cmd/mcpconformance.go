@@ -15,7 +15,7 @@ func newMCPConformanceCmd(sys *System) *cobra.Command {
 		Hidden: true,
 		Args:   cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return mcp.Conformance(c.Context(), args[0], mcp.Options{Getenv: sys.getenv, Version: buildinfo.Read().Version}, sys.Stdout)
+			return mcp.Conformance(c.Context(), args[0], mcp.Options{Getenv: sys.Getenv, Version: buildinfo.Read().Version}, sys.Stdout)
 		},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"gopi/pkg/assemble"
+	"gopi/pkg/settings"
 )
 
 func newModelsCmd(sys *System) *cobra.Command {
@@ -14,15 +15,15 @@ func newModelsCmd(sys *System) *cobra.Command {
 		Short: "List known models (the catalog's and those declared in settings) with context window and prices",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			cwd, err := resolveCwd(sys, "")
+			cwd, err := sys.Cwd("")
 			if err != nil {
 				return err
 			}
-			cfg, err := loadSettings(sys, c.Flags(), cwd, false)
+			cfg, err := sys.LoadSettings(settings.PFlags(c.Flags()), cwd, false)
 			if err != nil {
 				return err
 			}
-			declared := map[string]assemble.Provider{}
+			declared := assemble.Providers{}
 			if err := cfg.Decode("providers", &declared); err != nil {
 				return err
 			}

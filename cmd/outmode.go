@@ -15,7 +15,7 @@ import (
 func runFlagError(sys *System) func(*cobra.Command, error) error {
 	return func(c *cobra.Command, err error) error {
 		uerr := cmdutil.FlagUsageErr(c, err)
-		m := cmdutil.LenientMode(c.Flags(), sys.args)
+		m := cmdutil.LenientMode(c.Flags(), sys.Args)
 		if m != mode.JSON && m != mode.Events {
 			return uerr
 		}
@@ -23,6 +23,6 @@ func runFlagError(sys *System) func(*cobra.Command, error) error {
 		if werr := mode.WriteFailure(out, m, ai.ClassUsage, uerr, nil, nil, 0); werr != nil {
 			return werr
 		}
-		return &reported{code: exitcode.Usage}
+		return &reported{Code: exitcode.Usage}
 	}
 }

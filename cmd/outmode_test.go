@@ -54,7 +54,7 @@ func TestJSONAndAnotherModeAreAUsageError(t *testing.T) {
 	if !strings.Contains(stderr, "--json and --mode events ask for different outputs") {
 		t.Fatalf("stderr %q", stderr)
 	}
-	if _, err := os.Stat(filepath.Join(sys.getenv("GOPI_HOME"), "sessions")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(sys.Getenv("GOPI_HOME"), "sessions")); !os.IsNotExist(err) {
 		t.Fatalf("a session was opened: %v", err)
 	}
 }

@@ -86,7 +86,7 @@ func TestStdinFailures(t *testing.T) {
 	if strings.Contains(out+errOut, "context deadline exceeded") { // Go's words, not the user's
 		t.Fatalf("stdout %q, stderr %q", out, errOut)
 	}
-	if _, err := os.Stat(filepath.Join(sys.getenv("GOPI_HOME"), "sessions")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(sys.Getenv("GOPI_HOME"), "sessions")); !os.IsNotExist(err) {
 		t.Fatalf("a session folder was made: %v", err)
 	}
 }

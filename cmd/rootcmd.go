@@ -108,7 +108,7 @@ func reportUsage(sys *System, c *cobra.Command, err error) error {
 	if werr := mode.WriteFailure(out, m, ai.ClassUsage, err, nil, nil, 0); werr != nil {
 		return werr
 	}
-	return &reported{code: exitcode.Usage}
+	return &reported{Code: exitcode.Usage}
 }
 
 func anyChanged(c *cobra.Command, names []string) bool {

@@ -9,6 +9,7 @@ import (
 	"gopi/internal/cmdutil"
 	"gopi/internal/interrupt"
 	"gopi/pkg/exitcode"
+	"gopi/pkg/invocation"
 	"gopi/pkg/rpc"
 )
 
@@ -64,7 +65,7 @@ const rpcLockWait = 5 * time.Second
 // runRPC builds the first Runtime as chat does and serves the protocol until
 // stdin ends or a signal arrives.
 func runRPC(ctx context.Context, sys *System, c *cobra.Command, o *rpcOptions) error {
-	ctx, untrap := trapSignals(ctx, sys)
+	ctx, untrap := sys.Trap(ctx)
 	defer untrap()
 	// stdout is a pipe's, bounded once a run is cancelled; a stderr on
 	// the same pipe is bounded with it.
@@ -80,19 +81,19 @@ func runRPC(ctx context.Context, sys *System, c *cobra.Command, o *rpcOptions) e
 	if o.json {
 		return usageErr("--json and --mode rpc ask for different outputs: give one of them")
 	}
-	h, err := openConversation(ctx, sys, c, &o.agentOptions, rpcLockWait, nil)
+	h, err := sys.Conversation(ctx, agent(c, &o.agentOptions), rpcLockWait, nil)
 	if err != nil {
 		return err
 	}
-	defer h.close()
-	host := rpc.NewHost(h.a, rpc.HostConfig{Catalog: h.a.Catalog(), MaxPrompt: h.set.MaxPromptBytes, MaxPromptOrigin: h.set.Origin("maxPromptBytes"),
+	defer h.Close()
+	host := rpc.NewHost(h.Assembly, rpc.HostConfig{Catalog: h.Assembly.Catalog(), MaxPrompt: h.Settings.MaxPromptBytes, MaxPromptOrigin: h.Settings.Origin("maxPromptBytes"),
 		NoSession: o.noSession, ExportDest: func(out, file string) (string, error) { return exportDest(sys, "outputPath", out, file) }})
 	first := host.First()
-	warnRuntime(sys, first.Runtime)
-	err = rpc.NewServer(pipes.Out, sys.Stderr, first, host, rpc.Options{Thinking: h.a.Thinking(), Now: sys.Now, Bound: pipes.Bounder(),
-		MaxLine: h.set.MaxPromptBytes + rpcLineRoom}).Serve(ctx, sys.Stdin)
+	invocation.Warn(sys.Stderr, first.Runtime.Warnings())
+	err = rpc.NewServer(pipes.Out, sys.Stderr, first, host, rpc.Options{Thinking: h.Assembly.Thinking(), Now: sys.Now, Bound: pipes.Bounder(),
+		MaxLine: h.Settings.MaxPromptBytes + rpcLineRoom}).Serve(ctx, sys.Stdin)
 	if code := rpc.ExitCode(sys.Stderr, ctx.Err() != nil, err); code != exitcode.OK {
-		return &reported{code: code}
+		return &reported{Code: code}
 	}
 	return nil
 }

@@ -2,15 +2,12 @@ package cmd
 
 import (
 	"errors"
-	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
-	"gopi/internal/filekind"
 	"gopi/pkg/assemble"
+	"gopi/pkg/invocation"
 	"gopi/pkg/session"
-	"gopi/pkg/settings"
 )
 
 func newSessionCmd(sys *System) *cobra.Command {
@@ -21,58 +18,6 @@ func newSessionCmd(sys *System) *cobra.Command {
 	c.AddCommand(newSessionListCmd(sys), newSessionTreeCmd(sys), newSessionShowCmd(sys), newSessionExportCmd(sys))
 	refuseUnknownSubcommand(c)
 	return c
-}
-
-// sessionEnv is what the session commands share: the sessions root and
-// the working directory, resolved without settings files.
-func sessionEnv(sys *System, cwdFlag string) (root, cwd string, err error) {
-	if cwd, err = resolveCwd(sys, cwdFlag); err != nil {
-		return "", "", err
-	}
-	home, err := settings.GopiHome(sys.getenv)
-	if err != nil {
-		return "", "", err
-	}
-	return assemble.SessionsRoot(home), cwd, nil
-}
-
-// readPaused reads a session file with the collector paused.
-func readPaused(path string) (*session.File, error) {
-	return assemble.GCPaused(func() (*session.File, error) { return session.ReadFile(path) })
-}
-
-// readSession reads a session by path or id prefix, without the lock.
-func readSession(sys *System, ref, cwdFlag string) (*session.File, error) {
-	root, _, err := sessionEnv(sys, cwdFlag)
-	if err != nil {
-		return nil, err
-	}
-	path, err := session.Resolve(root, ref)
-	if err != nil {
-		if assemble.LooksLikePath(ref) {
-			st, serr := os.Stat(ref)
-			if serr != nil {
-				return nil, usageErr("session %s: %s: give a session file or id (gopi session list shows the sessions of this folder)", ref, filekind.Problem(serr))
-			}
-			if !st.Mode().IsRegular() {
-				return nil, usageErr("session %s is not a file (a folder?): give a session file or id", ref)
-			}
-		}
-		return nil, usageErr("session %s: %v (gopi session list shows the sessions of this folder)", ref, err)
-	}
-	f, err := readPaused(path)
-	if err != nil {
-		return nil, usageErr("%v", err)
-	}
-	warn(sys, f.Warnings)
-	return f, nil
-}
-
-// warn says each warning on stderr.
-func warn(sys *System, warns []session.Warning) {
-	for _, w := range warns {
-		fmt.Fprintf(sys.Stderr, "gopi: warning: %s\n", w)
-	}
 }
 
 // leafErr makes a --leaf that names no entry of the session (or a path
@@ -92,7 +37,7 @@ func newSessionListCmd(sys *System) *cobra.Command {
 		Short: "List the sessions of the working directory, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			root, cwd, err := sessionEnv(sys, cwdFlag)
+			root, cwd, err := sys.Sessions(cwdFlag)
 			if err != nil {
 				return err
 			}
@@ -100,7 +45,7 @@ func newSessionListCmd(sys *System) *cobra.Command {
 			if err != nil {
 				return assemble.SessionErr(err)
 			}
-			return session.WriteSummaries(sys.Stdout, session.Summaries(root, infos, readPaused), asJSON, all)
+			return session.WriteSummaries(sys.Stdout, session.Summaries(root, infos, invocation.ReadPaused), asJSON, all)
 		},
 	}
 	c.Flags().BoolVar(&all, "all", false, "sessions of every folder")

@@ -10,6 +10,7 @@ import (
 	"gopi/internal/atomicfile"
 	"gopi/pkg/assemble"
 	"gopi/pkg/export"
+	"gopi/pkg/invocation"
 )
 
 type exportOptions struct {
@@ -42,7 +43,7 @@ folder, as pi --export names it; -o - writes it to stdout. The file is replaced 
 }
 
 func runSessionExport(sys *System, opts exportOptions) error {
-	f, err := readSession(sys, opts.Session, opts.Cwd)
+	f, err := sys.ReadSession(opts.Session, opts.Cwd)
 	if err != nil {
 		return err
 	}
@@ -52,7 +53,7 @@ func runSessionExport(sys *System, opts exportOptions) error {
 	}
 	render := func(w io.Writer) error {
 		warns, err := export.Render(w, f, export.Options{Leaf: opts.Leaf})
-		warn(sys, warns)
+		invocation.Warn(sys.Stderr, warns)
 		return leafErr(err)
 	}
 	if dest == "" {

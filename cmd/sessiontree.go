@@ -3,6 +3,7 @@ package cmd
 import (
 	"github.com/spf13/cobra"
 
+	"gopi/pkg/invocation"
 	"gopi/pkg/session"
 )
 
@@ -15,7 +16,7 @@ func newSessionTreeCmd(sys *System) *cobra.Command {
 		Long:  "Draw the entries of a session (a file, or a prefix of its id) as a tree: one line per\nentry with its id, role or type and a preview; * marks leaves, => the newest one.",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			f, err := readSession(sys, args[0], cwdFlag)
+			f, err := sys.ReadSession(args[0], cwdFlag)
 			if err != nil {
 				return err
 			}
@@ -34,11 +35,11 @@ func newSessionShowCmd(sys *System) *cobra.Command {
 		Short: "Print the conversation along a path (the newest leaf unless --leaf)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			f, err := readSession(sys, args[0], cwdFlag)
+			f, err := sys.ReadSession(args[0], cwdFlag)
 			if err != nil {
 				return err
 			}
-			return leafErr(session.Show(sys.Stdout, f.Entries, leaf, func(w session.Warning) { warn(sys, []session.Warning{w}) }))
+			return leafErr(session.Show(sys.Stdout, f.Entries, leaf, func(w session.Warning) { invocation.Warn(sys.Stderr, []session.Warning{w}) }))
 		},
 	}
 	c.Flags().StringVar(&leaf, "leaf", "", "entry id (or unique prefix) to show the path to")

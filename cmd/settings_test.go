@@ -23,7 +23,7 @@ func TestFlagsReachSettings(t *testing.T) {
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	cfg, ao, err := openSettings(sys, c, &o.agentOptions)
+	cfg, ao, err := sys.Settings(agent(c, &o.agentOptions))
 	if err != nil {
 		t.Fatal(err)
 	}

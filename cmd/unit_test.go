@@ -36,7 +36,7 @@ func runMain(t *testing.T, sys *System, args ...string) (string, string, int) {
 func TestSettingsPrecedence(t *testing.T) {
 	cwd := t.TempDir()
 	sys, _, _ := sysFor(t, cwd)
-	home := sys.getenv("GOPI_HOME")
+	home := sys.Getenv("GOPI_HOME")
 	write := func(path, body string) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			t.Fatal(err)
@@ -55,7 +55,7 @@ func TestSettingsPrecedence(t *testing.T) {
 		if err := c.ParseFlags(args); err != nil {
 			t.Fatal(err)
 		}
-		got, err := agentSettings(&s, c, &agentOptions{})
+		got, err := s.AssemblySettings(agent(c, &agentOptions{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestBareReadsNoSettings(t *testing.T) {
 	}
 	c := newRunCmd(sys, nil)
 	_ = c.ParseFlags([]string{"--bare"})
-	s, err := agentSettings(sys, c, &agentOptions{resourceFlags: resourceFlags{bare: true}})
+	s, err := sys.AssemblySettings(agent(c, &agentOptions{resourceFlags: resourceFlags{bare: true}}))
 	if err != nil || s.Thinking != "" {
 		t.Fatalf("bare read settings: %v %q", err, s.Thinking)
 	}
@@ -149,7 +149,7 @@ func TestUsageErrorsSendNothingAndWriteNothing(t *testing.T) {
 			if code != exitcode.Usage || !strings.Contains(stderr, c.want) {
 				t.Fatalf("code %d stderr %q, want 2 and %q", code, stderr, c.want)
 			}
-			if _, err := os.Stat(filepath.Join(sys.getenv("GOPI_HOME"), "sessions")); !os.IsNotExist(err) {
+			if _, err := os.Stat(filepath.Join(sys.Getenv("GOPI_HOME"), "sessions")); !os.IsNotExist(err) {
 				t.Fatalf("a usage error created the sessions folder (%v)", err)
 			}
 		})

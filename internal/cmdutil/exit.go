@@ -10,21 +10,17 @@ import (
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
 	"gopi/pkg/exitcode"
+	"gopi/pkg/invocation"
 )
 
-// ClassOf returns the class of a failure before the run.
+// ClassOf returns the class of a failure before the run: what
+// invocation.ClassOf says, cobra's unknown command a usage error.
 func ClassOf(err error) ai.Class {
 	var ce *assemble.Error
-	if errors.As(err, &ce) {
-		return ce.Class
-	}
-	if errors.Is(err, context.Canceled) {
-		return ai.ClassAborted
-	}
-	if strings.HasPrefix(err.Error(), "unknown command ") {
+	if !errors.As(err, &ce) && !errors.Is(err, context.Canceled) && strings.HasPrefix(err.Error(), "unknown command ") {
 		return ai.ClassUsage // cobra's, which has no type of its own
 	}
-	return ai.ClassOf(err)
+	return invocation.ClassOf(err)
 }
 
 // UsageArgs makes a wrong number of arguments a usage error (exit 2) in

@@ -40,12 +40,19 @@ func ProviderCandidates(declared map[string]Provider) []Candidate {
 
 // ModelCandidates offers provider/id for every model of the catalog and
 // of the declared providers, or with provider the ids of its models
-// alone, each described by its name and context window. One declared
-// under a built-in provider's name takes the catalog's place.
+// alone, each described by its name and context window: the catalog's
+// in its order, then the declared providers' in the order of their
+// names, each provider's models as declared. One declared under a
+// built-in provider's name takes the catalog's place.
 func ModelCandidates(declared map[string]Provider, provider string) []Candidate {
 	models := slices.Clone(catalog.All())
-	for name, p := range declared {
-		for _, m := range p.Models {
+	names := make([]string, 0, len(declared))
+	for name := range declared {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		for _, m := range declared[name].Models {
 			m.Provider = name
 			models = slices.DeleteFunc(models, func(o ai.Info) bool { return o.Provider == name && o.ID == m.ID })
 			models = append(models, m)

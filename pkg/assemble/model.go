@@ -1,7 +1,6 @@
 package assemble
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
@@ -45,48 +44,6 @@ func (p Provider) Describe(base, declared ai.Info) ai.Info {
 		info.Reasoning = false
 	}
 	return info
-}
-
-// UnmarshalJSON reads a declared provider, its models in gopi's shape or
-// in pi's models.json shape: "cost" (dollars per million tokens, as
-// gopi's "prices") and "maxTokens" (the output limit, gopi's
-// "maxOutputTokens"); gopi's own field wins when both are given.
-func (p *Provider) UnmarshalJSON(b []byte) error {
-	type plain Provider
-	type piModel struct {
-		ai.Info
-		Cost      *ai.Prices `json:"cost"`
-		MaxTokens int        `json:"maxTokens"`
-		Reasoning *bool      `json:"reasoning"`
-	}
-	var raw struct {
-		plain
-		Models []piModel `json:"models"`
-	}
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return err
-	}
-	*p = Provider(raw.plain)
-	p.Models = nil
-	for _, m := range raw.Models {
-		if m.Prices == (ai.Prices{}) && m.Cost != nil {
-			m.Prices = *m.Cost
-		}
-		if m.MaxOutputTokens == 0 {
-			m.MaxOutputTokens = m.MaxTokens
-		}
-		if m.Reasoning != nil {
-			m.Info.Reasoning = *m.Reasoning
-			if !*m.Reasoning {
-				if p.notReasoning == nil {
-					p.notReasoning = map[string]bool{}
-				}
-				p.notReasoning[m.ID] = true
-			}
-		}
-		p.Models = append(p.Models, m.Info)
-	}
-	return nil
 }
 
 // Quirks override, field by field, the quirks an OpenAI-compatible

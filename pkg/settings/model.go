@@ -31,7 +31,7 @@ func splitModel(s *Settings, customs map[string]assemble.Provider) (string, stri
 // retry and quirks read and checked. It chooses nothing yet: a resumed
 // session's model is the fallback assemble applies.
 func (s *Settings) Model(apiKey string) (assemble.ModelSettings, error) {
-	customs := map[string]assemble.Provider{}
+	customs := assemble.Providers{}
 	if err := s.Decode("providers", &customs); err != nil {
 		return assemble.ModelSettings{}, err
 	}
@@ -60,7 +60,7 @@ func (s *Settings) Model(apiKey string) (assemble.ModelSettings, error) {
 // DeclaredProviders are the providers settings declare, by name (none
 // when their shape is wrong: the run says so).
 func (s *Settings) DeclaredProviders() map[string]assemble.Provider {
-	customs := map[string]assemble.Provider{}
+	customs := assemble.Providers{}
 	if s != nil {
 		_ = s.Decode("providers", &customs)
 	}

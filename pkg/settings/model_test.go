@@ -89,15 +89,20 @@ func TestModelRefusals(t *testing.T) {
 	}
 }
 
-// A declared provider of the wrong shape is refused naming the key and
-// the file. (The path in it names Go's "plain" where the provider's
-// name belongs: assemble.Provider decodes itself through that type.)
+// A declared provider of the wrong shape is refused naming the file and
+// the value's path in it (not a Go type it is decoded through), and
+// what to give instead.
 func TestProvidersShape(t *testing.T) {
-	p := newPlace(t, "", `{"providers": {"local": {"api": 5}}}`)
-	_, err := p.load(t, runFlags(), false).Model("")
-	want := []string{`"providers" in ` + p.projectFile + ` has the wrong shape: "`, `api" is a number: give a string`}
-	if err == nil || !strings.HasPrefix(err.Error(), want[0]) || !strings.HasSuffix(err.Error(), want[1]) {
-		t.Errorf("error %v, want %q…%q", err, want[0], want[1])
+	for body, want := range map[string]string{
+		`{"providers": {"local": {"api": 5}}}`:                           `"providers.local.api" is a number: give a string`,
+		`{"providers": {"local": {"models": [{"id": "a"}, {"id": 3}]}}}`: `"providers.local.models[1].id" is a number: give a string`,
+		`{"providers": {"local": {"quirks": {"systemRole": true}}}}`:     `"providers.local.quirks.systemRole" is true or false: give a string`,
+	} {
+		p := newPlace(t, "", body)
+		_, err := p.load(t, runFlags(), false).Model("")
+		if want = `"providers" in ` + p.projectFile + ` has the wrong shape: ` + want; err == nil || err.Error() != want {
+			t.Errorf("%s: error %v, want %s", body, err, want)
+		}
 	}
 }
 

@@ -1,4 +1,4 @@
-package cmd
+package invocation
 
 import (
 	"errors"
@@ -17,15 +17,13 @@ import (
 // unless the OTEL_* variables or settings ask for traces) and returns
 // what ends it, given the run's outcome and execute's error: the run's
 // spans are sent then, within a bound, with the exit code.
-func traceRun(p *prepared, start time.Time) func(o *mode.Outcome, err *error) {
-	end := p.h.a.TraceRun(p.h.prompt, start)
+func traceRun(pr *prepared, start time.Time) func(o *mode.Outcome, err *error) {
+	end := pr.h.Assembly.TraceRun(pr.h.prompt, start)
 	return func(o *mode.Outcome, err *error) {
-		code := exitcode.OK
-		var rep *reported
-		if errors.As(*err, &rep) {
-			code = rep.code
-		} else if *err != nil {
-			code = exitcode.Internal
+		code := exitcode.OK // execute returns an *Exit or nil
+		var e *Exit
+		if errors.As(*err, &e) {
+			code = e.Code
 		}
 		end(telemetry.End{Reason: string(o.Result.Reason), ExitCode: code, Steps: o.Result.Steps, Usage: o.Result.Usage,
 			Class: string(o.Class), Err: o.Cause()})
