@@ -26,7 +26,9 @@ type SubagentSettings struct {
 	// MaxDepth bounds how deep children nest: 1 (the default, for 0)
 	// gives children no task tool.
 	MaxDepth int
-	// Agents are the defined agents the model may choose.
+	// Agents are the defined agents the model may choose; each one's
+	// Prompt is its child's whole system prompt (Catalog.AgentPrompt:
+	// the body with the project's context).
 	Agents []resources.Agent
 	// SystemPrompt is a general child's system prompt: the parent's
 	// without what only the parent's answer needs (an output schema);

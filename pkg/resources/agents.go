@@ -24,7 +24,10 @@ type Agent struct {
 	Thinking string // "" for the parent's level
 	MaxSteps int    // 0 for the parent's
 	Prompt   string
-	Path     string
+	// NoContextFiles ("noContextFiles: true") leaves the project's
+	// context files out of the child's system prompt (AgentPrompt).
+	NoContextFiles bool
+	Path           string
 	Source   string // "project" or "user"
 }
 
@@ -81,7 +84,7 @@ func (l *loader) loadAgents() {
 
 // parseAgent reads an agent file's frontmatter: name (default: the file's
 // name), description (required), tools (a list or a comma-separated
-// string), model, thinking and maxSteps.
+// string), model, thinking, maxSteps and noContextFiles.
 func parseAgent(text, defaultName string) (Agent, error) {
 	fm, body, err := parseFrontmatter(text)
 	if err != nil {
@@ -123,6 +126,13 @@ func parseAgent(text, defaultName string) (Agent, error) {
 		}
 	default:
 		return Agent{}, fmt.Errorf("frontmatter field \"tools\" must be a list of tool names or a comma-separated string")
+	}
+	switch v := fm["noContextFiles"].(type) {
+	case nil:
+	case bool:
+		a.NoContextFiles = v
+	default:
+		return Agent{}, fmt.Errorf("frontmatter field \"noContextFiles\" must be true or false")
 	}
 	if a.Model, err = fm.str("model"); err != nil {
 		return Agent{}, err
