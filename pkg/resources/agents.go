@@ -106,26 +106,8 @@ func parseAgent(text, defaultName string) (Agent, error) {
 	if strings.TrimSpace(a.Description) == "" {
 		return Agent{}, fmt.Errorf("it has no description: add a description line to its frontmatter (the model chooses agents by it)")
 	}
-	switch t := fm["tools"].(type) {
-	case nil:
-	case string:
-		a.Tools = []string{}
-		for _, s := range strings.Split(t, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				a.Tools = append(a.Tools, s)
-			}
-		}
-	case []any:
-		a.Tools = []string{}
-		for _, x := range t {
-			s, ok := x.(string)
-			if !ok {
-				return Agent{}, fmt.Errorf("frontmatter field \"tools\" must list tool names")
-			}
-			a.Tools = append(a.Tools, strings.TrimSpace(s))
-		}
-	default:
-		return Agent{}, fmt.Errorf("frontmatter field \"tools\" must be a list of tool names or a comma-separated string")
+	if a.Tools, err = agentTools(fm["tools"]); err != nil {
+		return Agent{}, err
 	}
 	switch v := fm["noContextFiles"].(type) {
 	case nil:
@@ -158,4 +140,32 @@ func parseAgent(text, defaultName string) (Agent, error) {
 		return Agent{}, fmt.Errorf("frontmatter field \"maxSteps\" must be a positive whole number")
 	}
 	return a, nil
+}
+
+// agentTools reads the frontmatter field "tools": a list, or a
+// comma-separated string; nil when absent (the parent's tools).
+func agentTools(v any) ([]string, error) {
+	var tools []string
+	switch t := v.(type) {
+	case nil:
+	case string:
+		tools = []string{}
+		for _, s := range strings.Split(t, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				tools = append(tools, s)
+			}
+		}
+	case []any:
+		tools = []string{}
+		for _, x := range t {
+			s, ok := x.(string)
+			if !ok {
+				return nil, fmt.Errorf("frontmatter field \"tools\" must list tool names")
+			}
+			tools = append(tools, strings.TrimSpace(s))
+		}
+	default:
+		return nil, fmt.Errorf("frontmatter field \"tools\" must be a list of tool names or a comma-separated string")
+	}
+	return tools, nil
 }
