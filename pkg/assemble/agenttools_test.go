@@ -39,9 +39,13 @@ func TestAgentTools(t *testing.T) {
 		t.Errorf("known tools: %q", got)
 	}
 	// A grandchild's narrowing keeps its parent's.
-	narrowTools(&s, &resources.Agent{Tools: []string{"mcp__*"}})
-	if s.MCP.Narrow("mcp__gh__pr") || !s.MCP.Narrow("mcp__fs__x") {
-		t.Error("a second narrowing widened the first")
+	narrowTools(&s, &resources.Agent{Tools: []string{"mcp__*__ab"}})
+	if s.MCP.Narrow("mcp__gh__ab") || s.MCP.Narrow("mcp__fs__x") || !s.MCP.Narrow("mcp__fs__ab") {
+		t.Error("a second narrowing is not both narrowings")
+	}
+	src := narrowed{src: fixedSource{fakeTool("mcp__fs__ab"), fakeTool("mcp__gh__ab")}, keep: s.MCP.Narrow}
+	if got := src.Tools(); len(got) != 1 || got[0].Spec().Name != "mcp__fs__ab" {
+		t.Errorf("the narrowed source offers %v, want mcp__fs__ab alone", got)
 	}
 }
 
@@ -51,3 +55,39 @@ func (f fakeTool) Spec() ai.ToolSpec { return ai.ToolSpec{Name: string(f)} }
 func (f fakeTool) Run(context.Context, tools.Call) (tools.Result, error) {
 	return tools.Result{}, nil
 }
+
+// Each problem of the agents' tools is said on stderr once per
+// invocation, and returned for the agent used every time; nothing when
+// the run offers no task tool.
+func TestWarnAgentTools(t *testing.T) {
+	t.Parallel()
+	agents := []resources.Agent{
+		{Name: "a", Path: "a.md", Tools: []string{"reed", "mcp__x__y", "deploy"}},
+		{Name: "b", Path: "b.md", Tools: []string{"bsh"}},
+	}
+	var stderr strings.Builder
+	a := &Assembly{s: Settings{Tools: []string{"read", "task"}, Custom: []tools.Tool{fakeTool("deploy")}, Subagents: SubagentSettings{Agents: agents}},
+		env: Env{Stderr: &stderr}, held: &holdings{}}
+	if got := a.warnAgentTools(nil, false); len(got) != 2 || !strings.Contains(got[0], "a.md") || !strings.Contains(got[1], `b.md: "tools" names "bsh"`) {
+		t.Fatalf("loaded: %q", got)
+	}
+	if got := a.warnAgentTools(&agents[0], true); len(got) != 2 || !strings.Contains(got[1], `"mcp__x__y", which no MCP server`) {
+		t.Fatalf("used: %q", got)
+	}
+	if got := a.warnAgentTools(&agents[0], true); len(got) != 2 {
+		t.Fatalf("used again: %q", got)
+	}
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], `gopi: warning: agent file a.md: "tools" names "reed"`) ||
+		!strings.HasPrefix(lines[1], `gopi: warning: agent file b.md: "tools" names "bsh"`) || !strings.HasPrefix(lines[2], `gopi: warning: agent file a.md: "tools" names "mcp__x__y"`) {
+		t.Fatalf("stderr:\n%s\nwant each problem once", stderr.String())
+	}
+	a.s.Tools = []string{"read"}
+	if got := a.warnAgentTools(nil, true); got != nil {
+		t.Errorf("without the task tool: %q", got)
+	}
+}
+
+type fixedSource []tools.Tool
+
+func (f fixedSource) Tools() []tools.Tool { return slices.Clone([]tools.Tool(f)) }
