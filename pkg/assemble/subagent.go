@@ -176,8 +176,8 @@ func (a *Assembly) childSettings(parentFile string, depth int) Settings {
 }
 
 // applyAgent narrows s to the defined agent def: its tools (only ever
-// fewer than the parent's: narrowTools), prompt, step limit, thinking level and
-// model. A model that cannot be used is the refusal returned.
+// fewer than the parent's: narrowTools), prompt, step limit, thinking
+// level and model. A model that cannot be used is the refusal returned.
 func (a *Assembly) applyAgent(s *Settings, def *resources.Agent, choice Choice, thinking ai.ThinkingLevel) (Choice, ai.ThinkingLevel, string) {
 	narrowTools(s, def)
 	if def.Prompt != "" {
