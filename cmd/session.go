@@ -93,7 +93,7 @@ func newSessionListCmd(sys *System) *cobra.Command {
 		Long: "List the sessions of the working directory, newest first.\n\n" +
 			"Sub-agents' sessions (a task call's child runs, whose header names the parent session and call) are left out; " +
 			"--children lists them too, with their parent's id. `gopi session tree` and `show` open them by id either way.",
-		Args:  cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			root, cwd, err := sessionEnv(sys, cwdFlag)
 			if err != nil {

@@ -28,7 +28,7 @@ type Agent struct {
 	// context files out of the child's system prompt (AgentPrompt).
 	NoContextFiles bool
 	Path           string
-	Source   string // "project" or "user"
+	Source         string // "project" or "user"
 }
 
 // agentDirs are the agents folders by precedence: the project's

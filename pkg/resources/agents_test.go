@@ -25,10 +25,10 @@ func TestParseAgent(t *testing.T) {
 	}
 	for text, want := range map[string]string{
 		"just a body": "no description",
-		"---\ndescription: d\nmaxSteps: 0\n---\n":     "maxSteps",
-		"---\ndescription: d\ntools: 3\n---\n":        "tools",
-		"---\nname: Bad Name\ndescription: d\n---\n":  "lowercase",
-		"---\ndescription: d\nthinking: ultra\n---\n": "use one of off, minimal",
+		"---\ndescription: d\nmaxSteps: 0\n---\n":       "maxSteps",
+		"---\ndescription: d\ntools: 3\n---\n":          "tools",
+		"---\nname: Bad Name\ndescription: d\n---\n":    "lowercase",
+		"---\ndescription: d\nthinking: ultra\n---\n":   "use one of off, minimal",
 		"---\ndescription: d\nnoContextFiles: 1\n---\n": "noContextFiles",
 	} {
 		if _, err := parseAgent(text, "f"); err == nil || !strings.Contains(err.Error(), want) {
