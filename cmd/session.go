@@ -30,12 +30,15 @@ func leafErr(err error) error {
 }
 
 func newSessionListCmd(sys *System) *cobra.Command {
-	var all, asJSON bool
+	var all, children, asJSON bool
 	var cwdFlag string
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List the sessions of the working directory, newest first",
-		Args:  cobra.NoArgs,
+		Long: "List the sessions of the working directory, newest first.\n\n" +
+			"Sub-agents' sessions (a task call's child runs, whose header names the parent session and call) are left out; " +
+			"--children lists them too, with their parent's id. `gopi session tree` and `show` open them by id either way.",
+		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			root, cwd, err := sys.Sessions(cwdFlag)
 			if err != nil {
@@ -45,10 +48,14 @@ func newSessionListCmd(sys *System) *cobra.Command {
 			if err != nil {
 				return assemble.SessionErr(err)
 			}
+			if !children {
+				infos = session.WithoutSubagents(infos)
+			}
 			return session.WriteSummaries(sys.Stdout, session.Summaries(root, infos, invocation.ReadPaused), asJSON, all)
 		},
 	}
 	c.Flags().BoolVar(&all, "all", false, "sessions of every folder")
+	c.Flags().BoolVar(&children, "children", false, "sub-agents' sessions too (with the parent's id)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	c.Flags().StringVar(&cwdFlag, "cwd", "", "working directory (default: the current one)")
 	return c

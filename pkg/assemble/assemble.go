@@ -224,6 +224,7 @@ func New(s Settings, env Env) (*Assembly, error) {
 		return nil, err
 	}
 	a := &Assembly{s: s, env: env, cat: cat, thinking: s.Thinking, held: held}
+	a.warnAgentTools(nil, false)
 	if !s.Resuming() {
 		ch, err := ChooseModel(env, s.Model, session.ModelState{})
 		if err != nil {

@@ -26,7 +26,23 @@ type holdings struct {
 
 	mcpOnce sync.Once
 	mu      sync.Mutex
-	mcp     *mcp.Manager // the MCP servers started, once the first Runtime is built
+	mcp     *mcp.Manager    // the MCP servers started, once the first Runtime is built
+	said    map[string]bool // warnings said once per invocation (sayOnce)
+}
+
+// sayOnce reports whether msg is said for the first time by this
+// Assembly or one of its children.
+func (h *holdings) sayOnce(msg string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.said[msg] {
+		return false
+	}
+	if h.said == nil {
+		h.said = map[string]bool{}
+	}
+	h.said[msg] = true
+	return true
 }
 
 // groupKillWait bounds the wait for background processes after SIGKILL.

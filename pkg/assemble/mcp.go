@@ -20,6 +20,9 @@ type MCPSettings struct {
 	// StartTimeout and CallTimeout apply to servers that set none; zero
 	// takes mcp's defaults.
 	StartTimeout, CallTimeout time.Duration
+	// Narrow, when set, offers only the tools it takes of those Select
+	// offers: a defined agent's child, whose tools name them.
+	Narrow func(name string) bool
 }
 
 // addMCP adds the MCP servers' tools to reg, starting the servers with
@@ -50,7 +53,11 @@ func (a *Assembly) addMCP(environ []string, reg *tools.Registry) error {
 	h.mu.Lock()
 	m := h.mcp
 	h.mu.Unlock()
-	if m != nil {
+	switch {
+	case m == nil:
+	case a.s.MCP.Narrow != nil:
+		reg.AddSource(narrowed{src: m, keep: a.s.MCP.Narrow})
+	default:
 		reg.AddSource(m)
 	}
 	return nil

@@ -81,7 +81,12 @@ func applyCatalog(s *Settings, cat *resources.Catalog) {
 	if len(cat.Agents) > 0 && len(toolSel) > 0 && !slices.Contains(toolSel, tools.TaskName) && !s.Subagents.NoTask {
 		toolSel = append(slices.Clone(toolSel), tools.TaskName)
 	}
-	s.Subagents.Agents = cat.Agents
+	// An agent's prompt is its body with the project's context (unless
+	// it opts out), as Catalog.AgentPrompt builds it.
+	s.Subagents.Agents = slices.Clone(cat.Agents)
+	for i, ag := range s.Subagents.Agents {
+		s.Subagents.Agents[i].Prompt = cat.AgentPrompt(ag)
+	}
 	// A general child's prompt: the parent's tools, task only when it may
 	// delegate again; no output schema.
 	childTools := toolSel

@@ -26,7 +26,9 @@ type SubagentSettings struct {
 	// MaxDepth bounds how deep children nest: 1 (the default, for 0)
 	// gives children no task tool.
 	MaxDepth int
-	// Agents are the defined agents the model may choose.
+	// Agents are the defined agents the model may choose; each one's
+	// Prompt is its child's whole system prompt (Catalog.AgentPrompt:
+	// the body with the project's context).
 	Agents []resources.Agent
 	// SystemPrompt is a general child's system prompt: the parent's
 	// without what only the parent's answer needs (an output schema);
@@ -62,6 +64,9 @@ type ChildDetails struct {
 	Leaf      string      `json:"leaf"`
 	Reason    loop.Reason `json:"reason"`
 	Usage     ai.Usage    `json:"usage"`
+	// Warnings are what is wrong with the agent's file (a tool it names
+	// that this run has not), also said on stderr and to the model.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ChildEvent is the details of the tool_execution_update that carries one
@@ -104,12 +109,14 @@ func (a *Assembly) runChild(ctx context.Context, parentStore session.Store, pare
 	s := a.childSettings(parentFile, depth)
 	choice, thinking := a.choice, a.thinking
 	var def *resources.Agent
+	var notes []string
 	if args.Agent != "" {
 		i := slices.IndexFunc(s.Subagents.Agents, func(x resources.Agent) bool { return x.Name == args.Agent })
 		if i < 0 {
 			return tools.ErrorResult(fmt.Sprintf("Unknown agent %q.", args.Agent)), nil
 		}
 		def = &s.Subagents.Agents[i]
+		notes = a.warnAgentTools(def, true)
 		var refusal string
 		if choice, thinking, refusal = a.applyAgent(&s, def, choice, thinking); refusal != "" {
 			return tools.ErrorResult(refusal), nil
@@ -130,7 +137,22 @@ func (a *Assembly) runChild(ctx context.Context, parentStore session.Store, pare
 	if def != nil {
 		agentName = def.Name
 	}
-	return child.prompt(ctx, rt, call, args, agentName), nil
+	return withNotes(child.prompt(ctx, rt, call, args, agentName), notes), nil
+}
+
+// withNotes adds what is wrong with the agent's file to a task call's
+// result: its details' warnings, and a text the model reads after the
+// child's answer.
+func withNotes(res tools.Result, notes []string) tools.Result {
+	if len(notes) == 0 {
+		return res
+	}
+	if d, ok := res.Details.(ChildDetails); ok {
+		d.Warnings = notes
+		res.Details = d
+	}
+	res.Content = append(slices.Clip(res.Content), ai.TextContent("[gopi: "+strings.Join(notes, "\n")+"]"))
+	return res
 }
 
 // childSettings are a general child's: the parent's without the output
@@ -154,16 +176,10 @@ func (a *Assembly) childSettings(parentFile string, depth int) Settings {
 }
 
 // applyAgent narrows s to the defined agent def: its tools (only ever
-// fewer than the parent's), prompt, step limit, thinking level and
-// model. A model that cannot be used is the refusal returned.
+// fewer than the parent's: narrowTools), prompt, step limit, thinking
+// level and model. A model that cannot be used is the refusal returned.
 func (a *Assembly) applyAgent(s *Settings, def *resources.Agent, choice Choice, thinking ai.ThinkingLevel) (Choice, ai.ThinkingLevel, string) {
-	if def.Tools != nil {
-		s.Tools = slices.DeleteFunc(slices.Clone(s.Tools), func(n string) bool { return !slices.Contains(def.Tools, n) })
-		if len(s.Custom) > 0 {
-			s.Custom = slices.DeleteFunc(slices.Clone(s.Custom), func(t tools.Tool) bool { return !slices.Contains(def.Tools, t.Spec().Name) })
-		}
-		s.MCP = MCPSettings{}
-	}
+	narrowTools(s, def)
 	if def.Prompt != "" {
 		s.SystemPrompt = def.Prompt
 	}

@@ -1,6 +1,10 @@
 package loop
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"iter"
 	"strings"
 	"testing"
 
@@ -79,5 +83,33 @@ func TestLimitsKeepAFinalAnswer(t *testing.T) {
 	}
 	if asked != 1 { // the steering queue is asked once, before the first request
 		t.Errorf("queues asked %d times after the budget was spent", asked-1)
+	}
+}
+
+// budgetCutModel answers with a tool call whose stream a shared budget
+// (a sub-agents' tree) cut short: an aborted message and the budget's
+// error.
+type budgetCutModel struct{}
+
+func (budgetCutModel) Stream(context.Context, *ai.Request) iter.Seq[ai.Event] {
+	return func(yield func(ai.Event) bool) {
+		m := &ai.Message{Role: ai.RoleAssistant, StopReason: ai.StopAborted, ErrorMessage: "cut short",
+			Content: []ai.Content{{Type: ai.TypeToolCall, ID: "c1", Name: "t", Arguments: json.RawMessage(`{}`)}}}
+		if yield(ai.Event{Type: ai.EventStart, Message: m}) {
+			yield(ai.Event{Type: ai.EventError, Message: m, Err: &BudgetError{ReasonBudgetUSD, errors.New("the run spent $2")}})
+		}
+	}
+}
+
+// An answer cut short by a budget the run shares ends the run with the
+// budget's reason, not aborted, and its calls are skipped with results.
+func TestBudgetCutAnswerEndsWithTheBudget(t *testing.T) {
+	t.Parallel()
+	res := Run(t.Context(), Config{Model: budgetCutModel{}, Tools: toolstest.Registry(t, sleeper("t"))}, nil, prompt("go"))
+	if res.Reason != ReasonBudgetUSD || res.Err == nil || !strings.Contains(res.Err.Error(), "spent $2") {
+		t.Fatalf("reason %s, err %v; want budgetUsd with the budget's error", res.Reason, res.Err)
+	}
+	if got := roles(res.New()); got != "user,assistant,toolResult" {
+		t.Errorf("transcript %s, want the call paired with a skipped result", got)
 	}
 }

@@ -157,7 +157,13 @@ func (r *run) turn() (more, done bool) {
 	r.res.Messages = append(r.res.Messages, msg)
 	r.emit(Event{Type: MessageEnd, Message: &msg})
 	calls := msg.ToolCalls()
+	be := (*BudgetError)(nil)
 	switch {
+	case errors.As(err, &be) && r.ctx.Err() == nil:
+		// Cut short in mid-answer: a budget this run shares (a
+		// sub-agents' tree) was spent by another run's answer.
+		r.fail(be.Reason, be.Err, msg, calls)
+		return false, true
 	case msg.StopReason == ai.StopError:
 		r.fail(ReasonError, err, msg, calls)
 		return false, true

@@ -24,8 +24,11 @@ type Agent struct {
 	Thinking string // "" for the parent's level
 	MaxSteps int    // 0 for the parent's
 	Prompt   string
-	Path     string
-	Source   string // "project" or "user"
+	// NoContextFiles ("noContextFiles: true") leaves the project's
+	// context files out of the child's system prompt (AgentPrompt).
+	NoContextFiles bool
+	Path           string
+	Source         string // "project" or "user"
 }
 
 // agentDirs are the agents folders by precedence: the project's
@@ -81,7 +84,7 @@ func (l *loader) loadAgents() {
 
 // parseAgent reads an agent file's frontmatter: name (default: the file's
 // name), description (required), tools (a list or a comma-separated
-// string), model, thinking and maxSteps.
+// string), model, thinking, maxSteps and noContextFiles.
 func parseAgent(text, defaultName string) (Agent, error) {
 	fm, body, err := parseFrontmatter(text)
 	if err != nil {
@@ -103,26 +106,15 @@ func parseAgent(text, defaultName string) (Agent, error) {
 	if strings.TrimSpace(a.Description) == "" {
 		return Agent{}, fmt.Errorf("it has no description: add a description line to its frontmatter (the model chooses agents by it)")
 	}
-	switch t := fm["tools"].(type) {
+	if a.Tools, err = agentTools(fm["tools"]); err != nil {
+		return Agent{}, err
+	}
+	switch v := fm["noContextFiles"].(type) {
 	case nil:
-	case string:
-		a.Tools = []string{}
-		for _, s := range strings.Split(t, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				a.Tools = append(a.Tools, s)
-			}
-		}
-	case []any:
-		a.Tools = []string{}
-		for _, x := range t {
-			s, ok := x.(string)
-			if !ok {
-				return Agent{}, fmt.Errorf("frontmatter field \"tools\" must list tool names")
-			}
-			a.Tools = append(a.Tools, strings.TrimSpace(s))
-		}
+	case bool:
+		a.NoContextFiles = v
 	default:
-		return Agent{}, fmt.Errorf("frontmatter field \"tools\" must be a list of tool names or a comma-separated string")
+		return Agent{}, fmt.Errorf("frontmatter field \"noContextFiles\" must be true or false")
 	}
 	if a.Model, err = fm.str("model"); err != nil {
 		return Agent{}, err
@@ -148,4 +140,32 @@ func parseAgent(text, defaultName string) (Agent, error) {
 		return Agent{}, fmt.Errorf("frontmatter field \"maxSteps\" must be a positive whole number")
 	}
 	return a, nil
+}
+
+// agentTools reads the frontmatter field "tools": a list, or a
+// comma-separated string; nil when absent (the parent's tools).
+func agentTools(v any) ([]string, error) {
+	var tools []string
+	switch t := v.(type) {
+	case nil:
+	case string:
+		tools = []string{}
+		for _, s := range strings.Split(t, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				tools = append(tools, s)
+			}
+		}
+	case []any:
+		tools = []string{}
+		for _, x := range t {
+			s, ok := x.(string)
+			if !ok {
+				return nil, fmt.Errorf("frontmatter field \"tools\" must list tool names")
+			}
+			tools = append(tools, strings.TrimSpace(s))
+		}
+	default:
+		return nil, fmt.Errorf("frontmatter field \"tools\" must be a list of tool names or a comma-separated string")
+	}
+	return tools, nil
 }

@@ -39,22 +39,51 @@ func (c *Catalog) SystemPrompt() string {
 	if c.Append != "" {
 		b.WriteString("\n\n" + trimEnd(c.Append))
 	}
-	if len(c.ContextFiles) > 0 {
-		b.WriteString("\n\n# Project Context\n\nProject-specific instructions and guidelines:")
-		for _, f := range c.ContextFiles {
-			b.WriteString("\n\n## " + f.Path + "\n\n" + trimEnd(f.Content))
-		}
-	}
+	c.writeContext(&b)
 	if slices.Contains(c.ActiveTools, "read") {
 		b.WriteString(SkillsBlock(c.Skills))
 	}
+	c.writeWhereWhen(&b)
+	return b.String()
+}
+
+// AgentPrompt is the system prompt of a defined agent's child run: the
+// agent file's body, then the project's context files (as the parent's
+// prompt has them) unless the agent opts out with noContextFiles, then
+// the current date and working directory. An agent file with no body
+// has "" (the child keeps a general child's prompt).
+func (c *Catalog) AgentPrompt(a Agent) string {
+	if strings.TrimSpace(a.Prompt) == "" {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(trimEnd(a.Prompt))
+	if !a.NoContextFiles {
+		c.writeContext(&b)
+	}
+	c.writeWhereWhen(&b)
+	return b.String()
+}
+
+// writeContext writes the context files under "# Project Context".
+func (c *Catalog) writeContext(b *strings.Builder) {
+	if len(c.ContextFiles) == 0 {
+		return
+	}
+	b.WriteString("\n\n# Project Context\n\nProject-specific instructions and guidelines:")
+	for _, f := range c.ContextFiles {
+		b.WriteString("\n\n## " + f.Path + "\n\n" + trimEnd(f.Content))
+	}
+}
+
+// writeWhereWhen writes the current date and working directory.
+func (c *Catalog) writeWhereWhen(b *strings.Builder) {
 	now := time.Now
 	if c.now != nil {
 		now = c.now
 	}
 	b.WriteString("\n\nCurrent date: " + now().Format("2006-01-02"))
 	b.WriteString("\nCurrent working directory: " + c.cwd)
-	return b.String()
 }
 
 // SystemPromptFor is SystemPrompt for a run offered other tools (a

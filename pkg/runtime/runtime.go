@@ -156,7 +156,7 @@ func New(cfg Config, deps Deps) (*Runtime, error) {
 	}
 	r := &Runtime{cfg: cfg, deps: deps}
 	if deps.Tree != nil {
-		r.member = &member{tree: deps.Tree, child: deps.TreeChild}
+		r.member = &member{tree: deps.Tree, child: deps.TreeChild, limits: loop.Limits{Tokens: cfg.Limits.Tokens, USD: cfg.Limits.USD}}
 		r.deps.Model = r.member.counted(deps.Model)
 		r.deps.CompactionModel = r.member.counted(deps.CompactionModel)
 		deps = r.deps

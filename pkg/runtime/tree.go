@@ -2,10 +2,12 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"iter"
 	"sync"
 
 	"gopi/pkg/ai"
+	"gopi/pkg/loop"
 )
 
 // Tree is what a run and its children (sub-agents' runs) spend together,
@@ -14,25 +16,38 @@ import (
 // parent's checks see every request a child made, and a child's checks
 // what the parent and the other children spent. The parent's Result
 // counts what its children spent in its run.
+//
+// An answer that spends the tree's budget cuts short every other request
+// of the tree in flight (a sibling's answer streaming): its stream is
+// cancelled at once, and its run ends with the budget's reason, not at
+// its next check after the answer streamed to its end.
 type Tree struct {
-	mu   sync.Mutex
-	all  ai.Usage     // everything spent in the tree since the parent's run began
-	kids ai.Usage     // the children's share of all
-	by   []ModelUsage // the children's share per model
+	mu      sync.Mutex
+	all     ai.Usage     // everything spent in the tree since the parent's run began
+	kids    ai.Usage     // the children's share of all
+	by      []ModelUsage // the children's share per model
+	flights map[*flight]struct{}
 }
+
+// flight is one model request of the tree in flight.
+type flight struct{ cancel context.CancelCauseFunc }
 
 // NewTree returns an empty Tree.
 func NewTree() *Tree { return &Tree{} }
 
 // member is one Runtime's place in a Tree.
 type member struct {
-	tree  *Tree
-	child bool
-	mu    sync.Mutex
-	own   ai.Usage // what this Runtime's requests spent in the tree's count
+	tree   *Tree
+	child  bool
+	limits loop.Limits // the run's budget (Tokens, USD), which binds the tree
+	mu     sync.Mutex
+	own    ai.Usage // what this Runtime's requests spent in the tree's count
 }
 
-func (m *member) count(provider, model string, u ai.Usage) {
+// count adds what one answer (or attempt) of the request f spent; when
+// the tree's spending passes the budget, every other request in flight
+// is cancelled with the budget's error as the cause.
+func (m *member) count(f *flight, provider, model string, u ai.Usage) {
 	if u == (ai.Usage{}) {
 		return
 	}
@@ -47,6 +62,31 @@ func (m *member) count(provider, model string, u ai.Usage) {
 		t.kids = t.kids.Add(u)
 		t.by = AddUsage(t.by, provider, model, u)
 	}
+	if be := m.limits.Check(t.all); be != nil {
+		for other := range t.flights {
+			if other != f {
+				other.cancel(be)
+			}
+		}
+	}
+}
+
+// fly records a request in flight until land.
+func (t *Tree) fly(cancel context.CancelCauseFunc) *flight {
+	f := &flight{cancel: cancel}
+	t.mu.Lock()
+	if t.flights == nil {
+		t.flights = map[*flight]struct{}{}
+	}
+	t.flights[f] = struct{}{}
+	t.mu.Unlock()
+	return f
+}
+
+func (t *Tree) land(f *flight) {
+	t.mu.Lock()
+	delete(t.flights, f)
+	t.mu.Unlock()
 }
 
 // others is what the rest of the tree spent: for the parent its
@@ -100,23 +140,55 @@ type treeModel struct {
 	m     *member
 }
 
+// Stream counts what the request spends as it is spent; a request the
+// tree's budget cut short (another member's answer spent it) ends with
+// the budget's error (a *loop.BudgetError), as one never sent does.
 func (t *treeModel) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Event] {
 	return func(yield func(ai.Event) bool) {
+		flying, cancel := context.WithCancelCause(ctx)
+		f := t.m.tree.fly(cancel)
+		defer func() {
+			t.m.tree.land(f)
+			cancel(nil)
+		}()
 		var attempt ai.Message
-		for e := range t.inner.Stream(ctx, req) {
+		for e := range t.inner.Stream(flying, req) {
 			switch {
 			case e.Type == ai.EventStart && e.Message != nil:
 				attempt = *e.Message
 			case e.Type == ai.EventRetryStart && e.Retry != nil:
-				t.m.count(attempt.Provider, attempt.Model, e.Retry.Usage)
+				t.m.count(f, attempt.Provider, attempt.Model, e.Retry.Usage)
 			case e.Terminal() && e.Message != nil:
-				t.m.count(e.Message.Provider, e.Message.Model, e.Message.Usage)
+				t.m.count(f, e.Message.Provider, e.Message.Model, e.Message.Usage)
+			}
+			if e.Terminal() && ctx.Err() == nil {
+				e = budgetCut(e, context.Cause(flying))
 			}
 			if !yield(e) {
 				return
 			}
 		}
 	}
+}
+
+// budgetCut is the terminal event e of a request the tree's budget
+// cancelled (cause a *loop.BudgetError) and that ended cut short: its
+// error is the budget's, and its message says so. Any other e is
+// returned as it is.
+func budgetCut(e ai.Event, cause error) ai.Event {
+	var be *loop.BudgetError
+	cut := e.Type == ai.EventError || e.Message == nil || e.Message.StopReason == ai.StopAborted
+	if !cut || !errors.As(cause, &be) {
+		return e // it ended on its own, before or as the budget was spent
+	}
+	e.Err = be
+	if e.Message != nil {
+		m := e.Message.Clone()
+		m.StopReason = ai.StopAborted
+		m.ErrorMessage = be.Error() + "; the answer was cut short"
+		e.Message = &m
+	}
+	return e
 }
 
 // sub is a minus b, for the counts a budget checks.

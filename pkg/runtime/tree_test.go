@@ -3,6 +3,9 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"iter"
+	"strings"
 	"testing"
 
 	"gopi/pkg/ai"
@@ -71,3 +74,34 @@ func TestTreeBindsParentAndChild(t *testing.T) {
 }
 
 func withUsage(r faux.Response, in int64) faux.Response { r.Usage = usage(in); return r }
+
+// An answer that spends the tree's budget cuts short the other requests
+// in flight: a sibling's stream ends at once with the budget's error and
+// an aborted message saying so, and it counts what it spent before.
+func TestTreeBudgetCutsSiblingShort(t *testing.T) {
+	t.Parallel()
+	tree := NewTree()
+	lim := loop.Limits{Tokens: 100}
+	a := &member{tree: tree, child: true, limits: lim}
+	b := &member{tree: tree, child: true, limits: lim}
+	slow := faux.New(faux.Response{Text: strings.Repeat("x", 60), ChunkSize: 1, DelayMs: 1000})
+	next, stop := iter.Pull(b.counted(slow).Stream(t.Context(), &ai.Request{}))
+	defer stop()
+	if e, ok := next(); !ok || e.Type != ai.EventStart {
+		t.Fatalf("b's first event %+v, want its start", e)
+	}
+	for e := range a.counted(faux.New(withUsage(faux.Text("spent"), 150))).Stream(t.Context(), &ai.Request{}) {
+		if e.Terminal() && e.Err != nil {
+			t.Fatalf("a's own answer: %v", e.Err)
+		}
+	}
+	var last ai.Event
+	for e, ok := next(); ok; e, ok = next() {
+		last = e
+	}
+	var be *loop.BudgetError
+	if !errors.As(last.Err, &be) || be.Reason != loop.ReasonBudgetTokens || last.Message == nil ||
+		last.Message.StopReason != ai.StopAborted || !strings.Contains(last.Message.ErrorMessage, "the answer was cut short") {
+		t.Fatalf("b ended with %+v (%v), want the budget's error and an aborted message", last.Message, last.Err)
+	}
+}

@@ -99,3 +99,22 @@ func (h *Header) field(f pijson.Field, hasID *bool) error {
 	}
 	return nil
 }
+
+// ParentToolCallID is the tool call of the parent session that started
+// this one as a sub-agent's run ("parentToolCallId"); "" for a session
+// of its own (a fork names its parent session, but no call).
+func (h Header) ParentToolCallID() string {
+	raw, ok := h.Extra["parentToolCallId"]
+	if !ok {
+		return ""
+	}
+	var id string
+	if json.Unmarshal(raw, &id) != nil {
+		return ""
+	}
+	return id
+}
+
+// IsSubagent reports whether the session is a sub-agent's run, started
+// by a parent session's task call.
+func (h Header) IsSubagent() bool { return h.ParentToolCallID() != "" }

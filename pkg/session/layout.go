@@ -75,16 +75,26 @@ func listDir(dir string) ([]Info, error) {
 	return out, nil
 }
 
-// Latest returns cwd's most recently modified session, or ErrNotFound.
+// Latest returns cwd's most recently modified session that is not a
+// sub-agent's run (-c continues the user's conversation, not a child
+// its task call left newer), or ErrNotFound.
 func Latest(root, cwd string) (Info, error) {
 	list, err := List(root, cwd)
 	if err != nil {
 		return Info{}, err
 	}
+	list = WithoutSubagents(list)
 	if len(list) == 0 {
 		return Info{}, fmt.Errorf("no session for %s under %s: %w", cwd, root, ErrNotFound)
 	}
 	return list[0], nil
+}
+
+// WithoutSubagents leaves out the sessions of sub-agents' runs (their
+// header names the parent's task call), keeping the order: what gopi
+// session list shows without --children.
+func WithoutSubagents(list []Info) []Info {
+	return slices.DeleteFunc(slices.Clone(list), func(i Info) bool { return i.Header.IsSubagent() })
 }
 
 // ReadHeader reads only line 1 of a session file.

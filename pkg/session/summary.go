@@ -1,11 +1,13 @@
 package session
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -64,6 +66,11 @@ type Summary struct {
 	FirstPrompt string `json:"firstPrompt"`
 	NewestLeaf  string `json:"newestLeaf"`
 	Name        string `json:"name,omitempty"`
+	// ParentSession and ParentToolCallID are a sub-agent's session's: the
+	// parent session's file and the task call that started it.
+	ParentSession    string `json:"parentSession,omitempty"`
+	ParentToolCallID string `json:"parentToolCallId,omitempty"`
+	parentShort      string // the parent's id as the PARENT column shows it
 }
 
 // Summarize reads the session info names with read (ReadFile when nil)
@@ -77,6 +84,9 @@ func Summarize(info Info, read ReadFunc) (s Summary, ok bool) {
 	}
 	s = Summary{ID: f.Header.ID, File: info.Path, Cwd: f.Header.Cwd, Entries: len(f.Entries),
 		Modified: info.ModTime.UTC().Format("2006-01-02 15:04"), Name: SessionName(f.Entries)}
+	if call := f.Header.ParentToolCallID(); call != "" {
+		s.ParentSession, s.ParentToolCallID = f.Header.ParentSession, call
+	}
 	for _, e := range f.Entries {
 		if e.Type == TypeMessage && e.Message != nil && e.Message.Role == ai.RoleUser {
 			_, s.FirstPrompt = Preview(e, 60)
@@ -98,6 +108,12 @@ func Summaries(root string, infos []Info, read ReadFunc) []Summary {
 	for _, info := range infos {
 		if s, ok := Summarize(info, read); ok {
 			s.ShortID = ShortID(fileSessionID(info.Path, s.ID), scope)
+			if s.ParentToolCallID != "" {
+				s.parentShort = "-"
+				if id := fileSessionID(s.ParentSession, ""); id != "" {
+					s.parentShort = ShortID(id, scope)
+				}
+			}
 			rows = append(rows, s)
 		}
 	}
@@ -152,7 +168,8 @@ func ShortID(id string, scope []string) string {
 }
 
 // WriteSummaries prints rows as gopi session list does: a table ("no
-// sessions" when there are none; a FOLDER column with folders), or one
+// sessions" when there are none; a FOLDER column with folders, a PARENT
+// column, the parent session's id, when a row is a sub-agent's), or one
 // JSON array.
 func WriteSummaries(w io.Writer, rows []Summary, asJSON, folders bool) error {
 	if asJSON {
@@ -170,6 +187,10 @@ func WriteSummaries(w io.Writer, rows []Summary, asJSON, folders bool) error {
 	if folders {
 		head += "FOLDER\t"
 	}
+	parents := slices.ContainsFunc(rows, func(r Summary) bool { return r.ParentToolCallID != "" })
+	if parents {
+		head += "PARENT\t"
+	}
 	fmt.Fprintln(tw, head+"FIRST PROMPT")
 	for _, r := range rows {
 		name := r.Name
@@ -179,6 +200,9 @@ func WriteSummaries(w io.Writer, rows []Summary, asJSON, folders bool) error {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t", r.ShortID, r.Modified, r.Entries, r.NewestLeaf, OneLine(name, 30))
 		if folders {
 			fmt.Fprintf(tw, "%s\t", r.Cwd)
+		}
+		if parents {
+			fmt.Fprintf(tw, "%s\t", cmp.Or(r.parentShort, "-"))
 		}
 		fmt.Fprintln(tw, r.FirstPrompt)
 	}

@@ -3,6 +3,7 @@ package settings
 import (
 	"encoding/json"
 	"fmt"
+	"gopi/internal/nearest"
 	"io"
 	"slices"
 	"sort"
@@ -104,47 +105,9 @@ func unknownKey(path, key string, known []string) string {
 	return msg
 }
 
-// closest is the known key nearest to key by edit distance (ignoring
-// case), when it is near enough to be a slip of the keyboard, or else one
-// that key begins.
-func closest(key string, known []string) string {
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := editDistance(strings.ToLower(key), strings.ToLower(k)); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	if best != "" && bestD <= max(1, len(key)/4) {
-		return best
-	}
-	for _, k := range known { // a key cut short: pi's "apiKey" for "apiKeyEnv"
-		if len(key) >= 4 && strings.HasPrefix(strings.ToLower(k), strings.ToLower(key)) {
-			return k
-		}
-	}
-	return ""
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+// closest is the known key nearest to key (nearest.Name): a slip of the
+// keyboard, or a key cut short.
+func closest(key string, known []string) string { return nearest.Name(key, known) }
 
 func containsFold(list []string, s string) bool {
 	return slices.ContainsFunc(list, func(k string) bool { return strings.EqualFold(k, s) })

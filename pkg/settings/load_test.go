@@ -225,17 +225,6 @@ func TestUnknownKeyNames(t *testing.T) {
 			t.Errorf("closest(%q) = %q, want %q", c.key, got, c.want)
 		}
 	}
-	for _, c := range []struct {
-		a, b string
-		d    int
-	}{
-		{"kitten", "sitting", 3}, {"", "abc", 3}, {"abc", "", 3}, {"ab", "abc", 1}, {"abc", "ab", 1},
-		{"abc", "axc", 1}, {"abc", "abc", 0}, {"abcdef", "bcdefa", 2},
-	} {
-		if d := editDistance(c.a, c.b); d != c.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, d, c.d)
-		}
-	}
 }
 
 // The unknown keys of a file are named by the first Load of an

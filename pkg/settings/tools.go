@@ -2,7 +2,6 @@ package settings
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -140,17 +139,8 @@ func knownTool(origin, entry string, patternMayMiss bool, all []string) error {
 }
 
 // MatchTool reports whether a name or pattern (* matches any characters)
-// matches a tool name.
-func MatchTool(pattern, name string) bool {
-	if !strings.Contains(pattern, "*") {
-		return pattern == name
-	}
-	parts := strings.Split(pattern, "*")
-	for i, p := range parts {
-		parts[i] = regexp.QuoteMeta(p)
-	}
-	return regexp.MustCompile("^" + strings.Join(parts, ".*") + "$").MatchString(name)
-}
+// matches a tool name (tools.MatchName).
+func MatchTool(pattern, name string) bool { return tools.MatchName(pattern, name) }
 
 // takeToolLayer records a settings file's "tools" value.
 func (s *Settings) takeToolLayer(path string, values map[string]any) {
