@@ -21,7 +21,7 @@ func (r *Server) reopen(w Want) (Opened, error) {
 		switch {
 		case w.NewSession:
 			r.abortOp()
-		case op.compact || op.bash:
+		case op.compact:
 			return Opened{}, errBusy
 		default:
 			return r.later(w)
@@ -94,7 +94,7 @@ func (r *Server) pendingInfo() *ai.Info {
 	return r.pendingModel
 }
 
-// abortOp ends the run, compaction or bash command going on and waits
+// abortOp ends the run or compaction going on and waits
 // for it; queued prompts are dropped.
 func (r *Server) abortOp() {
 	r.mu.Lock()
