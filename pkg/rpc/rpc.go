@@ -50,8 +50,8 @@ type Server struct {
 	followUp agent.QueueMode
 	stream   *mode.EventStream
 	unsub    func()
-	op       *rpcOp       // the run or compaction going on; nil when idle
-	bashes   []*bashRun   // the bash commands going on
+	op       *rpcOp     // the run or compaction going on; nil when idle
+	bashes   []*bashRun // the bash commands going on
 	// heldBash are the messages of bash commands that ended during the
 	// run going on: recorded when it ends.
 	heldBash []ai.Message
