@@ -117,65 +117,81 @@ func diffParts(ops []difflib.OpCode, a, b []string) []diffPart {
 // lines numbered in their own text, unchanged ones in the old text, at
 // most diffContext of them beside a change.
 func displayDiff(ops []difflib.OpCode, a, b []string, width int) editDiff {
-	var out []string
-	oldN, newN, first := 1, 1, 0
-	line := func(mark byte, n int, l string) {
-		out = append(out, fmt.Sprintf("%c%*d %s", mark, width, n, strings.TrimSuffix(l, "\n")))
-	}
-	skip := func(n int) {
-		out = append(out, " "+strings.Repeat(" ", width)+" ...")
-		oldN, newN = oldN+n, newN+n
-	}
-	same := func(ls []string) {
-		for _, l := range ls {
-			line(' ', oldN, l)
-			oldN, newN = oldN+1, newN+1
-		}
-	}
+	w := &displayWriter{oldN: 1, newN: 1, width: width}
 	parts := diffParts(ops, a, b)
-	lastWasChange := false
+	first, lastWasChange := 0, false
 	for i, p := range parts {
-		if p.kind != ' ' {
-			if first == 0 {
-				first = newN
-			}
-			for _, l := range p.lines {
-				if p.kind == '+' {
-					line('+', newN, l)
-					newN++
-				} else {
-					line('-', oldN, l)
-					oldN++
-				}
-			}
-			lastWasChange = true
+		if p.kind == ' ' {
+			w.unchanged(p.lines, lastWasChange, i < len(parts)-1)
+			lastWasChange = false
 			continue
 		}
-		ls, before := p.lines, i < len(parts)-1
-		switch {
-		case lastWasChange && before && len(ls) <= 2*diffContext:
-			same(ls)
-		case lastWasChange && before:
-			same(ls[:diffContext])
-			skip(len(ls) - 2*diffContext)
-			same(ls[len(ls)-diffContext:])
-		case lastWasChange:
-			same(ls[:min(diffContext, len(ls))])
-			if n := len(ls) - diffContext; n > 0 {
-				skip(n)
-			}
-		case before:
-			if n := len(ls) - diffContext; n > 0 {
-				skip(n)
-				ls = ls[n:]
-			}
-			same(ls)
-		default:
-			oldN, newN = oldN+len(ls), newN+len(ls)
+		if first == 0 {
+			first = w.newN
 		}
-		lastWasChange = false
+		for _, l := range p.lines {
+			if p.kind == '+' {
+				w.line('+', w.newN, l)
+				w.newN++
+			} else {
+				w.line('-', w.oldN, l)
+				w.oldN++
+			}
+		}
+		lastWasChange = true
 	}
-	return editDiff{diff: strings.Join(out, "\n"), first: first}
+	return editDiff{diff: strings.Join(w.out, "\n"), first: first}
+}
+
+// displayWriter writes display diff lines, counting the old and new
+// texts' lines.
+type displayWriter struct {
+	out        []string
+	oldN, newN int
+	width      int
+}
+
+func (w *displayWriter) line(mark byte, n int, l string) {
+	w.out = append(w.out, fmt.Sprintf("%c%*d %s", mark, w.width, n, strings.TrimSuffix(l, "\n")))
+}
+
+// skip leaves n unchanged lines out, with pi's "...".
+func (w *displayWriter) skip(n int) {
+	w.out = append(w.out, " "+strings.Repeat(" ", w.width)+" ...")
+	w.oldN, w.newN = w.oldN+n, w.newN+n
+}
+
+func (w *displayWriter) same(ls []string) {
+	for _, l := range ls {
+		w.line(' ', w.oldN, l)
+		w.oldN, w.newN = w.oldN+1, w.newN+1
+	}
+}
+
+// unchanged writes a run of unchanged lines: diffContext of them after
+// a change and before the next, the rest left out.
+func (w *displayWriter) unchanged(ls []string, after, before bool) {
+	switch {
+	case after && before && len(ls) <= 2*diffContext:
+		w.same(ls)
+	case after && before:
+		w.same(ls[:diffContext])
+		w.skip(len(ls) - 2*diffContext)
+		w.same(ls[len(ls)-diffContext:])
+	case after:
+		w.same(ls[:min(diffContext, len(ls))])
+		if n := len(ls) - diffContext; n > 0 {
+			w.skip(n)
+		}
+	case before:
+		if n := len(ls) - diffContext; n > 0 {
+			w.skip(n)
+			ls = ls[n:]
+		}
+		w.same(ls)
+	default:
+		w.oldN, w.newN = w.oldN+len(ls), w.newN+len(ls)
+	}
 }
 
 // unifiedPatch is pi's unified patch of ops (jsdiff's createTwoFilesPatch
