@@ -22,6 +22,18 @@ func TestServeBashDuringARun(t *testing.T) {
 	s.Tools = []string{"bash"}
 	h := NewHost(assembletest.Open(t, s), HostConfig{MaxPrompt: 1 << 20, MaxPromptOrigin: "--max-prompt-bytes"})
 	c := startClient(t, h.First(), h, Options{})
+	t.Cleanup(func() {
+		if t.Failed() { // stopped early: the run ends and its records are read before the Assembly is released
+			_ = os.WriteFile(gate, nil, 0o600)
+			close(c.lines)
+			for {
+				if _, err := c.recs.Next(); err != nil {
+					break
+				}
+			}
+			<-c.done
+		}
+	})
 	c.send(`{"id":"p","type":"prompt","message":"go"}`)
 	c.until(`{"type":"tool_execution_start"`)
 
