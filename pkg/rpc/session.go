@@ -67,11 +67,13 @@ func (r *Server) later(w Want) (Opened, error) {
 	if !o.Model.Reasoning {
 		level = ai.ThinkingOff
 	}
+	// Under r.mu, so that the run's end (applyPending) finds the switch
+	// and the Want for the Runtime after the run together.
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if err := cur.Runtime.SetModel(model, o.Model, level); err != nil {
 		return Opened{}, err
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.pending == nil {
 		r.pending = &Want{}
 	}
