@@ -44,13 +44,10 @@ func diffTexts(name, oldText, newText string) editDiff {
 	for i := range ops {
 		ops[i].I1, ops[i].I2, ops[i].J1, ops[i].J2 = ops[i].I1+base, ops[i].I2+base, ops[i].J1+base, ops[i].J2+base
 	}
-	// The lines cut are unchanged: the first and last runs take them back.
-	if base > 0 {
-		ops = append([]difflib.OpCode{{Tag: 'e', I2: base, J2: base}}, ops...)
-	}
-	if endA < len(a) {
-		ops = append(ops, difflib.OpCode{Tag: 'e', I1: endA, I2: len(a), J1: endB, J2: len(b)})
-	}
+	// The lines cut are unchanged: the first and last runs take them back
+	// (an empty run is dropped).
+	ops = append([]difflib.OpCode{{Tag: 'e', I2: base, J2: base}}, ops...)
+	ops = append(ops, difflib.OpCode{Tag: 'e', I1: endA, I2: len(a), J1: endB, J2: len(b)})
 	ops = mergeEqual(ops)
 	width := len(strconv.Itoa(max(strings.Count(oldText, "\n"), strings.Count(newText, "\n")) + 1))
 	d := displayDiff(ops, a, b, width)
@@ -119,11 +116,11 @@ func diffParts(ops []difflib.OpCode, a, b []string) []diffPart {
 func displayDiff(ops []difflib.OpCode, a, b []string, width int) editDiff {
 	w := &displayWriter{oldN: 1, newN: 1, width: width}
 	parts := diffParts(ops, a, b)
-	first, lastWasChange := 0, false
+	first := 0
 	for i, p := range parts {
 		if p.kind == ' ' {
-			w.unchanged(p.lines, lastWasChange, i < len(parts)-1)
-			lastWasChange = false
+			// Unchanged runs are merged: a change is on either side.
+			w.unchanged(p.lines, i > 0, i < len(parts)-1)
 			continue
 		}
 		if first == 0 {
@@ -138,7 +135,6 @@ func displayDiff(ops []difflib.OpCode, a, b []string, width int) editDiff {
 				w.oldN++
 			}
 		}
-		lastWasChange = true
 	}
 	return editDiff{diff: strings.Join(w.out, "\n"), first: first}
 }
@@ -169,7 +165,8 @@ func (w *displayWriter) same(ls []string) {
 }
 
 // unchanged writes a run of unchanged lines: diffContext of them after
-// a change and before the next, the rest left out.
+// a change and before the next, the rest left out (after or before is
+// true: the texts differ).
 func (w *displayWriter) unchanged(ls []string, after, before bool) {
 	switch {
 	case after && before && len(ls) <= 2*diffContext:
@@ -183,14 +180,12 @@ func (w *displayWriter) unchanged(ls []string, after, before bool) {
 		if n := len(ls) - diffContext; n > 0 {
 			w.skip(n)
 		}
-	case before:
+	default: // before the first change
 		if n := len(ls) - diffContext; n > 0 {
 			w.skip(n)
 			ls = ls[n:]
 		}
 		w.same(ls)
-	default:
-		w.oldN, w.newN = w.oldN+len(ls), w.newN+len(ls)
 	}
 }
 
