@@ -8,6 +8,7 @@ import (
 
 	"gopi/pkg/ai"
 	"gopi/pkg/ai/faux"
+	"gopi/pkg/loop"
 	"gopi/pkg/session"
 	"gopi/pkg/tools"
 )
@@ -124,5 +125,32 @@ func TestSetThinkingReachesTheNextRun(t *testing.T) {
 	}
 	if st := session.ModelStateOf(r.Path()); st.ThinkingLevel != ai.ThinkingMedium || st.ModelID != "faux" {
 		t.Fatalf("path says %+v", st)
+	}
+}
+
+// A model switched to counts in the tree as the first did: a child sees
+// what the parent's new model spent.
+func TestSetModelCountsInTheTree(t *testing.T) {
+	first := faux.New(faux.Text("never asked"))
+	switched := faux.New(withUsage(faux.Call("task", `{}`), 400), faux.Response{Text: "never asked", Usage: usage(1)})
+	childModel := faux.New(withUsage(faux.Call("bash", `{}`), 400), withUsage(faux.Call("bash", `{}`), 400),
+		faux.Response{Text: "never asked", Usage: usage(1)})
+	tree := NewTree()
+	var childRes Result
+	parent, err := New(Config{Limits: loop.Limits{Tokens: 1000}}, Deps{Model: first, Session: session.NewMemoryStore("/proj", session.Options{}),
+		Tools: childExec{tree: tree, model: childModel, res: &childRes}, Tree: tree})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := parent.SetModel(switched, ai.Info{ID: "switched", Provider: "faux"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parent.Prompt(t.Context(), ai.UserText("parent job", 1)); err != nil {
+		t.Fatal(err)
+	}
+	// the child: 400 (the parent's switched model) + 400 + 400 ≥ 1000
+	if childRes.Reason != loop.ReasonBudgetTokens || len(childModel.Requests()) != 2 || len(first.Requests()) != 0 {
+		t.Fatalf("child ended %s after %d requests (the first model asked %d times), want budgetTokens after 2",
+			childRes.Reason, len(childModel.Requests()), len(first.Requests()))
 	}
 }
