@@ -37,7 +37,8 @@ type Config struct {
 	MaxTokens    int
 	Thinking     ai.ThinkingLevel
 	// Model describes Deps.Model: its provider and id are recorded in the
-	// session, its context window bounds the budget.
+	// session, its context window bounds the budget. Model and Thinking
+	// are the first ones: SetModel and SetThinking switch them.
 	Model ai.Info
 	// Budget bounds every request's context; a zero ContextWindow takes
 	// the model's.
