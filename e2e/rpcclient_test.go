@@ -26,6 +26,12 @@ import (
 //     and (in get_available_models) thinkingLevelMap: pi's per-provider
 //     request settings, which gopi's adapters hold in code, not in the
 //     model; they are left out of pi's keys (piOnlyModelKeys).
+//   - a tool result's truncation (details of bash and read): gopi counts
+//     a final line end as the start of one more, empty line, as pi did
+//     before 1.6; pi 1.6 does not, so totalLines, outputLines, outputBytes
+//     and content (where the kept lines start) differ by that line. Their
+//     keys are compared, their values not (lineCounts); every other
+//     detail is compared by value.
 //
 // Every line of gopi's carries schemaVersion: the client never sees it
 // in a call's data, and events are compared by type.
@@ -237,7 +243,9 @@ func modelKeys(m map[string]any) []string {
 }
 
 // eventTypes is a step's event types in order, consecutive
-// message_update events as one, tool_execution_update left out.
+// message_update events as one, tool_execution_update left out; an
+// answer's message_end names the model that gave it, and a tool's
+// tool_execution_end the keys of its result's details.
 func eventTypes(events []map[string]any) []string {
 	var out []string
 	for _, e := range events {
@@ -245,7 +253,51 @@ func eventTypes(events []map[string]any) []string {
 		if t == "tool_execution_update" || (t == "message_update" && len(out) > 0 && out[len(out)-1] == t) {
 			continue
 		}
-		out = append(out, t)
+		out = append(out, t+eventDetail(e))
 	}
 	return out
+}
+
+// detailValues are a tool result's details: each key with its value, an
+// object's in turn (a path's value is each program's own; of a
+// truncation, lineCounts' keys alone).
+func detailValues(d map[string]any) string {
+	var out []string
+	for _, k := range sortedKeys(d) {
+		switch v := d[k].(type) {
+		case map[string]any:
+			out = append(out, k+"{"+detailValues(v)+"}")
+		case string, float64:
+			if slices.Contains(lineCounts, k) {
+				out = append(out, k)
+				continue
+			}
+			if k == "fullOutputPath" {
+				v = "PATH"
+			}
+			out = append(out, fmt.Sprintf("%s=%v", k, v))
+		default:
+			out = append(out, fmt.Sprintf("%s=%v", k, v))
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// lineCounts are a truncation's fields whose values follow each
+// program's counting of lines (see rpcClientDiffs).
+var lineCounts = []string{"content", "totalLines", "outputLines", "outputBytes"}
+
+// eventDetail is what eventTypes says of an event beside its type.
+func eventDetail(e map[string]any) string {
+	switch e["type"] {
+	case "message_end":
+		if m, _ := e["message"].(map[string]any); m["role"] == "assistant" {
+			return fmt.Sprintf("(%v)", m["model"])
+		}
+	case "tool_execution_end":
+		r, _ := e["result"].(map[string]any)
+		d, _ := r["details"].(map[string]any)
+		return fmt.Sprintf("(%v details %s)", e["toolName"], detailValues(d))
+	}
+	return ""
 }

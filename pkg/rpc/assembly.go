@@ -83,6 +83,16 @@ func (h *AssemblyHost) opened(rt *runtime.Runtime) Opened {
 // folder, --bare).
 func (h *AssemblyHost) Models() []ai.Info { return h.a.Models() }
 
+// Model builds provider/id with the Assembly's settings, as a switch
+// of model resolves it.
+func (h *AssemblyHost) Model(provider, id string) (ai.Model, ai.Info, error) {
+	ch, err := h.a.ChooseModel(provider, id)
+	if err != nil {
+		return nil, ai.Info{}, err
+	}
+	return ch.Model, ch.Info, nil
+}
+
 // Expand checks and expands a prompt, steer or follow_up's text as gopi
 // run does its prompt: bounded by MaxPrompt, expanded within it.
 func (h *AssemblyHost) Expand(text string) (string, error) { return h.in.Message(text) }

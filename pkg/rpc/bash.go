@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,23 +26,27 @@ var bashCalls atomic.Int64
 // its output as bash_execution_update events (one per piece read, none
 // held back by the partial results' throttle), records the command and its
 // output as pi's bashExecution message (the next prompt's model sees it,
-// unless excludeFromContext), and answers with pi's BashResult. It runs in
-// the background, so that abort_bash reaches it; no run starts meanwhile.
+// unless excludeFromContext), and answers with pi's BashResult. As pi's,
+// it runs in the background beside a run or another command, so that
+// abort_bash reaches it; a message of a command that ends while a run goes
+// on is held until the run ends (so that it never splits a tool call from
+// its result) and recorded before agent_settled.
 func (r *Server) cmdBash(_ context.Context, c *rpcCommand) (any, error) {
 	command, err := need(c.Command, "command")
 	if err != nil {
 		return nil, err
 	}
-	op, ctx, err := r.startOp(rpcOp{bash: true})
-	if err != nil {
-		return nil, err
-	}
-	rt := op.rt
+	ctx, cancel := context.WithCancel(context.Background())
+	b := &bashRun{cancel: cancel, done: make(chan struct{})}
+	r.mu.Lock()
+	rt := r.cur.Runtime
+	r.bashes = append(r.bashes, b)
+	r.mu.Unlock()
 	args, _ := json.Marshal(map[string]string{"command": command})
 	call := ai.ToolCallContent(fmt.Sprintf("rpc_bash_%d", bashCalls.Add(1)), "bash", args)
 	go func() {
-		defer close(op.done)
-		defer op.cancel()
+		defer close(b.done)
+		defer cancel()
 		// Every piece of output as it is read, as pi streams it: the
 		// deltas joined are the whole output, the last one written before
 		// the response.
@@ -51,35 +56,71 @@ func (r *Server) cmdBash(_ context.Context, c *rpcCommand) (any, error) {
 		if err == nil {
 			b := bashResult(res, ctx.Err() != nil)
 			out = b
-			_, err = rt.Record(context.Background(), b.message(command, c.ExcludeFromContext, r.now().UnixMilli()))
+			err = r.recordBash(b.message(command, c.ExcludeFromContext, r.now().UnixMilli()))
 		}
 		if errors.Is(err, runtime.ErrNoTool) {
 			err = errors.New("the bash tool is not among this session's tools (see --tools)")
 		}
 		r.mu.Lock()
-		r.op = nil
-		next := r.next
-		r.next = nil
-		if len(next) > 0 {
-			r.launch(next)
-		}
+		r.bashes = slices.DeleteFunc(r.bashes, func(x *bashRun) bool { return x == b })
 		r.mu.Unlock()
 		r.reply(c.ID, "bash", out, err)
 	}()
 	return nil, errAnswered
 }
 
-// cmdAbortBash stops the running bash command; its response follows
-// with cancelled true.
-func (r *Server) cmdAbortBash(_ context.Context, _ *rpcCommand) (any, error) {
+// bashRun is a bash command going on.
+type bashRun struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// recordBash records a command's message in the current Runtime, or,
+// while a run goes on, holds it for the run's end (heldBash).
+func (r *Server) recordBash(m ai.Message) error {
 	r.mu.Lock()
-	op := r.op
-	r.mu.Unlock()
-	if op != nil && op.bash {
-		op.cancel()
-		<-op.done
+	if op := r.op; op != nil && !op.compact {
+		r.heldBash = append(r.heldBash, m)
+		r.mu.Unlock()
+		return nil
 	}
+	rt := r.cur.Runtime
+	r.mu.Unlock()
+	_, err := rt.Record(context.Background(), m)
+	return err
+}
+
+// recordHeld records the messages of bash commands that ended during the
+// run that is ending, in the current Runtime; r.mu is held, the run's
+// operation over.
+func (r *Server) recordHeld() {
+	held := r.heldBash
+	r.heldBash = nil
+	for _, m := range held {
+		if _, err := r.cur.Runtime.Record(context.Background(), m); err != nil {
+			fmt.Fprintf(r.diag, "gopi: recording a bash command's output: %v\n", err)
+		}
+	}
+}
+
+// cmdAbortBash stops the bash commands going on; their responses follow
+// with cancelled true, before this one's.
+func (r *Server) cmdAbortBash(_ context.Context, _ *rpcCommand) (any, error) {
+	r.stopBash()
 	return nil, nil
+}
+
+// stopBash cancels the bash commands going on and waits for them.
+func (r *Server) stopBash() {
+	r.mu.Lock()
+	bashes := slices.Clone(r.bashes)
+	r.mu.Unlock()
+	for _, b := range bashes {
+		b.cancel()
+	}
+	for _, b := range bashes {
+		<-b.done
+	}
 }
 
 // bashUpdate writes a bash_execution_update: pi's shape, with the

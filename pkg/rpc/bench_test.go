@@ -29,6 +29,9 @@ func (benchHost) SetAutoCompaction(bool, Want) (Opened, error) {
 	return Opened{}, errors.New("not here")
 }
 func (benchHost) AutoCompaction() bool { return true }
+func (benchHost) Model(string, string) (ai.Model, ai.Info, error) {
+	return nil, ai.Info{}, errors.New("not here")
+}
 func (benchHost) Export(session.Store, string, string) (string, error) {
 	return "", errors.New("not here")
 }

@@ -17,8 +17,9 @@
 //   - Records end at LF only; a record is written whole, never
 //     interleaved with another.
 //   - Runs, compactions and bash go on in the background, so steer,
-//     follow_up and abort reach a running one; a model or thinking level
-//     asked for during a run applies when it ends.
+//     follow_up and abort reach a running one; bash runs beside a run, its
+//     message held until the run ends, as pi's; a model or thinking level
+//     asked for during a run applies from the run's next request.
 //   - A Host call that fails leaves the current Runtime in use.
 //   - When Serve ends it aborts what is going on, waits until its
 //     messages are in the session and releases the Runtime; after a

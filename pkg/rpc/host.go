@@ -15,6 +15,10 @@ type Host interface {
 	Open(Want) (Opened, error)
 	// Models are the models set_model and cycle_model choose from.
 	Models() []ai.Info
+	// Model builds provider/id, one of Models, for the Runtime of a run
+	// going on: set_model and cycle_model during a run switch its next
+	// request to it.
+	Model(provider, id string) (ai.Model, ai.Info, error)
 	// Expand checks a prompt, steer or follow_up's text as gopi run
 	// checks a prompt (maxPromptBytes) and expands prompt templates and
 	// /skill:name.

@@ -50,7 +50,11 @@ type Server struct {
 	followUp agent.QueueMode
 	stream   *mode.EventStream
 	unsub    func()
-	op       *rpcOp       // the run or compaction going on; nil when idle
+	op       *rpcOp     // the run or compaction going on; nil when idle
+	bashes   []*bashRun // the bash commands going on
+	// heldBash are the messages of bash commands that ended during the
+	// run going on: recorded when it ends.
+	heldBash []ai.Message
 	next     []ai.Message // prompts queued while a run was ending: the next run
 	retry    ai.RetryControl
 	// idleSteer and idleFollowUp were queued while idle: the next prompt
@@ -69,7 +73,6 @@ type Server struct {
 // rpcOp is the operation going on in the background.
 type rpcOp struct {
 	compact bool
-	bash    bool
 	cancel  context.CancelFunc
 	done    chan struct{}
 	rt      *runtime.Runtime
@@ -241,6 +244,9 @@ func (r *Server) shutdown() {
 	if op != nil {
 		op.cancel()
 		op.rt.Control().Abort()
+	}
+	r.stopBash()
+	if op != nil {
 		<-op.done
 	}
 	r.mu.Lock()
@@ -381,6 +387,7 @@ func (r *Server) launch(msgs []ai.Message) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		r.op = nil
+		r.recordHeld()
 		stream.Settled(res.Reason)
 		next := r.next
 		r.next = nil

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,7 +21,7 @@ func (r *Server) reopen(w Want) (Opened, error) {
 		switch {
 		case w.NewSession:
 			r.abortOp()
-		case op.compact || op.bash:
+		case op.compact:
 			return Opened{}, errBusy
 		default:
 			return r.later(w)
@@ -42,25 +43,37 @@ func (r *Server) reopen(w Want) (Opened, error) {
 	return o, nil
 }
 
-// later keeps w for the end of the run going on; the Opened it returns
-// describes the model asked for.
+// later switches the run going on to the model or thinking level w asks
+// for, from its next request on, as pi does (the switch is recorded at
+// once), and keeps w for the Runtime built when the run ends; the Opened
+// it returns describes the model asked for.
 func (r *Server) later(w Want) (Opened, error) {
 	cur, _ := r.current()
 	o := Opened{Runtime: cur.Runtime, Model: cur.Model, File: cur.File, Thinking: w.Thinking}
+	var model ai.Model
 	if w.Model != "" {
-		found := false
-		for _, m := range r.host.Models() {
-			if m.Provider+"/"+m.ID == w.Model {
-				o.Model, found = m, true
-				break
-			}
-		}
-		if !found {
+		prov, id, _ := strings.Cut(w.Model, "/")
+		if !slices.ContainsFunc(r.host.Models(), func(m ai.Info) bool { return m.Provider == prov && m.ID == id }) {
 			return Opened{}, fmt.Errorf("Model not found: %s", w.Model)
 		}
+		var err error
+		if model, o.Model, err = r.host.Model(prov, id); err != nil {
+			return Opened{}, err
+		}
+	} else if p := r.pendingInfo(); p != nil {
+		o.Model = *p
 	}
+	level := cmp.Or(w.Thinking, r.level())
+	if !o.Model.Reasoning {
+		level = ai.ThinkingOff
+	}
+	// Under r.mu, so that the run's end (applyPending) finds the switch
+	// and the Want for the Runtime after the run together.
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if err := cur.Runtime.SetModel(model, o.Model, level); err != nil {
+		return Opened{}, err
+	}
 	if r.pending == nil {
 		r.pending = &Want{}
 	}
@@ -68,22 +81,22 @@ func (r *Server) later(w Want) (Opened, error) {
 		r.pending.Model = w.Model
 		m := o.Model
 		r.pendingModel = &m
-	} else if r.pendingModel != nil {
-		o.Model = *r.pendingModel
 	}
 	if w.Thinking != "" {
 		r.pending.Thinking = w.Thinking
 	}
-	if !o.Model.Reasoning && o.Thinking != "" {
-		o.Thinking = ai.ThinkingOff
-	}
-	if o.Thinking != "" {
-		r.thinking = o.Thinking
-	}
+	o.Thinking, r.thinking = level, level
 	return o, nil
 }
 
-// abortOp ends the run, compaction or bash command going on and waits
+// pendingInfo is the model asked for during the run going on, or nil.
+func (r *Server) pendingInfo() *ai.Info {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.pendingModel
+}
+
+// abortOp ends the run or compaction going on and waits
 // for it; queued prompts are dropped.
 func (r *Server) abortOp() {
 	r.mu.Lock()

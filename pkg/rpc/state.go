@@ -44,7 +44,7 @@ func (r *Server) cmdGetState(_ context.Context, _ *rpcCommand) (any, error) {
 	if pending != nil {
 		m = modelObject(*pending)
 	}
-	return rpcState{Model: &m, Thinking: string(r.level()), Streaming: op != nil && !op.compact && !op.bash, Compacting: op != nil && op.compact,
+	return rpcState{Model: &m, Thinking: string(r.level()), Streaming: op != nil && !op.compact, Compacting: op != nil && op.compact,
 		SteeringMode: string(steering), FollowUpMode: string(followUp), SessionFile: cur.File,
 		SessionID: cur.Runtime.Session().Header().ID, SessionName: cur.Runtime.Name(), AutoCompaction: r.autoCompaction(),
 		MessageCount: len(contextMessages(cur.Runtime.Path())), Pending: ctrl.Pending() + next}, nil
@@ -122,8 +122,8 @@ func (r *Server) cmdQueueMode(c *rpcCommand, followUp bool) (any, error) {
 	return nil, nil
 }
 
-// startOp claims the one operation slot for op (a bash command or a
-// compaction in the background) on the current Runtime, with a context
+// startOp claims the one operation slot for op (a compaction in the
+// background) on the current Runtime, with a context
 // of its own that op.cancel ends, or answers busy while another holds it.
 func (r *Server) startOp(op rpcOp) (*rpcOp, context.Context, error) {
 	ctx, cancel := context.WithCancel(ai.WithRetryControl(context.Background(), &r.retry))
@@ -143,7 +143,7 @@ func (r *Server) startOp(op rpcOp) (*rpcOp, context.Context, error) {
 // going on is aborted first, and compaction_start and compaction_end
 // (reason manual) frame it.
 func (r *Server) cmdCompact(_ context.Context, c *rpcCommand) (any, error) {
-	if op := r.busy(); op != nil && !op.compact && !op.bash {
+	if op := r.busy(); op != nil && !op.compact {
 		r.abortOp()
 	}
 	op, ctx, err := r.startOp(rpcOp{compact: true})
@@ -208,7 +208,7 @@ func (r *Server) cmdAutoCompaction(_ context.Context, c *rpcCommand) (any, error
 		return nil, errors.New(`field "enabled" is required (true or false)`)
 	}
 	if op := r.busy(); op != nil {
-		if op.compact || op.bash {
+		if op.compact {
 			return nil, errBusy
 		}
 		// As pi, answered at once; the run's Runtime keeps its setting

@@ -187,7 +187,7 @@ func requestsAndEntriesAt(t *testing.T, scene func(t *testing.T) (*Runtime, *fau
 	t.Helper()
 	r, m, msgs := scene(t)
 	entries := len(r.Session().Entries())
-	p := &projector{r: r, inner: m}
+	p := &projector{r: r} // r sends to m, its Deps.Model
 	i := 0
 	reqs, written := -1, -1
 	for range p.Stream(t.Context(), &ai.Request{Messages: msgs}) {
@@ -203,7 +203,7 @@ func requestsAndEntriesAt(t *testing.T, scene func(t *testing.T) (*Runtime, *fau
 // event number stop (-1: never); it returns the types seen.
 func streamTypes(t *testing.T, r *Runtime, m ai.Model, msgs []ai.Message, stop int) []string {
 	t.Helper()
-	p := &projector{r: r, inner: m}
+	p := &projector{r: r} // r sends to m, its Deps.Model
 	var got []string
 	func() {
 		defer func() {

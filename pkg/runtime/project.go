@@ -22,8 +22,7 @@ import (
 // persisted path plus the run's not-yet-persisted suffix, read at the
 // moment of the request (never captured once), within the budget.
 type projector struct {
-	r     *Runtime
-	inner ai.Model
+	r *Runtime
 
 	mu     sync.Mutex
 	cut    session.Cut // where the previous request's context started
@@ -97,7 +96,7 @@ func (r *Runtime) pathWith(transcript []ai.Message) ([]session.Entry, error) {
 func (r *Runtime) budget() session.Budget {
 	b := r.cfg.Budget
 	if b.ContextWindow == 0 {
-		b.ContextWindow = r.cfg.Model.ContextWindow
+		b.ContextWindow = r.info().ContextWindow
 	}
 	if b.ReserveOutput == 0 {
 		b.ReserveOutput = r.cfg.MaxTokens
@@ -124,9 +123,15 @@ func (p *projector) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Eve
 				yield(ai.Event{Type: ai.EventError, Err: be})
 				return
 			}
+			// The model and thinking level in use now: a switch during
+			// the run reaches its next request.
+			u := r.using()
 			out := *req
 			out.Messages = c.Messages
-			overflow, cont := p.forward(ctx, &out, !retried && !r.cfg.Compaction.Disabled, yield)
+			if u.thinking != u.runLevel {
+				out.Thinking = u.thinking
+			}
+			overflow, cont := p.forward(ctx, u, &out, !retried && !r.cfg.Compaction.Disabled, yield)
 			if !cont || overflow == nil {
 				return
 			}
@@ -163,21 +168,22 @@ func (r *Runtime) budgetSpent(transcript []ai.Message) *loop.BudgetError {
 	return r.limits.Check(spent)
 }
 
-// forward streams one request. With catchOverflow, a context-overflow
+// forward streams one request to u's model. With catchOverflow, a context-overflow
 // error is held back and returned instead of forwarded. An attempt that
 // failed and is sent again is recorded first (recordFailedAttempt).
-func (p *projector) forward(ctx context.Context, req *ai.Request, catchOverflow bool, yield func(ai.Event) bool) (*ai.Event, bool) {
+func (p *projector) forward(ctx context.Context, u inUse, req *ai.Request, catchOverflow bool, yield func(ai.Event) bool) (*ai.Event, bool) {
 	r := p.r
 	var started *ai.Message // the attempt's message_start, if it came
 	elapsed := r.startWatch()
-	for e := range p.inner.Stream(ctx, req) {
+	for e := range u.model.Stream(ctx, req) {
+		e = marked(e, u)
 		switch {
 		case e.Type == ai.EventStart && e.Message != nil:
 			m := *e.Message
 			started = &m
 		case e.Type == ai.EventRetryStart:
 			if err := r.recordFailedAttempt(req, started, e.Retry, elapsed); err != nil {
-				failStream(ctx, r.cfg.Model, r.deps.Now().UnixMilli(), err, yield)
+				failStream(ctx, r.info(), r.deps.Now().UnixMilli(), err, yield)
 				return nil, false
 			}
 			started, elapsed = nil, r.startWatch()
@@ -200,8 +206,9 @@ func (p *projector) forward(ctx context.Context, req *ai.Request, catchOverflow 
 // event. The transcript does not hold the failed answer; the path does,
 // as in a file pi wrote.
 func (r *Runtime) recordFailedAttempt(req *ai.Request, started *ai.Message, retry *ai.RetryInfo, elapsed func() time.Duration) error {
-	failed := ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{}, API: r.cfg.Model.API,
-		Provider: r.cfg.Model.Provider, Model: r.cfg.Model.ID, StopReason: ai.StopError, Timestamp: r.deps.Now().UnixMilli()}
+	info := r.info()
+	failed := ai.Message{Role: ai.RoleAssistant, Content: []ai.Content{}, API: info.API,
+		Provider: info.Provider, Model: info.ID, StopReason: ai.StopError, Timestamp: r.deps.Now().UnixMilli()}
 	if started != nil {
 		failed.API, failed.Provider, failed.Model, failed.Timestamp = started.API, started.Provider, started.Model, started.Timestamp
 	}
@@ -278,7 +285,7 @@ func (p *projector) compact(ctx context.Context, transcript []ai.Message, reason
 	var perr *PoisonError
 	if errors.As(err, &perr) {
 		if yield != nil {
-			failStream(ctx, r.cfg.Model, r.deps.Now().UnixMilli(), err, yield)
+			failStream(ctx, r.info(), r.deps.Now().UnixMilli(), err, yield)
 		}
 		return session.Context{}, false, nil
 	}
@@ -321,7 +328,7 @@ func (r *Runtime) compactPath(ctx context.Context, focus, reason string) (sessio
 	// This compaction's own meter, inside the run's: its usage is the
 	// compaction_end event's.
 	m := &meter{inner: r.compactions, retry: func(e ai.Event) { r.reportSummaryRetry(e, reason) }}
-	reasoning, window := r.cfg.Model.Reasoning, r.budget().ContextWindow
+	reasoning, window := r.info().Reasoning, r.budget().ContextWindow
 	if cm := r.cfg.Compaction.Model; cm.ID != "" {
 		reasoning = cm.Reasoning
 		if cm.ContextWindow > 0 {

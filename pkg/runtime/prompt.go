@@ -52,6 +52,7 @@ func (r *Runtime) Prompt(ctx context.Context, msgs ...ai.Message) (Result, error
 	if err := r.recordSettings(); err != nil {
 		return Result{Leaf: r.Leaf()}, err
 	}
+	r.startRun()
 	r.compactions.reset() // a run's budget counts the compactions of that run
 	if r.member != nil {
 		r.member.reset()
@@ -182,13 +183,14 @@ func (r *Runtime) recordSettings() error {
 			return err
 		}
 	}
-	info := r.cfg.Model
+	u := r.using()
+	info := u.info
 	if info.Provider != "" && (cur.Provider != info.Provider || cur.ModelID != info.ID) {
 		if _, err := r.appendEntry(session.ModelChangeEntry("", info.Provider, info.ID), false); err != nil {
 			return err
 		}
 	}
-	level := r.cfg.Thinking
+	level := u.thinking
 	if level == "" {
 		level = ai.ThinkingOff
 	}

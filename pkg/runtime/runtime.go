@@ -37,7 +37,8 @@ type Config struct {
 	MaxTokens    int
 	Thinking     ai.ThinkingLevel
 	// Model describes Deps.Model: its provider and id are recorded in the
-	// session, its context window bounds the budget.
+	// session, its context window bounds the budget. Model and Thinking
+	// are the first ones: SetModel and SetThinking switch them.
 	Model ai.Info
 	// Budget bounds every request's context; a zero ContextWindow takes
 	// the model's.
@@ -127,6 +128,9 @@ type Runtime struct {
 	limits loop.Limits
 	// member is the Runtime's place in Deps.Tree; nil without one.
 	member *member
+	// useMu guards use, the model and thinking level in use.
+	useMu sync.Mutex
+	use   inUse
 	// notifyMu makes the reports of a split turn's two summary requests,
 	// which run at once while the run waits, one at a time.
 	notifyMu sync.Mutex
@@ -189,7 +193,8 @@ func New(cfg Config, deps Deps) (*Runtime, error) {
 		exec = loop.Scrubbing(exec, deps.Secrets)
 	}
 	r.exec = exec
-	r.compactions = &meter{inner: deps.Model}
+	r.use = inUse{model: deps.Model, info: cfg.Model, thinking: cfg.Thinking, runLevel: cfg.Thinking}
+	r.compactions = &meter{inner: current{r}}
 	if deps.CompactionModel != nil {
 		r.compactions.inner = deps.CompactionModel
 	}
@@ -199,7 +204,7 @@ func New(cfg Config, deps Deps) (*Runtime, error) {
 		limits.Extra = func() ai.Usage { return r.compactions.total().Add(m.others()) }
 	}
 	r.limits = limits
-	proj := &projector{r: r, inner: deps.Model}
+	proj := &projector{r: r}
 	r.agent = agent.New(agent.Options{
 		Model: proj, BeforeStart: proj.beforeStart, SystemPrompt: r.systemPrompt(), Tools: exec,
 		MaxSteps: cfg.MaxSteps, MaxTokens: cfg.MaxTokens, Thinking: cfg.Thinking, Limits: limits, OutputSchema: cfg.OutputSchema, Messages: msgs, OwnMessages: true,

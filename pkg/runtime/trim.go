@@ -25,7 +25,7 @@ func (p *projector) prepare(ctx context.Context, req *ai.Request, yield func(ai.
 	prev := p.lastCut()
 	c, path, err := r.projectPath(req.Messages, prev)
 	if err != nil {
-		failStream(ctx, r.cfg.Model, r.deps.Now().UnixMilli(), err, yield)
+		failStream(ctx, r.info(), r.deps.Now().UnixMilli(), err, yield)
 		return session.Context{}, false
 	}
 	reason, detail := loop.TrimCompactionDisabled, ""

@@ -54,8 +54,11 @@ func NewEdit() *EditTool { return &EditTool{} }
 
 // EditDetails are the details of an edit result, as pi's.
 type EditDetails struct {
-	// Diff is a unified diff of the change.
+	// Diff shows the change for display: each changed line numbered,
+	// with up to four unchanged lines around it.
 	Diff string `json:"diff"`
+	// Patch is a unified patch of the change.
+	Patch string `json:"patch"`
 	// FirstChangedLine is the first changed line of the new file (1-based).
 	FirstChangedLine int `json:"firstChangedLine,omitempty"`
 }
@@ -144,8 +147,8 @@ func (t *EditTool) Run(ctx context.Context, call Call) (Result, error) {
 		return res, nil
 	}
 	call.Env.Changes.record(target, Modified)
-	diff, first := unifiedDiff(a.Path, toLF(text), toLF(out))
-	res.Details = EditDetails{Diff: diff, FirstChangedLine: first}
+	diff := diffTexts(a.Path, toLF(text), toLF(out))
+	res.Details = EditDetails{Diff: diff.diff, Patch: diff.patch, FirstChangedLine: diff.first}
 	return res, nil
 }
 

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -90,7 +91,7 @@ func TestEdit(t *testing.T) {
 				t.Errorf("mode %v", st.Mode())
 			}
 			d, ok := res.Details.(EditDetails)
-			if !ok || !strings.HasPrefix(d.Diff, "--- a/f.txt\n+++ b/f.txt\n@@ ") || d.FirstChangedLine < 1 {
+			if !ok || !strings.HasPrefix(d.Patch, "--- f.txt\n+++ f.txt\n@@ ") || d.Diff == "" || d.FirstChangedLine < 1 {
 				t.Errorf("details %#v", res.Details)
 			}
 		})
@@ -122,28 +123,37 @@ func TestEditRewritesOnlyTheSpan(t *testing.T) {
 		t.Errorf("rest of file changed")
 	}
 	d := res.Details.(EditDetails)
-	if d.FirstChangedLine != 51 || !strings.Contains(d.Diff, "-target \u2018x\u2019   \n+done\n") || !strings.Contains(d.Diff, "@@ -47,9 +47,9 @@") {
+	if d.FirstChangedLine != 51 || !strings.Contains(d.Patch, "-target \u2018x\u2019   \n+done\n") || !strings.Contains(d.Patch, "@@ -47,9 +47,9 @@") ||
+		!strings.Contains(d.Diff, "- 51 target \u2018x\u2019   \n+ 51 done\n") {
 		t.Errorf("diff line %d:\n%s", d.FirstChangedLine, d.Diff)
 	}
 }
 
-func TestUnifiedDiff(t *testing.T) {
-	tests := []struct {
-		name, a, b, want string
-		first            int
-	}{
-		{"equal", "x\ny", "x\ny", "", 0},
-		{"insert at start", "b\nc", "a\nb\nc", "--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n+a\n b\n c", 1},
-		{"change middle", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11", "1\n2\n3\n4\n5\nsix\n7\n8\n9\n10\n11",
-			"--- a/f\n+++ b/f\n@@ -2,9 +2,9 @@\n 2\n 3\n 4\n 5\n-6\n+six\n 7\n 8\n 9\n 10", 6},
+// pi16_editdiff.json holds what pi 1.6's edit-diff.js
+// (generateDiffString, generateUnifiedPatch) makes of each pair of texts:
+// the edit tool's details say the same.
+func TestEditDiffAsPi(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "pi16_editdiff.json"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			d, first := unifiedDiff("f", tc.a, tc.b)
-			if d != tc.want || first != tc.first {
-				t.Errorf("got (%d)\n%s\nwant (%d)\n%s", first, d, tc.first, tc.want)
+	var cases []struct {
+		Name, Old, New, Diff, Patch string
+		FirstChangedLine            int
+	}
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			d := diffTexts("f.txt", tc.Old, tc.New)
+			if d.diff != tc.Diff || d.patch != tc.Patch || d.first != tc.FirstChangedLine {
+				t.Errorf("got (%d)\n%s\n%s\nwant (%d)\n%s\n%s", d.first, d.diff, d.patch, tc.FirstChangedLine, tc.Diff, tc.Patch)
 			}
 		})
+	}
+	if d := diffTexts("f.txt", "same\n", "same\n"); d != (editDiff{}) {
+		t.Errorf("equal texts: %+v", d)
 	}
 }
 

@@ -148,6 +148,7 @@ func (w *window) result(path string, offset *float64) Result {
 	}
 	text := validUTF8(strings.Join(w.out, "\n"))
 	if tr.Truncated {
+		tr.Content = text // the lines shown, as pi's details carry them
 		last := w.start + len(w.out)
 		limitNote := ""
 		if tr.TruncatedBy == "bytes" {

@@ -100,14 +100,14 @@ func (s *outputSink) spillPath() string {
 	return s.spill.f.Name()
 }
 
-// tail returns the shown end of the output, valid UTF-8, with pi's
-// truncation notice; invalid says bytes were replaced.
+// tail returns the shown end of the output, valid UTF-8 (tr.Content too,
+// as pi's details carry it); invalid says bytes were replaced.
 func (s *outputSink) tail() (text string, tr Truncation, invalid bool) {
 	tr = truncateTail(string(s.ring), DefaultMaxLines, DefaultMaxBytes)
 	tr.TotalLines, tr.TotalBytes = s.newlines+1, s.total
 	text = validUTF8(tr.Content)
 	invalid = text != tr.Content
-	tr.Content = ""
+	tr.Content = text
 	return text, tr, invalid
 }
 
