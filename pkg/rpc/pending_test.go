@@ -1,0 +1,259 @@
+package rpc
+
+import (
+	"encoding/json"
+	"errors"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"gopi/pkg/ai"
+	"gopi/pkg/ai/faux"
+	gruntime "gopi/pkg/runtime"
+	"gopi/pkg/session"
+)
+
+// deep is a second model of the faux provider, one that thinks.
+var deep = ai.Info{ID: "deep", Name: "Deep", Provider: "faux", API: "faux", Reasoning: true, ContextWindow: 100_000, MaxOutputTokens: 1000}
+
+const fauxInfoModel = `{"id":"faux","name":"Scripted model","api":"faux","provider":"faux","reasoning":false,"input":["text"],"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0},"contextWindow":200000,"maxTokens":16384}`
+
+const deepModel = `{"id":"deep","name":"Deep","api":"faux","provider":"faux","reasoning":true,"input":["text"],"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0},"contextWindow":100000,"maxTokens":1000}`
+
+// gateHost builds every Runtime on one session kept in memory, each
+// model answering (an echo of the last user message) when the test lets
+// it through the one gate; it records the Runtimes asked for.
+type gateHost struct {
+	benchHost
+	t     *testing.T
+	gate  *gatedModel // started and release: the gate
+	store session.Store
+
+	mu    sync.Mutex
+	model ai.Info
+	wants []Want
+}
+
+func newGateHost(t *testing.T) (*gateHost, Opened) {
+	h := &gateHost{t: t, gate: newGated(), store: session.NewMemoryStore("/work/proj", session.Options{}), model: faux.Info}
+	o, err := h.build(Want{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.wants = nil
+	return h, o
+}
+
+func (h *gateHost) Models() []ai.Info { return []ai.Info{faux.Info, deep} }
+
+func (h *gateHost) Open(w Want) (Opened, error) {
+	if w.NewSession {
+		return Opened{}, errors.New("not here")
+	}
+	return h.build(w)
+}
+
+func (h *gateHost) build(w Want) (Opened, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.wants = append(h.wants, w)
+	info := h.model
+	for _, m := range h.Models() {
+		if w.Model == m.Provider+"/"+m.ID {
+			info = m
+		}
+	}
+	var leaf *string
+	if w.Leaf != "" {
+		leaf = &w.Leaf
+	}
+	model := &gatedModel{faux: faux.New().WithInfo(info), started: h.gate.started, release: h.gate.release}
+	rt, err := gruntime.New(gruntime.Config{Model: info, Thinking: w.Thinking, ActiveLeaf: leaf,
+		Compaction: gruntime.Compaction{Disabled: true, KeepRecentTokens: 1}},
+		gruntime.Deps{Model: model, Session: h.store})
+	if err != nil {
+		return Opened{}, err
+	}
+	h.model = info
+	return Opened{Runtime: rt, Model: info}, nil
+}
+
+func (h *gateHost) asked() []Want {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]Want(nil), h.wants...)
+}
+
+func (h *gateHost) release() { h.gate.release <- struct{}{} }
+
+// startRun prompts text and reads to the moment its model is asked.
+func (c *client) startRun(g *gatedModel, id, text string) {
+	c.t.Helper()
+	c.send(`{"id":"` + id + `","type":"prompt","message":"` + text + `"}`)
+	c.expect(`{"id":"` + id + `","type":"response","schemaVersion":1,"command":"prompt","success":true,"data":{"disposition":"started"}}`)
+	c.until(`{"type":"message_end"`) // the prompt's: the model is asked next
+	<-g.started
+}
+
+// A model and thinking level asked for during a run are answered at
+// once, and get_state and cycle_model say them; the run ends on its own
+// model, and the next run is the new model's, the switch recorded in
+// the session after the run's messages.
+func TestServeModelChangeDuringARun(t *testing.T) {
+	h, first := newGateHost(t)
+	c := startClient(t, first, h, Options{})
+	c.startRun(h.gate, "1", "go")
+	c.send(`{"id":"2","type":"set_model","provider":"faux","modelId":"deep"}`)
+	c.expect(answer("2", "set_model", `"success":true,"data":`+deepModel))
+	c.send(`{"id":"3","type":"set_model","provider":"faux","modelId":"nosuch"}`)
+	c.expect(answer("3", "set_model", `"success":false,"error":"Model not found: faux/nosuch"`))
+	st := c.state()
+	if !st.Streaming || st.Model.ID != "deep" || st.Thinking != "off" {
+		t.Fatalf("get_state during the run %+v", st)
+	}
+	// Cycling goes on from the model asked for, not the run's.
+	c.send(`{"id":"6","type":"cycle_model"}`)
+	c.expect(answer("6", "cycle_model", `"success":true,"data":{"model":`+fauxInfoModel+`,"thinkingLevel":"off","isScoped":false}`))
+	c.send(`{"id":"7","type":"cycle_model"}`)
+	c.expect(answer("7", "cycle_model", `"success":true,"data":{"model":`+deepModel+`,"thinkingLevel":"off","isScoped":false}`))
+	c.send(`{"id":"8","type":"set_thinking_level","level":"low"}`)
+	c.expect(`{"type":"thinking_level_changed","schemaVersion":1,"level":"low"}`)
+	c.expect(answer("8", "set_thinking_level", `"success":true`))
+	if n := len(h.asked()); n != 0 {
+		t.Fatalf("%d Runtimes built during the run: %+v", n, h.asked())
+	}
+	h.release()
+	got := c.until(`{"type":"agent_settled"`)
+	if end := got[len(got)-4]; !strings.Contains(end, `"model":"faux","usage"`) {
+		t.Fatalf("the run did not end on its own model:\n%s", strings.Join(got, "\n"))
+	}
+	st = c.state()
+	if st.Streaming || st.Model.ID != "deep" || st.Thinking != "low" {
+		t.Fatalf("get_state after the run %+v", st)
+	}
+	asked := h.asked()
+	if len(asked) != 1 || asked[0].Model != "faux/deep" || asked[0].Thinking != ai.ThinkingLow || asked[0].Leaf == "" || asked[0].NewSession {
+		t.Fatalf("Runtimes asked for after the run %+v", asked)
+	}
+	resp, _ := c.ask(`{"id":"e","type":"get_entries"}`)
+	var entries struct {
+		Entries []session.Entry `json:"entries"`
+		LeafID  string          `json:"leafId"`
+	}
+	data(t, resp, &entries)
+	es := entries.Entries
+	if len(es) < 2 || es[len(es)-2].Type != session.TypeModelChange || es[len(es)-2].ModelID != "deep" ||
+		es[len(es)-1].Type != session.TypeThinkingLevelChange || es[len(es)-1].ThinkingLevel != "low" || entries.LeafID != es[len(es)-1].ID {
+		t.Fatalf("entries after the run:\n%s", resp)
+	}
+	if asked[0].Leaf != es[len(es)-3].ID {
+		t.Fatalf("the new model continues from %s, not the run's last entry %s", asked[0].Leaf, es[len(es)-3].ID)
+	}
+	c.startRun(h.gate, "9", "again")
+	h.release()
+	got = c.until(`{"type":"agent_settled"`)
+	if end := got[len(got)-4]; !strings.Contains(end, `"model":"deep","usage"`) || !strings.Contains(end, `"thinkingLevel":"low"`) {
+		t.Fatalf("the next run is not the new model's:\n%s", strings.Join(got, "\n"))
+	}
+	c.end()
+}
+
+const (
+	userMore     = `{"role":"user","content":[{"type":"text","text":"more"}],"timestamp":T}`
+	abortedReply = `{"role":"assistant","content":[{"type":"text","text":""}],"api":"faux","provider":"faux","model":"faux","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"aborted","errorMessage":"context canceled","timestamp":T,"thinkingLevel":"off"}`
+)
+
+// compactRecords are compaction_end and compact's response with what
+// the summarising prompt decides (the summary, its size, the tokens it
+// spent) made constant, once the two were checked to agree.
+func compactRecords(t *testing.T, end, resp string) (string, string) {
+	t.Helper()
+	var e struct {
+		Result json.RawMessage `json:"result"`
+	}
+	var r struct {
+		Data json.RawMessage `json:"data"`
+	}
+	if json.Unmarshal([]byte(end), &e) != nil || json.Unmarshal([]byte(resp), &r) != nil || string(e.Result) != string(r.Data) {
+		t.Fatalf("compaction_end and the response disagree:\n%s\n%s", end, resp)
+	}
+	if !strings.Contains(end, `[User]: go\n\n[Assistant]: go\n`) {
+		t.Fatalf("the summary is not of the conversation: %s", end)
+	}
+	for _, re := range []*regexp.Regexp{
+		regexp.MustCompile(`"summary":"(\\.|[^"\\])*"`),
+		regexp.MustCompile(`"estimatedTokensAfter":\d+`),
+		regexp.MustCompile(`"input":\d+,"output":\d+,"cacheRead":0,"cacheWrite":0,"totalTokens":\d+`),
+	} {
+		end = re.ReplaceAllStringFunc(end, func(m string) string { return m[:strings.Index(m, ":")] + ":N" })
+		resp = re.ReplaceAllStringFunc(resp, func(m string) string { return m[:strings.Index(m, ":")] + ":N" })
+	}
+	return end, resp
+}
+
+// compact during a run aborts the run first and frames the summary with
+// compaction_start and compaction_end (reason manual); while it goes on,
+// get_state says so, a prompt with streamingBehavior waits for it and
+// runs after it, and what needs the session idle is refused; abort ends
+// a compaction.
+func TestServeCompactDuringARun(t *testing.T) {
+	h, first := newGateHost(t)
+	c := startClient(t, first, h, Options{})
+	c.startRun(h.gate, "1", "go")
+	h.release()
+	c.until(`{"type":"agent_settled"`)
+	c.startRun(h.gate, "2", "more")
+	c.send(`{"id":"3","type":"compact"}`)
+	got := c.until(`{"type":"compaction_start"`)
+	if n := len(got); n < 2 || got[n-2] != `{"type":"agent_settled","schemaVersion":1,"aborted":true}` || got[n-1] != `{"type":"compaction_start","schemaVersion":1,"reason":"manual"}` {
+		t.Fatalf("compact during a run:\n%s", strings.Join(got, "\n"))
+	}
+	<-h.gate.started // the summary is asked for
+	busy := `"success":false,"error":"a run is active: wait for agent_settled, or send abort first"`
+	for _, step := range []struct{ send, want string }{
+		{`{"id":"4","type":"prompt","message":"later","streamingBehavior":"followUp"}`, queued("4", "prompt")},
+		{`{"id":"5","type":"set_model","provider":"faux","modelId":"deep"}`, answer("5", "set_model", busy)},
+		{`{"id":"6","type":"set_auto_compaction","enabled":false}`, answer("6", "set_auto_compaction", busy)},
+		{`{"id":"7","type":"get_state"}`, answer("7", "get_state", `"success":true,"data":{"model":`+fauxInfoModel+`,"thinkingLevel":"off","isStreaming":false,"isCompacting":true,"steeringMode":"one-at-a-time","followUpMode":"one-at-a-time","sessionId":"UUID","autoCompactionEnabled":true,"messageCount":4,"pendingMessageCount":1}`)},
+		{`{"id":"8","type":"compact"}`, answer("8", "compact", busy)},
+	} {
+		c.send(step.send)
+		c.expect(step.want)
+	}
+	h.release()
+	end, resp := compactRecords(t, c.next(), c.next())
+	if want := `{"type":"compaction_end","schemaVersion":1,"reason":"manual","result":{"summary":N,"firstKeptEntryId":"ID","tokensBefore":10,"estimatedTokensAfter":N,"usage":{"input":N,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0,"totalFromProvider":false}},"details":{"readFiles":[],"modifiedFiles":[]}},"aborted":false,"willRetry":false}`; end != want {
+		t.Fatalf("compaction_end\n%s\nwant\n%s", end, want)
+	}
+	if want := answer("3", "compact", `"success":true,"data":{"summary":N,"firstKeptEntryId":"ID","tokensBefore":10,"estimatedTokensAfter":N,"usage":{"input":N,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0,"totalFromProvider":false}},"details":{"readFiles":[],"modifiedFiles":[]}}`); resp != want {
+		t.Fatalf("compact's response\n%s\nwant\n%s", resp, want)
+	}
+	// The prompt queued during the compaction runs after it.
+	c.expect(`{"type":"agent_start","schemaVersion":1}`)
+	c.expect(`{"type":"turn_start","schemaVersion":1}`)
+	c.expect(`{"type":"message_start","schemaVersion":1,"message":{"role":"user","content":[{"type":"text","text":"later"}],"timestamp":T}}`)
+	c.expect(`{"type":"message_end","schemaVersion":1,"message":{"role":"user","content":[{"type":"text","text":"later"}],"timestamp":T}}`)
+	<-h.gate.started
+	h.release()
+	if got := c.until(`{"type":"agent_settled"`); got[len(got)-1] != `{"type":"agent_settled","schemaVersion":1,"aborted":false}` {
+		t.Fatalf("the queued prompt's run:\n%s", strings.Join(got, "\n"))
+	}
+	c.send(`{"id":"m","type":"get_messages"}`)
+	if m := c.next(); !strings.HasPrefix(m, `{"id":"m","type":"response","schemaVersion":1,"command":"get_messages","success":true,"data":{"messages":[{"role":"compactionSummary","summary":`) ||
+		!strings.Contains(m, `"timestamp":T,"tokensBefore":10},`+userMore+`,`+abortedReply+`,{"role":"user","content":[{"type":"text","text":"later"}],"timestamp":T},{"role":"assistant","content":[{"type":"text","text":"later"}]`) ||
+		!strings.HasSuffix(m, `"stopReason":"stop","timestamp":T,"thinkingLevel":"off"}]}}`) {
+		t.Fatalf("messages after the compaction: %s", m)
+	}
+	c.send(`{"id":"9","type":"compact"}`)
+	c.expect(`{"type":"compaction_start","schemaVersion":1,"reason":"manual"}`)
+	<-h.gate.started
+	c.send(`{"id":"10","type":"abort"}`)
+	c.expect(`{"type":"compaction_end","schemaVersion":1,"reason":"manual","aborted":true,"willRetry":false}`)
+	c.expect(answer("9", "compact", `"success":false,"error":"summarization failed: context canceled"`))
+	c.expect(answer("10", "abort", `"success":true`))
+	if st := c.state(); st.Compacting || st.Streaming {
+		t.Fatalf("get_state after the abort %+v", st)
+	}
+	c.end()
+}
