@@ -22,6 +22,13 @@ type client struct {
 	done  chan error
 	norm  []*strings.Replacer
 	raw   string // the last line read, as written
+	masks []mask
+}
+
+// mask makes what a test does not pin constant.
+type mask struct {
+	re   *regexp.Regexp
+	with string
 }
 
 func dial(t *testing.T, h Host, opts Options) *client {
@@ -73,6 +80,9 @@ func (c *client) next() string {
 		l = r.Replace(l)
 	}
 	l = uuidRE.ReplaceAllString(l, "UUID")
+	for _, m := range c.masks {
+		l = m.re.ReplaceAllString(l, m.with)
+	}
 	if os.Getenv("ACPDUMP") != "" {
 		c.t.Log(l)
 	}
@@ -266,3 +276,5 @@ func TestServeSessionOverTheWire(t *testing.T) {
 		t.Fatalf("diagnostics %q, want %q", diag.String(), want)
 	}
 }
+
+func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
