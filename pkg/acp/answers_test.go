@@ -108,6 +108,8 @@ func TestServePermissionAnswers(t *testing.T) {
 	s3 := open(13)
 	c.exchange([]step{
 		one(prompt(14, s3), rmAsked(5, "call_1_1")...),
+		// A prompt refused as busy leaves the one going on cancellable.
+		one(prompt(15, s3), errLine(15, -32600, busy)),
 		one(`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"`+s3+`"}}`,
 			update(strings.ReplaceAll(refusedRm, "call_2_1", "call_1_1")),
 			`{"jsonrpc":"2.0","id":14,"result":{"stopReason":"cancelled"}}`),
