@@ -70,7 +70,9 @@ func (h scriptedHost) New(context.Context, string, []MCPServer) (Session, error)
 func (h scriptedHost) Load(context.Context, string, string, []MCPServer) (Session, error) {
 	return h.s, nil
 }
-func (h scriptedHost) List(string) ([]Listed, error) { return nil, errors.New("the sessions folder cannot be read") }
+func (h scriptedHost) List(string) ([]Listed, error) {
+	return nil, errors.New("the sessions folder cannot be read")
+}
 
 func ended(reason loop.Reason, err error) turnFunc {
 	return func(context.Context, func(loop.Event)) (runtime.Result, error) {
@@ -118,6 +120,7 @@ func TestServeEventsAndStopReasons(t *testing.T) {
 				t.Error(err)
 			}
 			on(loop.Event{Type: loop.ToolEnd, ToolCallID: "c3", Result: textResult("gone")})
+			on(loop.Event{Type: loop.ToolStart, ToolCallID: "c5", ToolName: "read", Args: json.RawMessage(`{"path":"f.txt","offset":1}`)})
 			on(loop.Event{Type: loop.ToolStart, ToolCallID: "c4", ToolName: "mcp__docs__search"})
 			on(loop.Event{Type: loop.ToolEnd, ToolCallID: "c4", Result: textResult("found")})
 			on(loop.Event{Type: loop.ToolEnd, ToolCallID: "c9", Result: textResult("unknown call")})
@@ -175,6 +178,7 @@ func TestServeEventsAndStopReasons(t *testing.T) {
 			upd(`{"content":[{"content":{"text":"failed","type":"text"},"type":"content"}],"sessionUpdate":"tool_call_update","status":"failed","toolCallId":"c2"}`),
 			upd(`{"kind":"edit","locations":[{"path":"/p/f.txt"}],"rawInput":{"path":"f.txt"},"sessionUpdate":"tool_call","status":"in_progress","title":"Edit f.txt","toolCallId":"c3"}`),
 			upd(`{"content":[{"content":{"text":"gone","type":"text"},"type":"content"}],"sessionUpdate":"tool_call_update","status":"completed","toolCallId":"c3"}`),
+			upd(`{"kind":"read","locations":[{"line":1,"path":"/p/f.txt"}],"rawInput":{"path":"f.txt","offset":1},"sessionUpdate":"tool_call","status":"in_progress","title":"Read f.txt","toolCallId":"c5"}`),
 			upd(`{"kind":"other","rawInput":{},"sessionUpdate":"tool_call","status":"in_progress","title":"mcp__docs__search","toolCallId":"c4"}`),
 			upd(`{"content":[{"content":{"text":"found","type":"text"},"type":"content"}],"sessionUpdate":"tool_call_update","status":"completed","toolCallId":"c4"}`),
 			upd(`{"content":[{"content":{"text":"unknown call","type":"text"},"type":"content"}],"sessionUpdate":"tool_call_update","status":"completed","toolCallId":"c9"}`),

@@ -123,7 +123,9 @@ func TestServePromptBlocks(t *testing.T) {
 	prompt := func(id int, blocks string) string {
 		return sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":"s1","prompt":[%s]}}`, id, blocks)
 	}
-	endTurn := func(id int) string { return sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"stopReason":"end_turn"}}`, id) }
+	endTurn := func(id int) string {
+		return sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"stopReason":"end_turn"}}`, id)
+	}
 	c.exchange([]step{
 		one(prompt(2, `{"type":"text","text":" /fix the tests"},{"type":"text","text":"/fix not this"},{"type":"image","data":"AAAA","mimeType":"image/png"},`+
 			`{"type":"resource_link","name":"notes","uri":"file:///p/notes.md"},{"type":"resource","resource":{"uri":"file:///p/a.go","text":"package a"}},`+

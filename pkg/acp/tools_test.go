@@ -24,7 +24,7 @@ func TestServeFileToolCalls(t *testing.T) {
 		tc("find", `{"pattern":"*.txt"}`),
 		`{"text":"ok"}`,
 		tc("edit", `{"path":"a.txt","edits":[{"oldText":"nosuch","newText":"x"}]}`),
-		tc("read", `{"path":"` + "/abs/b.txt" + `","offset":0}`),
+		tc("read", `{"path":"`+"/abs/b.txt"+`","offset":0}`),
 		`{"text":"ok"}`,
 	}, ",")+`]`)
 	w.tools = []string{"read", "write", "edit", "ls", "grep", "find"}

@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
+	"syscall"
 	"testing"
+
+	"gopi/internal/interrupt"
 
 	"gopi/pkg/exitcode"
 )
@@ -27,5 +31,24 @@ func TestExitCode(t *testing.T) {
 	}
 	if !bytes.Contains(b.Bytes(), []byte("gopi: writing the output failed: disk full\n")) {
 		t.Errorf("stderr = %q", b.String())
+	}
+}
+
+// A reader gone away or one that stopped reading ends the mode as a
+// signal does, said on stderr, unless stdin had ended first.
+func TestExitCodeOfAReaderGone(t *testing.T) {
+	for _, c := range []struct {
+		err    error
+		want   int
+		stderr string
+	}{
+		{fmt.Errorf("write: %w", syscall.EPIPE), exitcode.Interrupted, "gopi: stdout was closed by its reader: rpc ended, a run going on was aborted; the session keeps what was done\n"},
+		{errors.Join(ErrInputEnded, syscall.EPIPE), exitcode.OK, "gopi: stdout was closed by its reader: rpc ended, a run going on was aborted; the session keeps what was done\n"},
+		{fmt.Errorf("write: %w", os.ErrDeadlineExceeded), exitcode.Interrupted, interrupt.StuckLine + "\n"},
+	} {
+		var b bytes.Buffer
+		if got := ExitCode(&b, false, c.err); got != c.want || b.String() != c.stderr {
+			t.Errorf("ExitCode(%v) = %d, stderr %q; want %d, %q", c.err, got, b.String(), c.want, c.stderr)
+		}
 	}
 }

@@ -1,11 +1,14 @@
 package rpc
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"gopi/pkg/ai"
@@ -35,8 +38,21 @@ type gateHost struct {
 	wants []Want
 }
 
+// failingStore fails every Append once fail is set.
+type failingStore struct {
+	session.Store
+	fail atomic.Bool
+}
+
+func (s *failingStore) Append(ctx context.Context, e session.Entry) (session.Entry, error) {
+	if s.fail.Load() {
+		return session.Entry{}, errors.New("disk full")
+	}
+	return s.Store.Append(ctx, e)
+}
+
 func newGateHost(t *testing.T) (*gateHost, Opened) {
-	h := &gateHost{t: t, gate: newGated(), store: session.NewMemoryStore("/work/proj", session.Options{}), model: faux.Info}
+	h := &gateHost{t: t, gate: newGated(), store: &failingStore{Store: session.NewMemoryStore("/work/proj", session.Options{})}, model: faux.Info}
 	o, err := h.build(Want{})
 	if err != nil {
 		t.Fatal(err)
@@ -50,6 +66,9 @@ func (h *gateHost) Models() []ai.Info { return []ai.Info{faux.Info, deep} }
 func (h *gateHost) Open(w Want) (Opened, error) {
 	if w.NewSession {
 		return Opened{}, errors.New("not here")
+	}
+	if w.Thinking == ai.ThinkingXHigh {
+		return Opened{}, errors.New("xhigh is not built here")
 	}
 	return h.build(w)
 }
@@ -255,5 +274,106 @@ func TestServeCompactDuringARun(t *testing.T) {
 	if st := c.state(); st.Compacting || st.Streaming {
 		t.Fatalf("get_state after the abort %+v", st)
 	}
+	c.end()
+}
+
+// A prompt with streamingBehavior during a run is a steer or a
+// follow-up as it says, as steer and follow_up are: clear_queue returns
+// each in its own list and the run goes on without them.
+func TestServeStreamingBehavior(t *testing.T) {
+	h, first := newGateHost(t)
+	c := startClient(t, first, h, Options{})
+	c.startRun(h.gate, "1", "go")
+	for _, step := range []struct{ send, want string }{
+		{`{"id":"2","type":"prompt","message":"s1","streamingBehavior":"steer"}`, queued("2", "prompt")},
+		{`{"id":"3","type":"prompt","message":"f1","streamingBehavior":"followUp"}`, queued("3", "prompt")},
+		{`{"id":"4","type":"steer","message":"s2"}`, queued("4", "steer")},
+		{`{"id":"5","type":"follow_up","message":"f2"}`, queued("5", "follow_up")},
+	} {
+		c.send(step.send)
+		got := c.until(`{"id":`)
+		if got[len(got)-1] != step.want {
+			t.Fatalf("%s answered\n%s", step.send, strings.Join(got, "\n"))
+		}
+	}
+	resp, _ := c.ask(`{"id":"6","type":"clear_queue"}`)
+	if want := answer("6", "clear_queue", `"success":true,"data":{"steering":["s1","s2"],"followUp":["f1","f2"]}`); resp != want {
+		t.Fatalf("clear_queue\n%s\nwant\n%s", resp, want)
+	}
+	h.release()
+	got := strings.Join(c.until(`{"type":"agent_settled"`), "\n")
+	for _, m := range []string{"s1", "s2", "f1", "f2"} {
+		if strings.Contains(got, `"text":"`+m+`"`) {
+			t.Errorf("%s was delivered after clear_queue:\n%s", m, got)
+		}
+	}
+	c.end()
+}
+
+// abort bounds the writes while it waits for the run (Options.Bound
+// true) and lifts the bound once it is answered; stdin's end bounds them
+// for good.
+func TestServeAbortBoundsWrites(t *testing.T) {
+	h, first := newGateHost(t)
+	var mu sync.Mutex
+	var bounds []bool
+	c := startClient(t, first, h, Options{Bound: func(on bool) {
+		mu.Lock()
+		bounds = append(bounds, on)
+		mu.Unlock()
+	}})
+	c.startRun(h.gate, "1", "go")
+	c.send(`{"id":"2","type":"abort"}`)
+	c.until(`{"id":"2"`)
+	mu.Lock()
+	got := fmt.Sprint(bounds)
+	mu.Unlock()
+	if got != "[true false]" {
+		t.Fatalf("bounds during abort %s, want [true false]", got)
+	}
+	c.end()
+	mu.Lock()
+	defer mu.Unlock()
+	if n := len(bounds); n < 3 || !bounds[n-1] {
+		t.Fatalf("bounds after stdin ended %v", bounds)
+	}
+}
+
+// A thinking level the host cannot build is refused and the level in
+// use stays; a model asked for alone during a run keeps the level in
+// use.
+func TestServeThinkingRefusedAndKept(t *testing.T) {
+	h, first := newGateHost(t)
+	c := startClient(t, first, h, Options{})
+	c.send(`{"id":"1","type":"set_thinking_level","level":"medium"}`)
+	c.expect(`{"type":"thinking_level_changed","schemaVersion":1,"level":"medium"}`)
+	c.expect(answer("1", "set_thinking_level", `"success":true`))
+	c.send(`{"id":"2","type":"set_thinking_level","level":"xhigh"}`)
+	c.expect(answer("2", "set_thinking_level", `"success":false,"error":"xhigh is not built here"`))
+	if st := c.state(); st.Thinking != "medium" {
+		t.Fatalf("thinking after a refusal %q", st.Thinking)
+	}
+	c.startRun(h.gate, "3", "go")
+	c.send(`{"id":"4","type":"set_model","provider":"faux","modelId":"deep"}`)
+	c.expect(answer("4", "set_model", `"success":true,"data":`+deepModel))
+	h.release()
+	c.until(`{"type":"agent_settled"`)
+	asked := h.asked()
+	if n := len(asked); n != 2 || asked[1].Model != "faux/deep" || asked[1].Thinking != ai.ThinkingMedium {
+		t.Fatalf("Runtimes asked for %+v", asked)
+	}
+	if st := c.state(); st.Thinking != "medium" || st.Model.ID != "deep" {
+		t.Fatalf("state after the run %+v", st)
+	}
+	c.end()
+}
+
+// A switch the session cannot record is answered with the failure.
+func TestServeSwitchNotRecorded(t *testing.T) {
+	h, first := newGateHost(t)
+	c := startClient(t, first, h, Options{})
+	h.store.(*failingStore).fail.Store(true)
+	c.send(`{"id":"1","type":"set_model","provider":"faux","modelId":"deep"}`)
+	c.expect(answer("1", "set_model", `"success":false,"error":"session write failed: disk full"`))
 	c.end()
 }
