@@ -2,25 +2,24 @@ package rpc
 
 import (
 	"testing"
-
-	"gopi/pkg/assemble/assembletest"
 )
 
-func TestServeCompact(t *testing.T) {
-	s := assembletest.Settings(t, `[{"text":"hello"},{"text":"again"},{"text":"the summary"}]`)
-	s.Compaction.KeepRecentTokens = 1
-	a := assembletest.Open(t, s)
+// compact on a session with nothing older than what it keeps is framed
+// as any compaction and fails in the user's words; the session goes on.
+func TestServeCompactNothingYet(t *testing.T) {
+	a := fauxAssembly(t, false)
 	h := NewHost(a, HostConfig{MaxPrompt: 1 << 20})
 	c := startClient(t, h.First(), h, Options{})
-	c.send(`{"id":"k0","type":"compact"}`)
-	dump(t, c.until(`{"id":"k0"`))
+	failed := func(id string) {
+		c.send(`{"id":"` + id + `","type":"compact"}`)
+		c.expect(`{"type":"compaction_start","schemaVersion":1,"reason":"manual"}`)
+		c.expect(`{"type":"compaction_end","schemaVersion":1,"reason":"manual","aborted":false,"willRetry":false,"errorMessage":"Compaction failed: nothing to compact yet: the session has no older conversation to summarise"}`)
+		c.expect(answer(id, "compact", `"success":false,"error":"nothing to compact yet: the session has no older conversation to summarise"`))
+	}
+	failed("1")
 	c.say("hi")
-	c.say("two")
-	c.send(`{"id":"k1","type":"compact","customInstructions":"keep names"}`)
-	dump(t, c.until(`{"id":"k1"`))
+	failed("2")
 	c.send(`{"id":"m","type":"get_messages"}`)
-	dump(t, c.until(`{"id":"m"`))
-	c.send(`{"id":"st","type":"get_state"}`)
-	dump(t, c.until(`{"id":"st"`))
+	c.expect(answer("m", "get_messages", `"success":true,"data":{"messages":[`+userHi+`,`+helloReply+`]}`))
 	c.end()
 }

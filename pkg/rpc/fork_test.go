@@ -155,6 +155,18 @@ func TestServeForkCloneAndSwitch(t *testing.T) {
 	if reply.Message == nil || reply.Message.Text() != "hello" {
 		t.Fatalf("entries %+v", entries.Entries)
 	}
+	// since: the entries after the one it names.
+	resp, _ = c.ask(`{"id":"e2","type":"get_entries","since":"` + entries.Entries[1].ID + `"}`)
+	var later struct {
+		Entries []session.Entry `json:"entries"`
+		LeafID  string          `json:"leafId"`
+	}
+	data(t, resp, &later)
+	if len(later.Entries) != len(entries.Entries)-2 || later.Entries[0].ID != reply.ID || later.LeafID != entries.LeafID {
+		t.Fatalf("entries since %s:\n%s", entries.Entries[1].ID, resp)
+	}
+	c.send(`{"id":"e3","type":"get_entries","since":"nosuch"}`)
+	c.expect(answer("e3", "get_entries", `"success":false,"error":"Entry not found: nosuch"`))
 	c.send(`{"id":"f2","type":"fork","entryId":"` + reply.ID + `"}`)
 	c.expect(answer("f2", "fork", `"success":false,"error":"Invalid entry ID for forking"`))
 

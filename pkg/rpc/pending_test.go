@@ -36,6 +36,20 @@ type gateHost struct {
 	mu    sync.Mutex
 	model ai.Info
 	wants []Want
+	auto  []bool // the automatic compaction asked for, in order
+}
+
+func (h *gateHost) SetAutoCompaction(on bool, w Want) (Opened, error) {
+	h.mu.Lock()
+	h.auto = append(h.auto, on)
+	h.mu.Unlock()
+	return h.build(w)
+}
+
+func (h *gateHost) AutoCompaction() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.auto) == 0 || h.auto[len(h.auto)-1]
 }
 
 // failingStore fails every Append once fail is set.
@@ -346,10 +360,21 @@ func TestServeAbortBoundsWrites(t *testing.T) {
 	if got != "[true false]" {
 		t.Fatalf("bounds during abort %s, want [true false]", got)
 	}
+	// new_session during a run ends it first, bounded the same way.
+	c.startRun(h.gate, "3", "again")
+	c.send(`{"id":"4","type":"new_session"}`)
+	c.until(`{"id":"4"`)
+	c.state()
+	mu.Lock()
+	got = fmt.Sprint(bounds)
+	mu.Unlock()
+	if got != "[true false true false]" {
+		t.Fatalf("bounds after new_session during a run %s, want [true false true false]", got)
+	}
 	c.end()
 	mu.Lock()
 	defer mu.Unlock()
-	if n := len(bounds); n < 3 || !bounds[n-1] {
+	if n := len(bounds); n < 5 || !bounds[n-1] {
 		t.Fatalf("bounds after stdin ended %v", bounds)
 	}
 }
@@ -390,5 +415,95 @@ func TestServeSwitchNotRecorded(t *testing.T) {
 	h.store.(*failingStore).fail.Store(true)
 	c.send(`{"id":"1","type":"set_model","provider":"faux","modelId":"deep"}`)
 	c.expect(answer("1", "set_model", `"success":false,"error":"session write failed: disk full"`))
+	c.end()
+}
+
+// set_auto_compaction during a run is answered at once and said by
+// get_state; the Runtime after the run has it.
+func TestServeAutoCompactionDuringARun(t *testing.T) {
+	h, first := newGateHost(t)
+	c := startClient(t, first, h, Options{})
+	c.startRun(h.gate, "1", "go")
+	c.send(`{"id":"2","type":"set_auto_compaction","enabled":false}`)
+	c.expect(answer("2", "set_auto_compaction", `"success":true`))
+	c.send(`{"id":"3","type":"set_auto_compaction"}`)
+	c.expect(answer("3", "set_auto_compaction", `"success":false,"error":"field \"enabled\" is required (true or false)"`))
+	resp, _ := c.ask(`{"id":"4","type":"get_state"}`)
+	if !strings.Contains(resp, `"isStreaming":true,`) || !strings.Contains(resp, `"autoCompactionEnabled":false,`) {
+		t.Fatalf("get_state during the run %s", resp)
+	}
+	h.mu.Lock()
+	n := len(h.auto)
+	h.mu.Unlock()
+	if n != 0 {
+		t.Fatal("automatic compaction switched during the run")
+	}
+	h.release()
+	c.until(`{"type":"agent_settled"`)
+	resp, _ = c.ask(`{"id":"5","type":"get_state"}`)
+	if !strings.Contains(resp, `"isStreaming":false,`) || !strings.Contains(resp, `"autoCompactionEnabled":false,`) {
+		t.Fatalf("get_state after the run %s", resp)
+	}
+	h.mu.Lock()
+	auto, wants := fmt.Sprint(h.auto), h.wants
+	h.mu.Unlock()
+	if auto != "[false]" || len(wants) != 1 || wants[0].Leaf == "" {
+		t.Fatalf("automatic compaction asked %s for %+v", auto, wants)
+	}
+	c.send(`{"id":"6","type":"set_auto_compaction","enabled":true}`)
+	c.expect(answer("6", "set_auto_compaction", `"success":true`))
+	if resp, _ := c.ask(`{"id":"7","type":"get_state"}`); !strings.Contains(resp, `"autoCompactionEnabled":true,`) {
+		t.Fatalf("get_state after switching on %s", resp)
+	}
+	c.end()
+}
+
+// cycle_thinking_level walks a thinking model's levels, each switch
+// said and recorded; set_model while idle records the model.
+func TestServeCycleThinkingAndRecord(t *testing.T) {
+	h, first := newGateHost(t)
+	c := startClient(t, first, h, Options{})
+	c.send(`{"id":"0","type":"cycle_thinking_level"}`)
+	c.expect(answer("0", "cycle_thinking_level", `"success":true,"data":null`))
+	c.send(`{"id":"1","type":"set_model","provider":"faux","modelId":"deep"}`)
+	c.expect(answer("1", "set_model", `"success":true,"data":`+deepModel))
+	c.send(`{"id":"2","type":"get_available_thinking_levels"}`)
+	c.expect(answer("2", "get_available_thinking_levels", `"success":true,"data":{"levels":["off","minimal","low","medium","high"]}`))
+	for i, want := range []string{"minimal", "low", "medium", "high", "off"} {
+		id := fmt.Sprint(10 + i)
+		c.send(`{"id":"` + id + `","type":"cycle_thinking_level"}`)
+		c.expect(`{"type":"thinking_level_changed","schemaVersion":1,"level":"` + want + `"}`)
+		c.expect(answer(id, "cycle_thinking_level", `"success":true,"data":{"level":"`+want+`"}`))
+	}
+	c.send(`{"id":"3","type":"set_thinking_level","level":"xhigh"}`)
+	c.expect(answer("3", "set_thinking_level", `"success":false,"error":"xhigh is not built here"`))
+	resp, _ := c.ask(`{"id":"e","type":"get_entries"}`)
+	var entries struct {
+		Entries []session.Entry `json:"entries"`
+	}
+	data(t, resp, &entries)
+	var got []string
+	for _, e := range entries.Entries {
+		got = append(got, e.Type+":"+e.ModelID+e.ThinkingLevel)
+	}
+	if want := "model_change:deep thinking_level_change:minimal thinking_level_change:low thinking_level_change:medium thinking_level_change:high thinking_level_change:off"; strings.Join(got, " ") != want {
+		t.Fatalf("entries %s, want %s", strings.Join(got, " "), want)
+	}
+	c.end()
+}
+
+// After a session write failed, a prompt is refused with the failure
+// and starts nothing.
+func TestServePromptAfterAFailedWrite(t *testing.T) {
+	h, first := newGateHost(t)
+	c := startClient(t, first, h, Options{})
+	h.store.(*failingStore).fail.Store(true)
+	c.send(`{"id":"1","type":"set_model","provider":"faux","modelId":"deep"}`)
+	c.expect(answer("1", "set_model", `"success":false,"error":"session write failed: disk full"`))
+	c.send(`{"id":"2","type":"prompt","message":"go"}`)
+	c.expect(answer("2", "prompt", `"success":false,"error":"session write failed: disk full"`))
+	if st := c.state(); st.Streaming {
+		t.Fatalf("a run started: %+v", st)
+	}
 	c.end()
 }
