@@ -390,6 +390,8 @@ func TestServeThinkingRefusedAndKept(t *testing.T) {
 	c.expect(answer("1", "set_thinking_level", `"success":true`))
 	c.send(`{"id":"2","type":"set_thinking_level","level":"xhigh"}`)
 	c.expect(answer("2", "set_thinking_level", `"success":false,"error":"xhigh is not built here"`))
+	c.send(`{"id":"2b","type":"set_thinking_level"}`)
+	c.expect(answer("2b", "set_thinking_level", `"success":false,"error":"field \"level\" is required"`))
 	if st := c.state(); st.Thinking != "medium" {
 		t.Fatalf("thinking after a refusal %q", st.Thinking)
 	}
