@@ -37,6 +37,9 @@ type gateHost struct {
 	model ai.Info
 	wants []Want
 	auto  []bool // the automatic compaction asked for, in order
+	// sessions: NewSession builds a Runtime on an empty store of its
+	// own (the Want is recorded as asked); otherwise it is refused.
+	sessions bool
 }
 
 func (h *gateHost) SetAutoCompaction(on bool, w Want) (Opened, error) {
@@ -78,8 +81,14 @@ func newGateHost(t *testing.T) (*gateHost, Opened) {
 func (h *gateHost) Models() []ai.Info { return []ai.Info{faux.Info, deep} }
 
 func (h *gateHost) Open(w Want) (Opened, error) {
-	if w.NewSession {
+	if w.NewSession && !h.sessions {
 		return Opened{}, errors.New("not here")
+	}
+	if w.NewSession {
+		// Another session: a store of its own, empty.
+		h.mu.Lock()
+		h.store = &failingStore{Store: session.NewMemoryStore("/work/proj", session.Options{})}
+		h.mu.Unlock()
 	}
 	if w.Thinking == ai.ThinkingXHigh {
 		return Opened{}, errors.New("xhigh is not built here")
@@ -91,6 +100,9 @@ func (h *gateHost) build(w Want) (Opened, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.wants = append(h.wants, w)
+	if w.NewSession {
+		w.Leaf = ""
+	}
 	info := h.model
 	for _, m := range h.Models() {
 		if w.Model == m.Provider+"/"+m.ID {
@@ -506,6 +518,52 @@ func TestServePromptAfterAFailedWrite(t *testing.T) {
 	c.expect(answer("2", "prompt", `"success":false,"error":"session write failed: disk full"`))
 	if st := c.state(); st.Streaming {
 		t.Fatalf("a run started: %+v", st)
+	}
+	c.end()
+}
+
+// fork and switch_session during a run end the run first, as a
+// new session does, then open the session asked for.
+func TestServeSessionCommandsDuringARun(t *testing.T) {
+	h, first := newGateHost(t)
+	h.sessions = true
+	first.File = "/work/proj/s.jsonl"
+	c := startClient(t, first, h, Options{})
+	c.startRun(h.gate, "1", "go")
+	h.release()
+	c.until(`{"type":"agent_settled"`)
+	users := c.forkMessages()
+	if len(users) != 1 {
+		t.Fatalf("fork messages %+v", users)
+	}
+	resp, _ := c.ask(`{"id":"e","type":"get_entries"}`)
+	var entries struct {
+		Entries []session.Entry `json:"entries"`
+	}
+	data(t, resp, &entries)
+	before := ""
+	for _, e := range entries.Entries {
+		if e.ID == users[0].EntryID {
+			before = e.Parent()
+		}
+	}
+	aborted := func(id string) {
+		t.Helper()
+		got := c.until(`{"id":"` + id + `"`)
+		if n := len(got); n < 2 || got[n-2] != `{"type":"agent_settled","schemaVersion":1,"aborted":true}` {
+			t.Fatalf("the run was not ended first:\n%s", strings.Join(got, "\n"))
+		}
+	}
+	c.startRun(h.gate, "2", "more")
+	c.send(`{"id":"3","type":"fork","entryId":"` + users[0].EntryID + `"}`)
+	aborted("3")
+	c.startRun(h.gate, "4", "again")
+	c.send(`{"id":"5","type":"switch_session","sessionPath":"/work/proj/other.jsonl"}`)
+	aborted("5")
+	asked := h.asked()
+	if len(asked) != 2 || !asked[0].NewSession || !asked[0].Fork || asked[0].Leaf != before || before == "" ||
+		!asked[1].NewSession || asked[1].Session != "/work/proj/other.jsonl" {
+		t.Fatalf("Runtimes asked for %+v", asked)
 	}
 	c.end()
 }
