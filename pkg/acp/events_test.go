@@ -28,6 +28,8 @@ type scriptedSession struct {
 	got   []ai.Message
 	name  string
 	path  []session.Entry
+	// expand, when set, is Expand.
+	expand func(string) (string, error)
 }
 
 func (s *scriptedSession) Prompt(ctx context.Context, msgs []ai.Message, on func(loop.Event)) (runtime.Result, error) {
@@ -52,6 +54,9 @@ func (s *scriptedSession) Commands() []Command {
 }
 
 func (s *scriptedSession) Expand(text string) (string, error) {
+	if s.expand != nil {
+		return s.expand(text)
+	}
 	if t := strings.TrimSpace(text); strings.HasPrefix(t, "/fix ") {
 		return "fixed: " + strings.TrimPrefix(t, "/fix "), nil
 	}

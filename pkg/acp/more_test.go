@@ -3,12 +3,15 @@ package acp
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"gopi/pkg/ai"
+	"gopi/pkg/loop"
 	"gopi/pkg/mcp"
+	"gopi/pkg/runtime"
 	"gopi/pkg/session"
 )
 
@@ -143,5 +146,40 @@ func TestServeWriteFails(t *testing.T) {
 	}
 	if w.calls != 2 {
 		t.Fatalf("%d writes, want the first and the one that failed", w.calls)
+	}
+}
+
+// A prompt still being read when the connection ends is answered
+// cancelled and never started, as the prompt going on is.
+func TestServePromptDuringShutdown(t *testing.T) {
+	started, shut := make(chan struct{}), make(chan struct{})
+	s := &scriptedSession{}
+	s.turns = []turnFunc{
+		func(ctx context.Context, _ func(loop.Event)) (runtime.Result, error) {
+			close(started)
+			<-ctx.Done() // the connection ended: Serve cancels the prompts
+			close(shut)
+			return runtime.Result{Result: loop.Result{Reason: loop.ReasonAborted}}, nil
+		},
+		ended(loop.ReasonStop, nil),
+	}
+	s.expand = func(text string) (string, error) {
+		<-shut
+		return text, nil
+	}
+	c := dial(t, scriptedHost{s}, Options{})
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/p","mcpServers":[]}}`)
+	c.until(`"id":1,`)
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"go"}]}}`)
+	<-started
+	c.send(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"/later"}]}}`)
+	rest := c.close()
+	slices.Sort(rest)
+	want := []string{`{"jsonrpc":"2.0","id":2,"result":{"stopReason":"cancelled"}}`, `{"jsonrpc":"2.0","id":3,"result":{"stopReason":"cancelled"}}`}
+	if strings.Join(rest, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("lines at the end\n%s\nwant\n%s", strings.Join(rest, "\n"), strings.Join(want, "\n"))
+	}
+	if len(s.messages()) != 1 {
+		t.Fatalf("prompts started: %+v", s.messages())
 	}
 }
