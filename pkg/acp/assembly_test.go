@@ -30,6 +30,7 @@ type world struct {
 	closed  int
 	refuse  string // a sandbox mode the opener refuses
 	catalog *resources.Catalog
+	tools   []string // the tools offered; nil: bash
 	mu      sync.Mutex
 }
 
@@ -61,8 +62,12 @@ func (w *world) open(ctx context.Context, o Opening) (*Assembled, error) {
 	if o.Sandbox != "" {
 		mode = sandbox.Mode(o.Sandbox)
 	}
+	tools := w.tools
+	if tools == nil {
+		tools = []string{"bash"}
+	}
 	s := assemble.Settings{Cwd: o.Cwd, Home: w.home, Model: assemble.ModelSettings{Provider: "faux", ID: w.script}, MaxSteps: 5,
-		Tools: []string{"bash"}, SpillDir: filepath.Join(w.t.TempDir(), "spill"), SystemPrompt: "be brief",
+		Tools: tools, SpillDir: filepath.Join(w.t.TempDir(), "spill"), SystemPrompt: "be brief",
 		Sandbox: &assemble.SandboxSettings{Policy: sandbox.Policy{Mode: mode}, Rules: rules, Origin: "--sandbox"}}
 	s.Session.Newest = true
 	if o.File != "" {
