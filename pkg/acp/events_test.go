@@ -141,7 +141,7 @@ func TestServeEventsAndStopReasons(t *testing.T) {
 		ended(loop.ReasonBudgetUSD, nil),
 		ended(loop.ReasonAborted, nil),
 		ended("", nil),
-		ended(loop.ReasonError, &ai.ProviderError{Class: ai.ClassServer, Message: "the model declined to answer (refusal)"}),
+		ended(loop.ReasonError, ai.Refused("the model declined to answer (refusal)")),
 		ended(loop.ReasonError, &ai.ProviderError{Class: ai.ClassServer, Message: "overloaded"}),
 		ended(loop.ReasonError, nil),
 		func(context.Context, func(loop.Event)) (runtime.Result, error) {

@@ -142,9 +142,9 @@ func (c *client) startRun(g *gatedModel, id, text string) {
 }
 
 // A model and thinking level asked for during a run are answered at
-// once, and get_state and cycle_model say them; the run ends on its own
-// model, and the next run is the new model's, the switch recorded in
-// the session after the run's messages.
+// once, and get_state and cycle_model say them; the request already
+// sent ends on its own model, and the next run is the new model's, each
+// switch recorded in the session as it is made.
 func TestServeModelChangeDuringARun(t *testing.T) {
 	h, first := newGateHost(t)
 	c := startClient(t, first, h, Options{})
@@ -187,13 +187,31 @@ func TestServeModelChangeDuringARun(t *testing.T) {
 		LeafID  string          `json:"leafId"`
 	}
 	data(t, resp, &entries)
-	es := entries.Entries
-	if len(es) < 2 || es[len(es)-2].Type != session.TypeModelChange || es[len(es)-2].ModelID != "deep" ||
-		es[len(es)-1].Type != session.TypeThinkingLevelChange || es[len(es)-1].ThinkingLevel != "low" || entries.LeafID != es[len(es)-1].ID {
-		t.Fatalf("entries after the run:\n%s", resp)
+	// Each switch is recorded at once, where the run is (before its
+	// answer, which the model already asked gave); the Runtime built after
+	// the run records the model again after that answer, so that a
+	// session resumed from its leaf is the new model's.
+	var seq []string
+	for _, e := range entries.Entries {
+		switch e.Type {
+		case session.TypeModelChange:
+			seq = append(seq, "model "+e.ModelID)
+		case session.TypeThinkingLevelChange:
+			seq = append(seq, "thinking "+e.ThinkingLevel)
+		case session.TypeMessage:
+			seq = append(seq, "message "+string(e.Message.Role))
+		}
 	}
-	if asked[0].Leaf != es[len(es)-3].ID {
-		t.Fatalf("the new model continues from %s, not the run's last entry %s", asked[0].Leaf, es[len(es)-3].ID)
+	want := []string{"model faux", "message user", "model deep", "model faux", "model deep", "thinking low", "message assistant", "model deep"}
+	if strings.Join(seq, ", ") != strings.Join(want, ", ") {
+		t.Fatalf("entries after the run: %s\nwant %s\n%s", strings.Join(seq, ", "), strings.Join(want, ", "), resp)
+	}
+	es := entries.Entries
+	if entries.LeafID != es[len(es)-1].ID {
+		t.Fatalf("the leaf %s is not the last entry:\n%s", entries.LeafID, resp)
+	}
+	if asked[0].Leaf != es[len(es)-2].ID {
+		t.Fatalf("the new model continues from %s, not the run's answer %s", asked[0].Leaf, es[len(es)-2].ID)
 	}
 	c.startRun(h.gate, "9", "again")
 	h.release()
@@ -566,4 +584,14 @@ func TestServeSessionCommandsDuringARun(t *testing.T) {
 		t.Fatalf("Runtimes asked for %+v", asked)
 	}
 	c.end()
+}
+
+// Model is a model of the host's list, as a switch during a run asks.
+func (h *gateHost) Model(provider, id string) (ai.Model, ai.Info, error) {
+	for _, m := range h.Models() {
+		if m.Provider == provider && m.ID == id {
+			return &gatedModel{faux: faux.New().WithInfo(m), started: h.gate.started, release: h.gate.release}, m, nil
+		}
+	}
+	return nil, ai.Info{}, fmt.Errorf("Model not found: %s/%s", provider, id)
 }
