@@ -367,10 +367,10 @@ func toolCall(cwd, name string, args json.RawMessage) map[string]any {
 		first, _, _ := strings.Cut(a.Command, "\n")
 		u["kind"], u["title"] = "execute", first
 	case "grep", "find":
-		u["kind"], u["title"] = "search", name+" "+a.Pattern
+		u["kind"], u["title"] = "search", strings.TrimSpace(name+" "+a.Pattern)
 		loc(abs(a.Path))
 	case "ls":
-		u["kind"], u["title"] = "search", "ls "+a.Path
+		u["kind"], u["title"] = "search", strings.TrimSpace("ls "+a.Path)
 		loc(abs(a.Path))
 	}
 	return u

@@ -57,7 +57,7 @@ func TestServeFileToolCalls(t *testing.T) {
 			`{"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}}`),
 		one(sprintf(prompt, 3, "look"),
 			usage,
-			update(`{"kind":"search","locations":[{"path":"CWD"}],"rawInput":{},"sessionUpdate":"tool_call","status":"in_progress","title":"ls ","toolCallId":"call_5_1"}`),
+			update(`{"kind":"search","locations":[{"path":"CWD"}],"rawInput":{},"sessionUpdate":"tool_call","status":"in_progress","title":"ls","toolCallId":"call_5_1"}`),
 			done("call_5_1", text("a.txt")),
 			usage,
 			update(`{"kind":"search","locations":[{"path":"CWD"}],"rawInput":{"pattern":"three","path":"."},"sessionUpdate":"tool_call","status":"in_progress","title":"grep three","toolCallId":"call_6_1"}`),

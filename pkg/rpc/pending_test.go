@@ -227,6 +227,9 @@ const (
 	abortedReply = `{"role":"assistant","content":[{"type":"text","text":""}],"api":"faux","provider":"faux","model":"faux","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"aborted","errorMessage":"context canceled","timestamp":T,"thinkingLevel":"off"}`
 )
 
+// rawSummary is a record's summary as written, escapes and all.
+var rawSummary = regexp.MustCompile(`"summary":"(?:[^"\\]|\\.)*"`)
+
 // compactRecords are compaction_end and compact's response with what
 // the summarising prompt decides (the summary, its size, the tokens it
 // spent) made constant, once the two were checked to agree.
@@ -321,6 +324,8 @@ func TestServeCompactDuringARun(t *testing.T) {
 		!strings.Contains(m, `"timestamp":T,"tokensBefore":10},`+userMore+`,`+abortedReply+`,{"role":"user","content":[{"type":"text","text":"later"}],"timestamp":T},{"role":"assistant","content":[{"type":"text","text":"later"}]`) ||
 		!strings.HasSuffix(m, `"stopReason":"stop","timestamp":T,"thinkingLevel":"off"}]}}`) {
 		t.Fatalf("messages after the compaction: %s", m)
+	} else if got, want := rawSummary.FindString(m), rawSummary.FindString(endRec); got == "" || got != want {
+		t.Fatalf("get_messages writes the summary %s, compaction_end %s: not byte for byte as pi writes it", got, want)
 	}
 	c.send(`{"id":"9","type":"compact"}`)
 	c.expect(`{"type":"compaction_start","schemaVersion":1,"reason":"manual"}`)

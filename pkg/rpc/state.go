@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"gopi/internal/pijson"
 	"strconv"
 	"time"
 
@@ -92,7 +93,7 @@ func contextMessages(path []session.Entry) []ai.Message {
 func summaryMessage(role string, e *session.Entry, fields map[string]any) ai.Message {
 	m := ai.Message{Role: role, Extra: map[string]json.RawMessage{}}
 	for k, v := range fields {
-		b, _ := json.Marshal(v)
+		b, _ := pijson.Marshal(v) // as pi writes it: < and & unescaped
 		m.Extra[k] = b
 	}
 	if t, err := time.Parse(time.RFC3339Nano, e.Timestamp); err == nil {
