@@ -110,7 +110,9 @@ type chatRig struct {
 	seen  int
 	mu    sync.Mutex
 	opens []Want
-	done  chan error
+	// runtimes are the Runtimes Open built, in order.
+	runtimes []*runtime.Runtime
+	done     chan error
 }
 
 func newRig(t *testing.T, tool *gate, responses ...faux.Response) *chatRig {
@@ -134,6 +136,12 @@ type rigSetup struct {
 	maxSteps int
 	// keepRecent is the tokens a compaction keeps (0: the default).
 	keepRecent int
+	// limits bound every run.
+	limits loop.Limits
+	// info, when set, is what the model says of itself (its prices).
+	info *ai.Info
+	// reuse: Open hands back the Runtime in use (but for a new session).
+	reuse bool
 	// late is a line the reader returns once the chat interrupted it, as
 	// if typed at that moment.
 	late string
@@ -147,6 +155,9 @@ func startRigWith(t *testing.T, setup rigSetup, tune func(*Options, *io.Writer),
 	r := &chatRig{t: t, lines: &fakeLines{in: make(chan fakeLine), stop: make(chan struct{})}, out: &syncBuffer{}, setup: setup,
 		store: session.NewMemoryStore("/work", session.Options{}), model: faux.New(responses...), done: make(chan error, 1)}
 	r.lines.late = setup.late
+	if setup.info != nil {
+		r.model = r.model.WithInfo(*setup.info)
+	}
 	if g, ok := setup.tools.(*gate); ok {
 		r.tool = g
 	}
@@ -176,6 +187,10 @@ func startRigWith(t *testing.T, setup rigSetup, tune func(*Options, *io.Writer),
 func (r *chatRig) open(w Want) (Opened, error) {
 	r.mu.Lock()
 	r.opens = append(r.opens, w)
+	if n := len(r.runtimes); r.setup.reuse && n > 0 && !w.NewSession {
+		r.mu.Unlock()
+		return Opened{Runtime: r.runtimes[n-1], Model: faux.Info, File: "/sessions/s.jsonl"}, nil
+	}
 	r.mu.Unlock()
 	if w.Model == "bad/model" {
 		return Opened{}, errors.New("unknown provider \"bad\"")
@@ -191,9 +206,19 @@ func (r *chatRig) open(w Want) (Opened, error) {
 	if r.setup.tools != nil {
 		deps.Tools = r.setup.tools
 	}
-	rt, err := runtime.New(runtime.Config{ActiveLeaf: leaf, Model: faux.Info, Thinking: w.Thinking, MaxSteps: r.setup.maxSteps,
+	rt, err := runtime.New(runtime.Config{ActiveLeaf: leaf, Model: faux.Info, Thinking: w.Thinking, MaxSteps: r.setup.maxSteps, Limits: r.setup.limits,
 		Compaction: runtime.Compaction{KeepRecentTokens: r.setup.keepRecent}}, deps)
+	r.mu.Lock()
+	r.runtimes = append(r.runtimes, rt)
+	r.mu.Unlock()
 	return Opened{Runtime: rt, Model: faux.Info, File: "/sessions/s.jsonl"}, err
+}
+
+// runtime is the i-th Runtime Open built.
+func (r *chatRig) runtime(i int) *runtime.Runtime {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.runtimes[i]
 }
 
 func (r *chatRig) send(text string) { r.lines.in <- fakeLine{line: Line{Text: text}} }
