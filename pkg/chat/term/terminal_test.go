@@ -36,7 +36,7 @@ func newPty(t *testing.T) *ptyTerm {
 	t.Helper()
 	master, tty, err := pty.Open()
 	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
+		t.Fatalf("no pseudo-terminal: %v", err)
 	}
 	p := &ptyTerm{t: t, master: master, tty: tty, done: make(chan struct{}), history: filepath.Join(t.TempDir(), "history")}
 	p.before = p.modes()
