@@ -179,8 +179,10 @@ func (c *Chat) Run(ctx context.Context) (err error) {
 			continue
 		case errors.Is(err, io.EOF):
 			return c.scr.error()
-		case err != nil && c.failed() != nil:
-			return nil // the failure is Run's error
+		case c.failed() != nil:
+			// The failure is Run's error; a line read as it came (the
+			// reader was interrupted too late) is not acted on.
+			return nil
 		case err != nil:
 			return err
 		}

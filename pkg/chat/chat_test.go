@@ -27,6 +27,7 @@ type fakeLines struct {
 	mu      sync.Mutex
 	prompts []string
 	stop    chan struct{} // closed by Interrupt
+	late    string        // a line read once as Interrupt is called
 	once    sync.Once
 }
 
@@ -46,6 +47,13 @@ func (f *fakeLines) ReadLine() (Line, error) {
 		}
 		return l.line, l.err
 	case <-f.stop:
+		f.mu.Lock()
+		late := f.late
+		f.late = ""
+		f.mu.Unlock()
+		if late != "" {
+			return Line{Text: late}, nil
+		}
 		return Line{}, errClosed
 	}
 }
@@ -98,10 +106,13 @@ type chatRig struct {
 	store *session.MemoryStore
 	model *faux.Model
 	tool  *gate
+	setup rigSetup
 	seen  int
 	mu    sync.Mutex
 	opens []Want
-	done  chan error
+	// runtimes are the Runtimes Open built, in order.
+	runtimes []*runtime.Runtime
+	done     chan error
 }
 
 func newRig(t *testing.T, tool *gate, responses ...faux.Response) *chatRig {
@@ -112,8 +123,44 @@ func newRig(t *testing.T, tool *gate, responses ...faux.Response) *chatRig {
 // startRig is newRig with the chat's options and output changed by tune.
 func startRig(t *testing.T, tool *gate, tune func(*Options, *io.Writer), responses ...faux.Response) *chatRig {
 	t.Helper()
-	r := &chatRig{t: t, lines: &fakeLines{in: make(chan fakeLine), stop: make(chan struct{})}, out: &syncBuffer{}, tool: tool,
+	var setup rigSetup
+	if tool != nil {
+		setup.tools = tool
+	}
+	return startRigWith(t, setup, tune, responses...)
+}
+
+// rigSetup is what a rig's Runtimes and Deps are built with.
+type rigSetup struct {
+	tools    loop.Executor // nil: no tools
+	maxSteps int
+	// keepRecent is the tokens a compaction keeps (0: the default).
+	keepRecent int
+	// limits bound every run.
+	limits loop.Limits
+	// info, when set, is what the model says of itself (its prices).
+	info *ai.Info
+	// reuse: Open hands back the Runtime in use (but for a new session).
+	reuse bool
+	// late is a line the reader returns once the chat interrupted it, as
+	// if typed at that moment.
+	late string
+	// expand replaces the rig's template expansion (/greet).
+	expand func(string) (string, error)
+}
+
+// startRigWith is startRig with the Runtimes and Deps of setup.
+func startRigWith(t *testing.T, setup rigSetup, tune func(*Options, *io.Writer), responses ...faux.Response) *chatRig {
+	t.Helper()
+	r := &chatRig{t: t, lines: &fakeLines{in: make(chan fakeLine), stop: make(chan struct{})}, out: &syncBuffer{}, setup: setup,
 		store: session.NewMemoryStore("/work", session.Options{}), model: faux.New(responses...), done: make(chan error, 1)}
+	r.lines.late = setup.late
+	if setup.info != nil {
+		r.model = r.model.WithInfo(*setup.info)
+	}
+	if g, ok := setup.tools.(*gate); ok {
+		r.tool = g
+	}
 	first, err := r.open(Want{})
 	if err != nil {
 		t.Fatal(err)
@@ -124,6 +171,9 @@ func startRig(t *testing.T, tool *gate, tune func(*Options, *io.Writer), respons
 			_, err := fmt.Fprintf(w, "tree of %d entries\n", len(s.Entries()))
 			return err
 		}}
+	if setup.expand != nil {
+		deps.Expand = setup.expand
+	}
 	opts, out := Options{Width: func() int { return 60 }}, io.Writer(r.out)
 	if tune != nil {
 		tune(&opts, &out)
@@ -137,6 +187,10 @@ func startRig(t *testing.T, tool *gate, tune func(*Options, *io.Writer), respons
 func (r *chatRig) open(w Want) (Opened, error) {
 	r.mu.Lock()
 	r.opens = append(r.opens, w)
+	if n := len(r.runtimes); r.setup.reuse && n > 0 && !w.NewSession {
+		r.mu.Unlock()
+		return Opened{Runtime: r.runtimes[n-1], Model: faux.Info, File: "/sessions/s.jsonl"}, nil
+	}
 	r.mu.Unlock()
 	if w.Model == "bad/model" {
 		return Opened{}, errors.New("unknown provider \"bad\"")
@@ -149,11 +203,22 @@ func (r *chatRig) open(w Want) (Opened, error) {
 		leaf = &w.Leaf
 	}
 	deps := runtime.Deps{Model: r.model, Session: r.store}
-	if r.tool != nil {
-		deps.Tools = r.tool
+	if r.setup.tools != nil {
+		deps.Tools = r.setup.tools
 	}
-	rt, err := runtime.New(runtime.Config{ActiveLeaf: leaf, Model: faux.Info, Thinking: w.Thinking}, deps)
+	rt, err := runtime.New(runtime.Config{ActiveLeaf: leaf, Model: faux.Info, Thinking: w.Thinking, MaxSteps: r.setup.maxSteps, Limits: r.setup.limits,
+		Compaction: runtime.Compaction{KeepRecentTokens: r.setup.keepRecent}}, deps)
+	r.mu.Lock()
+	r.runtimes = append(r.runtimes, rt)
+	r.mu.Unlock()
 	return Opened{Runtime: rt, Model: faux.Info, File: "/sessions/s.jsonl"}, err
+}
+
+// runtime is the i-th Runtime Open built.
+func (r *chatRig) runtime(i int) *runtime.Runtime {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.runtimes[i]
 }
 
 func (r *chatRig) send(text string) { r.lines.in <- fakeLine{line: Line{Text: text}} }

@@ -18,7 +18,8 @@
 //     /quit does.
 //   - A panic of the display (on the Agent's goroutine) or of a
 //     background operation ends the chat: Run returns it as an error
-//     instead of leaving the chat waiting for input.
+//     instead of leaving the chat waiting for input; a line read as it
+//     fails is not acted on.
 //   - A Deps.Open that fails leaves the current Runtime in use, and the
 //     error is shown as a line.
 package chat

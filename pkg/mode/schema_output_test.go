@@ -88,6 +88,8 @@ func TestWithVersion(t *testing.T) {
 		`{"type":"turn_start"}`:                   `{"type":"turn_start","schemaVersion":1}`,
 		`{"type":"agent_settled","aborted":true}`: `{"type":"agent_settled","schemaVersion":1,"aborted":true}`,
 		`{"other":1}`:                             `{"other":1}`,
+		`{"type":""}`:                             `{"type":"","schemaVersion":1}`,
+		`{"type":"cut short`:                      `{"type":"cut short`,
 	} {
 		b := []byte("x\n" + in)
 		if got := string(withVersion(b, 2)); got != "x\n"+want {
