@@ -198,12 +198,14 @@ func TestSpillFolderKeptAfterLeavingTheSessionThatNamesIt(t *testing.T) {
 }
 
 // spillSiblings makes, beside spill, kept folders of earlier runs: one
-// over a week old, one recent, a link to an old folder, an old file and
-// an old folder of another name. It returns their paths.
+// an hour over a week old, one an hour short of it, a link to an old
+// folder, an old file, an old folder of another name and, when the test
+// may give it away, an old one of another user. It returns their paths.
 func spillSiblings(t *testing.T, spill string, now time.Time) map[string]string {
 	t.Helper()
 	parent := filepath.Dir(spill)
-	old := now.Add(-8 * 24 * time.Hour)
+	week := 7 * 24 * time.Hour
+	old, recent := now.Add(-week-time.Hour), now.Add(-week+time.Hour)
 	p := map[string]string{
 		"old":    filepath.Join(parent, "gopi-run-old"),
 		"recent": filepath.Join(parent, "gopi-run-recent"),
@@ -223,8 +225,21 @@ func spillSiblings(t *testing.T, spill string, now time.Time) map[string]string 
 	if err := os.Symlink(p["target"], p["link"]); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"old", "other", "file", "target"} {
-		if err := os.Chtimes(p[k], old, old); err != nil {
+	if os.Getuid() == 0 {
+		p["others"] = filepath.Join(parent, "gopi-run-others")
+		if err := os.Mkdir(p["others"], 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(p["others"], 4321, 4321); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k := range p {
+		at := old
+		if k == "recent" {
+			at = recent
+		}
+		if err := os.Chtimes(p[k], at, at); err != nil && k != "link" {
 			t.Fatal(err)
 		}
 	}
