@@ -35,7 +35,9 @@ type mcpServer struct {
 func newMCPServer(t *testing.T) *mcpServer {
 	t.Helper()
 	srv := sdk.NewServer(&sdk.Implementation{Name: "test", Version: "1"}, nil)
-	text := func(s string) *sdk.CallToolResult { return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}} }
+	text := func(s string) *sdk.CallToolResult {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
+	}
 	type textIn struct {
 		Text string `json:"text"`
 	}

@@ -283,3 +283,69 @@ func TestAssemblyChooseModel(t *testing.T) {
 		t.Errorf("%+v %v", ch, err)
 	}
 }
+
+// A resumed session's thinking level is the fallback when none is
+// given.
+func TestResumedThinkingLevel(t *testing.T) {
+	fdcheck.Check(t)
+	s := settings(t)
+	s.Thinking = ai.ThinkingLow
+	file, _ := recorded(t, s)
+	for given, want := range map[ai.ThinkingLevel]ai.ThinkingLevel{"": ai.ThinkingLow, ai.ThinkingHigh: ai.ThinkingHigh} {
+		s.Thinking = given
+		s.Session = assemble.SessionSettings{Path: file, Continue: true}
+		with(t, s, func(a *assemble.Assembly) {
+			if a.Thinking() != want {
+				t.Errorf("given %q: %q, want %q", given, a.Thinking(), want)
+			}
+		})
+	}
+}
+
+// Session settings that name another file, a fork of the open one, or
+// no file open (--no-session) open another session; a path that does
+// not exist yet starts one there.
+func TestReopenOtherSessions(t *testing.T) {
+	fdcheck.Check(t)
+	var stderr bytes.Buffer
+	s := settings(t)
+	a, err := assemble.Build(s, env(&stderr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	leaf := prompt(t, a, "first")
+	file := a.File()
+	fresh := filepath.Join(s.Cwd, "fresh.jsonl")
+	if _, err := a.Reopen(assemble.Want{Session: &assemble.SessionSettings{Path: fresh}}); err != nil {
+		t.Fatal(err)
+	}
+	if a.File() != fresh || a.Leaf() != "" {
+		t.Errorf("a new path: %s at %q", a.File(), a.Leaf())
+	}
+	unlocked(t, file)
+	if _, err := a.Reopen(assemble.Want{Session: &assemble.SessionSettings{Path: file, Fork: file}}); err != nil {
+		t.Fatal(err)
+	}
+	if a.File() == file || a.File() == fresh || a.Leaf() != leaf {
+		t.Errorf("a fork of %s: %s at %q", file, a.File(), a.Leaf())
+	}
+	if _, err := a.Reopen(assemble.Want{Session: &assemble.SessionSettings{Path: a.File(), None: true}}); classOf(err) != ai.ClassUsage {
+		t.Errorf("--no-session with the open file: %v", err)
+	}
+	dispose(t, a)
+
+	s.Session = assemble.SessionSettings{None: true}
+	b, err := assemble.Build(s, env(&stderr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if _, err := b.Reopen(assemble.Want{Session: &assemble.SessionSettings{Path: file, Continue: true}}); err != nil {
+		t.Fatal(err)
+	}
+	defer dispose(t, b)
+	if b.File() != file || b.Leaf() != leaf {
+		t.Errorf("from memory to %s: %s at %q", file, b.File(), b.Leaf())
+	}
+}
