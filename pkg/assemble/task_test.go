@@ -1,0 +1,206 @@
+package assemble_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"gopi/internal/fdcheck"
+	"gopi/pkg/agent"
+	"gopi/pkg/ai"
+	"gopi/pkg/assemble"
+	"gopi/pkg/loop"
+	"gopi/pkg/resources"
+	"gopi/pkg/session"
+)
+
+// taskSettings are settings whose faux model (one script, played in turn
+// by the parent and its children) calls the task tool with args first.
+func taskSettings(t *testing.T, args string, replies ...string) assemble.Settings {
+	t.Helper()
+	s := settings(t)
+	s.Tools = []string{"bash", "task"}
+	js := `[{"toolCalls":[{"id":"call_task_1","name":"task","arguments":` + args + `}]}`
+	for _, r := range replies {
+		js += "," + r
+	}
+	s.Model.ID = script(t, js+`]`)
+	return s
+}
+
+// taskResult runs the parent's prompt and returns the task call's
+// result message and the updates the call sent.
+func taskResult(t *testing.T, a *assemble.Assembly) (ai.Message, []loop.Event) {
+	t.Helper()
+	var mu sync.Mutex
+	var updates []loop.Event
+	unsub := a.Runtime().Control().Subscribe(func(e agent.Event) {
+		if e.Event.Type == loop.ToolUpdate {
+			mu.Lock()
+			updates = append(updates, e.Event)
+			mu.Unlock()
+		}
+	})
+	prompt(t, a, "delegate")
+	unsub()
+	for _, e := range a.Store().Entries() {
+		if m := e.Message; m != nil && m.Role == ai.RoleToolResult && m.ToolName == "task" {
+			mu.Lock()
+			defer mu.Unlock()
+			return *m, updates
+		}
+	}
+	t.Fatal("no task result")
+	return ai.Message{}, nil
+}
+
+// A task call runs a child in a session of its own beside the parent's,
+// naming the parent session and call; its answer is the call's result,
+// its events the call's updates.
+func TestTaskRunsAChild(t *testing.T) {
+	fdcheck.Check(t)
+	var stderr bytes.Buffer
+	s := taskSettings(t, `{"description":"scout","prompt":"look around"}`, `{"text":"the child's answer\nsecond line"}`, `{"text":"done"}`)
+	a := newOpened(t, s, env(&stderr))
+	res, updates := taskResult(t, a)
+	if res.IsError || res.Content[0].Text != "the child's answer\nsecond line" {
+		t.Fatalf("result %+v", res)
+	}
+	var det assemble.ChildDetails
+	if err := json.Unmarshal(res.Details, &det); err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(det.Session) != filepath.Dir(a.File()) || det.Session == a.File() || det.Reason != loop.ReasonStop || det.Leaf == "" {
+		t.Fatalf("details %+v", det)
+	}
+	child, err := session.Open(det.Session, session.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer child.Close()
+	h := child.Header()
+	if h.ID != det.SessionID || h.ParentSession != a.File() || string(h.Extra["parentToolCallId"]) != `"call_task_1"` {
+		t.Errorf("the child's header %+v", h)
+	}
+	var sawAnswer bool
+	for _, u := range updates {
+		var d assemble.ChildEvent
+		if err := json.Unmarshal(u.Result.Details, &d); err != nil || d.Subagent.SessionID != det.SessionID || len(d.Event) == 0 {
+			t.Errorf("update %s: %v", u.Result.Details, err)
+		}
+		sawAnswer = sawAnswer || u.Result.Content[0].Text == "scout: the child's answer"
+	}
+	if !sawAnswer {
+		t.Errorf("no update shows the answer's first line: %+v", updates)
+	}
+}
+
+// With --no-session the child's session is in memory too.
+func TestTaskWithoutSession(t *testing.T) {
+	fdcheck.Check(t)
+	var stderr bytes.Buffer
+	s := taskSettings(t, `{"description":"scout","prompt":"look around"}`, `{"text":"answer"}`, `{"text":"done"}`)
+	s.Session.None = true
+	a := newOpened(t, s, env(&stderr))
+	res, _ := taskResult(t, a)
+	var det assemble.ChildDetails
+	if err := json.Unmarshal(res.Details, &det); err != nil || det.Session != "" || det.SessionID == "" || res.IsError {
+		t.Errorf("details %s: %v", res.Details, err)
+	}
+}
+
+// A child that does not finish is an error result with why, and its last
+// answer.
+func TestTaskChildThatDoesNotFinish(t *testing.T) {
+	fdcheck.Check(t)
+	var stderr bytes.Buffer
+	s := taskSettings(t, `{"description":"scout","prompt":"look around"}`,
+		`{"text":"half way","stopReason":"length"}`, `{"text":"done"}`)
+	a := newOpened(t, s, env(&stderr))
+	res, _ := taskResult(t, a)
+	if !res.IsError || !strings.HasPrefix(res.Content[0].Text, "The sub-agent did not finish (") || !strings.HasSuffix(res.Content[0].Text, "). Its last answer:\n\nhalf way") {
+		t.Errorf("result %+v", res)
+	}
+}
+
+// A defined agent narrows the child's tools and gives its prompt; an
+// agent whose model cannot be used, and an unknown agent, are refused
+// as the call's result.
+func TestTaskDefinedAgents(t *testing.T) {
+	fdcheck.Check(t)
+	agents := []resources.Agent{
+		{Name: "reader", Description: "reads", Tools: []string{"read"}, Prompt: "You only read.", MaxSteps: 3},
+		{Name: "broken", Description: "cannot run", Model: "nosuch/model"},
+	}
+	var stderr bytes.Buffer
+	s := taskSettings(t, `{"description":"read","prompt":"read it","agent":"reader"}`,
+		`{"toolCalls":[{"name":"bash","arguments":{"command":"echo ran"}}]}`, `{"text":"read it all"}`, `{"text":"done"}`)
+	s.Subagents.Agents = agents
+	a := newOpened(t, s, env(&stderr))
+	res, _ := taskResult(t, a)
+	var det assemble.ChildDetails
+	if err := json.Unmarshal(res.Details, &det); err != nil || det.Agent != "reader" || res.Content[0].Text != "read it all" {
+		t.Fatalf("result %+v: %v", res, err)
+	}
+	child, err := session.Open(det.Session, session.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer child.Close()
+	for _, e := range child.Entries() {
+		if m := e.Message; m != nil && m.Role == ai.RoleToolResult && (!m.IsError || strings.Contains(m.Content[0].Text, "ran")) {
+			t.Errorf("bash ran for an agent without it: %+v", m)
+		}
+	}
+
+	s = taskSettings(t, `{"description":"x","prompt":"x","agent":"broken"}`, `{"text":"done"}`)
+	s.Subagents.Agents = agents
+	b := newOpened(t, s, env(&stderr))
+	if res, _ := taskResult(t, b); !res.IsError || !strings.HasPrefix(res.Content[0].Text, "Agent broken: model nosuch/model cannot be used: ") {
+		t.Errorf("an agent's model refused: %+v", res)
+	}
+	s = taskSettings(t, `{"description":"x","prompt":"x","agent":"nobody"}`, `{"text":"done"}`)
+	s.Subagents.Agents = agents
+	c := newOpened(t, s, env(&stderr))
+	if res, _ := taskResult(t, c); !res.IsError || !strings.Contains(res.Content[0].Text, `"nobody"`) {
+		t.Errorf("an unknown agent: %+v", res)
+	}
+}
+
+// Children get the task tool only while the depth allows.
+func TestTaskDepth(t *testing.T) {
+	fdcheck.Check(t)
+	nested := `{"toolCalls":[{"id":"call_task_2","name":"task","arguments":{"description":"deeper","prompt":"go deeper"}}]}`
+	for depth, want := range map[int]string{1: "", 2: "the grandchild"} {
+		var stderr bytes.Buffer
+		replies := []string{nested, `{"text":"the grandchild"}`, `{"text":"the child"}`, `{"text":"done"}`}
+		if depth == 1 {
+			replies = []string{nested, `{"text":"the child"}`, `{"text":"done"}`}
+		}
+		s := taskSettings(t, `{"description":"scout","prompt":"look around"}`, replies...)
+		s.Subagents.MaxDepth = depth
+		a := newOpened(t, s, env(&stderr))
+		res, _ := taskResult(t, a)
+		var det assemble.ChildDetails
+		if err := json.Unmarshal(res.Details, &det); err != nil {
+			t.Fatal(err)
+		}
+		child, err := session.Open(det.Session, session.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var inner string
+		for _, e := range child.Entries() {
+			if m := e.Message; m != nil && m.Role == ai.RoleToolResult {
+				inner = m.Content[0].Text
+			}
+		}
+		child.Close()
+		if want == "" && !strings.Contains(inner, "task") || want != "" && inner != want {
+			t.Errorf("depth %d: the child's task call gave %q", depth, inner)
+		}
+	}
+}
