@@ -261,7 +261,9 @@ const stdioMCPEnv = "GOPI_ASSEMBLE_TEST_MCP"
 func serveStdioMCP() {
 	srv := sdk.NewServer(&sdk.Implementation{Name: "stdio-test", Version: "1"}, nil)
 	obj := map[string]any{"type": "object"}
-	text := func(s string) *sdk.CallToolResult { return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}} }
+	text := func(s string) *sdk.CallToolResult {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
+	}
 	srv.AddTool(&sdk.Tool{Name: "pid", InputSchema: obj}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		return text(strconv.Itoa(os.Getpid())), nil
 	})
