@@ -1,0 +1,47 @@
+package assemble_test
+
+import (
+	"math"
+	"runtime/debug"
+	"testing"
+
+	"gopi/internal/fdcheck"
+	"gopi/pkg/assemble"
+)
+
+// Reads that overlap share one pause: the collector stays off until the
+// last ends.
+func TestGCPausedOverlappingReads(t *testing.T) {
+	fdcheck.Check(t)
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	var between uint64
+	if _, err := assemble.GCPaused(func() (int, error) {
+		if _, err := assemble.GCPaused(func() (int, error) { return 0, nil }); err != nil {
+			return 0, err
+		}
+		between = gogc()
+		return 0, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if between != math.MaxUint64 {
+		t.Errorf("GOGC %d%% after the inner read ended, want off until the outer one ends", between)
+	}
+	if p := gogc(); p == math.MaxUint64 {
+		t.Error("the collector stays off after both reads")
+	}
+}
+
+// A setting higher than any goal the read asks for is put back as it
+// was.
+func TestGCPausedKeepsAHigherSetting(t *testing.T) {
+	fdcheck.Check(t)
+	const high = 3 << 20
+	defer debug.SetGCPercent(debug.SetGCPercent(high))
+	if _, err := assemble.GCPaused(func() ([]byte, error) { return make([]byte, 1<<20), nil }); err != nil {
+		t.Fatal(err)
+	}
+	if p := gogc(); p != high {
+		t.Errorf("GOGC %d%% after a read, want %d%% as before", p, high)
+	}
+}
