@@ -344,3 +344,35 @@ func TestNotEmptyListsEightLeaves(t *testing.T) {
 	}
 	refused(t, s, ai.ClassUsage, "(leaves, newest first: "+strings.Join(newest, ", ")+", …)")
 }
+
+// When Open fails after the session was opened, the store stays open,
+// so the caller can name it, until Close; New wrote nothing.
+func TestOpenErrorKeepsTheStoreUntilClose(t *testing.T) {
+	fdcheck.Check(t)
+	s := settings(t)
+	file, _ := recorded(t, s)
+	s.Session = assemble.SessionSettings{Path: file, Continue: true}
+	s.Limits.USD = 1
+	var stderr bytes.Buffer
+	a, err := assemble.New(s, env(&stderr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Store() != nil || a.Runtime() != nil {
+		t.Fatalf("New opened the session")
+	}
+	if err := a.Open(); classOf(err) != ai.ClassUsage {
+		a.Close()
+		t.Fatalf("Open: %v", err)
+	}
+	if a.File() != file || a.Store() == nil || a.Runtime() != nil {
+		a.Close()
+		t.Fatalf("after a failed Open: file %q, store %v", a.File(), a.Store())
+	}
+	if st, err := session.Open(file, session.Options{}); err == nil {
+		st.Close()
+		t.Error("the session is not held after a failed Open")
+	}
+	a.Close()
+	unlocked(t, file)
+}
