@@ -388,3 +388,24 @@ func TestQuirksAndRetry(t *testing.T) {
 		}
 	}
 }
+
+// DeclaredModel finds a model the settings declare under a provider's
+// name, the first as well as the others.
+func TestDeclaredModel(t *testing.T) {
+	provs := map[string]assemble.Provider{"anthropic": {Models: []ai.Info{{ID: "first", ContextWindow: 1}, {ID: "second", ContextWindow: 2}}}}
+	for id, cw := range map[string]int{"first": 1, "second": 2} {
+		if m, ok := assemble.DeclaredModel(provs, "anthropic", id); !ok || m.ContextWindow != cw {
+			t.Errorf("%s: %+v %v", id, m, ok)
+		}
+	}
+	if _, ok := assemble.DeclaredModel(provs, "anthropic", "third"); ok {
+		t.Error("an undeclared model found")
+	}
+	if _, ok := assemble.DeclaredModel(provs, "openai", "first"); ok {
+		t.Error("another provider's model found")
+	}
+	ch := choose(t, modelEnv("ANTHROPIC_API_KEY=sk-a-0123456789"), assemble.ModelSettings{Provider: "anthropic", ID: "first", Providers: provs})
+	if !ch.Known || ch.Note != "" || ch.Info.ContextWindow != 1 || ch.Info.Provider != "anthropic" || ch.Info.ID != "first" {
+		t.Errorf("a model declared under anthropic: %+v", ch)
+	}
+}
