@@ -188,7 +188,7 @@ func TestHooksAndCredentials(t *testing.T) {
 	s := settings(t)
 	out := filepath.Join(t.TempDir(), "hook")
 	s.Hooks = extension.HooksConfig{BeforeTool: []extension.CommandHook{{Matcher: "bash", Command: "cat > " + out + ".json; env > " + out + ".env"}}}
-	s.Secrets = []string{"DEPLOY_TOKEN", "SHORT"}
+	s.Secrets = []string{"DEPLOY_TOKEN", "SHORT", "UNSET_SECRET"}
 	s.Model.ID = bashThen(t, "echo $ANTHROPIC_API_KEY-$DEPLOY_TOKEN-$PLAIN; echo $SHORT")
 	e := keyEnv(&stderr)
 	e.Environ = append(e.Environ, "DEPLOY_TOKEN=tok-0123456789abcdef", "PLAIN=visible", "SHORT=abc")
@@ -210,7 +210,7 @@ func TestHooksAndCredentials(t *testing.T) {
 	if len(got) != 1 || strings.Contains(got[0], "tok-0123456789abcdef") || !strings.Contains(got[0], "-visible") || !strings.Contains(got[0], "abc") {
 		t.Errorf("bash's output %q", got)
 	}
-	if !strings.Contains(stderr.String(), "gopi: warning: secret SHORT is shorter than") || strings.Contains(stderr.String(), "secret DEPLOY_TOKEN") {
+	if !strings.Contains(stderr.String(), "gopi: warning: secret SHORT is shorter than") || strings.Contains(stderr.String(), "secret DEPLOY_TOKEN") || strings.Contains(stderr.String(), "UNSET_SECRET") {
 		t.Errorf("stderr %q", stderr.String())
 	}
 }
