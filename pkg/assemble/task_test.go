@@ -64,6 +64,7 @@ func TestTaskRunsAChild(t *testing.T) {
 	fdcheck.Check(t)
 	var stderr bytes.Buffer
 	s := taskSettings(t, `{"description":"scout","prompt":"look around"}`, `{"text":"the child's answer\nsecond line"}`, `{"text":"done"}`)
+	s.Session.Dir = "runs"
 	a := newOpened(t, s, env(&stderr))
 	res, updates := taskResult(t, a)
 	if res.IsError || res.Content[0].Text != "the child's answer\nsecond line" {
@@ -73,7 +74,7 @@ func TestTaskRunsAChild(t *testing.T) {
 	if err := json.Unmarshal(res.Details, &det); err != nil {
 		t.Fatal(err)
 	}
-	if filepath.Dir(det.Session) != filepath.Dir(a.File()) || det.Session == a.File() || det.Reason != loop.ReasonStop || det.Leaf == "" {
+	if filepath.Dir(det.Session) != filepath.Join(s.Cwd, "runs") || det.Session == a.File() || det.Reason != loop.ReasonStop || det.Leaf == "" {
 		t.Fatalf("details %+v", det)
 	}
 	child, err := session.Open(det.Session, session.Options{})
@@ -133,12 +134,14 @@ func TestTaskDefinedAgents(t *testing.T) {
 	fdcheck.Check(t)
 	agents := []resources.Agent{
 		{Name: "reader", Description: "reads", Tools: []string{"read"}, Prompt: "You only read.", MaxSteps: 3},
+		{Name: "thinker", Description: "thinks", Thinking: "high"},
 		{Name: "broken", Description: "cannot run", Model: "nosuch/model"},
 	}
 	var stderr bytes.Buffer
 	s := taskSettings(t, `{"description":"read","prompt":"read it","agent":"reader"}`,
 		`{"toolCalls":[{"name":"bash","arguments":{"command":"echo ran"}}]}`, `{"text":"read it all"}`, `{"text":"done"}`)
 	s.Subagents.Agents = agents
+	s.Thinking = ai.ThinkingLow
 	a := newOpened(t, s, env(&stderr))
 	res, _ := taskResult(t, a)
 	var det assemble.ChildDetails
@@ -150,10 +153,30 @@ func TestTaskDefinedAgents(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer child.Close()
+	if st := session.ModelStateAt(child.Entries(), det.Leaf); st.ThinkingLevel != ai.ThinkingLow {
+		t.Errorf("the child of an agent without a level thinks %q, want the parent's low", st.ThinkingLevel)
+	}
 	for _, e := range child.Entries() {
 		if m := e.Message; m != nil && m.Role == ai.RoleToolResult && (!m.IsError || strings.Contains(m.Content[0].Text, "ran")) {
 			t.Errorf("bash ran for an agent without it: %+v", m)
 		}
+	}
+
+	s = taskSettings(t, `{"description":"x","prompt":"x","agent":"thinker"}`, `{"text":"thought"}`, `{"text":"done"}`)
+	s.Subagents.Agents = agents
+	s.Thinking = ai.ThinkingLow
+	th := newOpened(t, s, env(&stderr))
+	res, _ = taskResult(t, th)
+	if err := json.Unmarshal(res.Details, &det); err != nil {
+		t.Fatal(err)
+	}
+	thinker, err := session.Open(det.Session, session.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer thinker.Close()
+	if st := session.ModelStateAt(thinker.Entries(), det.Leaf); st.ThinkingLevel != ai.ThinkingHigh {
+		t.Errorf("the thinker's child thinks %q, want high", st.ThinkingLevel)
 	}
 
 	s = taskSettings(t, `{"description":"x","prompt":"x","agent":"broken"}`, `{"text":"done"}`)
