@@ -59,6 +59,15 @@ func TestSwitchToTakesTheSessionsModel(t *testing.T) {
 		t.Errorf("switched to %s at %s, model %s, thinking %q; want %s at %s, %s, low", a.File(), a.Leaf(), a.Model().Info.ID, a.Thinking(), file, leaf, other)
 	}
 	unlocked(t, old)
+	// Back by the old one's id, and again by the absolute path.
+	name := strings.TrimSuffix(filepath.Base(old), ".jsonl")
+	id := name[strings.IndexByte(name, '_')+1:]
+	if _, err := a.Reopen(assemble.Want{SwitchTo: id}); err != nil || a.File() != old || a.Model().Info.ID != "demo" {
+		t.Errorf("switch to id %s: %v, now %s on %s", id, err, a.File(), a.Model().Info.ID)
+	}
+	if _, err := a.Reopen(assemble.Want{SwitchTo: file}); err != nil || a.File() != file {
+		t.Errorf("switch to %s: %v, now %s", file, err, a.File())
+	}
 }
 
 // Switching to the file already open reads it again at its newest entry
