@@ -255,3 +255,25 @@ func TestSecrets(t *testing.T) {
 		t.Errorf("a plain variable scrubbed: %s", got)
 	}
 }
+
+// Changes lists the files the last Runtime's tools changed; a new
+// Runtime starts a new list.
+func TestChanges(t *testing.T) {
+	fdcheck.Check(t)
+	var stderr bytes.Buffer
+	s := settings(t)
+	s.Tools = []string{"write"}
+	s.Model.ID = script(t, `[{"toolCalls":[{"name":"write","arguments":{"path":"new.txt","content":"x"}}]},{"text":"done"}]`)
+	a := newOpened(t, s, env(&stderr))
+	leaf := prompt(t, a, "write")
+	got := a.Changes().List(s.Cwd)
+	if len(got) != 1 || got[0].Path != "new.txt" {
+		t.Errorf("changes %+v", got)
+	}
+	if _, err := a.Reopen(assemble.Want{Leaf: leaf}); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Changes().List(s.Cwd); len(got) != 0 {
+		t.Errorf("a new Runtime's changes %+v", got)
+	}
+}
