@@ -13,6 +13,7 @@ import (
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
 	"gopi/pkg/loop"
+	"gopi/pkg/mcp"
 	"gopi/pkg/resources"
 	"gopi/pkg/session"
 )
@@ -225,5 +226,22 @@ func TestTaskDepth(t *testing.T) {
 		if want == "" && !strings.Contains(inner, "task") || want != "" && inner != want {
 			t.Errorf("depth %d: the child's task call gave %q", depth, inner)
 		}
+	}
+}
+
+// A child's end releases only its own session: the parent's MCP servers
+// and background processes go on.
+func TestTaskChildKeepsTheParentsHoldings(t *testing.T) {
+	fdcheck.Check(t)
+	srv := newMCPServer(t)
+	var stderr bytes.Buffer
+	s := taskSettings(t, `{"description":"scout","prompt":"look around"}`, `{"text":"the child"}`,
+		`{"toolCalls":[{"name":"mcp__docs__echo","arguments":{"text":"still here"}}]}`, `{"text":"done"}`)
+	s.MCP = assemble.MCPSettings{Servers: []mcp.Server{srv.server("docs")}}
+	a := newOpened(t, s, mcpEnv(&stderr))
+	prompt(t, a, "delegate")
+	got := toolTexts(a)
+	if len(got) != 2 || got[0] != "the child" || got[1] != "echo: still here" {
+		t.Errorf("tool results %q", got)
 	}
 }
