@@ -358,3 +358,41 @@ func TestReopenOtherSessions(t *testing.T) {
 		t.Errorf("from memory to %s: %s at %q", file, b.File(), b.Leaf())
 	}
 }
+
+// Reloading the open session with a model that cannot be had any more
+// is refused, and the Assembly stays as it was.
+func TestReloadRefusedKeepsTheCurrentOne(t *testing.T) {
+	fdcheck.Check(t)
+	s := settings(t)
+	provs := map[string]assemble.Provider{"local": {API: "openai", BaseURL: "http://127.0.0.1:1/v1", APIKeyEnv: "LOCAL_KEY", Models: []ai.Info{{ID: "qwen"}}}}
+	s.Model.Providers = provs
+	recorded(t, s)
+	s.Model = assemble.ModelSettings{Providers: provs}
+	s.Session = assemble.SessionSettings{Continue: true}
+	var stderr bytes.Buffer
+	a, err := assemble.Build(s, env(&stderr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	defer dispose(t, a)
+	// A model whose key this Assembly's environment does not hold.
+	ch, err := assemble.ChooseModel(assemble.Env{Environ: []string{"LOCAL_KEY=loc-0123456789"}}, assemble.ModelSettings{Provider: "local", Providers: provs}, session.ModelState{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := a.Reopen(assemble.Want{Leaf: a.Leaf(), Model: &ch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.RecordSettings(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	_, err = a.Reopen(assemble.Want{Session: &assemble.SessionSettings{Path: a.File()}})
+	if classOf(err) != ai.ClassUsage || !strings.Contains(err.Error(), "no API key for provider local") {
+		t.Errorf("reload: %v", err)
+	}
+	if a.Runtime() != rt || a.Model().Info.Provider != "local" {
+		t.Errorf("after a refused reload: model %+v", a.Model().Info)
+	}
+}
