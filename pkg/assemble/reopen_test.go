@@ -192,6 +192,7 @@ func TestFailedReopenKeepsTheCurrentOne(t *testing.T) {
 		{NewSession: true, ModelRef: faux},
 		{Session: &assemble.SessionSettings{Path: otherFile, Continue: true}, ModelRef: faux},
 		{Session: &assemble.SessionSettings{Path: "ffffffffff"}},
+		{Session: &assemble.SessionSettings{Path: otherFile}}, // not empty: no leaf chosen
 		{ModelRef: "nosuch/model"},
 	} {
 		if _, err := a.Reopen(w); classOf(err) != ai.ClassUsage {
