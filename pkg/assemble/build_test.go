@@ -110,6 +110,7 @@ func TestUnknownModelNoteSaidOnce(t *testing.T) {
 	fdcheck.Check(t)
 	s := settings(t)
 	s.Session.None = true
+	s.Home = filepath.Join(t.TempDir(), "home") // made, private, for the notes
 	s.Model = assemble.ModelSettings{Provider: "anthropic", ID: "claude-in-no-catalog"}
 	note := `gopi: model "claude-in-no-catalog" is not in the catalog of anthropic`
 	count := func(s assemble.Settings) int {
@@ -119,6 +120,9 @@ func TestUnknownModelNoteSaidOnce(t *testing.T) {
 	}
 	if n := count(s); n != 1 {
 		t.Fatalf("first run: said %d times", n)
+	}
+	if st, err := os.Stat(s.Home); err != nil || st.Mode().Perm() != 0o700 {
+		t.Errorf("$GOPI_HOME made for the notes: %v %v", st.Mode(), err)
 	}
 	if n := count(s); n != 0 {
 		t.Errorf("second run: said %d times", n)
