@@ -2,6 +2,7 @@ package assemble_test
 
 import (
 	"math"
+	"runtime"
 	"runtime/debug"
 	"testing"
 
@@ -43,5 +44,35 @@ func TestGCPausedKeepsAHigherSetting(t *testing.T) {
 	}
 	if p := gogc(); p != high {
 		t.Errorf("GOGC %d%% after a read, want %d%% as before", p, high)
+	}
+}
+
+// A setting changed after the read, before the first collection, is
+// left as it was changed.
+func TestGCPausedLeavesASettingChangedSince(t *testing.T) {
+	fdcheck.Check(t)
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	runtime.GC()
+	kept, err := assemble.GCPaused(func() ([][]byte, error) {
+		var out [][]byte
+		for range 32 {
+			out = append(out, make([]byte, 1<<20))
+		}
+		return out, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := gogc(); p <= 100 {
+		t.Fatalf("GOGC %d%% after a 32 MiB read, want a raised goal", p)
+	}
+	runtime.KeepAlive(kept)
+	debug.SetGCPercent(150)
+	for range 50 { // the restoring cleanup runs after a collection, on the runtime's own goroutine
+		runtime.GC()
+		runtime.Gosched()
+	}
+	if p := gogc(); p != 150 {
+		t.Fatalf("GOGC %d%%, want the 150%% set after the read", p)
 	}
 }
