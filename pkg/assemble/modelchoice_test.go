@@ -283,6 +283,7 @@ func TestRetryCheck(t *testing.T) {
 type recorder struct {
 	mu     sync.Mutex
 	bodies []map[string]any
+	paths  []string
 }
 
 func newRecorder(t *testing.T) (*recorder, string) {
@@ -294,6 +295,7 @@ func newRecorder(t *testing.T) (*recorder, string) {
 		_ = json.Unmarshal(b, &body)
 		r.mu.Lock()
 		r.bodies = append(r.bodies, body)
+		r.paths = append(r.paths, req.URL.Path)
 		r.mu.Unlock()
 		http.Error(w, `{"error":{"message":"down"}}`, http.StatusInternalServerError)
 	}))
@@ -307,8 +309,19 @@ func (r *recorder) all() []map[string]any {
 	return r.bodies
 }
 
-// send streams one request with a history that shows every quirk.
-func send(ch assemble.Choice) {
+// lastPath is the path of the last request.
+func (r *recorder) lastPath() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.paths) == 0 {
+		return ""
+	}
+	return r.paths[len(r.paths)-1]
+}
+
+// send streams one request with a history that shows every quirk, and
+// returns the API its answer names.
+func send(ch assemble.Choice) string {
 	call := ai.ToolCallContent("call_abc", "bash", json.RawMessage(`{"command":"ls"}`))
 	other := ai.ToolCallContent("call_from_another_model", "bash", json.RawMessage(`{"command":"ls"}`))
 	req := &ai.Request{SystemPrompt: "be brief", Thinking: ai.ThinkingHigh, OutputSchema: json.RawMessage(`{"type":"object"}`), MaxTokens: 100,
@@ -320,8 +333,13 @@ func send(ch assemble.Choice) {
 			{Role: ai.RoleAssistant, Content: []ai.Content{other}, StopReason: ai.StopToolUse, Timestamp: 4, API: "anthropic-messages", Provider: "anthropic", Model: "claude-sonnet-4-5"},
 			{Role: ai.RoleToolResult, ToolCallID: other.ID, ToolName: "bash", Content: []ai.Content{ai.TextContent("files")}, Timestamp: 5},
 		}}
-	for range ch.Model.Stream(context.Background(), req) {
+	api := ""
+	for e := range ch.Model.Stream(context.Background(), req) {
+		if e.Message != nil {
+			api = e.Message.API
+		}
 	}
+	return api
 }
 
 // quirksOf reads the quirks a request body shows.
@@ -407,5 +425,28 @@ func TestDeclaredModel(t *testing.T) {
 	ch := choose(t, modelEnv("ANTHROPIC_API_KEY=sk-a-0123456789"), assemble.ModelSettings{Provider: "anthropic", ID: "first", Providers: provs})
 	if !ch.Known || ch.Note != "" || ch.Info.ContextWindow != 1 || ch.Info.Provider != "anthropic" || ch.Info.ID != "first" {
 		t.Errorf("a model declared under anthropic: %+v", ch)
+	}
+}
+
+// Each API is spoken by its own adapter, at its own path.
+func TestAdapterOfEachAPI(t *testing.T) {
+	rec, url := newRecorder(t)
+	one := assemble.Retry{MaxAttempts: 1}
+	for _, tc := range []struct {
+		m         assemble.ModelSettings
+		api, path string
+	}{
+		{assemble.ModelSettings{Provider: "p", Providers: map[string]assemble.Provider{"p": {API: "anthropic", BaseURL: url, Models: []ai.Info{{ID: "m"}}}}}, "anthropic-messages", "/v1/messages"},
+		{assemble.ModelSettings{Provider: "p", Providers: map[string]assemble.Provider{"p": {API: "openai", BaseURL: url, Models: []ai.Info{{ID: "m"}}}}}, "openai-completions", "/chat/completions"},
+		{assemble.ModelSettings{Provider: "p", Providers: map[string]assemble.Provider{"p": {API: "openai-responses", BaseURL: url, Models: []ai.Info{{ID: "m"}}}}}, "openai-responses", "/responses"},
+		{assemble.ModelSettings{Provider: "openai", ID: "gpt-5-codex", APIKey: "sk-0123456789", BaseURL: url}, "openai-responses", "/responses"},
+		{assemble.ModelSettings{Provider: "openai", ID: "gpt-4.1", APIKey: "sk-0123456789", BaseURL: url}, "openai-completions", "/chat/completions"},
+		{assemble.ModelSettings{Provider: "anthropic", APIKey: "sk-0123456789", BaseURL: url}, "anthropic-messages", "/v1/messages"},
+	} {
+		tc.m.Retry = one
+		ch := choose(t, modelEnv(), tc.m)
+		if api := send(ch); api != tc.api || rec.lastPath() != tc.path {
+			t.Errorf("%s/%s: answered as %q at %s, want %q at %s", tc.m.Provider, ch.Info.ID, api, rec.lastPath(), tc.api, tc.path)
+		}
 	}
 }
