@@ -376,3 +376,31 @@ func TestOpenErrorKeepsTheStoreUntilClose(t *testing.T) {
 	a.Close()
 	unlocked(t, file)
 }
+
+// What is wrong with a session file that can still be read is said on
+// stderr as it is opened.
+func TestSessionWarningsSaid(t *testing.T) {
+	fdcheck.Check(t)
+	s := settings(t)
+	file, leaf := recorded(t, s)
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.WriteString("not json\n")
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	s.Session = assemble.SessionSettings{Path: file, Continue: true}
+	a, err := assemble.Build(s, env(&stderr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	defer dispose(t, a)
+	if a.Leaf() != leaf || !strings.HasPrefix(stderr.String(), "gopi: warning: ") || !strings.Contains(stderr.String(), "corrupt line skipped") {
+		t.Errorf("at %s, stderr %q", a.Leaf(), stderr.String())
+	}
+}
