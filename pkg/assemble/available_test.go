@@ -39,6 +39,9 @@ func TestModelsOffered(t *testing.T) {
 		if m.Provider == "anthropic" {
 			t.Errorf("another provider's catalog: %s", m.ID)
 		}
+		if m.Provider == "local" && m.BaseURL == "http://127.0.0.1:1/v1" {
+			t.Errorf("a declared model at the address of the model in use: %+v", m)
+		}
 	}
 	if seen["openai/gpt-4.1"] != 1 || seen["local/qwen"] != 1 || len(seen) != len(models) {
 		t.Errorf("offered %v", seen)
@@ -60,6 +63,11 @@ func TestDeclaredInfo(t *testing.T) {
 	want, _ := catalog.Resolve("openai", "gpt-4.1")
 	if got.API != "openai-responses" || got.Provider != "proxy" || got.Prices != want.Prices || got.ContextWindow != want.ContextWindow {
 		t.Errorf("declared: %+v", got)
+	}
+	gpt, _ := catalog.Resolve("openai", "gpt-4.1")
+	got = assemble.DeclaredInfo("openai", assemble.Provider{}, ai.Info{ID: "gpt-4.1", MaxOutputTokens: 5})
+	if got.MaxOutputTokens != 5 || got.Prices != gpt.Prices || got.API != gpt.API || got.Provider != "openai" {
+		t.Errorf("built-in openai: %+v", got)
 	}
 	got = assemble.DeclaredInfo("openai", assemble.Provider{API: "anthropic"}, ai.Info{ID: "claude-sonnet-4-5"})
 	if got.API != "anthropic" || got.Prices != cat.Prices {

@@ -61,7 +61,7 @@ func TestPromptsAreTraced(t *testing.T) {
 	leaf := prompt(t, a, "look around")
 	id := a.Store().Header().ID
 	body := next(t, bodies)
-	for _, want := range []string{id, `"faux"`, "9.9.9"} {
+	for _, want := range []string{id, `"faux"`, "9.9.9", "chat demo"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the trace does not hold %s: %s", want, body)
 		}
@@ -109,7 +109,7 @@ func TestTraceRun(t *testing.T) {
 	leaf := prompt(t, a, "look around")
 	end(telemetry.End{Steps: 1})
 	body := next(t, bodies)
-	for _, want := range []string{a.Store().Header().ID, a.File(), leaf, `"faux"`} {
+	for _, want := range []string{a.Store().Header().ID, a.File(), leaf, `"faux"`, "chat demo"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the trace does not hold %s: %s", want, body)
 		}
