@@ -297,43 +297,46 @@ func TestCloseSweepsOldSpillFolders(t *testing.T) {
 }
 
 // The sweep reads every name of a busy temporary folder, past what one
-// read of the folder returns.
+// read of the folder returns: among many other names, and when every
+// name is a kept folder's.
 func TestSweepReadsABusyFolder(t *testing.T) {
 	fdcheck.Check(t)
-	var stderr bytes.Buffer
-	s := settings(t)
-	parent := t.TempDir()
-	s.SpillDir = filepath.Join(parent, "gopi-run-own")
-	for i := range 600 {
-		if err := os.WriteFile(filepath.Join(parent, fmt.Sprintf("some-other-file-with-a-long-name-%04d", i)), nil, 0o600); err != nil {
+	for _, tc := range []struct{ others, olds int }{{600, 40}, {0, 400}} {
+		var stderr bytes.Buffer
+		s := settings(t)
+		parent := t.TempDir()
+		s.SpillDir = filepath.Join(parent, "gopi-run-own")
+		for i := range tc.others {
+			if err := os.WriteFile(filepath.Join(parent, fmt.Sprintf("some-other-file-with-a-long-name-%04d", i)), nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		old := time.Now().Add(-8 * 24 * time.Hour)
+		var olds []string
+		for i := range tc.olds {
+			d := filepath.Join(parent, fmt.Sprintf("gopi-run-old%03d", i))
+			if err := os.Mkdir(d, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(d, old, old); err != nil {
+				t.Fatal(err)
+			}
+			olds = append(olds, d)
+		}
+		a, err := assemble.New(s, env(&stderr))
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	old := time.Now().Add(-8 * 24 * time.Hour)
-	var olds []string
-	for i := range 40 {
-		d := filepath.Join(parent, fmt.Sprintf("gopi-run-old%02d", i))
-		if err := os.Mkdir(d, 0o700); err != nil {
-			t.Fatal(err)
+		a.Close()
+		for _, d := range olds {
+			if _, err := os.Lstat(d); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s not swept: %v", d, err)
+			}
 		}
-		if err := os.Chtimes(d, old, old); err != nil {
-			t.Fatal(err)
+		left, err := os.ReadDir(parent)
+		if err != nil || len(left) != tc.others {
+			t.Errorf("%d entries left, want the %d other files: %v", len(left), tc.others, err)
 		}
-		olds = append(olds, d)
-	}
-	a, err := assemble.New(s, env(&stderr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.Close()
-	for _, d := range olds {
-		if _, err := os.Lstat(d); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("%s not swept: %v", d, err)
-		}
-	}
-	left, err := os.ReadDir(parent)
-	if err != nil || len(left) != 600 {
-		t.Errorf("%d entries left, want the 600 other files: %v", len(left), err)
 	}
 }
 
