@@ -245,3 +245,51 @@ func TestTaskChildKeepsTheParentsHoldings(t *testing.T) {
 		t.Errorf("tool results %q", got)
 	}
 }
+
+// A defined agent's model, "provider/id" or a bare id, is the child's;
+// one that cannot be had is the call's refusal.
+func TestTaskAgentModel(t *testing.T) {
+	fdcheck.Check(t)
+	own := script(t, `[{"text":"from the agent's own model"}]`)
+	agents := []resources.Agent{{Name: "own", Description: "own model", Model: "faux/" + own}, {Name: "bare", Description: "bare id", Model: "demo"}}
+	var stderr bytes.Buffer
+	s := taskSettings(t, `{"description":"x","prompt":"x","agent":"own"}`, `{"text":"done"}`)
+	s.Subagents.Agents = agents
+	a := newOpened(t, s, env(&stderr))
+	if res, _ := taskResult(t, a); res.IsError || res.Content[0].Text != "from the agent's own model" {
+		t.Errorf("the agent's model: %+v", res)
+	}
+	s = taskSettings(t, `{"description":"x","prompt":"x","agent":"bare"}`, `{"text":"done"}`)
+	s.Subagents.Agents = agents
+	b := newOpened(t, s, env(&stderr))
+	if res, _ := taskResult(t, b); !res.IsError || !strings.Contains(res.Content[0].Text, "Agent bare: model demo cannot be used: no model provider") {
+		t.Errorf("a bare id no key names: %+v", res)
+	}
+}
+
+// The call's updates say what the child does: the tool it runs, its
+// answer's first line (at most 120 bytes); a child that fails says why.
+func TestTaskUpdatesAndFailure(t *testing.T) {
+	fdcheck.Check(t)
+	long := strings.Repeat("x", 130)
+	var stderr bytes.Buffer
+	s := taskSettings(t, `{"description":"scout","prompt":"look around"}`,
+		`{"toolCalls":[{"name":"bash","arguments":{"command":"true"}}]}`, `{"text":"`+long+`\nmore"}`, `{"text":"done"}`)
+	a := newOpened(t, s, env(&stderr))
+	_, updates := taskResult(t, a)
+	var texts []string
+	for _, u := range updates {
+		texts = append(texts, u.Result.Content[0].Text)
+	}
+	all := strings.Join(texts, "\n")
+	if !strings.Contains(all, "scout: bash\n") || !strings.Contains(all, "scout: "+long[:120]+"…") || strings.Contains(all, long[:121]) {
+		t.Errorf("updates:\n%s", all)
+	}
+
+	s = taskSettings(t, `{"description":"scout","prompt":"look around"}`, `{"error":"the model broke"}`, `{"text":"done"}`)
+	b := newOpened(t, s, env(&stderr))
+	res, _ := taskResult(t, b)
+	if !res.IsError || !strings.HasPrefix(res.Content[0].Text, "The sub-agent did not finish (error: ") || !strings.Contains(res.Content[0].Text, "the model broke") {
+		t.Errorf("a child that fails: %+v", res)
+	}
+}
