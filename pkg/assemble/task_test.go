@@ -293,3 +293,41 @@ func TestTaskUpdatesAndFailure(t *testing.T) {
 		t.Errorf("a child that fails: %+v", res)
 	}
 }
+
+// A defined agent that names its tools gets no MCP server's tools; a
+// general child gets its parent's.
+func TestTaskAgentToolsLeaveOutMCP(t *testing.T) {
+	fdcheck.Check(t)
+	srv := newMCPServer(t)
+	agents := []resources.Agent{{Name: "reader", Description: "reads", Tools: []string{"read"}}}
+	for agentName, wantEcho := range map[string]bool{"reader": false, "": true} {
+		var stderr bytes.Buffer
+		args := `{"description":"x","prompt":"x","agent":"` + agentName + `"}`
+		if agentName == "" {
+			args = `{"description":"x","prompt":"x"}`
+		}
+		s := taskSettings(t, args, `{"toolCalls":[{"name":"mcp__docs__echo","arguments":{"text":"hi"}}]}`, `{"text":"child done"}`, `{"text":"done"}`)
+		s.Subagents.Agents = agents
+		s.MCP = assemble.MCPSettings{Servers: []mcp.Server{srv.server("docs")}}
+		a := newOpened(t, s, mcpEnv(&stderr))
+		res, _ := taskResult(t, a)
+		var det assemble.ChildDetails
+		if err := json.Unmarshal(res.Details, &det); err != nil {
+			t.Fatal(err)
+		}
+		child, err := session.Open(det.Session, session.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var echoed bool
+		for _, e := range child.Entries() {
+			if m := e.Message; m != nil && m.Role == ai.RoleToolResult {
+				echoed = echoed || m.Content[0].Text == "echo: hi"
+			}
+		}
+		child.Close()
+		if echoed != wantEcho {
+			t.Errorf("agent %q: the MCP tool ran %v, want %v", agentName, echoed, wantEcho)
+		}
+	}
+}
