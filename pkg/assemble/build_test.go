@@ -142,6 +142,15 @@ func TestUnknownModelNoteSaidOnce(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), "anthropic/claude-in-no-catalog") || !strings.Contains(string(b), "anthropic/claude-other-not-in-catalog") {
 		t.Errorf("notes file %s: %v", b, err)
 	}
+	// A notes file that cannot be read only means the note is said again.
+	s.Bare = false
+	write(t, filepath.Join(s.Home, "notes.json"), "not json")
+	if n := count(s); n != 1 {
+		t.Errorf("with a broken notes file: said %d times", n)
+	}
+	if n := count(s); n != 0 {
+		t.Errorf("after the broken notes file was written again: said %d times", n)
+	}
 }
 
 // A dollar budget needs a model with prices.
