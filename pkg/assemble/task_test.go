@@ -331,3 +331,18 @@ func TestTaskAgentToolsLeaveOutMCP(t *testing.T) {
 		}
 	}
 }
+
+// A defined agent's step limit is its child's.
+func TestTaskAgentStepLimit(t *testing.T) {
+	fdcheck.Check(t)
+	var stderr bytes.Buffer
+	s := taskSettings(t, `{"description":"x","prompt":"x","agent":"brief"}`,
+		`{"toolCalls":[{"name":"bash","arguments":{"command":"true"}}]}`, `{"text":"done"}`)
+	s.Subagents.Agents = []resources.Agent{{Name: "brief", Description: "one step", MaxSteps: 1}}
+	a := newOpened(t, s, env(&stderr))
+	res, _ := taskResult(t, a)
+	var det assemble.ChildDetails
+	if err := json.Unmarshal(res.Details, &det); err != nil || !res.IsError || det.Reason == loop.ReasonStop {
+		t.Errorf("a child past its one step: %+v (%v)", res, err)
+	}
+}
