@@ -146,6 +146,16 @@ func TestDefinedAgentsAddTheTaskTool(t *testing.T) {
 	if got := a.Settings().Tools; len(got) != 0 {
 		t.Errorf("no tools offered: %q", got)
 	}
+	s.Tools = []string{"bash"}
+	c, err := assemble.New(s, env(&bytes.Buffer{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	const delegate = "Delegate a self-contained job"
+	if got := c.Settings(); len(got.Tools) != 2 || !strings.Contains(got.SystemPrompt, delegate) || strings.Contains(got.Subagents.SystemPrompt, delegate) {
+		t.Errorf("one level of children: tools %q, a child's prompt:\n%s", got.Tools, got.Subagents.SystemPrompt)
+	}
 	s.Tools = []string{"bash", "task"}
 	s.Subagents.MaxDepth = 2
 	b, err := assemble.New(s, env(&bytes.Buffer{}))
@@ -153,7 +163,7 @@ func TestDefinedAgentsAddTheTaskTool(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.Close()
-	if got := b.Settings(); len(got.Tools) != 2 || !strings.Contains(got.Subagents.SystemPrompt, "task") {
+	if got := b.Settings(); len(got.Tools) != 2 || !strings.Contains(got.Subagents.SystemPrompt, delegate) {
 		t.Errorf("tools %q, a child's prompt:\n%s", got.Tools, got.Subagents.SystemPrompt)
 	}
 }

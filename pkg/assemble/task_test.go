@@ -198,10 +198,10 @@ func TestTaskDefinedAgents(t *testing.T) {
 func TestTaskDepth(t *testing.T) {
 	fdcheck.Check(t)
 	nested := `{"toolCalls":[{"id":"call_task_2","name":"task","arguments":{"description":"deeper","prompt":"go deeper"}}]}`
-	for depth, want := range map[int]string{1: "", 2: "the grandchild"} {
+	for depth, want := range map[int]string{0: "", 1: "", 2: "the grandchild"} {
 		var stderr bytes.Buffer
 		replies := []string{nested, `{"text":"the grandchild"}`, `{"text":"the child"}`, `{"text":"done"}`}
-		if depth == 1 {
+		if depth < 2 {
 			replies = []string{nested, `{"text":"the child"}`, `{"text":"done"}`}
 		}
 		s := taskSettings(t, `{"description":"scout","prompt":"look around"}`, replies...)
@@ -344,5 +344,49 @@ func TestTaskAgentStepLimit(t *testing.T) {
 	var det assemble.ChildDetails
 	if err := json.Unmarshal(res.Details, &det); err != nil || !res.IsError || det.Reason == loop.ReasonStop {
 		t.Errorf("a child past its one step: %+v (%v)", res, err)
+	}
+}
+
+// What a child's model is sent: a defined agent's prompt, else the
+// sub-agents' system prompt; never the parent's output schema.
+func TestTaskChildRequest(t *testing.T) {
+	fdcheck.Check(t)
+	rec, url := newRecorder(t)
+	yes := true
+	provs := map[string]assemble.Provider{"rec": {API: "openai", BaseURL: url, Models: []ai.Info{{ID: "m"}}, Quirks: assemble.Quirks{ResponseFormat: &yes}}}
+	agents := []resources.Agent{{Name: "prompted", Description: "p", Model: "rec/m", Prompt: "YOU ONLY READ"}, {Name: "plain", Description: "p", Model: "rec/m"}}
+	for name, system := range map[string]string{"prompted": "YOU ONLY READ", "plain": "CHILDREN'S PROMPT"} {
+		var stderr bytes.Buffer
+		s := taskSettings(t, `{"description":"x","prompt":"x","agent":"`+name+`"}`, `{"text":"done"}`)
+		s.Subagents.Agents = agents
+		s.Subagents.SystemPrompt = "CHILDREN'S PROMPT"
+		s.Model.Providers = provs
+		s.Model.Retry = assemble.Retry{MaxAttempts: 1}
+		s.OutputSchema = json.RawMessage(`{"type":"object"}`)
+		a := newOpened(t, s, env(&stderr))
+		if res, _ := taskResult(t, a); !res.IsError {
+			t.Errorf("%s: a child whose server answers 500: %+v", name, res)
+		}
+		bodies := rec.all()
+		body := bodies[len(bodies)-1]
+		msgs, _ := body["messages"].([]any)
+		first, _ := msgs[0].(map[string]any)
+		if _, ok := body["response_format"]; ok || first["content"] != system {
+			t.Errorf("%s: the child's request: system %q, response_format %v", name, first["content"], body["response_format"])
+		}
+	}
+}
+
+// What a child's tools change is the parent's run's change.
+func TestTaskChildChangesAreTheParents(t *testing.T) {
+	fdcheck.Check(t)
+	var stderr bytes.Buffer
+	s := taskSettings(t, `{"description":"x","prompt":"x"}`,
+		`{"toolCalls":[{"name":"write","arguments":{"path":"by-child.txt","content":"x"}}]}`, `{"text":"written"}`, `{"text":"done"}`)
+	s.Tools = []string{"write", "task"}
+	a := newOpened(t, s, env(&stderr))
+	prompt(t, a, "delegate")
+	if got := a.Changes().List(s.Cwd); len(got) != 1 || got[0].Path != "by-child.txt" {
+		t.Errorf("the parent's changes %+v", got)
 	}
 }
