@@ -76,3 +76,41 @@ func TestGCPausedLeavesASettingChangedSince(t *testing.T) {
 		t.Fatalf("GOGC %d%%, want the 150%% set after the read", p)
 	}
 }
+
+// A setting made after an earlier read's goal was put back is the one a
+// later read saves and restores, even when it equals that goal.
+func TestGCPausedSavesTheSettingOfTheDay(t *testing.T) {
+	fdcheck.Check(t)
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	runtime.GC()
+	kept, err := assemble.GCPaused(func() ([][]byte, error) {
+		var out [][]byte
+		for range 32 {
+			out = append(out, make([]byte, 1<<20))
+		}
+		return out, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raised := gogc()
+	for i := 0; i < 100 && gogc() != 100; i++ { // the cleanup puts 100% back after a collection
+		runtime.GC()
+		runtime.Gosched()
+	}
+	if p := gogc(); raised <= 100 || p != 100 {
+		t.Fatalf("GOGC raised to %d%%, then %d%%; want it raised, then 100%% back", raised, p)
+	}
+	debug.SetGCPercent(int(raised)) // the user's own setting, by chance the same
+	if _, err := assemble.GCPaused(func() (int, error) { return 0, nil }); err != nil {
+		t.Fatal(err)
+	}
+	for range 50 {
+		runtime.GC()
+		runtime.Gosched()
+	}
+	runtime.KeepAlive(kept)
+	if p := gogc(); p != raised {
+		t.Fatalf("GOGC %d%% after the second read, want the %d%% set before it", p, raised)
+	}
+}
