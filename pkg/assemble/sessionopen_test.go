@@ -404,3 +404,31 @@ func TestSessionWarningsSaid(t *testing.T) {
 		t.Errorf("at %s, stderr %q", a.Leaf(), stderr.String())
 	}
 }
+
+// With --session-dir, --session finds an id there.
+func TestSessionIDInSessionDir(t *testing.T) {
+	fdcheck.Check(t)
+	s := settings(t)
+	s.Session = assemble.SessionSettings{Dir: "runs"}
+	file, leaf := recorded(t, s)
+	name := strings.TrimSuffix(filepath.Base(file), ".jsonl")
+	id := name[strings.IndexByte(name, '_')+1:]
+	s.Session = assemble.SessionSettings{Path: id, Continue: true, Dir: "runs"}
+	with(t, s, func(a *assemble.Assembly) {
+		if a.File() != file || a.Leaf() != leaf {
+			t.Errorf("%s at %s, want %s at %s", a.File(), a.Leaf(), file, leaf)
+		}
+	})
+	s.Session = assemble.SessionSettings{Path: id, Continue: true}
+	refused(t, s, ai.ClassUsage, "--session "+id+": ")
+}
+
+// LooksLikePath: a reference with a slash, a backslash or the .jsonl
+// ending is a path; anything else an id prefix.
+func TestLooksLikePath(t *testing.T) {
+	for ref, want := range map[string]bool{"01a2": false, "runs/x": true, `runs\x`: true, "x.jsonl": true, "x.json": false} {
+		if assemble.LooksLikePath(ref) != want {
+			t.Errorf("%q: %v", ref, !want)
+		}
+	}
+}
