@@ -390,3 +390,19 @@ func TestTaskChildChangesAreTheParents(t *testing.T) {
 		t.Errorf("the parent's changes %+v", got)
 	}
 }
+
+// What a child spends is counted in its parent's run.
+func TestTaskChildSpendingCounted(t *testing.T) {
+	fdcheck.Check(t)
+	var stderr bytes.Buffer
+	s := taskSettings(t, `{"description":"x","prompt":"x"}`,
+		`{"text":"the child","usage":{"input":7000,"output":70}}`, `{"text":"done","usage":{"input":300,"output":3}}`)
+	a := newOpened(t, s, env(&stderr))
+	res, err := a.Runtime().Prompt(t.Context(), ai.UserText("delegate", 1))
+	if err != nil || res.Err != nil {
+		t.Fatal(err, res.Err)
+	}
+	if res.Usage.Input < 7300 || res.Usage.Output < 73 {
+		t.Errorf("the run's usage %+v does not count the child's", res.Usage)
+	}
+}
