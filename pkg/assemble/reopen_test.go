@@ -188,23 +188,23 @@ func TestFailedReopenKeepsTheCurrentOne(t *testing.T) {
 	defer dispose(t, a)
 	file, rt, model := a.File(), a.Runtime(), a.Model().Info.ID
 	faux := "faux/demo"
-	for _, w := range []assemble.Want{
-		{NewSession: true, ModelRef: faux},
-		{Session: &assemble.SessionSettings{Path: otherFile, Continue: true}, ModelRef: faux},
-		{Session: &assemble.SessionSettings{Path: "ffffffffff"}},
-		{Session: &assemble.SessionSettings{Path: otherFile}}, // not empty: no leaf chosen
-		{ModelRef: "nosuch/model"},
+	for _, tc := range []struct {
+		w    assemble.Want
+		says string
+	}{
+		{assemble.Want{NewSession: true, ModelRef: faux}, "has no prices"},
+		{assemble.Want{Session: &assemble.SessionSettings{Path: otherFile, Continue: true}, ModelRef: faux}, "has no prices"},
+		{assemble.Want{Session: &assemble.SessionSettings{Path: "ffffffffff"}}, "--session ffffffffff"},
+		{assemble.Want{Session: &assemble.SessionSettings{Path: otherFile}}, "is not empty"}, // no leaf chosen
+		{assemble.Want{ModelRef: "nosuch/model"}, `unknown provider "nosuch"`},
 	} {
-		if _, err := a.Reopen(w); classOf(err) != ai.ClassUsage {
-			t.Errorf("%+v: %v", w, err)
+		if _, err := a.Reopen(tc.w); classOf(err) != ai.ClassUsage || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("%+v: %v, want a usage error saying %q", tc.w, err, tc.says)
 		}
 		if a.File() != file || a.Runtime() != rt || a.Model().Info.ID != model {
 			t.Fatalf("after a failed Reopen: %s, model %s", a.File(), a.Model().Info.ID)
 		}
 		unlocked(t, otherFile)
-	}
-	if _, err := a.Reopen(assemble.Want{NewSession: true, ModelRef: faux}); !strings.Contains(err.Error(), "has no prices") {
-		t.Errorf("the refusal: %v", err)
 	}
 }
 
@@ -396,4 +396,19 @@ func TestReloadRefusedKeepsTheCurrentOne(t *testing.T) {
 	if a.Runtime() != rt || a.Model().Info.Provider != "local" {
 		t.Errorf("after a refused reload: model %+v", a.Model().Info)
 	}
+	// The same session, not open here any more, is refused the same way,
+	// and let go.
+	old := a.File()
+	if _, err := a.Reopen(assemble.Want{NewSession: true}); err != nil {
+		t.Fatal(err)
+	}
+	cur := a.Runtime()
+	_, err = a.Reopen(assemble.Want{Session: &assemble.SessionSettings{Path: old, Continue: true}})
+	if classOf(err) != ai.ClassUsage || !strings.Contains(err.Error(), "no API key for provider local") {
+		t.Errorf("switch: %v", err)
+	}
+	if a.Runtime() != cur || a.File() == old {
+		t.Errorf("after a refused switch: %s", a.File())
+	}
+	unlocked(t, old)
 }
