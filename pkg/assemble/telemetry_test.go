@@ -44,6 +44,11 @@ func next(t *testing.T, bodies chan string) string {
 	}
 }
 
+// conversation is the session id as a span's attribute in OTLP JSON.
+func conversation(id string) string {
+	return `{"key":"gen_ai.conversation.id","value":{"stringValue":"` + id + `"}}`
+}
+
 // With Telemetry.Prompts each prompt of each Runtime the Assembly builds
 // is a trace naming the session; without it, none is sent.
 func TestPromptsAreTraced(t *testing.T) {
@@ -61,7 +66,7 @@ func TestPromptsAreTraced(t *testing.T) {
 	leaf := prompt(t, a, "look around")
 	id := a.Store().Header().ID
 	body := next(t, bodies)
-	for _, want := range []string{id, `"faux"`, "9.9.9", "chat demo"} {
+	for _, want := range []string{conversation(id), `"faux"`, "9.9.9", "chat demo"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the trace does not hold %s: %s", want, body)
 		}
@@ -70,7 +75,7 @@ func TestPromptsAreTraced(t *testing.T) {
 		t.Fatal(err)
 	}
 	prompt(t, a, "again")
-	if body := next(t, bodies); !strings.Contains(body, id) {
+	if body := next(t, bodies); !strings.Contains(body, conversation(id)) {
 		t.Errorf("the reopened Runtime's prompt: %s", body)
 	}
 	dispose(t, a)
@@ -109,7 +114,7 @@ func TestTraceRun(t *testing.T) {
 	leaf := prompt(t, a, "look around")
 	end(telemetry.End{Steps: 1})
 	body := next(t, bodies)
-	for _, want := range []string{a.Store().Header().ID, a.File(), leaf, `"faux"`, "chat demo"} {
+	for _, want := range []string{conversation(a.Store().Header().ID), a.File(), leaf, `"faux"`, "chat demo"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the trace does not hold %s: %s", want, body)
 		}
