@@ -135,6 +135,15 @@ func TestCatalogGivenOrNone(t *testing.T) {
 func TestDefinedAgentsAddTheTaskTool(t *testing.T) {
 	s := settings(t)
 	s.SystemPrompt = ""
+	s.Resources = &assemble.ResourceSettings{}
+	none, err := assemble.New(s, env(&bytes.Buffer{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	none.Close()
+	if got := none.Settings().Tools; len(got) != 1 || got[0] != "bash" {
+		t.Errorf("no agents defined: tools %q", got)
+	}
 	write(t, filepath.Join(s.Cwd, ".gopi", "agents", "scout.md"), "---\ndescription: looks around\n---\nLook around.")
 	s.Resources = &assemble.ResourceSettings{}
 	s.Tools = nil
