@@ -18,7 +18,15 @@ import (
 	"gopi/pkg/session"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m, goleak.Cleanup(fdcheck.Main())) }
+// TestMain makes the test binary a stdio MCP server when asked
+// (stdioMCPEnv, mcp_test.go), and otherwise fails the package when its
+// tests leave a goroutine or a file descriptor behind.
+func TestMain(m *testing.M) {
+	if os.Getenv(stdioMCPEnv) != "" {
+		serveStdioMCP()
+	}
+	goleak.VerifyTestMain(m, goleak.Cleanup(fdcheck.Main()))
+}
 
 func settings(t *testing.T) assemble.Settings {
 	t.Helper()
