@@ -39,6 +39,7 @@ func gopiBinary(t *testing.T) string {
 // chatEnv is one test's folders: the working directory, HOME and GOPI_HOME.
 type chatEnv struct {
 	dir, home, gopiHome string
+	extra               []string // further variables, NAME=value
 }
 
 func newChatEnv(t *testing.T) chatEnv {
@@ -54,7 +55,7 @@ func newChatEnv(t *testing.T) chatEnv {
 }
 
 func (e chatEnv) environ() []string {
-	return []string{"HOME=" + e.home, "GOPI_HOME=" + e.gopiHome, "PATH=" + os.Getenv("PATH"), "TERM=xterm", "NO_COLOR=1"}
+	return append([]string{"HOME=" + e.home, "GOPI_HOME=" + e.gopiHome, "PATH=" + os.Getenv("PATH"), "TERM=xterm", "NO_COLOR=1"}, e.extra...)
 }
 
 // script writes a faux model script and returns its path.
