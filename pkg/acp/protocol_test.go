@@ -155,7 +155,7 @@ func chunkOf(kind, text string) string {
 
 const (
 	commandsUpdate = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"UUID","update":{"availableCommands":[{"description":"fix it","input":{"hint":"arguments"},"name":"fix"},{"description":"lint it","input":{"hint":"arguments"},"name":"skill:lint"}],"sessionUpdate":"available_commands_update"}}}`
-	refusedRm      = `{"content":[{"content":{"text":"operation not permitted by the permission rules: run rm x (denied by rule Bash(rm *); allowed by removing the rule (--deny-tools or \"permissions.deny\" in settings))","type":"text"},"type":"content"}],"sessionUpdate":"tool_call_update","status":"failed","toolCallId":"call_2_1"}`
+	refusedRm      = `{"content":[{"content":{"text":"operation not permitted by the permission rules: run rm x (denied by rule Bash(rm *); the user was asked and did not allow it)","type":"text"},"type":"content"}],"sessionUpdate":"tool_call_update","status":"failed","toolCallId":"call_2_1"}`
 	rmCall         = `{"kind":"execute","rawInput":{"command":"rm x"},"sessionUpdate":"tool_call","status":"%s","title":"rm x","toolCallId":"call_2_1"}`
 	askRm          = `{"jsonrpc":"2.0","id":%d,"method":"session/request_permission","params":{"options":[{"kind":"allow_once","name":"Allow once","optionId":"allow-once"},{"kind":"allow_always","name":"Always allow","optionId":"allow-always"},{"kind":"reject_once","name":"Reject","optionId":"reject-once"},{"kind":"reject_always","name":"Always reject","optionId":"reject-always"}],"sessionId":"UUID","toolCall":{"kind":"execute","rawInput":{"command":"rm x"},"title":"rm x","toolCallId":"call_2_1"}}}`
 )
@@ -237,7 +237,7 @@ func TestServeSessionOverTheWire(t *testing.T) {
 		one(`{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"selected","optionId":"reject-once"}}}`,
 			update(refusedRm),
 			chunkOf("agent_message_chunk", "done"),
-			update(`{"sessionUpdate":"usage_update","size":200000,"used":99}`),
+			update(`{"sessionUpdate":"usage_update","size":200000,"used":89}`),
 			`{"jsonrpc":"2.0","id":21,"result":{"stopReason":"end_turn"}}`),
 		// An answer to no request is said on Diag and ignored.
 		one(`{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"selected","optionId":"allow-once"}}}`),

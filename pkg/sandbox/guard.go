@@ -136,13 +136,21 @@ func (g *Guard) record(d Denial) {
 }
 
 // DeniedError is a refused operation: its text is what the model sees.
-type DeniedError struct{ Denial Denial }
+type DeniedError struct {
+	Denial Denial
+	// Asked says the person was asked (SetAsk) and did not allow it: a
+	// no, or no answer.
+	Asked bool
+}
 
 func (e *DeniedError) Error() string {
 	d := e.Denial
 	what := d.Operation + " " + d.Target
 	if d.Target == "" {
 		what = d.Operation + " " + d.Tool
+	}
+	if e.Asked {
+		return fmt.Sprintf("operation not permitted by the %s: %s (%s; the user was asked and did not allow it)", e.kind(), what, d.Rule)
 	}
 	return fmt.Sprintf("operation not permitted by the %s: %s (%s; allowed by %s)", e.kind(), what, d.Rule, d.Allow)
 }
@@ -224,7 +232,7 @@ func (g *Guard) askOrDeny(op Op, d Denial) error {
 		return nil
 	}
 	g.record(d)
-	return &DeniedError{d}
+	return &DeniedError{Denial: d, Asked: ask != nil}
 }
 
 // allowedByAsk reports, once, whether a person allowed the write of
@@ -250,7 +258,7 @@ func (g *Guard) permitWrite(tool, target, real string) error {
 		d.Target += " (" + real + ")"
 	}
 	g.record(d)
-	return &DeniedError{d}
+	return &DeniedError{Denial: d}
 }
 
 // OpenFolder is how write and edit reach the folder of the file they
@@ -273,7 +281,7 @@ func (g *Guard) OpenFolder(tool, target, file string) (*os.File, string, error) 
 	if rule, denied := g.rules.Check(tool, target, real); denied && !allowed {
 		d := g.ruleDenialOf(tool, OpWrite, target, rule)
 		g.record(d)
-		return nil, "", &DeniedError{d}
+		return nil, "", &DeniedError{Denial: d}
 	}
 	if err := g.permitWrite(tool, target, real); err != nil {
 		return nil, "", err

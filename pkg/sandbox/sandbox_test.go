@@ -150,3 +150,37 @@ func TestParseMode(t *testing.T) {
 		t.Fatalf("on: %v", err)
 	}
 }
+
+// A call the rules ask about is refused where nobody is asked, saying
+// how to allow it; where the person was asked and did not allow it, the
+// refusal says so, for the model and the person to read.
+func TestAskedRefusalSaysThePersonWasAsked(t *testing.T) {
+	cwd := t.TempDir()
+	rules, err := sandbox.ParseRules(nil, nil, cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rules.AddAsk([]string{"Bash(rm *)"}, cwd); err != nil {
+		t.Fatal(err)
+	}
+	g := sandbox.New(sandbox.Policy{Mode: sandbox.Off}, rules, "")
+	err = g.Permit("bash", sandbox.OpCommand, "rm x")
+	if err == nil || !strings.Contains(err.Error(), "allowed by an answer where gopi asks") || strings.Contains(err.Error(), "was asked") {
+		t.Fatalf("nobody asked: %v", err)
+	}
+	var asked []sandbox.Denial
+	g.SetAsk(func(d sandbox.Denial) bool { asked = append(asked, d); return false })
+	err = g.Permit("bash", sandbox.OpCommand, "rm x")
+	var de *sandbox.DeniedError
+	if !errors.As(err, &de) || !de.Asked || len(asked) != 1 ||
+		err.Error() != "operation not permitted by the permission rules: run rm x (asks by rule Bash(rm *); the user was asked and did not allow it)" {
+		t.Fatalf("asked, refused: %v (asked %d times)", err, len(asked))
+	}
+	g.SetAsk(func(sandbox.Denial) bool { return true })
+	if err := g.Permit("bash", sandbox.OpCommand, "rm x"); err != nil {
+		t.Fatalf("asked, allowed: %v", err)
+	}
+	if n := len(g.Denials()); n != 2 {
+		t.Fatalf("%d denials recorded, want the two refusals", n)
+	}
+}
