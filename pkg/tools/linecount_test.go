@@ -163,6 +163,8 @@ func TestReadCountsLinesAsPi(t *testing.T) {
 			want: head2000 + "\n\n[1 more lines in file. Use offset=2001 to continue.]"},
 		{name: "an empty line within the file after 2000", file: head2000 + "\n\nlast", want: head2000 + "\n\n[Showing lines 1-2000 of 2002. Use offset=2001 to continue.]",
 			tr: &Truncation{Truncated: true, TruncatedBy: "lines", TotalLines: 2002, TotalBytes: len(head2000) + 6, OutputLines: 2000, OutputBytes: len(head2000)}},
+		{name: "a limit ending on an empty line after 2000", file: head2000 + "\n\nlast\n", args: map[string]any{"limit": 2001},
+			want: head2000 + "\n\n\n[2 more lines in file. Use offset=2002 to continue.]"},
 		{name: "empty file", file: "", want: ""},
 	}
 	for _, tc := range tests {
