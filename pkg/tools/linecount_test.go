@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -165,6 +166,8 @@ func TestReadCountsLinesAsPi(t *testing.T) {
 			tr: &Truncation{Truncated: true, TruncatedBy: "lines", TotalLines: 2002, TotalBytes: len(head2000) + 6, OutputLines: 2000, OutputBytes: len(head2000)}},
 		{name: "a limit ending on an empty line after 2000", file: head2000 + "\n\nlast\n", args: map[string]any{"limit": 2001},
 			want: head2000 + "\n\n\n[2 more lines in file. Use offset=2002 to continue.]"},
+		{name: "two empty lines after 2000", file: head2000 + "\n\n\n", want: head2000 + "\n\n[Showing lines 1-2000 of 2003. Use offset=2001 to continue.]",
+			tr: &Truncation{Truncated: true, TruncatedBy: "lines", TotalLines: 2002, TotalBytes: len(head2000) + 3, OutputLines: 2000, OutputBytes: len(head2000)}},
 		{name: "empty file", file: "", want: ""},
 	}
 	for _, tc := range tests {
@@ -195,6 +198,36 @@ func TestReadCountsLinesAsPi(t *testing.T) {
 				t.Errorf("details %+v, want truncation %+v", res.Details, clipTruncation(want))
 			}
 		})
+	}
+}
+
+// TestOutputSinkCountsLines pins the sink's count of lines and the size
+// of the last one against countLines, whatever pieces the output comes
+// in: a final newline ends the last line, whose size is then the line's.
+func TestOutputSinkCountsLines(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	alphabet := []string{"\n", "\n", "a", "bc", "defgh"}
+	for i := range 500 {
+		var b strings.Builder
+		for range r.IntN(12) {
+			b.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		out := b.String()
+		s := newOutputSink(t.TempDir(), 0)
+		for rest := out; rest != ""; {
+			n := 1 + r.IntN(len(rest))
+			s.write([]byte(rest[:n]))
+			rest = rest[n:]
+		}
+		lines := countLines(out)
+		last := 0
+		if len(lines) > 0 {
+			last = len(lines[len(lines)-1])
+		}
+		if s.lines() != len(lines) || s.lastLineSize() != last {
+			t.Fatalf("case %d %q: %d lines, the last of %d bytes; want %d, %d", i, out, s.lines(), s.lastLineSize(), len(lines), last)
+		}
+		s.close()
 	}
 }
 
