@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"slices"
 	"sort"
@@ -26,12 +27,6 @@ import (
 //     and (in get_available_models) thinkingLevelMap: pi's per-provider
 //     request settings, which gopi's adapters hold in code, not in the
 //     model; they are left out of pi's keys (piOnlyModelKeys).
-//   - a tool result's truncation (details of bash and read): gopi counts
-//     a final line end as the start of one more, empty line, as pi did
-//     before 1.6; pi 1.6 does not, so totalLines, outputLines, outputBytes
-//     and content (where the kept lines start) differ by that line. Their
-//     keys are compared, their values not (lineCounts); every other
-//     detail is compared by value.
 //
 // Every line of gopi's carries schemaVersion: the client never sees it
 // in a call's data, and events are compared by type.
@@ -259,23 +254,19 @@ func eventTypes(events []map[string]any) []string {
 }
 
 // detailValues are a tool result's details: each key with its value, an
-// object's in turn (a path's value is each program's own; of a
-// truncation, lineCounts' keys alone).
+// object's in turn (a path's value is each program's own; a long text's
+// is its size and digest).
 func detailValues(d map[string]any) string {
 	var out []string
 	for _, k := range sortedKeys(d) {
 		switch v := d[k].(type) {
 		case map[string]any:
 			out = append(out, k+"{"+detailValues(v)+"}")
-		case string, float64:
-			if slices.Contains(lineCounts, k) {
-				out = append(out, k)
-				continue
-			}
+		case string:
 			if k == "fullOutputPath" {
 				v = "PATH"
 			}
-			out = append(out, fmt.Sprintf("%s=%v", k, v))
+			out = append(out, k+"="+shortText(v))
 		default:
 			out = append(out, fmt.Sprintf("%s=%v", k, v))
 		}
@@ -283,9 +274,15 @@ func detailValues(d map[string]any) string {
 	return strings.Join(out, " ")
 }
 
-// lineCounts are a truncation's fields whose values follow each
-// program's counting of lines (see rpcClientDiffs).
-var lineCounts = []string{"content", "totalLines", "outputLines", "outputBytes"}
+// shortText is s, or for a text over 64 bytes (a truncation's content)
+// its size and the start of its SHA-256, so a difference stays readable.
+func shortText(s string) string {
+	if len(s) <= 64 {
+		return s
+	}
+	sum := sha256.Sum256([]byte(s))
+	return fmt.Sprintf("<%d bytes sha256:%x>", len(s), sum[:6])
+}
 
 // eventDetail is what eventTypes says of an event beside its type.
 func eventDetail(e map[string]any) string {

@@ -105,8 +105,8 @@ func TestBashTruncation(t *testing.T) {
 		want          []string
 		fullLines     int
 	}{
-		{"lines", "seq 1 5000", []string{"4999\n5000\n\n\n[Showing lines 3002-5001 of 5001. Full output: "}, 5000},
-		{"bytes", "for i in $(seq 1 3000); do printf '%099d\\n' $i; done", []string{"[Showing lines 2489-3001 of 3001 (50.0KB limit). Full output: "}, 3000},
+		{"lines", "seq 1 5000", []string{"4999\n5000\n\n[Showing lines 3001-5000 of 5000. Full output: "}, 5000},
+		{"bytes", "for i in $(seq 1 3000); do printf '%099d\\n' $i; done", []string{"[Showing lines 2489-3000 of 3000 (50.0KB limit). Full output: "}, 3000},
 		{"one long line", "head -c 300000 /dev/zero | tr '\\0' x", []string{"[Showing last 50.0KB of line 1 (line is 293.0KB). Full output: "}, 0},
 	}
 	for _, tc := range tests {

@@ -270,7 +270,7 @@ func TestCommandToolFailureStderr(t *testing.T) {
 	}
 	res = runTool(t, env, commandTool(t, CommandSpec{Command: `seq 1 3000 >&2; exit 2`}), map[string]any{})
 	got := text(res)
-	if !res.IsError || !strings.HasPrefix(got, "stderr:\n1002\n1003\n") || !strings.Contains(got, "\n3000\n\n\n[Showing lines 1002-3001 of 3001. Full output: ") ||
+	if !res.IsError || !strings.HasPrefix(got, "stderr:\n1001\n1002\n") || !strings.Contains(got, "\n3000\n\n[Showing lines 1001-3000 of 3000. Full output: ") ||
 		!strings.HasSuffix(got, "]\n\nCommand exited with code 2") {
 		t.Errorf("long stderr: %q", clip(got))
 	}

@@ -22,6 +22,8 @@ type window struct {
 	selBytes      int // bytes in the selection seen
 	firstTooLong  int // size of the first selected line when it alone exceeds the byte limit
 	stopped       bool
+	heldEmpty     bool // an empty line past the line limit, shown only if it ends the selection
+	lastEmpty     bool // the last selected line seen is empty
 	totalLines    int  // lines in the file (pi's split("\n") count)
 	capped        bool // counting stopped at maxScanBytes
 	selOpenAtStop bool // the scan was capped inside the selection
@@ -73,6 +75,10 @@ func (w *window) take(line []byte, size int) {
 	if w.selLines > 1 {
 		w.selBytes++
 	}
+	w.lastEmpty = size == 0
+	if w.heldEmpty {
+		w.stopped = true
+	}
 	if w.stopped {
 		return
 	}
@@ -85,8 +91,15 @@ func (w *window) take(line []byte, size int) {
 	if len(w.out) > 0 {
 		add++
 	}
-	if len(w.out) >= DefaultMaxLines || w.outBytes+add > DefaultMaxBytes {
+	if w.outBytes+add > DefaultMaxBytes {
 		w.stopped = true
+		return
+	}
+	if len(w.out) >= DefaultMaxLines {
+		// pi 1.6 counts the selection's lines without a last empty one:
+		// the line end before it ends the selection.
+		w.heldEmpty = size == 0
+		w.stopped = !w.heldEmpty
 		return
 	}
 	w.out = append(w.out, string(line))
@@ -147,6 +160,9 @@ func (w *window) result(path string, offset *float64) Result {
 		return Result{Content: textContent(text), Details: ReadDetails{Truncation: tr}}
 	}
 	text := validUTF8(strings.Join(w.out, "\n"))
+	if w.heldEmpty && !tr.Truncated {
+		text += "\n"
+	}
 	if tr.Truncated {
 		tr.Content = text // the lines shown, as pi's details carry them
 		last := w.start + len(w.out)
@@ -171,7 +187,7 @@ func (w *window) result(path string, offset *float64) Result {
 func (w *window) truncation() *Truncation {
 	t := &Truncation{
 		Truncated:   w.stopped || w.selOpenAtStop, // take stops at the first selected line it leaves out
-		TotalLines:  w.selLines,
+		TotalLines:  w.countedLines(),
 		TotalBytes:  w.selBytes,
 		OutputLines: len(w.out),
 		OutputBytes: w.outBytes,
@@ -186,6 +202,15 @@ func (w *window) truncation() *Truncation {
 		}
 	}
 	return t
+}
+
+// countedLines is the selection's line count as pi 1.6 gives it: a last
+// empty line is not counted, as the line end before it ends the text.
+func (w *window) countedLines() int {
+	if w.lastEmpty {
+		return w.selLines - 1
+	}
+	return w.selLines
 }
 
 func textContent(s string) []ai.Content { return []ai.Content{ai.TextContent(s)} }

@@ -22,6 +22,7 @@ type outputSink struct {
 	total    int // bytes seen
 	newlines int // '\n' seen
 	lastLine int // bytes since the last '\n'
+	doneLine int // bytes of the last line a '\n' ended
 	tempDir  string
 	maxSpill int
 	spill    *spillFile
@@ -45,8 +46,14 @@ func (s *outputSink) write(p []byte) {
 func (s *outputSink) writeChunk(p []byte) {
 	s.total += len(p)
 	if n := bytes.Count(p, []byte{'\n'}); n > 0 {
+		last := bytes.LastIndexByte(p, '\n')
+		if prev := bytes.LastIndexByte(p[:last], '\n'); prev >= 0 {
+			s.doneLine = last - prev - 1
+		} else {
+			s.doneLine = s.lastLine + last
+		}
 		s.newlines += n
-		s.lastLine = len(p) - bytes.LastIndexByte(p, '\n') - 1
+		s.lastLine = len(p) - last - 1
 	} else {
 		s.lastLine += len(p)
 	}
@@ -63,7 +70,25 @@ func (s *outputSink) writeChunk(p []byte) {
 }
 
 func (s *outputSink) overLimits() bool {
-	return s.total > DefaultMaxBytes || s.newlines >= DefaultMaxLines
+	return s.total > DefaultMaxBytes || s.lines() > DefaultMaxLines
+}
+
+// lines counts the output's lines as pi 1.6 does: a final '\n' ends the
+// last line rather than starting another, and no output has no lines.
+func (s *outputSink) lines() int {
+	if s.lastLine > 0 {
+		return s.newlines + 1
+	}
+	return s.newlines
+}
+
+// lastLineSize is the size of the output's last line, as lines counts
+// it: the one a final '\n' ended, if the output ends in one.
+func (s *outputSink) lastLineSize() int {
+	if s.lastLine > 0 || s.newlines == 0 {
+		return s.lastLine
+	}
+	return s.doneLine
 }
 
 // startSpill creates the temp file (and the run's temp folder, the first
@@ -104,7 +129,7 @@ func (s *outputSink) spillPath() string {
 // as pi's details carry it); invalid says bytes were replaced.
 func (s *outputSink) tail() (text string, tr Truncation, invalid bool) {
 	tr = truncateTail(string(s.ring), DefaultMaxLines, DefaultMaxBytes)
-	tr.TotalLines, tr.TotalBytes = s.newlines+1, s.total
+	tr.TotalLines, tr.TotalBytes = s.lines(), s.total
 	text = validUTF8(tr.Content)
 	invalid = text != tr.Content
 	tr.Content = text
@@ -121,7 +146,7 @@ func (s *outputSink) notice(tr Truncation) string {
 	switch {
 	case tr.LastLinePartial && tr.OutputLines == 1:
 		return fmt.Sprintf("[Showing last %s of line %d (line is %s). %s]",
-			formatSize(tr.OutputBytes), end, formatSize(s.lastLine), full)
+			formatSize(tr.OutputBytes), end, formatSize(s.lastLineSize()), full)
 	case tr.LastLinePartial:
 		return fmt.Sprintf("[Showing the last %s of the output: the end of line %d, longer than the %s limit. %s]",
 			formatSize(tr.OutputBytes), end-tr.OutputLines+1, formatSize(DefaultMaxBytes), full)

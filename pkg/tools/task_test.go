@@ -101,7 +101,7 @@ func TestTaskBoundsTheAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := res.Content[0].Text
-	if n := strings.Count(text, "line\n"); n != DefaultMaxLines || !strings.Contains(text, "cut to 2000 of its 2501 lines") {
+	if n := strings.Count(text, "line\n"); n != DefaultMaxLines || !strings.Contains(text, "cut to 2000 of its 2500 lines") {
 		t.Fatalf("%d lines kept, note %q", n, text[len(text)-150:])
 	}
 }

@@ -32,6 +32,16 @@ type Truncation struct {
 	MaxBytes              int    `json:"maxBytes"`
 }
 
+// countLines splits s into lines as pi 1.6 counts them: a final newline
+// ends the last line rather than starting another, and empty text has no
+// lines.
+func countLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}
+
 // formatSize renders a byte count as pi does: 512B, 1.5KB, 2.0MB.
 func formatSize(n int) string {
 	switch {
@@ -45,11 +55,12 @@ func formatSize(n int) string {
 }
 
 // truncateHead keeps the first whole lines of s within maxLines and
-// maxBytes. A first line longer than maxBytes is kept cut to its first
-// maxBytes (on a rune boundary), with FirstLineExceedsLimit set: a result
-// is never empty because its one line is long.
+// maxBytes, lines counted by countLines. A first line longer than
+// maxBytes is kept cut to its first maxBytes (on a rune boundary), with
+// FirstLineExceedsLimit set: a result is never empty because its one line
+// is long.
 func truncateHead(s string, maxLines, maxBytes int) Truncation {
-	lines := strings.Split(s, "\n")
+	lines := countLines(s)
 	t := Truncation{TotalLines: len(lines), TotalBytes: len(s), MaxLines: maxLines, MaxBytes: maxBytes}
 	if len(lines) <= maxLines && len(s) <= maxBytes {
 		t.Content, t.OutputLines, t.OutputBytes = s, len(lines), len(s)
@@ -84,13 +95,14 @@ func truncateHead(s string, maxLines, maxBytes int) Truncation {
 }
 
 // truncateTail keeps the last whole lines of s within maxLines and
-// maxBytes. When the lines that fit hold nothing but line ends (the last
-// line alone is too long, or a too long line ends in a newline), the end
-// of that long line is kept too, within maxBytes, and LastLinePartial is
-// set: a result is never empty because its one line is long.
+// maxBytes, lines counted by countLines. When the lines that fit hold
+// nothing but line ends (the last line alone is too long, or a too long
+// line is followed by empty ones), the end of that long line is kept too,
+// within maxBytes, and LastLinePartial is set: a result is never empty
+// because its one line is long.
 // (LastLinePartial then means the first line shown is a part.)
 func truncateTail(s string, maxLines, maxBytes int) Truncation {
-	lines := strings.Split(s, "\n")
+	lines := countLines(s)
 	t := Truncation{TotalLines: len(lines), TotalBytes: len(s), MaxLines: maxLines, MaxBytes: maxBytes}
 	if len(lines) <= maxLines && len(s) <= maxBytes {
 		t.Content, t.OutputLines, t.OutputBytes = s, len(lines), len(s)
