@@ -28,7 +28,7 @@ func TestServeBashAbortAndTruncated(t *testing.T) {
 		FullOutputPath string `json:"fullOutputPath"`
 	}
 	data(t, resp, &out)
-	if !out.Truncated || out.Cancelled || out.ExitCode == nil || *out.ExitCode != 0 || !strings.HasSuffix(out.Output, "\n29999\n30000\n") ||
+	if !out.Truncated || out.Cancelled || out.ExitCode == nil || *out.ExitCode != 0 || !strings.HasSuffix(out.Output, "\n29999\n30000") ||
 		strings.Contains(out.Output, "[Showing") || strings.HasPrefix(out.Output, "1\n") {
 		t.Fatalf("a long output answered %.300s ... %s", resp, resp[max(0, len(resp)-300):])
 	}
