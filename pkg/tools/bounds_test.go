@@ -200,13 +200,7 @@ func TestReadLimitEdges(t *testing.T) {
 // nothing is saved; one over, the tail is shown and the whole output is
 // in the spill file.
 func TestBashOutputEdges(t *testing.T) {
-	tests := []struct {
-		name   string
-		output string
-		shown  string // the tail shown, when cut
-		notice string // its notice, before the spill path
-		tr     Truncation
-	}{
+	tests := []bashOutputCase{
 		{name: "1999 lines", output: lines(1999)},
 		{name: "2000 lines", output: lines(2000)},
 		{name: "2001 lines", output: lines(2001), shown: strings.TrimPrefix(lines(2001), "line 1\n"), notice: "[Showing lines 2-2001 of 2001. Full output: ",
@@ -230,41 +224,56 @@ func TestBashOutputEdges(t *testing.T) {
 			tr:     Truncation{Truncated: true, TruncatedBy: "bytes", TotalLines: 1, TotalBytes: 51201, OutputLines: 1, OutputBytes: 51200, LastLinePartial: true}},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			env := testEnv(t)
-			if err := os.WriteFile(filepath.Join(env.Cwd, "out.txt"), []byte(tc.output), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			res := runTool(t, env, NewBash(Options{}), map[string]any{"command": "cat out.txt"})
-			got := text(res)
-			if res.IsError {
-				t.Fatal(clip(got))
-			}
-			if tc.shown == "" {
-				if got != tc.output || res.Details != nil {
-					t.Errorf("got %d bytes %q, details %+v; want the whole %d bytes, no details", len(got), clip(got), res.Details, len(tc.output))
-				}
-				if ents, _ := os.ReadDir(env.TempDir); len(ents) != 0 {
-					t.Errorf("output saved under the limits: %v", ents)
-				}
-				return
-			}
-			d, ok := res.Details.(*BashDetails)
-			if !ok || d.FullOutputPath == "" || d.FullOutputTruncated || d.Truncation == nil {
-				t.Fatalf("details %+v", res.Details)
-			}
-			tc.tr.MaxLines, tc.tr.MaxBytes = DefaultMaxLines, DefaultMaxBytes
-			tc.tr.Content = tc.shown // as pi's details carry it
-			if *d.Truncation != tc.tr {
-				t.Errorf("truncation\n%+v\nwant\n%+v", *d.Truncation, tc.tr)
-			}
-			if want := tc.shown + "\n\n" + tc.notice + d.FullOutputPath + "]"; got != want {
-				t.Errorf("got %d bytes …%q, want %d bytes …%q", len(got), got[max(len(got)-200, 0):], len(want), want[max(len(want)-200, 0):])
-			}
-			if full, err := os.ReadFile(d.FullOutputPath); err != nil || string(full) != tc.output {
-				t.Errorf("spill file: %d bytes (%v), want the whole %d", len(full), err, len(tc.output))
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkBashOutput(t, tc) })
+	}
+}
+
+// bashOutputCase is an output bash shows: whole (shown empty), or cut
+// to shown with notice and the truncation details tr.
+type bashOutputCase struct {
+	name   string
+	output string
+	shown  string // the tail shown, when cut
+	notice string // its notice, before the spill path
+	tr     Truncation
+}
+
+// checkBashOutput runs bash on tc.output and checks what it shows, its
+// details and the spill file.
+func checkBashOutput(t *testing.T, tc bashOutputCase) {
+	t.Helper()
+	env := testEnv(t)
+	if err := os.WriteFile(filepath.Join(env.Cwd, "out.txt"), []byte(tc.output), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := runTool(t, env, NewBash(Options{}), map[string]any{"command": "cat out.txt"})
+	got := text(res)
+	if res.IsError {
+		t.Fatal(clip(got))
+	}
+	if tc.shown == "" {
+		if got != tc.output || res.Details != nil {
+			t.Errorf("got %d bytes %q, details %+v; want the whole %d bytes, no details", len(got), clip(got), res.Details, len(tc.output))
+		}
+		if ents, _ := os.ReadDir(env.TempDir); len(ents) != 0 {
+			t.Errorf("output saved under the limits: %v", ents)
+		}
+		return
+	}
+	d, ok := res.Details.(*BashDetails)
+	if !ok || d.FullOutputPath == "" || d.FullOutputTruncated || d.Truncation == nil {
+		t.Fatalf("details %+v", res.Details)
+	}
+	tc.tr.MaxLines, tc.tr.MaxBytes = DefaultMaxLines, DefaultMaxBytes
+	tc.tr.Content = tc.shown // as pi's details carry it
+	if *d.Truncation != tc.tr {
+		t.Errorf("truncation\n%+v\nwant\n%+v", clipTruncation(*d.Truncation), clipTruncation(tc.tr))
+	}
+	if want := tc.shown + "\n\n" + tc.notice + d.FullOutputPath + "]"; got != want {
+		t.Errorf("got %d bytes …%q, want %d bytes …%q", len(got), got[max(len(got)-200, 0):], len(want), want[max(len(want)-200, 0):])
+	}
+	if full, err := os.ReadFile(d.FullOutputPath); err != nil || string(full) != tc.output {
+		t.Errorf("spill file: %d bytes (%v), want the whole %d", len(full), err, len(tc.output))
 	}
 }
 

@@ -36,13 +36,7 @@ func padded(n int) string {
 
 func TestBashCountsLinesAsPi(t *testing.T) {
 	seq3000, wide := seqOutput(1, 3000), padded(1000)
-	tests := []struct {
-		name   string
-		output string
-		shown  string // the tail shown, when cut
-		notice string // its notice, before the spill path
-		tr     Truncation
-	}{
+	tests := []bashOutputCase{
 		{name: "final newline", output: seq3000, shown: strings.TrimSuffix(seqOutput(1001, 3000), "\n"),
 			notice: "[Showing lines 1001-3000 of 3000. Full output: ",
 			tr:     Truncation{Truncated: true, TruncatedBy: "lines", TotalLines: 3000, TotalBytes: 13893, OutputLines: 2000, OutputBytes: 9999}},
@@ -65,37 +59,7 @@ func TestBashCountsLinesAsPi(t *testing.T) {
 		{name: "a newline alone", output: "\n"},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			env := testEnv(t)
-			if err := os.WriteFile(filepath.Join(env.Cwd, "out.txt"), []byte(tc.output), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			res := runTool(t, env, NewBash(Options{}), map[string]any{"command": "cat out.txt"})
-			got := text(res)
-			if res.IsError {
-				t.Fatal(clip(got))
-			}
-			if tc.shown == "" {
-				if got != tc.output || res.Details != nil {
-					t.Errorf("got %d bytes %q, details %+v; want the whole %d bytes, no details", len(got), clip(got), res.Details, len(tc.output))
-				}
-				if ents, _ := os.ReadDir(env.TempDir); len(ents) != 0 {
-					t.Errorf("output saved under the limits: %v", ents)
-				}
-				return
-			}
-			d, ok := res.Details.(*BashDetails)
-			if !ok || d.FullOutputPath == "" || d.Truncation == nil {
-				t.Fatalf("details %+v", res.Details)
-			}
-			tc.tr.MaxLines, tc.tr.MaxBytes, tc.tr.Content = DefaultMaxLines, DefaultMaxBytes, tc.shown
-			if *d.Truncation != tc.tr {
-				t.Errorf("truncation\n%+v\nwant\n%+v", clipTruncation(*d.Truncation), clipTruncation(tc.tr))
-			}
-			if want := tc.shown + "\n\n" + tc.notice + d.FullOutputPath + "]"; got != want {
-				t.Errorf("got …%q, want …%q", got[max(len(got)-120, 0):], want[max(len(want)-120, 0):])
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkBashOutput(t, tc) })
 	}
 }
 
