@@ -101,11 +101,14 @@ func Open(c Config) (*Terminal, error) {
 }
 
 // filterRune notes an Alt-Enter (keyFilter puts altEnterRune before its
-// Enter) and keeps it out of the line.
+// Enter) and keeps it out of the line. The mark goes on to the editor as
+// a bell, a key it ignores: a rune the filter drops makes the editor ask
+// for one key more, and that standing request would have it read (and
+// edit its line) past the Enter while no ReadLine waits.
 func (t *Terminal) filterRune(r rune) (rune, bool) {
 	if r == altEnterRune {
 		t.altEnter.Store(true)
-		return r, false
+		return readline.CharBell, true
 	}
 	switch r {
 	case '\r', '\n', readline.CharInterrupt, readline.CharDelete:

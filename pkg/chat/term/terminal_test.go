@@ -5,6 +5,7 @@ package term
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -186,6 +187,27 @@ func TestTerminalReadsEditedLinesInRawMode(t *testing.T) {
 	hist, err := os.ReadFile(p.history)
 	if err != nil || !strings.Contains(string(hist), "hello\n") {
 		t.Fatalf("history %q, %v", hist, err)
+	}
+}
+
+// Keys typed while no ReadLine waits (the chat is busy with a run) stay
+// for the next one: an Alt-Enter line leaves the editor reading nothing
+// more until it is asked, so each line typed ahead comes back whole, in
+// order, with its own Alt-Enter or none (and, under -race, without the
+// editor touching its line while ReadLine draws it).
+func TestTerminalKeepsKeysTypedAheadForTheNextLine(t *testing.T) {
+	p := newPty(t)
+	term := p.open(func() int { return 80 })
+	for i := range 20 {
+		ch := readLine(term)
+		p.typeKeys(fmt.Sprintf("later%d\x1b\r", i))
+		if r := wait(t, ch); r.err != nil || r.line != (chat.Line{Text: fmt.Sprintf("later%d", i), FollowUp: true}) {
+			t.Fatalf("Alt-Enter %d: ReadLine = %+v, %v", i, r.line, r.err)
+		}
+		p.typeKeys(fmt.Sprintf("ahead%d\r", i))
+		if r := wait(t, readLine(term)); r.err != nil || r.line != (chat.Line{Text: fmt.Sprintf("ahead%d", i)}) {
+			t.Fatalf("typed ahead %d: ReadLine = %+v, %v", i, r.line, r.err)
+		}
 	}
 }
 
