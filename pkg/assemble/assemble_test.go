@@ -15,13 +15,18 @@ import (
 	"gopi/internal/fdcheck"
 	"gopi/pkg/ai"
 	"gopi/pkg/assemble"
+	"gopi/pkg/sandbox"
 	"gopi/pkg/session"
 )
 
-// TestMain makes the test binary a stdio MCP server when asked
-// (stdioMCPEnv, mcp_test.go), and otherwise fails the package when its
-// tests leave a goroutine or a file descriptor behind.
+// TestMain makes the test binary the sandbox helper (a guard starts its
+// own executable) or a stdio MCP server when asked (stdioMCPEnv,
+// mcp_test.go), and otherwise fails the package when its tests leave a
+// goroutine or a file descriptor behind.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
+		os.Exit(sandbox.RunHelper(os.Args[2:], os.Environ(), os.Stderr))
+	}
 	if os.Getenv(stdioMCPEnv) != "" {
 		serveStdioMCP()
 	}

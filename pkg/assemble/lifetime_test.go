@@ -265,7 +265,8 @@ func TestSweepReadsABusyFolder(t *testing.T) {
 
 // Without sandbox settings there is no guard; with them the guard's
 // private temporary folder is under the spill folder, and the open
-// session file is one no command may write.
+// session file is one no command may write; Close stops the guard, so
+// no command starts after it.
 func TestGuardOfTheSettings(t *testing.T) {
 	fdcheck.Check(t)
 	var stderr bytes.Buffer
@@ -290,8 +291,12 @@ func TestGuardOfTheSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.Close()
-	defer dispose(t, b)
+	closed := false
+	defer func() {
+		if !closed {
+			b.Close()
+		}
+	}()
 	g := b.Guard()
 	if g.Mode() != sandbox.WorkspaceWrite {
 		t.Fatalf("guard mode %v", g.Mode())
@@ -307,5 +312,11 @@ func TestGuardOfTheSettings(t *testing.T) {
 	}
 	if strings.Contains(stderr.String(), "sandbox") {
 		t.Errorf("stderr: %s", stderr.String())
+	}
+	dispose(t, b)
+	b.Close()
+	closed = true
+	if _, err := g.Start(sandbox.Command{Path: "/bin/true", Args: []string{"true"}, Dir: home}); !errors.Is(err, sandbox.ErrClosed) {
+		t.Errorf("a command started after Close: %v, want the guard closed", err)
 	}
 }

@@ -316,6 +316,12 @@ func (g *Guard) Start(c Command) (*Process, error) {
 	if g == nil || !g.policy.Enforced() {
 		return nil, errors.New("sandbox: no sandbox to start the command in")
 	}
+	g.hmu.Lock()
+	closed := g.closed
+	g.hmu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
 	if err := g.makeTemp(); err != nil {
 		return nil, err
 	}

@@ -762,3 +762,18 @@ func asNobody(t *testing.T) {
 		}
 	}
 }
+
+// A guard closed before its first command starts none, and makes none of
+// the run's folders (the run that owned them has removed them).
+func TestNothingStartsAfterClose(t *testing.T) {
+	g, ws, _, tmp := sandboxed(t)
+	g.Close()
+	if _, _, err := run(t, g, ws, `touch after`); !errors.Is(err, sandbox.ErrClosed) {
+		t.Errorf("a command after Close: %v, want the guard closed", err)
+	}
+	for _, p := range []string{filepath.Join(ws, "after"), tmp} {
+		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s exists after Close: %v", p, err)
+		}
+	}
+}
