@@ -96,7 +96,8 @@ func agentToolProblems(def *resources.Agent, known []string, withMCP bool) []str
 	return out
 }
 
-// warnAgentTools says on stderr, once per invocation, each tool an
+// warnAgentTools says on stderr, once per invocation (Env.Said: a chat,
+// rpc or acp process's sessions share it), each tool an
 // agent file names that is no tool of this run: when the agents are
 // loaded (withMCP false: the MCP servers have not started) and when one
 // is used (withMCP true). It returns every problem of def (all agents
@@ -114,7 +115,7 @@ func (a *Assembly) warnAgentTools(def *resources.Agent, withMCP bool) []string {
 		}
 		for _, p := range agentToolProblems(ag, known, withMCP) {
 			all = append(all, p)
-			if a.held.sayOnce(p) {
+			if a.held.said.First(p) {
 				fmt.Fprintf(a.env.Stderr, "gopi: warning: %s\n", p)
 			}
 		}

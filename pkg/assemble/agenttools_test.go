@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"gopi/internal/said"
 	"gopi/pkg/ai"
 	"gopi/pkg/resources"
 	"gopi/pkg/tools"
@@ -67,7 +68,7 @@ func TestWarnAgentTools(t *testing.T) {
 	}
 	var stderr strings.Builder
 	a := &Assembly{s: Settings{Tools: []string{"read", "task"}, Custom: []tools.Tool{fakeTool("deploy")}, Subagents: SubagentSettings{Agents: agents}},
-		env: Env{Stderr: &stderr}, held: &holdings{}}
+		env: Env{Stderr: &stderr}, held: &holdings{said: &said.Set{}}}
 	if got := a.warnAgentTools(nil, false); len(got) != 2 || !strings.Contains(got[0], "a.md") || !strings.Contains(got[1], `b.md: "tools" names "bsh"`) {
 		t.Fatalf("loaded: %q", got)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"gopi/internal/said"
 	"gopi/pkg/ai"
 	"gopi/pkg/extension"
 	"gopi/pkg/loop"
@@ -47,6 +48,10 @@ type Env struct {
 	Version string
 	// SandboxProbe reports the kernel's Landlock ABI; nil asks the kernel.
 	SandboxProbe sandbox.Probe
+	// Said are the warnings said in this invocation, so that the
+	// Assemblies of one process (a chat's, rpc's or acp's sessions) say
+	// each once; nil: each Assembly says its own once.
+	Said *said.Set
 }
 
 // Getenv looks a variable up in Environ, the last setting winning.

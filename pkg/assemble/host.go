@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"gopi/internal/said"
 	"gopi/pkg/mcp"
 	"gopi/pkg/sandbox"
 	"gopi/pkg/tools"
@@ -26,23 +27,8 @@ type holdings struct {
 
 	mcpOnce sync.Once
 	mu      sync.Mutex
-	mcp     *mcp.Manager    // the MCP servers started, once the first Runtime is built
-	said    map[string]bool // warnings said once per invocation (sayOnce)
-}
-
-// sayOnce reports whether msg is said for the first time by this
-// Assembly or one of its children.
-func (h *holdings) sayOnce(msg string) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.said[msg] {
-		return false
-	}
-	if h.said == nil {
-		h.said = map[string]bool{}
-	}
-	h.said[msg] = true
-	return true
+	mcp     *mcp.Manager // the MCP servers started, once the first Runtime is built
+	said    *said.Set    // warnings said: Env.Said, or the Assembly's own
 }
 
 // groupKillWait bounds the wait for background processes after SIGKILL.
@@ -51,7 +37,10 @@ const groupKillWait = 2 * time.Second
 // newHoldings names the spill folder (made by bash on its first spill)
 // and builds the sandbox guard of s.
 func newHoldings(s *Settings, env Env) (*holdings, error) {
-	h := &holdings{spill: s.SpillDir, groups: &tools.Groups{}}
+	h := &holdings{spill: s.SpillDir, groups: &tools.Groups{}, said: env.Said}
+	if h.said == nil {
+		h.said = &said.Set{}
+	}
 	if h.spill == "" {
 		h.spill = NewSpillDir()
 	}

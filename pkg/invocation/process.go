@@ -39,9 +39,10 @@ type Process struct {
 	// Hosts are the Assemblies open, whose processes a forced exit kills
 	// (nil keeps none).
 	Hosts *interrupt.Kills
-	// Said are the settings files whose unknown keys were named, once per
-	// file and invocation however often they are read; set by the first
-	// LoadSettings.
+	// Said are the warnings said in this invocation, each once however
+	// often its source is read (a settings file's unknown keys, an agent
+	// file's unknown tools, read again for each session); set by the
+	// first LoadSettings.
 	Said *settings.Said
 }
 
@@ -60,7 +61,8 @@ func (p *Process) Getenv(key string) string {
 // Env is what assemble takes from the process; ctx's end (a signal)
 // stops MCP servers starting.
 func (p *Process) Env(ctx context.Context) assemble.Env {
-	return assemble.Env{Environ: p.Environ, Now: p.Now, Stderr: p.Stderr, Context: ctx, Version: buildinfo.Read().Version, SandboxProbe: p.SandboxProbe}
+	return assemble.Env{Environ: p.Environ, Now: p.Now, Stderr: p.Stderr, Context: ctx, Version: buildinfo.Read().Version, SandboxProbe: p.SandboxProbe,
+		Said: p.Said}
 }
 
 // Interrupts is what the signal traps take from the process: a forced

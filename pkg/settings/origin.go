@@ -2,8 +2,8 @@ package settings
 
 import (
 	"fmt"
+	"gopi/internal/said"
 	"strings"
-	"sync"
 )
 
 // Origin names where a setting's value came from, for messages: the flag
@@ -60,21 +60,4 @@ func (s *Settings) Rank(key string) Source {
 // Said remembers what was said, so that it is said once: the settings
 // files whose unknown keys were named in one invocation (a chat or rpc
 // reads its settings again for each new session or model list).
-type Said struct {
-	mu   sync.Mutex
-	said map[string]bool
-}
-
-// First reports whether key is new, and remembers it.
-func (s *Said) First(key string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.said[key] {
-		return false
-	}
-	if s.said == nil {
-		s.said = map[string]bool{}
-	}
-	s.said[key] = true
-	return true
-}
+type Said = said.Set
