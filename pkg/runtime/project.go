@@ -126,11 +126,7 @@ func (p *projector) Stream(ctx context.Context, req *ai.Request) iter.Seq[ai.Eve
 			// The model and thinking level in use now: a switch during
 			// the run reaches its next request.
 			u := r.using()
-			out := *req
-			out.Messages = c.Messages
-			if u.thinking != u.runLevel {
-				out.Thinking = u.thinking
-			}
+			out := u.request(req, c.Messages)
 			overflow, cont := p.forward(ctx, u, &out, !retried && !r.cfg.Compaction.Disabled, yield)
 			if !cont || overflow == nil {
 				return
@@ -166,6 +162,22 @@ func (r *Runtime) budgetSpent(transcript []ai.Message) *loop.BudgetError {
 		}
 	}
 	return r.limits.Check(spent)
+}
+
+// request is req as u's model is sent it: with msgs, the projected
+// context, and the thinking level in use when it differs from the run's.
+// A model that takes no images is sent a text saying each was left out
+// (as pi 1.6 sends them); the session keeps the images.
+func (u inUse) request(req *ai.Request, msgs []ai.Message) ai.Request {
+	out := *req
+	out.Messages = msgs
+	if !u.info.Images {
+		out.Messages = ai.WithoutImages(msgs)
+	}
+	if u.thinking != u.runLevel {
+		out.Thinking = u.thinking
+	}
+	return out
 }
 
 // forward streams one request to u's model. With catchOverflow, a context-overflow
