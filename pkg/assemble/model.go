@@ -30,18 +30,23 @@ type Provider struct {
 	APIKeyEnv string    `json:"apiKeyEnv"`
 	Models    []ai.Info `json:"models"`
 	Quirks    Quirks    `json:"quirks"`
-	// notReasoning are the ids of the models declared "reasoning": false,
-	// which says more than leaving it out (Describe).
-	notReasoning map[string]bool
+	// notReasoning and noImages are the ids of the models declared
+	// "reasoning": false and "images": false, which say more than leaving
+	// them out (Describe).
+	notReasoning, noImages map[string]bool
 }
 
 // Describe lays a model this provider declares over base, the catalog's
 // description of its id: the declared fields win, "reasoning": false
-// among them.
+// and "images": false among them (a server of its own may serve a
+// catalog's id without reading images).
 func (p Provider) Describe(base, declared ai.Info) ai.Info {
 	info := MergeInfo(base, declared)
 	if p.notReasoning[declared.ID] {
 		info.Reasoning = false
+	}
+	if p.noImages[declared.ID] {
+		info.Images = false
 	}
 	return info
 }
@@ -282,6 +287,9 @@ func builtinModel(env Env, m ModelSettings, prov, id string) (Choice, error) {
 		info = m.Providers[prov].Describe(info, decl)
 		info.Provider, info.ID = prov, id
 	}
+	if !known {
+		info.Images = imagesUnknown
+	}
 	ch := Choice{Info: info, Known: known}
 	if !known {
 		ch.Note = fmt.Sprintf("gopi: model %q is not in the catalog of %s: using a %d-token context, %d output tokens and no prices",
@@ -326,6 +334,9 @@ func customModel(env Env, m ModelSettings, name, id string, cp Provider) (Choice
 		known = true
 		info = cp.Describe(info, cp.Models[i])
 	}
+	if !known {
+		info.Images = imagesUnknown
+	}
 	ch := Choice{Info: info, Known: known}
 	if !known {
 		ch.Note = fmt.Sprintf("gopi: model %q is not declared for provider %s: using a %d-token context and no prices", id, name, info.ContextWindow)
@@ -351,6 +362,15 @@ func customModel(env Env, m ModelSettings, name, id string, cp Provider) (Choice
 	ch.Info.BaseURL = apiAddress(cp.API, firstNonEmpty(m.BaseURL, cp.BaseURL))
 	return ch, nil
 }
+
+// imagesUnknown: whether a model takes images is what the catalog or
+// the settings ("images": true) say of it; a model a request leaves its
+// images out for is one described as taking none. A model neither
+// describes (run with default limits and a warning) may take them or
+// not, and gopi cannot tell: it is described as taking them, so that a
+// user's image or a tool's is sent as given (the provider says so if it
+// refuses one) and never silently left out.
+const imagesUnknown = true
 
 // DeclaredModel is the model settings declare as id under the provider
 // name, if any.

@@ -63,10 +63,10 @@ func (p *Provider) UnmarshalJSON(b []byte) error {
 			return typeErrAt(err, fmt.Sprintf("models[%d]", i), []string{"Info"})
 		}
 		if m.Reasoning != nil && !*m.Reasoning {
-			if p.notReasoning == nil {
-				p.notReasoning = map[string]bool{}
-			}
-			p.notReasoning[m.ID] = true
+			p.notReasoning = addID(p.notReasoning, m.ID)
+		}
+		if m.Images != nil && !*m.Images {
+			p.noImages = addID(p.noImages, m.ID)
 		}
 		p.Models = append(p.Models, m.Info)
 	}
@@ -79,6 +79,15 @@ type piModel struct {
 	Cost      *ai.Prices `json:"cost"`
 	MaxTokens int        `json:"maxTokens"`
 	Reasoning *bool      `json:"reasoning"`
+	Images    *bool      `json:"images"`
+}
+
+func addID(set map[string]bool, id string) map[string]bool {
+	if set == nil {
+		set = map[string]bool{}
+	}
+	set[id] = true
+	return set
 }
 
 // readModel reads one declared model, pi's fields given gopi's names.
@@ -95,6 +104,9 @@ func readModel(b []byte) (piModel, error) {
 	}
 	if m.Reasoning != nil {
 		m.Info.Reasoning = *m.Reasoning
+	}
+	if m.Images != nil {
+		m.Info.Images = *m.Images
 	}
 	return m, nil
 }

@@ -20,7 +20,7 @@ import (
 // deep is a second model of the faux provider, one that thinks.
 var deep = ai.Info{ID: "deep", Name: "Deep", Provider: "faux", API: "faux", Reasoning: true, ContextWindow: 100_000, MaxOutputTokens: 1000}
 
-const fauxInfoModel = `{"id":"faux","name":"Scripted model","api":"faux","provider":"faux","reasoning":false,"input":["text"],"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0},"contextWindow":200000,"maxTokens":16384}`
+const fauxInfoModel = `{"id":"faux","name":"Scripted model","api":"faux","provider":"faux","reasoning":false,"input":["text","image"],"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0},"contextWindow":200000,"maxTokens":16384}`
 
 const deepModel = `{"id":"deep","name":"Deep","api":"faux","provider":"faux","reasoning":true,"input":["text"],"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0},"contextWindow":100000,"maxTokens":1000}`
 

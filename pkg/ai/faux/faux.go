@@ -57,9 +57,10 @@ func Call(name, args string) Response {
 	return Response{ToolCalls: []ToolCall{{Name: name, Arguments: json.RawMessage(args)}}}
 }
 
-// Info describes the faux model.
+// Info describes the faux model. It takes images: a script answers
+// whatever it is sent, so it is sent images as they are.
 var Info = ai.Info{ID: "faux", Name: "Scripted model", Provider: "faux", API: "faux",
-	ContextWindow: 200_000, MaxOutputTokens: 16_384}
+	ContextWindow: 200_000, MaxOutputTokens: 16_384, Images: true}
 
 // Model plays a script. It is safe for concurrent use.
 type Model struct {
