@@ -3,6 +3,7 @@ package assemble
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"gopi/pkg/ai"
@@ -71,6 +72,8 @@ func (a *Assembly) build(choice Choice, thinking ai.ThinkingLevel, store session
 		changes = a.parent.changes // a child's changes are its parent's run's
 	}
 	env := a.toolEnv(choice, changes)
+	live := &liveModel{chosen: choice.Info}
+	env.Model = live.info
 	reg, err := a.registry(env, store)
 	if err != nil {
 		return nil, nil, err
@@ -97,7 +100,24 @@ func (a *Assembly) build(choice Choice, thinking ai.ThinkingLevel, store session
 	if err != nil {
 		return nil, nil, Usagef("%v", err)
 	}
+	live.rt.Store(rt)
 	return rt, changes, nil
+}
+
+// liveModel is the model in use as the tools ask for it when they run
+// (tools.Env.Model): the Runtime's, which a switch during a run changes.
+// The Runtime is made after its tools, before any call can run; until
+// then it is the model chosen.
+type liveModel struct {
+	rt     atomic.Pointer[runtime.Runtime]
+	chosen ai.Info
+}
+
+func (l *liveModel) info() ai.Info {
+	if rt := l.rt.Load(); rt != nil {
+		return rt.Model()
+	}
+	return l.chosen
 }
 
 // toolEnv is what the tools of a Runtime of choice run with: the

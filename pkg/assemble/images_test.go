@@ -1,9 +1,15 @@
 package assemble_test
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"gopi/pkg/ai"
+	"gopi/pkg/ai/faux"
 	"gopi/pkg/assemble"
+	"gopi/pkg/assemble/assembletest"
 )
 
 // Which models take images, as a run describes them to its Runtime
@@ -37,5 +43,36 @@ func TestWhichModelsTakeImages(t *testing.T) {
 		if ch := choose(t, both, tc.m); ch.Info.Images != tc.images {
 			t.Errorf("%s (%s/%s): images %v, want %v", tc.what, ch.Info.Provider, ch.Info.ID, ch.Info.Images, tc.images)
 		}
+	}
+}
+
+// The read tool of an assembled Runtime asks for the model in use when
+// it runs: after a switch to a model that takes no images, reading an
+// image says so in the result's details (the image stays in the result
+// and the session) and the model is sent a text in its place.
+func TestReadSeesTheModelSwitchedTo(t *testing.T) {
+	s := assembletest.Settings(t, `[{"text":"unused"}]`)
+	s.Tools = []string{"read"}
+	if err := os.WriteFile(filepath.Join(s.Cwd, "a.png"), []byte("\x89PNG\r\n\x1a\n\x00\x00rest"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := assembletest.Open(t, s)
+	blind := ai.Info{ID: "blind", Provider: "faux", API: "faux", ContextWindow: 100_000}
+	m := faux.New(faux.Call("read", `{"path":"a.png"}`), faux.Text("seen")).WithInfo(blind)
+	if err := a.Runtime().SetModel(m, blind, ""); err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Runtime().Prompt(context.Background(), ai.UserText("look at a.png", 1))
+	if err != nil || res.Err != nil {
+		t.Fatalf("run: %v / %v", err, res.Err)
+	}
+	result := res.Messages[2]
+	if result.Role != ai.RoleToolResult || string(result.Details) != `{"imageUnsupportedByModel":"blind"}` ||
+		len(result.Content) != 2 || result.Content[1].Type != ai.TypeImage {
+		t.Fatalf("the read result is %s %+v with details %s, want the image and imageUnsupportedByModel blind", result.Role, result.Content, result.Details)
+	}
+	sent := m.Requests()[1].Messages[2].Content
+	if len(sent) != 2 || sent[1].Text != ai.ToolImageOmitted {
+		t.Fatalf("the model was sent %+v, want the tool's image left out", sent)
 	}
 }

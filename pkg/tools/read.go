@@ -46,6 +46,10 @@ func NewRead() *ReadTool { return &ReadTool{} }
 // ReadDetails are the details of a read result.
 type ReadDetails struct {
 	Truncation *Truncation `json:"truncation,omitempty"`
+	// ImageUnsupportedByModel is the id of the model in use when an
+	// image was read that it does not take (pi 1.6's detail): the result
+	// keeps the image, the model is sent a text in its place.
+	ImageUnsupportedByModel string `json:"imageUnsupportedByModel,omitempty"`
 }
 
 // Spec describes the tool as pi does.
@@ -87,7 +91,7 @@ func (t *ReadTool) Run(ctx context.Context, call Call) (Result, error) {
 		return ErrorResult(fmt.Sprintf("Cannot read %s: %v", a.Path, err)), nil
 	}
 	if mime := ImageMime(head); mime != "" {
-		return readImage(br, a.Path, mime), nil
+		return readImage(br, a.Path, mime, call.Env), nil
 	}
 	if why := binaryReason(head); why != "" {
 		return ErrorResult(fmt.Sprintf("Cannot read %s: it looks like a binary file (%s). "+
@@ -163,7 +167,7 @@ func binaryReason(b []byte) string {
 	return ""
 }
 
-func readImage(r io.Reader, shown, mime string) Result {
+func readImage(r io.Reader, shown, mime string, env *Env) Result {
 	data, err := io.ReadAll(io.LimitReader(r, maxImageBytes+1))
 	if err != nil {
 		return ErrorResult(fmt.Sprintf("Cannot read %s: %v", shown, err))
@@ -172,8 +176,14 @@ func readImage(r io.Reader, shown, mime string) Result {
 		return ErrorResult(fmt.Sprintf("Image %s is larger than the %s limit. Make a smaller copy with bash (e.g. ImageMagick's convert -resize) and read that.",
 			shown, formatSize(maxImageBytes)))
 	}
-	return Result{Content: []ai.Content{
+	res := Result{Content: []ai.Content{
 		ai.TextContent(fmt.Sprintf("Read image file [%s]", mime)),
 		ai.ImageContent(base64.StdEncoding.EncodeToString(data), mime),
 	}}
+	if env != nil && env.Model != nil {
+		if m := env.Model(); !m.Images {
+			res.Details = ReadDetails{ImageUnsupportedByModel: m.ID}
+		}
+	}
+	return res
 }

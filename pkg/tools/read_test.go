@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -102,6 +103,49 @@ func TestReadImages(t *testing.T) {
 				t.Errorf("data round trip failed")
 			}
 		})
+	}
+}
+
+// Reading an image while the model in use takes none says so in the
+// result's details, as pi 1.6's read does: the model is asked at the
+// call (a switch during a run is seen), the image stays in the result,
+// and nothing is said when the model takes images or is not known.
+func TestReadImageUnsupportedByModel(t *testing.T) {
+	env := testEnv(t)
+	os.WriteFile(filepath.Join(env.Cwd, "a.png"), []byte("\x89PNG\r\n\x1a\n\x00\x00rest"), 0o644)
+	os.WriteFile(filepath.Join(env.Cwd, "a.txt"), []byte("text\n"), 0o644)
+	details := func(path string) string {
+		t.Helper()
+		res := runTool(t, env, NewRead(), map[string]any{"path": path})
+		if res.IsError {
+			t.Fatalf("read %s: %+v", path, res)
+		}
+		if path == "a.png" && (len(res.Content) != 2 || res.Content[1].Type != ai.TypeImage) {
+			t.Fatalf("read %s: the image is not in the result: %+v", path, res.Content)
+		}
+		if res.Details == nil {
+			return ""
+		}
+		b, err := json.Marshal(res.Details)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if got := details("a.png"); got != "" {
+		t.Errorf("no model known: details %s, want none", got)
+	}
+	inUse := ai.Info{ID: "o3-mini"}
+	env.Model = func() ai.Info { return inUse }
+	if got, want := details("a.png"), `{"imageUnsupportedByModel":"o3-mini"}`; got != want {
+		t.Errorf("a model taking no images: details %s, want %s", got, want)
+	}
+	if got := details("a.txt"); got != "" {
+		t.Errorf("a text file: details %s, want none", got)
+	}
+	inUse = ai.Info{ID: "gpt-4.1", Images: true}
+	if got := details("a.png"); got != "" {
+		t.Errorf("switched to a model taking images: details %s, want none", got)
 	}
 }
 

@@ -62,6 +62,10 @@ type Env struct {
 	// checked against it, and commands run through its helper. Nil
 	// allows everything.
 	Guard *sandbox.Guard
+	// Model describes the model in use when it is asked, which a switch
+	// during a run changes (read says when an image it returns is one the
+	// model does not take); nil means the model is not known.
+	Model func() ai.Info
 }
 
 // Result is what a tool returns.
