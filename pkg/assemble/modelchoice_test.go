@@ -240,6 +240,19 @@ func TestProviderJSONOwnFieldsWin(t *testing.T) {
 	if m.Prices.Input != 5 || m.MaxOutputTokens != 20 || !m.Reasoning {
 		t.Errorf("%+v", m)
 	}
+	// pi's "input" says whether the model reads images; "images" wins
+	provs = declaredProviders(t, `{"p": {"api": "openai", "models": [
+	 {"id": "seeing", "input": ["text", "image"]}, {"id": "blind", "input": ["text"]},
+	 {"id": "both", "input": ["text"], "images": true}, {"id": "gpt-4.1", "input": ["text"]}]}}`)
+	for i, want := range []bool{true, false, true} {
+		if m := provs["p"].Models[i]; m.Images != want {
+			t.Errorf("%s reads images: %v, want %v", m.ID, m.Images, want)
+		}
+	}
+	// said of a catalog's model, "input": ["text"] turns its images off
+	if got := provs["p"].Describe(ai.Info{ID: "gpt-4.1", Images: true}, provs["p"].Models[3]); got.Images {
+		t.Errorf("a catalog model declared text-only reads images: %+v", got)
+	}
 	var p assemble.Provider
 	if err := json.Unmarshal([]byte(`{"api": 5}`), &p); err == nil {
 		t.Error("a provider of the wrong shape was read")

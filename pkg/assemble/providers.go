@@ -42,8 +42,9 @@ func (ps *Providers) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON reads a declared provider, its models in gopi's shape or
 // in pi's models.json shape: "cost" (dollars per million tokens, as
-// gopi's "prices") and "maxTokens" (the output limit, gopi's
-// "maxOutputTokens"); gopi's own field wins when both are given. A value
+// gopi's "prices"), "maxTokens" (the output limit, gopi's
+// "maxOutputTokens") and "input" (["text", "image"] for gopi's
+// "images": true); gopi's own field wins when both are given. A value
 // of the wrong type is named by its path within the provider ("api",
 // "models[0].id").
 func (p *Provider) UnmarshalJSON(b []byte) error {
@@ -80,6 +81,9 @@ type piModel struct {
 	MaxTokens int        `json:"maxTokens"`
 	Reasoning *bool      `json:"reasoning"`
 	Images    *bool      `json:"images"`
+	// Input is pi's models.json name of images: the kinds of input the
+	// model reads, ["text", "image"] for one that reads images.
+	Input []string `json:"input"`
 }
 
 func addID(set map[string]bool, id string) map[string]bool {
@@ -104,6 +108,10 @@ func readModel(b []byte) (piModel, error) {
 	}
 	if m.Reasoning != nil {
 		m.Info.Reasoning = *m.Reasoning
+	}
+	if m.Images == nil && m.Input != nil {
+		images := slices.Contains(m.Input, "image")
+		m.Images = &images
 	}
 	if m.Images != nil {
 		m.Info.Images = *m.Images

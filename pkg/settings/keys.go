@@ -16,11 +16,11 @@ import (
 var otherSettingsKeys = []string{"$schema", "hooks", "customTools", "mcpServers"}
 
 // providerKeys are the keys of a provider declared under "providers";
-// declaredModelKeys those of one of its "models" (cost and maxTokens are
-// pi's models.json names of prices and maxOutputTokens).
+// declaredModelKeys those of one of its "models" (cost, maxTokens and
+// input are pi's models.json names of prices, maxOutputTokens and images).
 var (
 	providerKeys      = []string{"api", "baseUrl", "apiKeyEnv", "models", "quirks"}
-	declaredModelKeys = []string{"id", "name", "contextWindow", "maxOutputTokens", "prices", "reasoning", "images", "cost", "maxTokens"}
+	declaredModelKeys = []string{"id", "name", "contextWindow", "maxOutputTokens", "prices", "reasoning", "images", "cost", "maxTokens", "input"}
 )
 
 // knownSettingsKeys are the top-level keys the settings reader takes,
