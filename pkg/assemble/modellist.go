@@ -65,20 +65,21 @@ func addDeclared(out []ListedModel, name string, p Provider, m ai.Info) []Listed
 }
 
 // WriteModels prints models as gopi models does: a table with context
-// window, output bound, prices per million tokens, reasoning and source,
-// or one JSON array.
+// window, output bound, prices per million tokens, reasoning, images
+// (whether it is sent them, or a text in their place) and source, or one
+// JSON array.
 func WriteModels(w io.Writer, models []ListedModel, asJSON bool) error {
 	if asJSON {
 		return json.NewEncoder(w).Encode(models)
 	}
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PROVIDER/MODEL\tCONTEXT\tOUTPUT\t$/M IN\t$/M OUT\tREASONING\tSOURCE")
+	fmt.Fprintln(tw, "PROVIDER/MODEL\tCONTEXT\tOUTPUT\t$/M IN\t$/M OUT\tREASONING\tIMAGES\tSOURCE")
 	for _, m := range models {
 		src := "catalog"
 		if m.Declared {
 			src = "declared"
 		}
-		fmt.Fprintf(tw, "%s/%s\t%d\t%d\t%.2f\t%.2f\t%v\t%s\n", m.Provider, m.ID, m.ContextWindow, m.MaxOutputTokens, m.Prices.Input, m.Prices.Output, m.Reasoning, src)
+		fmt.Fprintf(tw, "%s/%s\t%d\t%d\t%.2f\t%.2f\t%v\t%v\t%s\n", m.Provider, m.ID, m.ContextWindow, m.MaxOutputTokens, m.Prices.Input, m.Prices.Output, m.Reasoning, m.Images, src)
 	}
 	return tw.Flush()
 }

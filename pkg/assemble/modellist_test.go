@@ -82,16 +82,16 @@ func TestListModelsOfOneProvider(t *testing.T) {
 
 func TestWriteModels(t *testing.T) {
 	models := []assemble.ListedModel{
-		{Info: ai.Info{Provider: "p", ID: "m", ContextWindow: 1000, MaxOutputTokens: 100, Prices: ai.Prices{Input: 1.5, Output: 2}, Reasoning: true}},
+		{Info: ai.Info{Provider: "p", ID: "m", ContextWindow: 1000, MaxOutputTokens: 100, Prices: ai.Prices{Input: 1.5, Output: 2}, Reasoning: true, Images: true}},
 		{Info: ai.Info{Provider: "local", ID: "qwen-long-name", ContextWindow: 32768}, Declared: true},
 	}
 	var b bytes.Buffer
 	if err := assemble.WriteModels(&b, models, false); err != nil {
 		t.Fatal(err)
 	}
-	want := "PROVIDER/MODEL        CONTEXT  OUTPUT  $/M IN  $/M OUT  REASONING  SOURCE\n" +
-		"p/m                   1000     100     1.50    2.00     true       catalog\n" +
-		"local/qwen-long-name  32768    0       0.00    0.00     false      declared\n"
+	want := "PROVIDER/MODEL        CONTEXT  OUTPUT  $/M IN  $/M OUT  REASONING  IMAGES  SOURCE\n" +
+		"p/m                   1000     100     1.50    2.00     true       true    catalog\n" +
+		"local/qwen-long-name  32768    0       0.00    0.00     false      false   declared\n"
 	if b.String() != want {
 		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
 	}
