@@ -12,7 +12,7 @@ func TestFirstOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	firsts := map[string]int{}
-	for i := range 8 {
+	for range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -23,7 +23,6 @@ func TestFirstOnce(t *testing.T) {
 					mu.Unlock()
 				}
 			}
-			_ = i
 		}()
 	}
 	wg.Wait()
