@@ -53,13 +53,7 @@ func TestGCPausedLeavesASettingChangedSince(t *testing.T) {
 	fdcheck.Check(t)
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	runtime.GC()
-	kept, err := assemble.GCPaused(func() ([][]byte, error) {
-		var out [][]byte
-		for range 32 {
-			out = append(out, make([]byte, 1<<20))
-		}
-		return out, nil
-	})
+	kept, err := assemble.GCPaused(read32MiB)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,13 +77,7 @@ func TestGCPausedSavesTheSettingOfTheDay(t *testing.T) {
 	fdcheck.Check(t)
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	runtime.GC()
-	kept, err := assemble.GCPaused(func() ([][]byte, error) {
-		var out [][]byte
-		for range 32 {
-			out = append(out, make([]byte, 1<<20))
-		}
-		return out, nil
-	})
+	kept, err := assemble.GCPaused(read32MiB)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,4 +101,13 @@ func TestGCPausedSavesTheSettingOfTheDay(t *testing.T) {
 	if p := gogc(); p != raised {
 		t.Fatalf("GOGC %d%% after the second read, want the %d%% set before it", p, raised)
 	}
+}
+
+// read32MiB stands for a large read: 32 MiB kept alive until it returns.
+func read32MiB() ([][]byte, error) {
+	var out [][]byte
+	for range 32 {
+		out = append(out, make([]byte, 1<<20))
+	}
+	return out, nil
 }

@@ -33,6 +33,22 @@ func taskSettings(t *testing.T, args string, replies ...string) assemble.Setting
 }
 
 // taskResult runs the parent's prompt and returns the task call's
+// childSession reads a task result's details and opens the child's
+// session file they name, closed when the test ends.
+func childSession(t *testing.T, res ai.Message) (assemble.ChildDetails, *session.FileStore) {
+	t.Helper()
+	var det assemble.ChildDetails
+	if err := json.Unmarshal(res.Details, &det); err != nil {
+		t.Fatalf("task details %s: %v", res.Details, err)
+	}
+	child, err := session.Open(det.Session, session.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { child.Close() })
+	return det, child
+}
+
 // result message and the updates the call sent.
 func taskResult(t *testing.T, a *assemble.Assembly) (ai.Message, []loop.Event) {
 	t.Helper()
@@ -71,18 +87,10 @@ func TestTaskRunsAChild(t *testing.T) {
 	if res.IsError || res.Content[0].Text != "the child's answer\nsecond line" {
 		t.Fatalf("result %+v", res)
 	}
-	var det assemble.ChildDetails
-	if err := json.Unmarshal(res.Details, &det); err != nil {
-		t.Fatal(err)
-	}
+	det, child := childSession(t, res)
 	if filepath.Dir(det.Session) != filepath.Join(s.Cwd, "runs") || det.Session == a.File() || det.Reason != loop.ReasonStop || det.Leaf == "" {
 		t.Fatalf("details %+v", det)
 	}
-	child, err := session.Open(det.Session, session.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer child.Close()
 	h := child.Header()
 	if h.ID != det.SessionID || h.ParentSession != a.File() || string(h.Extra["parentToolCallId"]) != `"call_task_1"` {
 		t.Errorf("the child's header %+v", h)
@@ -145,15 +153,10 @@ func TestTaskDefinedAgents(t *testing.T) {
 	s.Thinking = ai.ThinkingLow
 	a := newOpened(t, s, env(&stderr))
 	res, _ := taskResult(t, a)
-	var det assemble.ChildDetails
-	if err := json.Unmarshal(res.Details, &det); err != nil || det.Agent != "reader" || res.Content[0].Text != "read it all" {
-		t.Fatalf("result %+v: %v", res, err)
+	det, child := childSession(t, res)
+	if det.Agent != "reader" || res.Content[0].Text != "read it all" {
+		t.Fatalf("result %+v", res)
 	}
-	child, err := session.Open(det.Session, session.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer child.Close()
 	if st := session.ModelStateAt(child.Entries(), det.Leaf); st.ThinkingLevel != ai.ThinkingLow {
 		t.Errorf("the child of an agent without a level thinks %q, want the parent's low", st.ThinkingLevel)
 	}
@@ -208,21 +211,13 @@ func TestTaskDepth(t *testing.T) {
 		s.Subagents.MaxDepth = depth
 		a := newOpened(t, s, env(&stderr))
 		res, _ := taskResult(t, a)
-		var det assemble.ChildDetails
-		if err := json.Unmarshal(res.Details, &det); err != nil {
-			t.Fatal(err)
-		}
-		child, err := session.Open(det.Session, session.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, child := childSession(t, res)
 		var inner string
 		for _, e := range child.Entries() {
 			if m := e.Message; m != nil && m.Role == ai.RoleToolResult {
 				inner = m.Content[0].Text
 			}
 		}
-		child.Close()
 		if want == "" && !strings.Contains(inner, "task") || want != "" && inner != want {
 			t.Errorf("depth %d: the child's task call gave %q", depth, inner)
 		}
@@ -311,21 +306,13 @@ func TestTaskAgentToolsLeaveOutMCP(t *testing.T) {
 		s.MCP = assemble.MCPSettings{Servers: []mcp.Server{srv.server("docs")}}
 		a := newOpened(t, s, mcpEnv(&stderr))
 		res, _ := taskResult(t, a)
-		var det assemble.ChildDetails
-		if err := json.Unmarshal(res.Details, &det); err != nil {
-			t.Fatal(err)
-		}
-		child, err := session.Open(det.Session, session.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, child := childSession(t, res)
 		var echoed bool
 		for _, e := range child.Entries() {
 			if m := e.Message; m != nil && m.Role == ai.RoleToolResult {
 				echoed = echoed || m.Content[0].Text == "echo: hi"
 			}
 		}
-		child.Close()
 		if echoed != wantEcho {
 			t.Errorf("agent %q: the MCP tool ran %v, want %v", agentName, echoed, wantEcho)
 		}

@@ -129,14 +129,7 @@ func TestReadLimitEdges(t *testing.T) {
 		return s + fmt.Sprintf(". Use offset=%d to continue.]", last+1)
 	}
 	long := func(n int) string { return strings.Repeat("z", n) }
-	tests := []struct {
-		name    string
-		file    string
-		args    map[string]any
-		want    string
-		tr      *Truncation // nil: no details
-		tooLong bool
-	}{
+	tests := []readCase{
 		{name: "1999 lines", file: lines(1999), want: lines(1999)},
 		{name: "2000 lines", file: lines(2000), want: lines(2000)},
 		{name: "2001 lines", file: lines(2001), want: lines(2000) + notice(2000, 2001, false),
@@ -146,7 +139,7 @@ func TestReadLimitEdges(t *testing.T) {
 		{name: "51201 bytes", file: wideText(51201), want: wideText(51201)[:511*100-1] + notice(511, 512, true),
 			tr: &Truncation{Truncated: true, TruncatedBy: "bytes", TotalLines: 512, TotalBytes: 51201, OutputLines: 511, OutputBytes: 511*100 - 1}},
 		{name: "one line of 51200 bytes", file: long(51200), want: long(51200)},
-		{name: "one line of 51201 bytes", file: long(51201), tooLong: true,
+		{name: "one line of 51201 bytes", file: long(51201),
 			want: "[Line 1 is 50.0KB, exceeds 50.0KB limit. Use bash: sed -n '1p' f.txt | head -c 51200]",
 			tr:   &Truncation{Truncated: true, TruncatedBy: "bytes", TotalLines: 1, TotalBytes: 51201, FirstLineExceedsLimit: true}},
 		{name: "limit under", file: lines(5), args: map[string]any{"limit": 4}, want: lines(4) + "\n\n[1 more lines in file. Use offset=5 to continue.]"},
@@ -163,35 +156,50 @@ func TestReadLimitEdges(t *testing.T) {
 				OutputLines: 2000, OutputBytes: len(lines(2100)) - len(lines(100)) - 1}},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			env := testEnv(t)
-			if err := os.WriteFile(filepath.Join(env.Cwd, "f.txt"), []byte(tc.file), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			args := map[string]any{"path": "f.txt"}
-			for k, v := range tc.args {
-				args[k] = v
-			}
-			res := runTool(t, env, NewRead(), args)
-			if res.IsError || text(res) != tc.want {
-				t.Fatalf("error %v, got %d bytes %q, want %d bytes %q", res.IsError, len(text(res)), clip(text(res)), len(tc.want), clip(tc.want))
-			}
-			if tc.tr == nil {
-				if res.Details != nil {
-					t.Errorf("details %+v on a whole read", res.Details)
-				}
-				return
-			}
-			d, ok := res.Details.(ReadDetails)
-			want := *tc.tr
-			want.MaxLines, want.MaxBytes = DefaultMaxLines, DefaultMaxBytes
-			if !want.FirstLineExceedsLimit { // the lines shown, as pi's details carry them
-				want.Content, _, _ = strings.Cut(tc.want, "\n\n[Showing lines ")
-			}
-			if !ok || d.Truncation == nil || *d.Truncation != want {
-				t.Errorf("details %+v, want truncation %+v", res.Details, want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkRead(t, tc) })
+	}
+}
+
+// readCase is a file read whole or with args (offset, limit): the text
+// the model is shown, and the details' truncation (nil: no details).
+type readCase struct {
+	name string
+	file string
+	args map[string]any
+	want string
+	tr   *Truncation
+}
+
+// checkRead reads tc's file as f.txt and checks the text shown and the
+// details, which carry the lines shown as pi's do.
+func checkRead(t *testing.T, tc readCase) {
+	t.Helper()
+	env := testEnv(t)
+	if err := os.WriteFile(filepath.Join(env.Cwd, "f.txt"), []byte(tc.file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := map[string]any{"path": "f.txt"}
+	for k, v := range tc.args {
+		args[k] = v
+	}
+	res := runTool(t, env, NewRead(), args)
+	if res.IsError || text(res) != tc.want {
+		t.Fatalf("error %v, got %d bytes %q, want %d bytes %q", res.IsError, len(text(res)), clip(text(res)), len(tc.want), clip(tc.want))
+	}
+	if tc.tr == nil {
+		if res.Details != nil {
+			t.Errorf("details %+v on a whole read", res.Details)
+		}
+		return
+	}
+	d, ok := res.Details.(ReadDetails)
+	want := *tc.tr
+	want.MaxLines, want.MaxBytes = DefaultMaxLines, DefaultMaxBytes
+	if !want.FirstLineExceedsLimit { // the lines shown, as pi's details carry them
+		want.Content, _, _ = strings.Cut(tc.want, "\n\n[Showing lines ")
+	}
+	if !ok || d.Truncation == nil || *d.Truncation != want {
+		t.Errorf("details %+v, want truncation %+v", res.Details, clipTruncation(want))
 	}
 }
 

@@ -101,13 +101,7 @@ func TestBashLongLastLineSize(t *testing.T) {
 func TestReadCountsLinesAsPi(t *testing.T) {
 	seq3000, wide := seqOutput(1, 3000), padded(1000)
 	head2000 := strings.TrimSuffix(seqOutput(1, 2000), "\n")
-	tests := []struct {
-		name string
-		file string
-		args map[string]any
-		want string
-		tr   *Truncation // nil: no details
-	}{
+	tests := []readCase{
 		// the notice counts the file's lines as split at each newline,
 		// the details the selection's lines as pi 1.6 counts them
 		{name: "final newline", file: seq3000, want: head2000 + "\n\n[Showing lines 1-2000 of 3001. Use offset=2001 to continue.]",
@@ -135,33 +129,7 @@ func TestReadCountsLinesAsPi(t *testing.T) {
 		{name: "empty file", file: "", want: ""},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			env := testEnv(t)
-			if err := os.WriteFile(filepath.Join(env.Cwd, "f.txt"), []byte(tc.file), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			args := map[string]any{"path": "f.txt"}
-			for k, v := range tc.args {
-				args[k] = v
-			}
-			res := runTool(t, env, NewRead(), args)
-			if got := text(res); res.IsError || got != tc.want {
-				t.Fatalf("error %v, got …%q, want …%q", res.IsError, got[max(len(got)-120, 0):], tc.want[max(len(tc.want)-120, 0):])
-			}
-			if tc.tr == nil {
-				if res.Details != nil {
-					t.Errorf("details %+v on a whole read", res.Details)
-				}
-				return
-			}
-			d, ok := res.Details.(ReadDetails)
-			want := *tc.tr
-			want.MaxLines, want.MaxBytes = DefaultMaxLines, DefaultMaxBytes
-			want.Content, _, _ = strings.Cut(tc.want, "\n\n[Showing lines ")
-			if !ok || d.Truncation == nil || *d.Truncation != want {
-				t.Errorf("details %+v, want truncation %+v", res.Details, clipTruncation(want))
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkRead(t, tc) })
 	}
 }
 
